@@ -1,0 +1,1 @@
+"""Streaming, validated readers and writers for topics, documents, runs and qrels."""

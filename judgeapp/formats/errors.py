@@ -1,0 +1,33 @@
+"""The one error type every reader raises: it names the file, the line and the problem."""
+
+from __future__ import annotations
+
+from os import PathLike
+
+
+class FormatError(ValueError):
+    """Bad input in a file.
+
+    ``str(err)`` reads ``FILE:LINE: PROBLEM`` (or ``FILE: byte N: PROBLEM`` when the problem
+    has no line, such as a truncated gzip stream), so a user can jump straight to the place.
+    """
+
+    def __init__(
+        self,
+        path: str | PathLike[str],
+        line: int | None,
+        problem: str,
+        *,
+        byte: int | None = None,
+    ) -> None:
+        self.path = str(path)
+        self.line = line
+        self.problem = problem
+        self.byte = byte
+        if line is not None:
+            where = f"{self.path}:{line}"
+        elif byte is not None:
+            where = f"{self.path}: byte {byte}"
+        else:
+            where = self.path
+        super().__init__(f"{where}: {problem}")

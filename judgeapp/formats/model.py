@@ -1,0 +1,65 @@
+"""Plain records the readers produce. No I/O here, no SQL, no Qt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(slots=True)
+class Topic:
+    qid: str
+    title: str = ""
+    description: str = ""
+    narrative: str = ""
+    # everything else the file says about the topic (subtopics, query/question, type, ...)
+    fields: dict[str, Any] = field(default_factory=dict)
+    line: int = 0  # where the topic starts in its file (1-based), for messages
+
+
+@dataclass(slots=True)
+class Document:
+    docno: str
+    title: str = ""
+    text: str = ""
+    fields: dict[str, Any] = field(default_factory=dict)  # authors, bibliography, date, ...
+    line: int = 0
+
+
+@dataclass(slots=True)
+class RankedTopic:
+    """One topic of a run, already in trec_eval order: score descending, then docno
+    descending in byte order (trec_eval form_res_rels.c). ``lines`` are the source line
+    numbers in the same order, so later checks can still point into the file."""
+
+    docnos: list[str]
+    scores: np.ndarray  # float64, same length as docnos
+    lines: np.ndarray  # int64 source line numbers
+
+
+@dataclass(slots=True)
+class RunFile:
+    path: str
+    tag: str  # the tag of the first line (a run's default name)
+    topics: dict[str, RankedTopic]  # qid -> ranked list
+    n_lines: int  # data lines read (comments and blank lines excluded)
+
+    @property
+    def n_entries(self) -> int:
+        return sum(len(t.docnos) for t in self.topics.values())
+
+
+@dataclass(slots=True)
+class QrelsFile:
+    """Qrels columns in file order (comments skipped). Grades may be negative."""
+
+    path: str
+    qids: list[str]
+    docnos: list[str]
+    grades: np.ndarray  # int64
+    lines: np.ndarray  # int64 source line numbers
+
+    def __len__(self) -> int:
+        return len(self.qids)
