@@ -1,8 +1,49 @@
 """One module per CLI subcommand; each defines `register(subparsers)` and sets
 `handler=` on its parser with `set_defaults`. Errors users can fix are reported by raising
-`judgeapp.commands.CommandError` (printed as `judgeapp: error: ...`, exit 2) or a
-`FormatError` (exit 1 with the file, line and problem)."""
+`CommandError` (printed as `judgeapp: error: ...`, exit 2) or a `FormatError` (exit 1 with
+the file, line and problem). Heavy imports belong inside handlers."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from judgeapp.services.progress import ProgressFn
+    from judgeapp.store import Store
 
 
 class CommandError(Exception):
     """A problem with what the user asked for; printed without a traceback."""
+
+
+def open_store(db: str, *, create: bool = False) -> Store:
+    """Open the project at `db` (a path or an SQLAlchemy URL) with user-facing errors."""
+    from judgeapp.store import SchemaError, Store, StoreError
+
+    try:
+        return Store.open(db, create=create)
+    except (SchemaError, StoreError) as exc:
+        raise CommandError(f"{db}: {exc}") from exc
+
+
+@contextlib.contextmanager
+def progress_bar(desc: str, unit: str = "file") -> Iterator[ProgressFn]:
+    """A ProgressFn drawing a tqdm bar on stderr (silent when stderr is not a terminal
+    unless the work is long)."""
+    from tqdm import tqdm
+
+    bar = tqdm(desc=desc, unit=unit, file=sys.stderr, leave=False, mininterval=0.2)
+    try:
+
+        def update(done: int, total: int | None, message: str) -> None:
+            if total is not None and bar.total != total:
+                bar.total = total
+            bar.set_postfix_str(message, refresh=False)
+            bar.update(done - bar.n)
+
+        yield update
+    finally:
+        bar.close()

@@ -1,0 +1,122 @@
+"""Importing files into a project: read and validate with `formats`, then write with the
+store in one transaction per call, so a failed import leaves the project exactly as it was."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from judgeapp import formats
+from judgeapp.services.progress import ProgressFn, no_progress
+from judgeapp.store import Changes, RunImport, Store
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    kind: str
+    files: int
+    records: int  # topics, documents, ranked entries or judgments stored
+    detail: str
+    changes: Changes
+
+
+def _sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def import_topics(
+    store: Store,
+    paths: Sequence[str | Path],
+    fmt: str | None = None,
+    progress: ProgressFn = no_progress,
+) -> ImportReport:
+    topics = []
+    for i, path in enumerate(paths):
+        progress(i, len(paths), f"reading {Path(path).name}")
+        topics.extend((t, str(path)) for t in formats.read_topics(path, fmt))
+    seen: dict[str, str] = {}
+    for topic, path in topics:
+        if topic.qid in seen:
+            raise formats.FormatError(
+                path, topic.line, f"topic {topic.qid} is also defined in {seen[topic.qid]}"
+            )
+        seen[topic.qid] = path
+    progress(len(paths), len(paths), "storing topics")
+    changes = store.put_topics(topics)
+    return ImportReport("topics", len(paths), len(topics), f"{len(topics)} topics", changes)
+
+
+def import_documents(
+    store: Store,
+    paths: Sequence[str | Path],
+    fmt: str | None = None,
+    progress: ProgressFn = no_progress,
+) -> ImportReport:
+    def stream() -> Iterator[tuple[formats.Document, str]]:
+        for path in paths:
+            for doc in formats.iter_documents(path, fmt):
+                yield doc, str(path)
+
+    count = store.put_documents(stream(), progress=lambda n: progress(n, None, "documents"))
+    return ImportReport(
+        "documents", len(paths), count, f"{count} documents", Changes(documents=True)
+    )
+
+
+def import_runs(
+    store: Store,
+    paths: Sequence[str | Path],
+    names: Sequence[str] | None = None,
+    *,
+    fmt: str | None = None,
+    replace: bool = False,
+    progress: ProgressFn = no_progress,
+) -> ImportReport:
+    """Read every run first (any error stops before the project is touched), then store
+    them together. A run's name defaults to its tag."""
+    if names is not None and len(names) != len(paths):
+        raise ValueError("give one name per run file")
+    imports = []
+    for i, path in enumerate(paths):
+        progress(i, len(paths), f"reading {Path(path).name}")
+        run = formats.read_run(path, fmt)
+        imports.append(RunImport(run, None if names is None else names[i], _sha256(path)))
+    progress(len(paths), len(paths), "storing runs")
+    stored = store.add_runs(imports, replace=replace)
+    entries = sum(r.n_entries for r in stored)
+    return ImportReport(
+        "runs",
+        len(paths),
+        entries,
+        f"{len(stored)} runs, {entries} ranked entries",
+        Changes(runs=True),
+    )
+
+
+def import_qrels(
+    store: Store,
+    paths: Sequence[str | Path],
+    sources: Sequence[str] | None = None,
+    *,
+    fmt: str | None = None,
+    replace: bool = False,
+    progress: ProgressFn = no_progress,
+) -> ImportReport:
+    """Qrels become judgments of a named source (default: the file's name)."""
+    if sources is not None and len(sources) != len(paths):
+        raise ValueError("give one source name per qrels file")
+    files = []
+    for i, path in enumerate(paths):
+        progress(i, len(paths), f"reading {Path(path).name}")
+        source = sources[i] if sources is not None else Path(path).name
+        files.append((formats.read_qrels(path, fmt), source))
+    progress(len(paths), len(paths), "storing judgments")
+    changes = store.import_qrels(files, replace=replace)
+    count = sum(len(q) for q, _ in files)
+    return ImportReport("qrels", len(paths), count, f"{count} judgments", changes)

@@ -1,0 +1,825 @@
+"""The store facade: every read and write of a project goes through `Store`.
+
+Each method opens one short transaction (`with self._begin() as conn`) and returns plain
+records or numpy arrays. Methods that take several files take them together, so an import of
+many files lands whole or not at all. Bulk paths (runs, documents, qrels) use Core statements
+with `executemany`; the ORM classes in `models` define the schema.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+
+import numpy as np
+from sqlalchemy import Connection, Engine, func, select
+
+from judgeapp.formats.errors import FormatError
+from judgeapp.formats.model import Document, QrelsFile, RunFile, Topic
+from judgeapp.store import models as m
+from judgeapp.store.records import (
+    DEFAULT_SCALE,
+    AssessorInfo,
+    Changes,
+    DocumentRecord,
+    GradeInfo,
+    JudgmentArrays,
+    JudgmentChange,
+    JudgmentRecord,
+    JudgmentState,
+    ProjectInfo,
+    RankedLists,
+    RunInfo,
+    TopicCounts,
+    TopicRecord,
+)
+from judgeapp.store.schema import create_project_engine, database_url, upgrade
+
+ID_DTYPE = np.dtype("<i4")
+SCORE_DTYPE = np.dtype("<f8")
+DOC_BATCH = 2000
+
+
+class StoreError(ValueError):
+    """A request the project cannot honour (a name taken, an unknown run, ...)."""
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+@dataclass(frozen=True, slots=True)
+class RunImport:
+    """A parsed run file and how to store it."""
+
+    run: RunFile
+    name: str | None = None  # defaults to the run's tag
+    sha256: str | None = None
+
+
+class Store:
+    """One open project database."""
+
+    def __init__(self, engine: Engine, url: str, backup: str | None = None) -> None:
+        self._engine = engine
+        self.url = url
+        self.backup = backup  # where the pre-upgrade copy went, if the schema was upgraded
+
+    # -- opening -------------------------------------------------------------------------
+    @classmethod
+    def open(cls, db: str | Path, *, create: bool = True) -> Store:
+        """Open (and if needed create or upgrade) a project. `db` is a path or a URL."""
+        url = database_url(db)
+        if not create and "://" not in str(db) and not Path(db).exists():
+            raise StoreError(f"no project at {db}")
+        engine = create_project_engine(url)
+        backup = upgrade(engine, url)
+        store = cls(engine, url, backup)
+        store._ensure_defaults()
+        return store
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _begin(self) -> Iterator[Connection]:
+        with self._engine.begin() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self._engine.connect() as conn:
+            yield conn
+
+    def _ensure_defaults(self) -> None:
+        with self._read() as conn:
+            has_scale = conn.execute(select(func.count()).select_from(m.Grade)).scalar()
+            has_created = conn.execute(
+                select(m.Setting.key).where(m.Setting.key == "created_at")
+            ).first()
+        if has_scale and has_created:
+            return  # nothing to write: opening an existing project leaves its file untouched
+        with self._begin() as conn:
+            if not has_scale:
+                conn.execute(
+                    m.Grade.__table__.insert(),
+                    [{"grade": g.grade, "label": g.label, "key": g.key} for g in DEFAULT_SCALE],
+                )
+            if not has_created:
+                conn.execute(
+                    m.Setting.__table__.insert(),
+                    [{"key": "created_at", "value": utcnow().isoformat(timespec="seconds")}],
+                )
+
+    # -- settings and scale ---------------------------------------------------------------
+    def get_setting(self, key: str, default: Any = None) -> Any:
+        with self._read() as conn:
+            row = conn.execute(select(m.Setting.value).where(m.Setting.key == key)).first()
+        return default if row is None else row[0]
+
+    def set_setting(self, key: str, value: Any) -> None:
+        with self._begin() as conn:
+            conn.execute(m.Setting.__table__.delete().where(m.Setting.key == key))
+            conn.execute(m.Setting.__table__.insert(), [{"key": key, "value": value}])
+
+    def scale(self) -> list[GradeInfo]:
+        with self._read() as conn:
+            rows = conn.execute(
+                select(m.Grade.grade, m.Grade.label, m.Grade.key).order_by(m.Grade.grade)
+            )
+            return [GradeInfo(*row) for row in rows]
+
+    def set_scale(self, grades: Sequence[GradeInfo]) -> Changes:
+        keys = [g.key for g in grades]
+        if len(set(keys)) != len(keys) or len({g.grade for g in grades}) != len(grades):
+            raise StoreError("each grade of a scale needs its own number and its own key")
+        with self._begin() as conn:
+            conn.execute(m.Grade.__table__.delete())
+            conn.execute(
+                m.Grade.__table__.insert(),
+                [{"grade": g.grade, "label": g.label, "key": g.key} for g in grades],
+            )
+        return Changes(scale=True)
+
+    # -- docnos -------------------------------------------------------------------------------
+    @staticmethod
+    def _intern(conn: Connection, docnos: Iterable[str]) -> dict[str, int]:
+        """Ids for these docnos, creating the missing ones. The matching happens inside
+        SQLite (a temporary table joined with `docnos`), so the cost follows the number of
+        docnos asked for, not the size of the project."""
+        unique = sorted(set(docnos))
+        if not unique:
+            return {}
+        conn.exec_driver_sql(
+            "CREATE TEMP TABLE IF NOT EXISTS incoming_docnos (docno TEXT PRIMARY KEY) WITHOUT ROWID"
+        )
+        conn.exec_driver_sql("DELETE FROM incoming_docnos")
+        conn.exec_driver_sql(
+            "INSERT INTO incoming_docnos (docno) VALUES (?)", [(d,) for d in unique]
+        )
+        conn.exec_driver_sql(
+            "INSERT OR IGNORE INTO docnos (docno) SELECT docno FROM incoming_docnos"
+        )
+        rows = conn.exec_driver_sql(
+            "SELECT i.docno, d.id FROM incoming_docnos AS i JOIN docnos AS d ON d.docno = i.docno"
+        ).fetchall()
+        conn.exec_driver_sql("DELETE FROM incoming_docnos")
+        return dict(rows)
+
+    def docno_ids(self, docnos: Iterable[str]) -> dict[str, int]:
+        """Ids of the docnos the project knows (unknown ones are left out)."""
+        wanted = list(set(docnos))
+        found: dict[str, int] = {}
+        with self._read() as conn:
+            for start in range(0, len(wanted), 900):
+                chunk = wanted[start : start + 900]
+                rows = conn.execute(
+                    select(m.Docno.docno, m.Docno.id).where(m.Docno.docno.in_(chunk))
+                )
+                found.update(dict(rows.tuples()))
+        return found
+
+    def intern_docnos(self, docnos: Iterable[str]) -> dict[str, int]:
+        """Ids for these docnos, adding the ones the project has not seen."""
+        with self._begin() as conn:
+            return self._intern(conn, docnos)
+
+    def docnos_of(self, doc_ids: Iterable[int]) -> dict[int, str]:
+        wanted = [int(i) for i in set(doc_ids)]
+        found: dict[int, str] = {}
+        with self._read() as conn:
+            for start in range(0, len(wanted), 900):
+                chunk = wanted[start : start + 900]
+                rows = conn.execute(select(m.Docno.id, m.Docno.docno).where(m.Docno.id.in_(chunk)))
+                found.update(dict(rows.tuples()))
+        return found
+
+    # -- topics ---------------------------------------------------------------------------
+    def put_topics(self, topics: Iterable[tuple[Topic, str | None]]) -> Changes:
+        """Add topics, each with the file it came from; a topic whose qid exists already is
+        replaced by the new statement."""
+        now = utcnow()
+        rows = [
+            {
+                "qid": t.qid,
+                "title": t.title,
+                "description": t.description,
+                "narrative": t.narrative,
+                "fields": t.fields,
+                "source": source,
+                "imported_at": now,
+            }
+            for t, source in topics
+        ]
+        if not rows:
+            return Changes()
+        table = m.Topic.__table__
+        with self._begin() as conn:
+            qids = [r["qid"] for r in rows]
+            for start in range(0, len(qids), 900):
+                conn.execute(table.delete().where(table.c.qid.in_(qids[start : start + 900])))
+            conn.execute(table.insert(), rows)
+        return Changes(topic_list=True)
+
+    def topics(self) -> list[TopicRecord]:
+        with self._read() as conn:
+            rows = conn.execute(
+                select(
+                    m.Topic.qid,
+                    m.Topic.title,
+                    m.Topic.description,
+                    m.Topic.narrative,
+                    m.Topic.fields,
+                    m.Topic.source,
+                )
+            ).all()
+        return sorted((TopicRecord(*row) for row in rows), key=lambda t: t.qid.encode())
+
+    def topic(self, qid: str) -> TopicRecord | None:
+        with self._read() as conn:
+            row = conn.execute(
+                select(
+                    m.Topic.qid,
+                    m.Topic.title,
+                    m.Topic.description,
+                    m.Topic.narrative,
+                    m.Topic.fields,
+                    m.Topic.source,
+                ).where(m.Topic.qid == qid)
+            ).first()
+        return None if row is None else TopicRecord(*row)
+
+    # -- documents --------------------------------------------------------------------------
+    def put_documents(
+        self,
+        documents: Iterable[tuple[Document, str | None]],
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
+        """Add (or replace) documents from a stream of (document, source file), in one
+        transaction: if the stream raises part-way, nothing of it is kept. Returns the number
+        of documents stored. A docno twice in the stream is an error."""
+        table = m.Document.__table__
+        count = 0
+        with self._begin() as conn:
+            batch: list[tuple[Document, str | None]] = []
+
+            def flush() -> None:
+                ids = self._intern(conn, (d.docno for d, _ in batch))
+                conn.execute(
+                    table.delete().where(table.c.doc_id.in_([ids[d.docno] for d, _ in batch]))
+                )
+                conn.execute(
+                    table.insert(),
+                    [
+                        {
+                            "doc_id": ids[d.docno],
+                            "title": d.title,
+                            "text": d.text,
+                            "fields": d.fields,
+                            "source": source,
+                        }
+                        for d, source in batch
+                    ],
+                )
+                batch.clear()
+
+            seen: dict[str, str | None] = {}
+            for doc, source in documents:
+                if doc.docno in seen:
+                    earlier = seen[doc.docno]
+                    raise FormatError(
+                        source or "documents",
+                        doc.line,
+                        f"duplicate docno {doc.docno}"
+                        + (f" (also in {earlier})" if earlier != source else ""),
+                    )
+                seen[doc.docno] = source
+                batch.append((doc, source))
+                count += 1
+                if len(batch) >= DOC_BATCH:
+                    flush()
+                    if progress:
+                        progress(count)
+            if batch:
+                flush()
+            if progress:
+                progress(count)
+        return count
+
+    def document(self, docno: str) -> DocumentRecord | None:
+        with self._read() as conn:
+            row = conn.execute(
+                select(
+                    m.Document.doc_id,
+                    m.Docno.docno,
+                    m.Document.title,
+                    m.Document.text,
+                    m.Document.fields,
+                    m.Document.source,
+                )
+                .join(m.Docno, m.Docno.id == m.Document.doc_id)
+                .where(m.Docno.docno == docno)
+            ).first()
+        return None if row is None else DocumentRecord(*row)
+
+    def document_by_id(self, doc_id: int) -> DocumentRecord | None:
+        with self._read() as conn:
+            row = conn.execute(
+                select(
+                    m.Document.doc_id,
+                    m.Docno.docno,
+                    m.Document.title,
+                    m.Document.text,
+                    m.Document.fields,
+                    m.Document.source,
+                )
+                .join(m.Docno, m.Docno.id == m.Document.doc_id)
+                .where(m.Document.doc_id == doc_id)
+            ).first()
+        return None if row is None else DocumentRecord(*row)
+
+    def count_documents(self) -> int:
+        with self._read() as conn:
+            return conn.execute(select(func.count()).select_from(m.Document)).scalar_one()
+
+    # -- runs ---------------------------------------------------------------------------------
+    def add_runs(self, imports: Sequence[RunImport], *, replace: bool = False) -> list[RunInfo]:
+        """Store parsed runs, all in one transaction. A run's name defaults to its tag; a
+        name already in the project is an error unless `replace` is set."""
+        names = [imp.name or imp.run.tag for imp in imports]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise StoreError(f"two runs of this import are both named {dupes[0]!r}; name them")
+        now = utcnow()
+        with self._begin() as conn:
+            existing = dict(
+                conn.execute(select(m.Run.name, m.Run.id).where(m.Run.name.in_(names))).tuples()
+            )
+            if existing and not replace:
+                name = min(existing)
+                raise StoreError(
+                    f"the project already has a run named {name!r} "
+                    "(give another name, or replace it)"
+                )
+            if existing:
+                conn.execute(m.Run.__table__.delete().where(m.Run.id.in_(existing.values())))
+            ids = self._intern(
+                conn, (d for imp in imports for t in imp.run.topics.values() for d in t.docnos)
+            )
+            lookup = ids.__getitem__
+            for imp, name in zip(imports, names, strict=True):
+                run = imp.run
+                run_id = conn.execute(
+                    m.Run.__table__.insert().returning(m.Run.id),
+                    {
+                        "name": name,
+                        "tag": run.tag,
+                        "source_path": run.path,
+                        "source_sha256": imp.sha256,
+                        "imported_at": now,
+                        "n_topics": len(run.topics),
+                        "n_entries": run.n_entries,
+                    },
+                ).scalar_one()
+                rows = []
+                for qid, ranked in run.topics.items():
+                    n = len(ranked.docnos)
+                    doc_ids = np.fromiter(map(lookup, ranked.docnos), dtype=ID_DTYPE, count=n)
+                    scores = np.ascontiguousarray(ranked.scores, dtype=SCORE_DTYPE)
+                    rows.append((run_id, qid, n, doc_ids.tobytes(), scores.tobytes()))
+                conn.exec_driver_sql(
+                    "INSERT INTO ranked_lists (run_id, qid, n, doc_ids, scores) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    rows,
+                )
+        return [r for r in self.runs() if r.name in set(names)]
+
+    def runs(self) -> list[RunInfo]:
+        with self._read() as conn:
+            rows = conn.execute(
+                select(
+                    m.Run.id,
+                    m.Run.name,
+                    m.Run.tag,
+                    m.Run.source_path,
+                    m.Run.source_sha256,
+                    m.Run.imported_at,
+                    m.Run.n_topics,
+                    m.Run.n_entries,
+                ).order_by(m.Run.id)
+            ).all()
+        return [RunInfo(*row) for row in rows]
+
+    def remove_run(self, name: str) -> Changes:
+        with self._begin() as conn:
+            gone = conn.execute(m.Run.__table__.delete().where(m.Run.name == name)).rowcount
+        if not gone:
+            raise StoreError(f"no run named {name!r}")
+        return Changes(runs=True)
+
+    def load_ranked_lists(
+        self, runs: Sequence[str] | None = None, qids: Sequence[str] | None = None
+    ) -> RankedLists:
+        """Every ranked list of the chosen runs (all by default), for evaluation and
+        pooling: one BLOB read per (run, topic), turned into numpy arrays without copying."""
+        sql = (
+            "SELECT r.name, l.qid, l.doc_ids, l.scores FROM ranked_lists AS l "
+            "JOIN runs AS r ON r.id = l.run_id"
+        )
+        where, params = [], []
+        if runs is not None:
+            where.append(f"r.name IN ({','.join('?' * len(runs))})")
+            params.extend(runs)
+        if qids is not None:
+            where.append(f"l.qid IN ({','.join('?' * len(qids))})")
+            params.extend(qids)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        result = RankedLists()
+        with self._read() as conn:
+            known = [r for (r,) in conn.exec_driver_sql("SELECT name FROM runs ORDER BY id")]
+            if runs is not None:
+                missing = [r for r in runs if r not in set(known)]
+                if missing:
+                    raise StoreError(f"no run named {missing[0]!r} in the project")
+                order = list(runs)
+            else:
+                order = known
+            for name in order:
+                result.runs[name] = {}
+            frombuffer = np.frombuffer
+            for name, qid, ids, scores in conn.exec_driver_sql(sql, tuple(params)):
+                result.runs[name][qid] = (
+                    frombuffer(ids, dtype=ID_DTYPE),
+                    frombuffer(scores, dtype=SCORE_DTYPE),
+                )
+        return result
+
+    # -- assessors ----------------------------------------------------------------------------
+    def assessor(self, name: str, *, kind: str = "person", create: bool = True) -> AssessorInfo:
+        with self._read() as conn:
+            row = conn.execute(
+                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind).where(
+                    m.Assessor.name == name
+                )
+            ).first()
+        if row is not None:
+            return AssessorInfo(*row)
+        if not create:
+            raise StoreError(f"no assessor or judgment source named {name!r}")
+        with self._begin() as conn:
+            assessor_id = self._create_assessor(conn, name, kind)
+        return AssessorInfo(assessor_id, name, kind)
+
+    @staticmethod
+    def _create_assessor(conn: Connection, name: str, kind: str) -> int:
+        return conn.execute(
+            m.Assessor.__table__.insert().returning(m.Assessor.id),
+            {"name": name, "kind": kind, "created_at": utcnow()},
+        ).scalar_one()
+
+    def assessors(self) -> list[AssessorInfo]:
+        with self._read() as conn:
+            rows = conn.execute(
+                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind).order_by(m.Assessor.id)
+            ).all()
+        return [AssessorInfo(*row) for row in rows]
+
+    # -- judgments ----------------------------------------------------------------------------
+    def import_qrels(
+        self, files: Sequence[tuple[QrelsFile, str]], *, replace: bool = False
+    ) -> Changes:
+        """Store qrels files as judgments, each of a named source (an assessor of kind
+        'source'), all in one transaction. Importing into a source that has judgments
+        already is an error unless `replace` is set (then its judgments are updated, each
+        change recorded in the history)."""
+        now = utcnow()
+        changed: set[str] = set()
+        with self._begin() as conn:
+            for qrels, source in files:
+                row = conn.execute(
+                    select(m.Assessor.id, m.Assessor.kind).where(m.Assessor.name == source)
+                ).first()
+                if row is None:
+                    assessor_id = self._create_assessor(conn, source, "source")
+                    previous: dict[tuple[str, int], int] = {}
+                else:
+                    assessor_id = row[0]
+                    previous = {
+                        (q, d): g
+                        for q, d, g in conn.execute(
+                            select(m.Judgment.qid, m.Judgment.doc_id, m.Judgment.grade).where(
+                                m.Judgment.assessor_id == assessor_id
+                            )
+                        ).tuples()
+                    }
+                    if previous and not replace:
+                        raise StoreError(
+                            f"judgment source {source!r} has {len(previous)} judgments already "
+                            "(import under another name, or replace)"
+                        )
+                ids = self._intern(conn, qrels.docnos)
+                rows, events = [], []
+                for qid, docno, grade in zip(
+                    qrels.qids, qrels.docnos, qrels.grades.tolist(), strict=True
+                ):
+                    doc_id = ids[docno]
+                    before = previous.get((qid, doc_id))
+                    if before == grade:
+                        continue
+                    rows.append((qid, doc_id, assessor_id, grade, now, now))
+                    events.append(
+                        (
+                            qid,
+                            doc_id,
+                            assessor_id,
+                            "create" if before is None else "update",
+                            "import",
+                            grade,
+                            before,
+                            now,
+                        )
+                    )
+                    changed.add(qid)
+                conn.exec_driver_sql(
+                    "INSERT INTO judgments (qid, doc_id, assessor_id, grade, note, flagged, "
+                    "time_spent, created_at, updated_at) VALUES (?, ?, ?, ?, '', 0, 0.0, ?, ?) "
+                    "ON CONFLICT (qid, doc_id, assessor_id) DO UPDATE SET "
+                    "grade = excluded.grade, updated_at = excluded.updated_at",
+                    rows,
+                )
+                conn.exec_driver_sql(
+                    "INSERT INTO judgment_history (qid, doc_id, assessor_id, action, origin, "
+                    "grade, previous_grade, note, flagged, time_spent, at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, '', 0, 0.0, ?)",
+                    events,
+                )
+        return Changes(topics=frozenset(changed), assessors=True)
+
+    def _state(self, conn: Connection, qid: str, doc_id: int, assessor_id: int):
+        return conn.execute(
+            select(m.Judgment.id, m.Judgment.grade, m.Judgment.note, m.Judgment.flagged).where(
+                m.Judgment.qid == qid,
+                m.Judgment.doc_id == doc_id,
+                m.Judgment.assessor_id == assessor_id,
+            )
+        ).first()
+
+    def set_judgment(
+        self,
+        qid: str,
+        doc_id: int,
+        assessor_id: int,
+        state: JudgmentState,
+        *,
+        time_spent: float = 0.0,
+        origin: str = "judge",
+    ) -> JudgmentChange:
+        """Make the judgment of (qid, doc, assessor) equal `state` (grade None removes it),
+        and append the change to the history, in one committed transaction: when this
+        returns, the judgment is on disk. Time spent is added to the judgment's total."""
+        now = utcnow()
+        table = m.Judgment.__table__
+        with self._begin() as conn:
+            row = self._state(conn, qid, doc_id, assessor_id)
+            before = JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
+            if state.grade is None:
+                if row is None:
+                    return JudgmentChange(qid, doc_id, assessor_id, before, before, Changes())
+                conn.execute(table.delete().where(table.c.id == row[0]))
+                action = "delete"
+            elif row is None:
+                conn.execute(
+                    table.insert(),
+                    {
+                        "qid": qid,
+                        "doc_id": doc_id,
+                        "assessor_id": assessor_id,
+                        "grade": state.grade,
+                        "note": state.note,
+                        "flagged": state.flagged,
+                        "time_spent": time_spent,
+                        "created_at": now,
+                        "updated_at": now,
+                    },
+                )
+                action = "create"
+            else:
+                conn.execute(
+                    table.update()
+                    .where(table.c.id == row[0])
+                    .values(
+                        grade=state.grade,
+                        note=state.note,
+                        flagged=state.flagged,
+                        time_spent=table.c.time_spent + time_spent,
+                        updated_at=now,
+                    )
+                )
+                action = "update"
+            conn.execute(
+                m.JudgmentEvent.__table__.insert(),
+                {
+                    "qid": qid,
+                    "doc_id": doc_id,
+                    "assessor_id": assessor_id,
+                    "action": action,
+                    "origin": origin,
+                    "grade": state.grade,
+                    "previous_grade": before.grade,
+                    "note": state.note,
+                    "flagged": state.flagged,
+                    "time_spent": time_spent,
+                    "at": now,
+                },
+            )
+        changes = Changes(topics=frozenset([qid]), judged=((qid, doc_id),))
+        return JudgmentChange(qid, doc_id, assessor_id, before, state, changes)
+
+    def judgment_state(self, qid: str, doc_id: int, assessor_id: int) -> JudgmentState:
+        with self._read() as conn:
+            row = self._state(conn, qid, doc_id, assessor_id)
+        return JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
+
+    def _assessor_ids(self, conn: Connection, assessors: Sequence[str] | None) -> list[int] | None:
+        if assessors is None:
+            return None
+        rows = dict(
+            conn.execute(
+                select(m.Assessor.name, m.Assessor.id).where(m.Assessor.name.in_(assessors))
+            ).tuples()
+        )
+        missing = [a for a in assessors if a not in rows]
+        if missing:
+            raise StoreError(f"no assessor or judgment source named {missing[0]!r}")
+        return [rows[a] for a in assessors]
+
+    def _effective_sql(self, ids: list[int] | None, qid: str | None) -> tuple[str, tuple]:
+        """The newest judgment per (topic, document) among the chosen assessors."""
+        where, params = [], []
+        if ids is not None:
+            where.append(f"assessor_id IN ({','.join('?' * len(ids))})")
+            params.extend(ids)
+        if qid is not None:
+            where.append("qid = ?")
+            params.append(qid)
+        clause = ("WHERE " + " AND ".join(where)) if where else ""
+        sql = (
+            "SELECT qid, doc_id, grade FROM (SELECT qid, doc_id, grade, ROW_NUMBER() OVER "
+            "(PARTITION BY qid, doc_id ORDER BY updated_at DESC, id DESC) AS rn "
+            f"FROM judgments {clause}) WHERE rn = 1"
+        )
+        return sql, tuple(params)
+
+    def judgment_arrays(
+        self, assessors: Sequence[str] | None = None, qid: str | None = None
+    ) -> JudgmentArrays:
+        """Effective judgments (newest per topic and document among `assessors`, all of
+        them by default) as arrays per topic, for evaluation."""
+        with self._read() as conn:
+            ids = self._assessor_ids(conn, assessors)
+            sql, params = self._effective_sql(ids, qid)
+            rows = conn.exec_driver_sql(sql + " ORDER BY qid, doc_id", params).fetchall()
+        topics: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        if rows:
+            qids = [r[0] for r in rows]
+            doc_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+            grades = np.fromiter((r[2] for r in rows), dtype=np.int64, count=len(rows))
+            start = 0
+            for end in range(1, len(rows) + 1):
+                if end == len(rows) or qids[end] != qids[start]:
+                    topics[qids[start]] = (doc_ids[start:end], grades[start:end])
+                    start = end
+        return JudgmentArrays(topics)
+
+    def judgments(
+        self, qid: str | None = None, assessors: Sequence[str] | None = None
+    ) -> list[JudgmentRecord]:
+        """Every stored judgment (not only the effective ones), with who made it."""
+        with self._read() as conn:
+            ids = self._assessor_ids(conn, assessors)
+            stmt = (
+                select(
+                    m.Judgment.qid,
+                    m.Judgment.doc_id,
+                    m.Docno.docno,
+                    m.Assessor.name,
+                    m.Judgment.grade,
+                    m.Judgment.note,
+                    m.Judgment.flagged,
+                    m.Judgment.time_spent,
+                    m.Judgment.created_at,
+                    m.Judgment.updated_at,
+                )
+                .join(m.Docno, m.Docno.id == m.Judgment.doc_id)
+                .join(m.Assessor, m.Assessor.id == m.Judgment.assessor_id)
+            )
+            if qid is not None:
+                stmt = stmt.where(m.Judgment.qid == qid)
+            if ids is not None:
+                stmt = stmt.where(m.Judgment.assessor_id.in_(ids))
+            rows = conn.execute(stmt.order_by(m.Judgment.qid, m.Docno.docno)).all()
+        return [JudgmentRecord(*row) for row in rows]
+
+    def qrels_rows(self, assessors: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
+        """Effective judgments as (qid, docno, grade), in qid then docno byte order: what
+        `export qrels` writes."""
+        with self._read() as conn:
+            ids = self._assessor_ids(conn, assessors)
+            sql, params = self._effective_sql(ids, None)
+            rows = conn.exec_driver_sql(
+                f"SELECT e.qid, d.docno, e.grade FROM ({sql}) AS e "
+                "JOIN docnos AS d ON d.id = e.doc_id",
+                params,
+            ).fetchall()
+        return sorted(rows, key=lambda r: (r[0].encode(), r[1].encode()))
+
+    def history(self, qid: str | None = None, doc_id: int | None = None) -> list[dict[str, Any]]:
+        stmt = select(m.JudgmentEvent.__table__).order_by(m.JudgmentEvent.id)
+        if qid is not None:
+            stmt = stmt.where(m.JudgmentEvent.qid == qid)
+        if doc_id is not None:
+            stmt = stmt.where(m.JudgmentEvent.doc_id == doc_id)
+        with self._read() as conn:
+            return [dict(row._mapping) for row in conn.execute(stmt)]
+
+    # -- overview ---------------------------------------------------------------------------
+    def info(self) -> ProjectInfo:
+        """Counts per topic and the gaps between topics, runs, judgments and documents."""
+        lists = self.load_ranked_lists()
+        judged = self.judgment_arrays()
+        with self._read() as conn:
+
+            def count(model: type) -> int:
+                return conn.execute(select(func.count()).select_from(model)).scalar_one()
+
+            n_docs, n_docnos = count(m.Document), count(m.Docno)
+            n_assessors, n_judgments, n_pools = count(m.Assessor), count(m.Judgment), count(m.Pool)
+            titles = dict(conn.execute(select(m.Topic.qid, m.Topic.title)).tuples())
+            with_text = np.fromiter(
+                (i for (i,) in conn.execute(select(m.Document.doc_id))), dtype=np.int64
+            )
+        run_qids: dict[str, int] = {}
+        retrieved: dict[str, set[int]] = {}
+        for topics in lists.runs.values():
+            for qid, (ids, _) in topics.items():
+                run_qids[qid] = run_qids.get(qid, 0) + 1
+                retrieved.setdefault(qid, set()).update(ids.tolist())
+        per_topic = []
+        for qid in sorted(set(titles) | set(run_qids) | set(judged.topics), key=str.encode):
+            ids, grades = judged.topics.get(qid, (np.empty(0), np.empty(0)))
+            per_topic.append(
+                TopicCounts(
+                    qid=qid,
+                    title=titles.get(qid),
+                    runs=run_qids.get(qid, 0),
+                    retrieved=len(retrieved.get(qid, ())),
+                    judged=len(ids),
+                    relevant=int((grades >= 1).sum()),
+                )
+            )
+        all_retrieved = (
+            np.unique(np.concatenate([ids for t in lists.runs.values() for ids, _ in t.values()]))
+            if lists.n_entries
+            else np.empty(0, dtype=np.int64)
+        )
+        all_judged = (
+            np.unique(np.concatenate([ids for ids, _ in judged.topics.values()]))
+            if len(judged)
+            else np.empty(0, dtype=np.int64)
+        )
+        return ProjectInfo(
+            topics=len(titles),
+            documents=n_docs,
+            docnos=n_docnos,
+            runs=len(lists.runs),
+            ranked_entries=lists.n_entries,
+            assessors=n_assessors,
+            judgments=n_judgments,
+            pools=n_pools,
+            per_topic=per_topic,
+            run_topics_missing=[q for q in sorted(run_qids, key=str.encode) if q not in titles],
+            judged_topics_missing=[
+                q for q in sorted(judged.topics, key=str.encode) if q not in titles
+            ],
+            topics_without_runs=[q for q in sorted(titles, key=str.encode) if q not in run_qids],
+            topics_without_judgments=[
+                q for q in sorted(titles, key=str.encode) if q not in judged.topics
+            ],
+            retrieved_docs_without_text=int(np.count_nonzero(~np.isin(all_retrieved, with_text))),
+            judged_docs_without_text=int(np.count_nonzero(~np.isin(all_judged, with_text))),
+        )
+
+    def integrity_check(self) -> str:
+        with self._read() as conn:
+            return conn.exec_driver_sql("PRAGMA integrity_check").scalar_one()
