@@ -21,6 +21,7 @@ from sqlalchemy import Connection, Engine, func, select
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.model import Document, QrelsFile, RunFile, Topic
 from judgeapp.store import models as m
+from judgeapp.store.pools import PoolStoreMixin
 from judgeapp.store.records import (
     DEFAULT_SCALE,
     AssessorInfo,
@@ -61,8 +62,8 @@ class RunImport:
     sha256: str | None = None
 
 
-class Store:
-    """One open project database."""
+class Store(PoolStoreMixin):
+    """One open project database. Pool methods live in `judgeapp.store.pools`."""
 
     def __init__(self, engine: Engine, url: str, backup: str | None = None) -> None:
         self._engine = engine
