@@ -187,7 +187,7 @@ class Store(PoolStoreMixin):
                 rows = conn.execute(
                     select(m.Docno.docno, m.Docno.id).where(m.Docno.docno.in_(chunk))
                 )
-                found.update(dict(rows.tuples()))
+                found.update(dict(rows.all()))
         return found
 
     def intern_docnos(self, docnos: Iterable[str]) -> dict[str, int]:
@@ -202,7 +202,7 @@ class Store(PoolStoreMixin):
             for start in range(0, len(wanted), 900):
                 chunk = wanted[start : start + 900]
                 rows = conn.execute(select(m.Docno.id, m.Docno.docno).where(m.Docno.id.in_(chunk)))
-                found.update(dict(rows.tuples()))
+                found.update(dict(rows.all()))
         return found
 
     # -- topics ---------------------------------------------------------------------------
@@ -364,7 +364,7 @@ class Store(PoolStoreMixin):
         now = utcnow()
         with self._begin() as conn:
             existing = dict(
-                conn.execute(select(m.Run.name, m.Run.id).where(m.Run.name.in_(names))).tuples()
+                conn.execute(select(m.Run.name, m.Run.id).where(m.Run.name.in_(names))).all()
             )
             if existing and not replace:
                 name = min(existing)
@@ -522,7 +522,7 @@ class Store(PoolStoreMixin):
                             select(m.Judgment.qid, m.Judgment.doc_id, m.Judgment.grade).where(
                                 m.Judgment.assessor_id == assessor_id
                             )
-                        ).tuples()
+                        ).all()
                     }
                     if previous and not replace:
                         raise StoreError(
@@ -658,7 +658,7 @@ class Store(PoolStoreMixin):
         rows = dict(
             conn.execute(
                 select(m.Assessor.name, m.Assessor.id).where(m.Assessor.name.in_(assessors))
-            ).tuples()
+            ).all()
         )
         missing = [a for a in assessors if a not in rows]
         if missing:
@@ -766,7 +766,7 @@ class Store(PoolStoreMixin):
 
             n_docs, n_docnos = count(m.Document), count(m.Docno)
             n_assessors, n_judgments, n_pools = count(m.Assessor), count(m.Judgment), count(m.Pool)
-            titles = dict(conn.execute(select(m.Topic.qid, m.Topic.title)).tuples())
+            titles = dict(conn.execute(select(m.Topic.qid, m.Topic.title)).all())
             with_text = np.fromiter(
                 (i for (i,) in conn.execute(select(m.Document.doc_id))), dtype=np.int64
             )

@@ -1,0 +1,89 @@
+"""Recording judgments: the one path every judgment takes, from the GUI's keys, its undo and
+redo, and the `judge` command alike. Each call is committed before it returns."""
+
+from __future__ import annotations
+
+from judgeapp.store import JudgmentChange, JudgmentState, Store
+
+
+class JudgingError(ValueError):
+    """A judgment that cannot be recorded (grade off the scale, unknown topic, ...)."""
+
+
+class JudgingService:
+    """Judgments of one assessor (created on first use)."""
+
+    def __init__(self, store: Store, assessor: str) -> None:
+        self.store = store
+        self.assessor = store.assessor(assessor)
+        if self.assessor.kind != "person":
+            raise JudgingError(f"{assessor!r} is an imported qrels source, not an assessor")
+        self.refresh_scale()
+
+    def refresh_scale(self) -> None:
+        self.grades = {g.grade for g in self.store.scale()}
+
+    def doc_id(self, doc: int | str) -> int:
+        """A document's id; a docno the project has not seen is added (documents may be
+        judged before their text is imported)."""
+        if isinstance(doc, int):
+            return doc
+        return self.store.intern_docnos([doc])[doc]
+
+    def state(self, qid: str, doc: int | str) -> JudgmentState:
+        return self.store.judgment_state(qid, self.doc_id(doc), self.assessor.id)
+
+    def record(
+        self,
+        qid: str,
+        doc: int | str,
+        grade: int,
+        *,
+        note: str | None = None,
+        flagged: bool | None = None,
+        time_spent: float = 0.0,
+        origin: str = "judge",
+    ) -> JudgmentChange:
+        """Judge `doc` for `qid` with `grade`. A note or flag left as None keeps the one the
+        judgment has."""
+        if grade not in self.grades:
+            scale = ", ".join(str(g) for g in sorted(self.grades))
+            raise JudgingError(f"grade {grade} is not on the project's scale ({scale})")
+        doc_id = self.doc_id(doc)
+        current = self.store.judgment_state(qid, doc_id, self.assessor.id)
+        state = JudgmentState(
+            grade,
+            current.note if note is None else note,
+            current.flagged if flagged is None else flagged,
+        )
+        return self.store.set_judgment(
+            qid, doc_id, self.assessor.id, state, time_spent=time_spent, origin=origin
+        )
+
+    def annotate(
+        self, qid: str, doc: int | str, *, note: str | None = None, flagged: bool | None = None
+    ) -> JudgmentChange:
+        """Change the note or the unsure flag. A document not yet judged cannot carry
+        either: its note waits for the grade (the GUI keeps it until then)."""
+        doc_id = self.doc_id(doc)
+        current = self.store.judgment_state(qid, doc_id, self.assessor.id)
+        if current.grade is None:
+            raise JudgingError("judge the document before adding a note or a flag")
+        state = JudgmentState(
+            current.grade,
+            current.note if note is None else note,
+            current.flagged if flagged is None else flagged,
+        )
+        return self.store.set_judgment(qid, doc_id, self.assessor.id, state, origin="judge")
+
+    def restore(self, change: JudgmentChange, *, undo: bool) -> JudgmentChange:
+        """Undo (back to `change.before`) or redo (to `change.after`) a recorded change,
+        through the same store path as a judgment, so history and live views see it too."""
+        target = change.before if undo else change.after
+        return self.store.set_judgment(
+            change.qid,
+            change.doc_id,
+            change.assessor_id,
+            target,
+            origin="undo" if undo else "redo",
+        )

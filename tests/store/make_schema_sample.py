@@ -1,0 +1,44 @@
+"""Write the sample project of the current schema: `python tests/store/make_schema_sample.py`.
+
+Run once per released schema revision; the file it writes is kept forever so that
+test_schema proves every later judgeapp still opens it with its data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile, Topic
+from judgeapp.store import JudgmentState, RunImport, Store
+from judgeapp.store.schema import SCHEMA_HEAD
+
+
+def main() -> None:
+    out = Path(__file__).parent / "fixtures" / f"schema_{SCHEMA_HEAD}.db"
+    out.parent.mkdir(exist_ok=True)
+    out.unlink(missing_ok=True)
+    store = Store.open(out)
+    store.put_topics([(Topic("1", "first"), "sample"), (Topic("2", "second"), "sample")])
+    run = RunFile(
+        "sample.run",
+        "sample-run",
+        {
+            "1": RankedTopic(["d3", "d1", "d2"], np.array([3.0, 2.0, 1.0]), np.array([1, 2, 3])),
+            "2": RankedTopic(["d2", "d1"], np.array([2.0, 1.0]), np.array([4, 5])),
+        },
+        5,
+    )
+    store.add_runs([RunImport(run)])
+    qrels = QrelsFile("sample.qrels", ["1", "1"], ["d1", "d3"], np.array([2, 0]), np.array([1, 2]))
+    store.import_qrels([(qrels, "sample.qrels")])
+    alice = store.assessor("alice")
+    ids = store.intern_docnos(["d2"])
+    store.set_judgment("2", ids["d2"], alice.id, JudgmentState(3))
+    store.set_judgment("2", ids["d2"], alice.id, JudgmentState(1, "on reflection"))
+    store.close()
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

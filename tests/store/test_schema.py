@@ -1,0 +1,87 @@
+"""Schema creation and upgrades: head revision, model/migration agreement, refusals."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.config import Config
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import create_engine
+
+from judgeapp.store import SchemaError, Store
+from judgeapp.store.models import Base
+from judgeapp.store.schema import MIGRATIONS, SCHEMA_HEAD
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_schema_head_constant_is_alembic_head():
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    assert ScriptDirectory.from_config(cfg).get_current_head() == SCHEMA_HEAD
+
+
+def test_migrations_create_exactly_the_models(tmp_path):
+    Store.open(tmp_path / "p.db").close()
+    engine = create_engine(f"sqlite:///{tmp_path / 'p.db'}")
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []
+
+
+def test_new_project_has_pragmas_and_head(tmp_path):
+    store = Store.open(tmp_path / "p.db")
+    with store._read() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 10000
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == (
+            SCHEMA_HEAD
+        )
+    store.close()
+
+
+def test_database_newer_than_the_code_is_refused(tmp_path):
+    path = tmp_path / "p.db"
+    Store.open(path).close()
+    with sqlite3.connect(path) as con:
+        con.execute("UPDATE alembic_version SET version_num = '9999_future'")
+    before = path.read_bytes()
+    with pytest.raises(SchemaError, match=r"newer judgeapp.*9999_future"):
+        Store.open(path)
+    assert path.read_bytes() == before
+
+
+def test_foreign_database_is_refused(tmp_path):
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE notes (x)")
+    with pytest.raises(SchemaError, match="not a judgeapp project"):
+        Store.open(path)
+
+
+@pytest.mark.parametrize("sample", sorted(FIXTURES.glob("schema_*.db")), ids=lambda p: p.stem)
+def test_released_schema_samples_open_with_their_data(tmp_path, sample):
+    """Every released schema's sample project opens with the current code (upgraded after a
+    backup copy when older) and keeps its topics, runs and judgments."""
+    path = tmp_path / sample.name
+    shutil.copy(sample, path)
+    revision = sample.stem.removeprefix("schema_")
+    store = Store.open(path)
+    assert [t.qid for t in store.topics()] == ["1", "2"]
+    assert [r.name for r in store.runs()] == ["sample-run"]
+    lists = store.load_ranked_lists()
+    assert lists.n_entries == 5
+    assert store.qrels_rows() == [("1", "d1", 2), ("1", "d3", 0), ("2", "d2", 1)]
+    assert len(store.history()) == 4
+    if revision != SCHEMA_HEAD:
+        assert store.backup is not None and Path(store.backup).exists()
+    else:
+        assert store.backup is None
+    store.close()

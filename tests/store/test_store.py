@@ -1,0 +1,198 @@
+"""Round trips through the store: topics, runs, judgments with history, effective judgments."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sqlalchemy.exc import DBAPIError
+
+from judgeapp.formats.errors import FormatError
+from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, Topic
+from judgeapp.store import JudgmentState, RunImport, Store, StoreError
+
+
+def make_run(tag: str, topics: dict[str, list[tuple[str, float]]]) -> RunFile:
+    ranked = {}
+    line = 0
+    for qid, entries in topics.items():
+        ordered = sorted(((s, d) for d, s in entries), reverse=True)
+        ranked[qid] = RankedTopic(
+            [d for _, d in ordered],
+            np.array([s for s, _ in ordered]),
+            np.arange(line + 1, line + 1 + len(entries)),
+        )
+        line += len(entries)
+    return RunFile(f"{tag}.run", tag, ranked, line)
+
+
+def qrels(rows: list[tuple[str, str, int]]) -> QrelsFile:
+    return QrelsFile(
+        "x.qrels",
+        [r[0] for r in rows],
+        [r[1] for r in rows],
+        np.array([r[2] for r in rows], dtype=np.int64),
+        np.arange(1, len(rows) + 1),
+    )
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store.open(tmp_path / "p.db")
+    yield s
+    s.close()
+
+
+def test_ranked_lists_round_trip_in_stored_order(store):
+    a = make_run("A", {"1": [("d1", 1.0), ("d2", 3.0), ("d3", 2.0)], "2": [("d9", 0.5)]})
+    b = make_run("B", {"1": [("d3", 5.0), ("d4", 4.0)]})
+    store.add_runs([RunImport(a, sha256="x"), RunImport(b, name="bee")])
+    lists = store.load_ranked_lists()
+    assert list(lists.runs) == ["A", "bee"]
+    names = store.docnos_of(np.concatenate([ids for ids, _ in lists.runs["A"].values()]))
+    ids, scores = lists.runs["A"]["1"]
+    assert [names[i] for i in ids] == ["d2", "d3", "d1"]
+    assert scores.tolist() == [3.0, 2.0, 1.0]
+    # the same docno has the same id in every run
+    assert lists.runs["bee"]["1"][0][0] == ids[1]
+    assert lists.n_entries == 6
+    only = store.load_ranked_lists(runs=["bee"], qids=["1"])
+    assert list(only.runs) == ["bee"] and list(only.runs["bee"]) == ["1"]
+    info = {r.name: r for r in store.runs()}
+    assert info["A"].n_entries == 4 and info["A"].n_topics == 2 and info["A"].source_sha256 == "x"
+
+
+def test_run_name_clash_is_refused_whole(store):
+    store.add_runs([RunImport(make_run("A", {"1": [("d1", 1.0)]}))])
+    with pytest.raises(StoreError, match="already has a run named 'A'"):
+        store.add_runs(
+            [RunImport(make_run("B", {"1": [("x", 1.0)]})), RunImport(make_run("A", {}))]
+        )
+    assert [r.name for r in store.runs()] == ["A"]  # B did not land either
+    assert store.docno_ids(["x"]) == {}
+    store.add_runs([RunImport(make_run("A", {"1": [("d7", 1.0)]}))], replace=True)
+    ids, _ = store.load_ranked_lists().runs["A"]["1"]
+    assert store.docnos_of(ids) == {int(ids[0]): "d7"}
+
+
+def test_judgment_changes_are_durable_and_recorded_in_history(tmp_path):
+    path = tmp_path / "p.db"
+    store = Store.open(path)
+    alice = store.assessor("alice")
+    doc = store.intern_docnos(["d1"])["d1"]
+    first = store.set_judgment("7", doc, alice.id, JudgmentState(2, "ok"), time_spent=3.0)
+    assert first.before.grade is None and first.after.grade == 2
+    assert first.changes.topics == {"7"} and first.changes.judged == (("7", doc),)
+    second = store.set_judgment("7", doc, alice.id, JudgmentState(0, "no"), time_spent=2.0)
+    assert second.before == JudgmentState(2, "ok", False)
+    store.close()
+    # a new process sees exactly what was committed
+    reopened = Store.open(path)
+    [rec] = reopened.judgments()
+    assert (rec.qid, rec.docno, rec.assessor, rec.grade, rec.note) == ("7", "d1", "alice", 0, "no")
+    assert rec.time_spent == pytest.approx(5.0)
+    gone = reopened.set_judgment("7", doc, alice.id, JudgmentState(None), origin="undo")
+    assert gone.before.grade == 0
+    assert reopened.judgments() == []
+    events = reopened.history(qid="7")
+    assert [(e["action"], e["origin"], e["grade"], e["previous_grade"]) for e in events] == [
+        ("create", "judge", 2, None),
+        ("update", "judge", 0, 2),
+        ("delete", "undo", None, 0),
+    ]
+    reopened.close()
+
+
+def test_history_is_append_only(store):
+    alice = store.assessor("alice")
+    doc = store.intern_docnos(["d1"])["d1"]
+    store.set_judgment("1", doc, alice.id, JudgmentState(1))
+    with pytest.raises(DBAPIError, match="append-only"), store._begin() as conn:
+        conn.exec_driver_sql("UPDATE judgment_history SET grade = 3")
+    with pytest.raises(DBAPIError, match="append-only"), store._begin() as conn:
+        conn.exec_driver_sql("DELETE FROM judgment_history")
+    assert [e["grade"] for e in store.history()] == [1]
+
+
+def test_effective_judgments_take_the_newest_per_document(store):
+    store.import_qrels([(qrels([("1", "a", 1), ("1", "b", 0), ("2", "a", 2)]), "official")])
+    bob = store.assessor("bob")
+    ids = store.docno_ids(["a", "b"])
+    store.set_judgment("1", ids["b"], bob.id, JudgmentState(3))
+    assert store.qrels_rows() == [("1", "a", 1), ("1", "b", 3), ("2", "a", 2)]
+    assert store.qrels_rows(["official"]) == [("1", "a", 1), ("1", "b", 0), ("2", "a", 2)]
+    assert store.qrels_rows(["bob"]) == [("1", "b", 3)]
+    arrays = store.judgment_arrays()
+    assert sorted(arrays.topics) == ["1", "2"]
+    doc_ids, grades = arrays.topics["1"]
+    assert dict(zip(doc_ids.tolist(), grades.tolist(), strict=True)) == {ids["a"]: 1, ids["b"]: 3}
+    with pytest.raises(StoreError, match="no assessor"):
+        store.qrels_rows(["nobody"])
+
+
+def test_reimporting_a_qrels_source_needs_replace_and_records_updates(store):
+    store.import_qrels([(qrels([("1", "a", 1), ("1", "b", 0)]), "src")])
+    with pytest.raises(StoreError, match="has 2 judgments already"):
+        store.import_qrels([(qrels([("1", "a", 0)]), "src")])
+    changes = store.import_qrels([(qrels([("1", "a", 0), ("1", "b", 0)]), "src")], replace=True)
+    assert changes.topics == {"1"}
+    assert store.qrels_rows() == [("1", "a", 0), ("1", "b", 0)]
+    assert [(e["action"], e["grade"], e["previous_grade"]) for e in store.history()] == [
+        ("create", 1, None),
+        ("create", 0, None),
+        ("update", 0, 1),
+    ]
+
+
+def test_documents_stream_lands_whole_or_not_at_all(tmp_path):
+    path = tmp_path / "p.db"
+    Store.open(path).close()
+    before = path.read_bytes()
+
+    def docs():
+        for i in range(5000):
+            yield Document(f"D{i}", f"title {i}", "text", {}, i + 1), "c.txt"
+        raise FormatError("c.txt", 5001, "unterminated <DOC>")
+
+    store = Store.open(path)
+    with pytest.raises(FormatError, match=r"c\.txt:5001: unterminated"):
+        store.put_documents(docs())
+    assert store.count_documents() == 0
+    store.close()
+    assert path.read_bytes() == before
+
+    store = Store.open(path)
+    n = store.put_documents((Document(f"D{i}", "t", "x"), "c.txt") for i in range(10))
+    assert n == 10 and store.document("D3").title == "t"
+    with pytest.raises(FormatError, match="duplicate docno D1"):
+        store.put_documents(
+            [(Document("D1", "new"), "a.txt"), (Document("D1", "again", line=9), "b.txt")]
+        )
+    assert store.document("D1").title == "t"
+    store.close()
+
+
+def test_topics_replace_by_qid_and_sort_in_byte_order(store):
+    store.put_topics([(Topic("10", "ten"), "a"), (Topic("9", "nine"), "a"), (Topic("01"), "a")])
+    store.put_topics([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")])
+    topics = store.topics()
+    assert [t.qid for t in topics] == ["01", "10", "9"]
+    assert store.topic("9").title == "NINE" and store.topic("9").fields == {"k": [1, 2]}
+    assert store.topic("9").source == "b"
+
+
+def test_info_reports_gaps(store):
+    store.put_topics([(Topic("1", "one"), "t"), (Topic("3", "three"), "t")])
+    store.add_runs([RunImport(make_run("A", {"1": [("a", 2.0), ("b", 1.0)], "2": [("c", 1)]}))])
+    store.import_qrels([(qrels([("1", "a", 1), ("4", "z", 0)]), "q")])
+    store.put_documents([(Document("a", "A"), "docs")])
+    info = store.info()
+    assert (info.topics, info.runs, info.ranked_entries, info.judgments) == (2, 1, 3, 2)
+    assert info.run_topics_missing == ["2"]
+    assert info.judged_topics_missing == ["4"]
+    assert info.topics_without_runs == ["3"]
+    assert info.topics_without_judgments == ["3"]
+    assert info.retrieved_docs_without_text == 2  # b and c
+    assert info.judged_docs_without_text == 1  # z
+    by_qid = {t.qid: t for t in info.per_topic}
+    assert (by_qid["1"].runs, by_qid["1"].retrieved, by_qid["1"].judged) == (1, 2, 1)
+    assert by_qid["1"].relevant == 1 and by_qid["2"].title is None
