@@ -1,0 +1,144 @@
+"""Which words of a document to highlight for the assessor, without Qt.
+
+The terms come from the topic statement (title, description, narrative), minus stopwords and
+the boilerplate of TREC narratives ("relevant documents must discuss ..."), plus terms the
+assessor adds (single words or phrases). A term matches a word that starts with its stem, so
+`flow` also marks `flows` and `flowing`.
+
+Long documents must not stall the viewer: `find_spans` looks at the first `max_chars`
+characters only and stops after `max_spans` matches (one compiled regular expression, so the
+scan itself runs in C), and `break_long_lines` turns a space into a newline every few
+thousand characters of a paragraph that has none, keeping every character offset the same
+(text layout in Qt is per paragraph, and one paragraph of megabytes lays out slowly).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+MAX_SPANS = 3000
+MAX_CHARS = 2_000_000
+MAX_LINE = 4000
+
+# A small English stopword list written for this purpose (function words, and the words every
+# TREC narrative repeats, which would otherwise light up every document).
+STOPWORDS = frozenset(
+    """
+    a about above after again against all almost also although am among an and any are as at
+    be because been before being below between both but by can could did do does doing done
+    down during each either else etc even ever every few for from further had has have having
+    he her here hers him his how however i if in into is it its itself just least less like
+    made make many may me might more most much must my no nor not now of off often on once
+    one only or other others otherwise our out over own per perhaps rather same several shall
+    she should since so some such than that the their them then there therefore these they
+    this those though through thus to too under until up upon us use used using very via was
+    we were what when where whether which while who whom whose why will with within without
+    would yet you your
+    relevant relevance document documents discuss discusses discussing discussion describe
+    describes describing description identify identifies information mention mentions
+    mentioning find provide provides include includes including specific example examples
+    regarding concerning considered consider item items article articles report reports
+    also not-relevant non-relevant irrelevant narrative topic question questions
+    """.split()
+)
+
+_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
+_SUFFIXES = ("ings", "ing", "ies", "es", "ed", "s")
+
+
+def _stem(word: str) -> str:
+    """A crude prefix for matching inflections: long enough to stay specific."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def topic_terms(*texts: str) -> list[str]:
+    """Distinct lower-cased content words of a topic's texts, in order of first use."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        for match in _WORD.finditer(text or ""):
+            word = match.group(0).lower()
+            if len(word) < 3 or word in STOPWORDS or word.isdigit():
+                continue
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+def parse_user_terms(text: str) -> list[str]:
+    """Terms the assessor typed: comma- or semicolon-separated; each may be a phrase."""
+    terms = []
+    for part in re.split(r"[,;\n]", text):
+        term = " ".join(part.split()).lower()
+        if term and term not in terms:
+            terms.append(term)
+    return terms
+
+
+@dataclass(frozen=True, slots=True)
+class Highlighter:
+    """A compiled matcher for topic terms (stemmed words) and user terms (phrases)."""
+
+    pattern: re.Pattern[str] | None
+    user_pattern: re.Pattern[str] | None
+
+    @classmethod
+    def build(cls, topic_words: Iterable[str], user_terms: Iterable[str] = ()) -> Highlighter:
+        stems = sorted({_stem(w) for w in topic_words}, key=lambda s: (-len(s), s))
+        pattern = None
+        if stems:
+            alternation = "|".join(re.escape(s) for s in stems)
+            pattern = re.compile(rf"\b(?:{alternation})\w*", re.IGNORECASE)
+        phrases = sorted(set(user_terms), key=lambda s: (-len(s), s))
+        user_pattern = None
+        if phrases:
+            alternation = "|".join(r"\s+".join(map(re.escape, p.split())) for p in phrases)
+            user_pattern = re.compile(rf"\b(?:{alternation})\w*", re.IGNORECASE)
+        return cls(pattern, user_pattern)
+
+    def spans(
+        self, text: str, *, max_spans: int = MAX_SPANS, max_chars: int = MAX_CHARS
+    ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], bool]:
+        """(topic-term spans, user-term spans, truncated). `truncated` is True when the
+        caps stopped the scan before the end of the text."""
+        head = text[:max_chars]
+        truncated = len(text) > max_chars
+        found: list[list[tuple[int, int]]] = []
+        for pattern in (self.pattern, self.user_pattern):
+            spans: list[tuple[int, int]] = []
+            if pattern is not None:
+                for match in pattern.finditer(head):
+                    if len(spans) >= max_spans:
+                        truncated = True
+                        break
+                    spans.append(match.span())
+            found.append(spans)
+        return found[0], found[1], truncated
+
+
+def break_long_lines(text: str, max_line: int = MAX_LINE) -> str:
+    """`text` with a space turned into a newline wherever a line would run past `max_line`
+    characters; the length, and so every offset into it, stays the same."""
+    if len(text) <= max_line:
+        return text
+    lines = text.split("\n")
+    if all(len(line) <= max_line for line in lines):
+        return text
+    out = []
+    for line in lines:
+        pieces = []
+        start = 0
+        while len(line) - start > max_line:
+            cut = line.rfind(" ", start + 1, start + max_line + 1)
+            if cut == -1:
+                cut = line.find(" ", start + max_line)
+                if cut == -1:
+                    break  # no space left at all: the rest stays one line
+            pieces.append(line[start:cut])
+            start = cut + 1
+        pieces.append(line[start:])
+        out.append("\n".join(pieces))
+    return "\n".join(out)

@@ -1,0 +1,237 @@
+"""The judging queue: one topic of one pool, judged by one assessor, in a judging order.
+
+It ties together the pooled documents (`PoolTopic`), the judging order that proposes the
+next document (`judgeapp.pooling.order`), and the assessor's judgments (through
+`JudgingService`, so each one is committed before the call returns).
+
+The list the assessor sees keeps its rows still while they work: documents already judged
+come first, in the order they were judged, then the unjudged ones in the order the judging
+order would propose them now. The live proposal (`next_unjudged`) follows every judgment;
+in adaptive orders it may point further down the list.
+
+No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from judgeapp.pooling.order import JudgingOrder, make_order
+from judgeapp.pooling.pools import PoolTopic
+from judgeapp.services.judging import JudgingService
+from judgeapp.services.rows import QueueItem
+from judgeapp.store import JudgmentChange, JudgmentState
+
+RELEVANT_FROM = 1  # grades at or above this count as relevant for orders and counts
+
+
+def is_relevant(grade: int | None) -> bool:
+    return grade is not None and grade >= RELEVANT_FROM
+
+
+class JudgingQueue:
+    def __init__(
+        self,
+        service: JudgingService,
+        topic: PoolTopic,
+        order: JudgingOrder,
+        *,
+        blind: bool | None = None,
+    ) -> None:
+        self.service = service
+        self.store = service.store
+        self.qid = topic.qid
+        self.topic = topic
+        self.order = order
+        self.blind = (not order.exposes_runs) if blind is None else blind
+        self._skipped: set[int] = set()
+        self._texts: dict[int, str] | None = None
+        self._build()
+
+    @classmethod
+    def create(
+        cls,
+        service: JudgingService,
+        topic: PoolTopic,
+        run_lists: Mapping[str, np.ndarray],
+        order_name: str,
+        seed: int = 0,
+    ) -> JudgingQueue:
+        return cls(service, topic, make_order(order_name, topic, run_lists, seed))
+
+    # -- building ------------------------------------------------------------------------------
+    def _history(self) -> list[tuple[int, int | None]]:
+        """This assessor's judgment events of the topic, oldest first: (doc, grade)."""
+        me = self.service.assessor.id
+        return [
+            (int(e["doc_id"]), e["grade"])
+            for e in self.store.history(qid=self.qid)
+            if e["assessor_id"] == me
+        ]
+
+    def _build(self) -> None:
+        history = self._history()
+        self.order.replay((doc, grade, is_relevant(grade)) for doc, grade in history)
+        states = {
+            j.doc_id: JudgmentState(j.grade, j.note, j.flagged)
+            for j in self.store.judgments(self.qid, [self.service.assessor.name])
+        }
+        pooled = set(self.topic.doc_ids.tolist())
+        judged_seq: list[int] = []
+        seen: set[int] = set()
+        for doc, _grade in history:  # first judgment time decides the place
+            if doc in pooled and doc in states and doc not in seen:
+                seen.add(doc)
+                judged_seq.append(doc)
+        rest = [d for d in self.order.upcoming(len(pooled)) if d not in seen]
+        leftover = sorted(pooled - seen - set(rest))  # defensive: every pooled doc is listed
+        sequence = judged_seq + rest + leftover
+        docnos = self.store.docnos_of(sequence)
+        self.items: list[QueueItem] = []
+        for doc in sequence:
+            state = states.get(doc, JudgmentState(None))
+            self.items.append(self._item(doc, docnos.get(doc, str(doc)), state))
+        self._row_of = {item.doc_id: i for i, item in enumerate(self.items)}
+
+    def _item(self, doc_id: int, docno: str, state: JudgmentState) -> QueueItem:
+        best_rank: int | None = None
+        runs: tuple[str, ...] = ()
+        if not self.blind:
+            i = self.topic.index_of(doc_id)
+            if i >= 0:
+                best_rank = int(self.topic.best_rank[i])
+                runs = tuple(run for run, _rank in self.topic.contributors(doc_id))
+        return QueueItem(doc_id, docno, state.grade, state.flagged, state.note, best_rank, runs)
+
+    # -- reading -------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def row_of(self, doc_id: int) -> int | None:
+        return self._row_of.get(doc_id)
+
+    def item(self, doc_id: int) -> QueueItem:
+        return self.items[self._row_of[doc_id]]
+
+    def counts(self) -> tuple[int, int, int]:
+        """(pooled, judged, relevant) for this assessor."""
+        judged = sum(1 for item in self.items if item.grade is not None)
+        relevant = sum(1 for item in self.items if is_relevant(item.grade))
+        return len(self.items), judged, relevant
+
+    def first_unjudged(self) -> int | None:
+        """Where to resume: the judging order's proposal (skips forgotten)."""
+        self._skipped.clear()
+        return self.next_unjudged()
+
+    def next_unjudged(self, current: int | None = None) -> int | None:
+        """The document to judge next: the order's proposal unless it was skipped, then the
+        first unjudged, unskipped document after `current` in the list (wrapping round).
+        When only skipped documents are left, they come back in turn."""
+        proposal = self.order.next_doc()
+        if proposal is None:
+            return None
+        if proposal not in self._skipped and proposal != current:
+            return proposal
+        start = 0 if current is None else (self._row_of.get(current, -1) + 1)
+        n = len(self.items)
+        for step in range(n):
+            item = self.items[(start + step) % n]
+            if item.grade is None and item.doc_id not in self._skipped and item.doc_id != current:
+                return item.doc_id
+        # everything left was skipped: start over with the skipped ones
+        self._skipped.clear()
+        for step in range(n):
+            item = self.items[(start + step) % n]
+            if item.grade is None and item.doc_id != current:
+                return item.doc_id
+        return proposal
+
+    def skip(self, doc_id: int) -> int | None:
+        """Leave `doc_id` unjudged for now; returns the document to show instead."""
+        self._skipped.add(doc_id)
+        return self.next_unjudged(doc_id)
+
+    def neighbour(self, doc_id: int | None, step: int) -> int | None:
+        """The document `step` rows away in the list (previous: -1, next: +1)."""
+        if not self.items:
+            return None
+        row = self._row_of.get(doc_id, -1) if doc_id is not None else -1
+        target = max(0, min(len(self.items) - 1, row + step))
+        return self.items[target].doc_id
+
+    # -- changing ----------------------------------------------------------------------------
+    def record(
+        self,
+        doc_id: int,
+        grade: int,
+        *,
+        note: str | None = None,
+        flagged: bool | None = None,
+        time_spent: float = 0.0,
+    ) -> JudgmentChange:
+        change = self.service.record(
+            self.qid, doc_id, grade, note=note, flagged=flagged, time_spent=time_spent
+        )
+        self._skipped.discard(doc_id)
+        self.apply(change)
+        return change
+
+    def annotate(
+        self, doc_id: int, *, note: str | None = None, flagged: bool | None = None
+    ) -> JudgmentChange:
+        change = self.service.annotate(self.qid, doc_id, note=note, flagged=flagged)
+        self.apply(change)
+        return change
+
+    def restore(self, change: JudgmentChange, *, undo: bool) -> JudgmentChange:
+        result = self.service.restore(change, undo=undo)
+        self.apply(result)
+        return result
+
+    def apply(self, change: JudgmentChange) -> QueueItem | None:
+        """Bring the list and the order in line with a committed change (made here, by an
+        undo, or elsewhere). Returns the updated item, or None if the doc is not pooled."""
+        row = self._row_of.get(change.doc_id)
+        if change.qid != self.qid or row is None:
+            return None
+        before, after = self.items[row], change.after
+        if after.grade is None:
+            self.order.forget(change.doc_id)
+        elif before.grade != after.grade:
+            self.order.record(change.doc_id, after.grade, is_relevant(after.grade))
+        item = QueueItem(
+            before.doc_id,
+            before.docno,
+            after.grade,
+            after.flagged,
+            after.note,
+            before.best_rank,
+            before.runs,
+        )
+        self.items[row] = item
+        return item
+
+    # -- search --------------------------------------------------------------------------------
+    def _load_texts(self) -> dict[int, str]:
+        if self._texts is None:
+            texts = {}
+            for item in self.items:
+                record = self.store.document_by_id(item.doc_id)
+                body = "" if record is None else f"{record.title}\n{record.text}"
+                texts[item.doc_id] = f"{item.docno}\n{body}".lower()
+            self._texts = texts
+        return self._texts
+
+    def search(self, text: str) -> list[int]:
+        """Pooled documents whose docno, title or text contain every word of `text`, in list
+        order (case-insensitive)."""
+        words = text.lower().split()
+        if not words:
+            return [item.doc_id for item in self.items]
+        texts = self._load_texts()
+        return [
+            item.doc_id for item in self.items if all(word in texts[item.doc_id] for word in words)
+        ]

@@ -1,0 +1,44 @@
+"""Plain rows the workbench shows: one per topic, one per pooled document. No Qt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TopicRow:
+    """A topic in the topic list. `judged` and `relevant` count the current assessor's
+    judgments of the topic's pooled documents (all of their judgments of the topic when
+    there is no pool). `missing` is the estimate of relevant documents not found yet, with
+    its interval, when the pool can give one."""
+
+    qid: str
+    title: str
+    pool_size: int
+    judged: int
+    relevant: int
+    missing: float | None = None
+    missing_low: float | None = None
+    missing_high: float | None = None
+
+    @property
+    def progress(self) -> float:
+        return self.judged / self.pool_size if self.pool_size else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class QueueItem:
+    """A pooled document in the judging list. `best_rank` and `runs` stay None/empty in
+    blind mode, so nothing downstream can show them."""
+
+    doc_id: int
+    docno: str
+    grade: int | None = None
+    flagged: bool = False
+    note: str = ""
+    best_rank: int | None = None
+    runs: tuple[str, ...] = ()
+
+    @property
+    def judged(self) -> bool:
+        return self.grade is not None

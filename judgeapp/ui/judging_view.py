@@ -1,0 +1,235 @@
+"""The judging view's layout: topic statement on top (always visible), the judging list on
+the left, the document in the middle, grade buttons, flag, skip and note at the bottom.
+
+Layout only; `JudgingController` wires it to the queue and the judging service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from judgeapp.store import GradeInfo, TopicRecord
+from judgeapp.ui.document_viewer import DocumentViewer
+from judgeapp.ui.models import PoolTableModel
+
+ACTIVITY_EVENTS = frozenset(
+    {
+        QEvent.Type.KeyPress,
+        QEvent.Type.MouseButtonPress,
+        QEvent.Type.MouseMove,
+        QEvent.Type.Wheel,
+    }
+)
+
+
+class TopicPanel(QFrame):
+    """Title, description and narrative of the topic being judged."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("topicPanel")
+        self.title = QLabel()
+        self.title.setObjectName("topicTitle")
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.body = QLabel()
+        self.body.setWordWrap(True)
+        self.body.setTextFormat(Qt.TextFormat.RichText)
+        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.body.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        scroll = QScrollArea()
+        scroll.setWidget(self.body)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setStyleSheet(
+            "QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }"
+        )
+        scroll.setMaximumHeight(150)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.scroll = scroll
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(4)
+        layout.addWidget(self.title)
+        layout.addWidget(scroll)
+
+    def show_topic(self, topic: TopicRecord | None) -> None:
+        if topic is None:
+            self.title.setText("No topic chosen")
+            self.body.setText("")
+            return
+        self.title.setText(f"Topic {topic.qid}: {' '.join(topic.title.split())}")
+        parts = []
+        for label, text in (("Description", topic.description), ("Narrative", topic.narrative)):
+            text = " ".join((text or "").split())
+            if text:
+                parts.append(f"<p style='margin:0 0 4px 0'><b>{label}.</b> {_escape(text)}</p>")
+        self.body.setText("".join(parts) or "<i>(no description or narrative)</i>")
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class GradeBar(QWidget):
+    """One button per grade of the scale ("key  label"), then flag, skip and next."""
+
+    grade_clicked = Signal(int)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.layout_ = QHBoxLayout(self)
+        self.layout_.setContentsMargins(0, 0, 0, 0)
+        self.layout_.setSpacing(6)
+        self.buttons: dict[int, QPushButton] = {}
+        self.flag_button = QPushButton("F  Unsure")
+        self.flag_button.setCheckable(True)
+        self.skip_button = QPushButton("S  Skip")
+        self.next_button = QPushButton("U  Next unjudged")
+        for button in (self.flag_button, self.skip_button, self.next_button):
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self._extra = [self.flag_button, self.skip_button, self.next_button]
+
+    def set_scale(self, scale: Sequence[GradeInfo]) -> None:
+        while self.layout_.count():
+            item = self.layout_.takeAt(0)
+            widget = item.widget()
+            if widget is not None and widget not in self._extra:
+                widget.deleteLater()
+        self.buttons = {}
+        for g in scale:
+            button = QPushButton(f"{g.key}   {g.label}")
+            button.setProperty("grade", True)
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.setToolTip(f"Judge as {g.label} (grade {g.grade}) and move on: key {g.key}")
+            button.clicked.connect(lambda _=False, grade=g.grade: self.grade_clicked.emit(grade))
+            self.buttons[g.grade] = button
+            self.layout_.addWidget(button)
+        self.layout_.addStretch(1)
+        for button in self._extra:
+            self.layout_.addWidget(button)
+
+    def show_state(self, grade: int | None, flagged: bool) -> None:
+        for value, button in self.buttons.items():
+            button.setProperty("current", value == grade)
+            button.style().unpolish(button)
+            button.style().polish(button)
+        self.flag_button.setChecked(flagged)
+
+
+class JudgingView(QWidget):
+    """Emits `activity_seen` for every input event inside it (the timer's notion of active)."""
+
+    activity_seen = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.topic_panel = TopicPanel()
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search the pool  ( / )")
+        self.search.setClearButtonEnabled(True)
+        self.list_model = PoolTableModel(self)
+        self.list = QTableView()
+        self.list.setModel(self.list_model)
+        self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list.verticalHeader().setVisible(False)
+        self.list.verticalHeader().setDefaultSectionSize(24)
+        self.list.setAlternatingRowColors(True)
+        self.list.setShowGrid(False)
+        self.list.setWordWrap(False)
+        self.list.horizontalHeader().setHighlightSections(False)
+        self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.progress_label = QLabel()
+        self.progress_label.setObjectName("muted")
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.setSpacing(4)
+        left_layout.addWidget(self.search)
+        left_layout.addWidget(self.list, 1)
+        left_layout.addWidget(self.progress_label)
+
+        self.viewer = DocumentViewer()
+        self.position_label = QLabel()
+        self.position_label.setObjectName("muted")
+        self.grade_bar = GradeBar()
+        self.note = QLineEdit()
+        self.note.setPlaceholderText("Note on this judgment  ( N, Enter to save )")
+        self.terms = QLineEdit()
+        self.terms.setPlaceholderText("Extra terms to highlight, comma-separated  ( T )")
+        fields = QHBoxLayout()
+        fields.setSpacing(8)
+        fields.addWidget(self.note, 3)
+        fields.addWidget(self.terms, 2)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.setSpacing(6)
+        right_layout.addWidget(self.viewer, 1)
+        right_layout.addWidget(self.position_label)
+        right_layout.addWidget(self.grade_bar)
+        right_layout.addLayout(fields)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([300, 900])
+        self.splitter.setChildrenCollapsible(False)
+        left.setMinimumWidth(220)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.setSpacing(8)
+        layout.addWidget(self.topic_panel)
+        layout.addWidget(self.splitter, 1)
+        self.topic_panel.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._watched: set[int] = set()
+
+    def configure_list(self) -> None:
+        header = self.list.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        if self.list_model.columnCount() > PoolTableModel.NOTE:
+            header.setSectionResizeMode(PoolTableModel.NOTE, QHeaderView.ResizeMode.Stretch)
+        if not self.list_model.blind:
+            header.setSectionResizeMode(PoolTableModel.NOTE, QHeaderView.ResizeMode.Interactive)
+            header.setSectionResizeMode(PoolTableModel.RUNS, QHeaderView.ResizeMode.Stretch)
+
+    def select_row(self, row: int | None) -> None:
+        if row is None:
+            self.list.clearSelection()
+            return
+        self.list.selectRow(row)
+        self.list.scrollTo(self.list_model.index(row, 0))
+
+    # -- activity: every input event in the view or its children ---------------------------
+    def watch_activity(self, app: QObject) -> None:
+        app.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in ACTIVITY_EVENTS and isinstance(watched, QWidget):
+            if watched is self or self.isAncestorOf(watched):
+                self.activity_seen.emit()
+        return False

@@ -1,0 +1,283 @@
+"""Table models: the topic list and the judging list (pooled documents in judging order).
+
+Both hold plain rows from the services (`TopicRow`, `QueueItem`); a judgment replaces one
+row and emits `dataChanged` for it, never a reset.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from judgeapp.services.rows import QueueItem, TopicRow
+from judgeapp.store import GradeInfo
+from judgeapp.ui import theme
+
+Index = QModelIndex | QPersistentModelIndex
+ROLE = Qt.ItemDataRole
+USER = int(ROLE.UserRole)
+
+
+def natural_key(text: str) -> tuple:
+    """'2' before '10', and 'q2' before 'q10': digits compare as numbers."""
+    return tuple(
+        (0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+        for part in re.split(r"(\d+)", text)
+        if part
+    )
+
+
+class TopicTableModel(QAbstractTableModel):
+    ID, TITLE, POOL, JUDGED, RELEVANT, PROGRESS, MISSING = range(7)
+    HEADERS = ("Topic", "Title", "Pool", "Judged", "Relevant", "Progress", "Est. missing")
+    QidRole = USER + 1
+    SortRole = USER + 2
+    ProgressRole = USER + 3  # fraction judged, 0..1, for the progress delegate
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._rows: list[TopicRow] = []
+        self._row_of: dict[str, int] = {}
+        self.show_estimates = False
+
+    # -- filling ------------------------------------------------------------------------
+    def set_rows(self, rows: Sequence[TopicRow]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self._row_of = {r.qid: i for i, r in enumerate(self._rows)}
+        self.show_estimates = any(r.missing is not None for r in self._rows)
+        self.endResetModel()
+
+    def update_row(self, row: TopicRow) -> None:
+        """One topic's counts changed: refresh its row only."""
+        i = self._row_of.get(row.qid)
+        if i is None:
+            return
+        self._rows[i] = row
+        self.dataChanged.emit(self.index(i, 0), self.index(i, self.columnCount() - 1))
+
+    def row_of(self, qid: str) -> int | None:
+        return self._row_of.get(qid)
+
+    def topic(self, row: int) -> TopicRow:
+        return self._rows[row]
+
+    def rows(self) -> list[TopicRow]:
+        return list(self._rows)
+
+    # -- Qt -----------------------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = ROLE.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
+            return None
+        if role == ROLE.DisplayRole:
+            return self.HEADERS[section]
+        if role == ROLE.ToolTipRole and section == self.MISSING:
+            return "Estimated relevant documents not found yet (with its interval)"
+        return None
+
+    def data(self, index: Index, role: int = ROLE.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row, col = self._rows[index.row()], index.column()
+        if role == ROLE.DisplayRole:
+            return self._display(row, col)
+        if role == self.QidRole:
+            return row.qid
+        if role == self.ProgressRole:
+            return row.progress
+        if role == self.SortRole:
+            return self._sort_key(row, col)
+        if role == ROLE.TextAlignmentRole and col not in (self.ID, self.TITLE):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == ROLE.ToolTipRole and col == self.TITLE:
+            return row.title
+        if role == ROLE.ToolTipRole and col == self.MISSING and row.missing is not None:
+            return f"{row.missing:.1f} (interval {row.missing_low:.1f} - {row.missing_high:.1f})"
+        if role == ROLE.ForegroundRole and col == self.RELEVANT and row.relevant:
+            return QBrush(QColor(theme.GRADE_COLOURS[2]))
+        return None
+
+    def _display(self, row: TopicRow, col: int) -> Any:
+        if col == self.ID:
+            return row.qid
+        if col == self.TITLE:
+            return " ".join(row.title.split())
+        if col == self.POOL:
+            return str(row.pool_size)
+        if col == self.JUDGED:
+            return str(row.judged)
+        if col == self.RELEVANT:
+            return str(row.relevant)
+        if col == self.PROGRESS:
+            return f"{row.progress:.0%}"
+        if col == self.MISSING:
+            return "" if row.missing is None else f"{row.missing:.1f}"
+        return None
+
+    def _sort_key(self, row: TopicRow, col: int) -> Any:
+        if col == self.ID:
+            return natural_key(row.qid)
+        if col == self.TITLE:
+            return row.title.lower()
+        return {
+            self.POOL: row.pool_size,
+            self.JUDGED: row.judged,
+            self.RELEVANT: row.relevant,
+            self.PROGRESS: row.progress,
+            self.MISSING: -1.0 if row.missing is None else row.missing,
+        }[col]
+
+
+class TopicFilterProxyModel(QSortFilterProxyModel):
+    """Filter on topic id and title (case-insensitive words, all must match), and sort by
+    each column's natural order (topic ids as numbers where they are numbers)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._words: list[str] = []
+        self.setSortRole(TopicTableModel.SortRole)
+
+    def set_filter_text(self, text: str) -> None:
+        self._words = text.lower().split()
+        self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        if not self._words:
+            return True
+        model = self.sourceModel()
+        row: TopicRow = model.topic(source_row)
+        hay = f"{row.qid} {row.title}".lower()
+        return all(word in hay for word in self._words)
+
+    def lessThan(self, left: Index, right: Index) -> bool:
+        role = TopicTableModel.SortRole
+        a, b = left.data(role), right.data(role)
+        if a == b:
+            return natural_key(left.data(TopicTableModel.QidRole)) < natural_key(
+                right.data(TopicTableModel.QidRole)
+            )
+        return a < b
+
+
+class PoolTableModel(QAbstractTableModel):
+    """The pooled documents of one topic in judging order. In blind mode the rank and run
+    columns do not exist at all (and their roles return nothing)."""
+
+    POSITION, DOCNO, STATE, NOTE, RANK, RUNS = range(6)
+    HEADERS = ("#", "Document", "Judgment", "Note", "Best rank", "Runs")
+    DocIdRole = USER + 1
+    GradeRole = USER + 2
+    FlaggedRole = USER + 3
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._items: list[QueueItem] = []
+        self._row_of: dict[int, int] = {}
+        self._labels: dict[int, str] = {}
+        self.blind = True
+
+    def set_scale(self, scale: Sequence[GradeInfo]) -> None:
+        self._labels = {g.grade: g.label for g in scale}
+
+    def set_items(self, items: Sequence[QueueItem], *, blind: bool) -> None:
+        self.beginResetModel()
+        self._items = list(items)
+        self._row_of = {item.doc_id: i for i, item in enumerate(self._items)}
+        self.blind = blind
+        self.endResetModel()
+
+    def update_item(self, item: QueueItem) -> None:
+        i = self._row_of.get(item.doc_id)
+        if i is None:
+            return
+        self._items[i] = item
+        self.dataChanged.emit(self.index(i, 0), self.index(i, self.columnCount() - 1))
+
+    def row_of(self, doc_id: int) -> int | None:
+        return self._row_of.get(doc_id)
+
+    def item(self, row: int) -> QueueItem:
+        return self._items[row]
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._items)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        if parent.isValid():
+            return 0
+        return 4 if self.blind else 6
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = ROLE.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or role != ROLE.DisplayRole:
+            return None
+        if 0 <= section < self.columnCount():
+            return self.HEADERS[section]
+        return None
+
+    def state_text(self, item: QueueItem) -> str:
+        if item.grade is None:
+            text = "unjudged"
+        else:
+            label = self._labels.get(item.grade, "")
+            text = f"{item.grade} {label}".strip()
+        return text + ("  ⚑" if item.flagged else "")
+
+    def data(self, index: Index, role: int = ROLE.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        col = index.column()
+        if col >= self.columnCount():
+            return None
+        item = self._items[index.row()]
+        if role == ROLE.DisplayRole:
+            if col == self.POSITION:
+                return str(index.row() + 1)
+            if col == self.DOCNO:
+                return item.docno
+            if col == self.STATE:
+                return self.state_text(item)
+            if col == self.NOTE:
+                return " ".join(item.note.split())
+            if col == self.RANK:
+                return "" if item.best_rank is None else str(item.best_rank)
+            if col == self.RUNS:
+                return ", ".join(item.runs)
+            return None
+        if role == self.DocIdRole:
+            return item.doc_id
+        if role == self.GradeRole:
+            return item.grade
+        if role == self.FlaggedRole:
+            return item.flagged
+        if role == ROLE.ForegroundRole and col == self.STATE:
+            if item.flagged:
+                return QBrush(theme.FLAGGED)
+            if item.grade is None:
+                return QBrush(theme.UNJUDGED)
+            colours = theme.GRADE_COLOURS
+            return QBrush(QColor(colours[max(0, min(item.grade, len(colours) - 1))]))
+        if role == ROLE.FontRole and col == self.STATE and item.grade is not None:
+            font = QFont()
+            font.setBold(item.grade > 0)
+            return font
+        if role == ROLE.ToolTipRole and col == self.NOTE and item.note:
+            return item.note
+        if role == ROLE.TextAlignmentRole and col in (self.POSITION, self.RANK):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None

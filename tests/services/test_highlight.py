@@ -1,0 +1,65 @@
+"""Highlighting terms: topic words minus stopwords, stems, user phrases, caps on long texts."""
+
+from __future__ import annotations
+
+from judgeapp.services.highlight import (
+    Highlighter,
+    break_long_lines,
+    parse_user_terms,
+    topic_terms,
+)
+
+
+def words(text, spans):
+    return [text[a:b] for a, b in spans]
+
+
+def test_topic_terms_skip_stopwords_boilerplate_and_numbers():
+    terms = topic_terms(
+        "what similarity laws must be obeyed",
+        "Relevant documents discuss the 1950 heated aircraft models.",
+    )
+    assert terms == ["similarity", "laws", "obeyed", "heated", "aircraft", "models"]
+
+
+def test_stems_match_inflections_and_case():
+    text = "Heat flows. The HEATED model; modelling heats aircraft-flow flowing."
+    topic, user, truncated = Highlighter.build(["heated", "models", "flow"]).spans(text)
+    assert words(text, topic) == [
+        "Heat",
+        "flows",
+        "HEATED",
+        "model",
+        "modelling",
+        "heats",
+        "flow",
+        "flowing",
+    ]
+    assert user == [] and truncated is False
+
+
+def test_user_phrases_match_across_whitespace():
+    assert parse_user_terms(" boundary  layer, shock ;; Shock\n") == ["boundary layer", "shock"]
+    text = "the boundary\nlayer and shock waves; a boundary condition"
+    topic, user, _ = Highlighter.build([], parse_user_terms("boundary layer, shock")).spans(text)
+    assert topic == []
+    assert words(text, user) == ["boundary\nlayer", "shock"]
+
+
+def test_caps_bound_the_work_on_huge_documents():
+    text = "shock " * 100_000
+    topic, _, truncated = Highlighter.build(["shock"]).spans(text, max_spans=50)
+    assert len(topic) == 50 and truncated
+    topic, _, truncated = Highlighter.build(["shock"]).spans(text, max_chars=60)
+    assert len(topic) == 10 and truncated
+
+
+def test_breaking_long_lines_keeps_every_offset():
+    text = ("word " * 3000) + "\nshort line\n" + "x" * 9000 + " tail"
+    broken = break_long_lines(text, max_line=100)
+    assert len(broken) == len(text)
+    assert all(b == a or (a, b) == (" ", "\n") for a, b in zip(text, broken, strict=True))
+    lines = broken.split("\n")
+    assert max(len(line) for line in lines[:-3]) <= 100
+    assert "x" * 9000 in lines  # no space to break at: left whole
+    assert break_long_lines("short\ntext", max_line=100) == "short\ntext"
