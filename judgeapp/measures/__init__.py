@@ -1,1 +1,100 @@
-"""measures"""
+"""trec_eval-identical evaluation measures over numpy arrays (no SQL, no Qt).
+
+Typical use::
+
+    from judgeapp.measures import Evaluator, EvalOptions, Judgments, Run, Vocabulary
+
+    vocab = Vocabulary()
+    judgments = Judgments.from_file("qrels.txt", vocab)
+    runs = [Run.from_file(path, vocab) for path in paths]
+    evaluator = Evaluator(judgments, runs, ["AP", "nDCG@10", "P@10"], EvalOptions())
+    results = evaluator.evaluate()
+    results.mean("AP")              # one value per run, as trec_eval's `all` line
+    results.per_topic("nDCG@10")    # runs x topics
+
+    evaluator.set_topic_judgments("401", docids, grades)
+    results = evaluator.recompute_topic("401")   # every run, that topic only
+
+Semantics are trec_eval 10.0 (``EvalOptions(version=9)`` for 9.x); see
+``../shared/docs/measures.md``.
+"""
+
+from judgeapp.measures.data import Judgments, Run, TopicJudgments, Vocabulary
+from judgeapp.measures.engine import EvalOptions, Evaluator, MissingTopicError, Results
+from judgeapp.measures.measure import (
+    AP,
+    FAMILIES,
+    RR,
+    Bpref,
+    F,
+    Family,
+    IPrec,
+    Judged,
+    Measure,
+    NumQ,
+    NumRel,
+    NumRelRet,
+    NumRet,
+    P,
+    R,
+    Rprec,
+    SetAP,
+    SetF,
+    SetP,
+    SetR,
+    Success,
+    infAP,
+    nDCG,
+)
+from judgeapp.measures.parse import MeasureError, parse_measure, parse_measures
+from judgeapp.measures.report import format_results, format_trec
+
+DEFAULT_GUI_MEASURES: tuple[str, ...] = (
+    "AP",
+    "nDCG@10",
+    "P@10",
+    "R@100",
+    "RR",
+    "Bpref",
+    "Judged@10",
+)
+
+__all__ = [
+    "AP",
+    "DEFAULT_GUI_MEASURES",
+    "FAMILIES",
+    "RR",
+    "Bpref",
+    "EvalOptions",
+    "Evaluator",
+    "F",
+    "Family",
+    "IPrec",
+    "Judged",
+    "Judgments",
+    "Measure",
+    "MeasureError",
+    "MissingTopicError",
+    "NumQ",
+    "NumRel",
+    "NumRelRet",
+    "NumRet",
+    "P",
+    "R",
+    "Results",
+    "Rprec",
+    "Run",
+    "SetAP",
+    "SetF",
+    "SetP",
+    "SetR",
+    "Success",
+    "TopicJudgments",
+    "Vocabulary",
+    "format_results",
+    "format_trec",
+    "infAP",
+    "nDCG",
+    "parse_measure",
+    "parse_measures",
+]

@@ -1,0 +1,402 @@
+"""The evaluation engine: many runs, many measures, topic by topic, recomputable per topic.
+
+:class:`Evaluator` holds judgments, runs, measures and options. ``evaluate()`` computes
+every topic; ``set_topic_judgments(qid, docids, grades)`` followed by
+``recompute_topic(qid)`` redoes one topic for every run (what the judging GUI needs after
+each judgment). Results come back as numpy arrays (measure x run x topic) with summaries
+aggregated exactly as trec_eval aggregates them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from judgeapp.measures.data import Judgments, Run, TopicJudgments
+from judgeapp.measures.kernels import (
+    KERNELS,
+    MIN_GEO_MEAN,
+    NONPOOL,
+    PAD,
+    UNJUDGED,
+    Ideal,
+    KernelContext,
+    TopicStats,
+    TopicView,
+    build_ideal,
+    relstrings,
+)
+from judgeapp.measures.measure import Measure
+
+Missing = Literal["error", "zero", "skip"]
+
+
+class MissingTopicError(ValueError):
+    """A run lacks topics of the judgments (trec_eval 10.0 stops; use complete/-c)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EvalOptions:
+    """trec_eval's evaluation options.
+
+    - ``version``: 10 (trec_eval 10.0, default) or 9 (9.x: what pytrec_eval computes).
+    - ``relevance_level`` (-l): lowest grade counted relevant.
+    - ``judged_only`` (-J): drop unjudged documents from each ranking first.
+    - ``max_docs`` (-M): use only the first n documents of each ranking.
+    - ``num_docs`` (-N): collection size (utility, Fallout, Acc).
+    - ``complete`` (-c): average over every topic of the judgments; a run's missing topic
+      counts as 0 (10.0 also reports it per topic).
+    - ``missing``: what a run's missing topic does; default as trec_eval: 10.0 without -c
+      ``"error"``, with -c ``"zero"``; 9.x ``"skip"``. The GUI passes ``"zero"`` or
+      ``"skip"`` explicitly.
+    """
+
+    version: int = 10
+    relevance_level: int = 1
+    judged_only: bool = False
+    max_docs: int | None = None
+    num_docs: int = 0
+    complete: bool = False
+    missing: Missing | None = None
+
+    def __post_init__(self) -> None:
+        if self.version not in (9, 10):
+            raise ValueError(f"trec_eval version must be 9 or 10, not {self.version}")
+
+    @property
+    def missing_policy(self) -> Missing:
+        if self.missing is not None:
+            return self.missing
+        if self.version >= 10:
+            return "zero" if self.complete else "error"
+        return "skip"
+
+
+@dataclass(slots=True)
+class Results:
+    """Per-topic values and trec_eval-style summaries.
+
+    ``values`` is (measures, runs, topics), NaN where a run's topic was not evaluated;
+    ``evaluated`` is (runs, topics). Text measures (runid, relstring) are NaN in ``values``
+    and live in ``texts``.
+    """
+
+    measures: tuple[Measure, ...]
+    run_names: tuple[str, ...]
+    runids: tuple[str, ...]
+    qids: tuple[str, ...]
+    values: np.ndarray
+    evaluated: np.ndarray
+    texts: dict[int, list[list[str]]]  # measure index -> [run][topic] ('' if not evaluated)
+    complete: bool = False
+    complete_num_rel: int = 0  # trec_eval -c: num_rel summed over every qrels line > 0
+    _summary: np.ndarray | None = field(default=None, repr=False)
+
+    def index(self, measure: Measure | str) -> int:
+        key = str(measure)
+        for i, m in enumerate(self.measures):
+            if str(m) == key or m.name == key:
+                return i
+        raise KeyError(f"no measure {measure!r} in these results")
+
+    def run_index(self, run: str) -> int:
+        return self.run_names.index(run)
+
+    @property
+    def num_topics(self) -> np.ndarray:
+        """Topics each run is averaged over (trec_eval num_q)."""
+        if self.complete:
+            return np.full(len(self.run_names), len(self.qids), dtype=np.int64)
+        return self.evaluated.sum(axis=1)
+
+    def summary(self) -> np.ndarray:
+        """(measures, runs): what trec_eval prints on its ``all`` lines (NaN for text)."""
+        if self._summary is None:
+            self._summary = self._aggregate()
+        return self._summary
+
+    def _aggregate(self) -> np.ndarray:
+        n_measures, n_runs = len(self.measures), len(self.run_names)
+        out = np.full((n_measures, n_runs), np.nan)
+        denom = self.num_topics.astype(np.float64)
+        n_eval = self.evaluated.sum(axis=1).astype(np.float64)
+        # topics on axis 0: numpy then adds topic by topic, as trec_eval accumulates
+        by_topic = np.moveaxis(self.values, 2, 0)
+        mask = self.evaluated.T[:, None, :]
+        plain = np.where(mask, by_topic, 0.0).sum(axis=0)
+        logs = np.where(mask, np.log(np.maximum(by_topic, MIN_GEO_MEAN)), 0.0).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for i, m in enumerate(self.measures):
+                agg = m.aggregate
+                if agg == "mean":
+                    out[i] = np.where(denom > 0, plain[i] / denom, plain[i])
+                elif agg == "sum":
+                    out[i] = plain[i]
+                    if self.complete and m.family == "NumRel":
+                        out[i] = self.complete_num_rel
+                elif agg == "gmean":
+                    missing = (denom - n_eval) * math.log(MIN_GEO_MEAN)
+                    out[i] = np.where(denom > 0, np.exp((logs[i] + missing) / denom), 0.0)
+                elif agg == "count":
+                    out[i] = denom
+        return out
+
+    def mean(self, measure: Measure | str) -> np.ndarray:
+        """Summary value of one measure for every run."""
+        return self.summary()[self.index(measure)]
+
+    def per_topic(self, measure: Measure | str) -> np.ndarray:
+        """(runs, topics) values of one measure."""
+        return self.values[self.index(measure)]
+
+    def value(self, measure: Measure | str, run: str, qid: str | None = None) -> float:
+        """One number: a topic's value, or the summary with ``qid=None``."""
+        r = self.run_index(run)
+        if qid is None:
+            return float(self.summary()[self.index(measure), r])
+        return float(self.values[self.index(measure), r, self.qids.index(qid)])
+
+    def table(self) -> dict[str, dict[str, float]]:
+        """{run name: {measure text: summary}} for the numeric measures."""
+        summ = self.summary()
+        return {
+            run: {
+                str(m): float(summ[i, r])
+                for i, m in enumerate(self.measures)
+                if m.aggregate != "text"
+            }
+            for r, run in enumerate(self.run_names)
+        }
+
+
+def _topic_stats(tj: TopicJudgments) -> TopicStats:
+    return TopicStats(tj.grades[tj.grades >= 0], int(tj.grades.size))
+
+
+class Evaluator:
+    """Evaluate runs against judgments; keep per-topic results and recompute one topic.
+
+    ``measures`` are Measure objects or text in either syntax (``"AP"``, ``"P@10"``,
+    ``"ndcg_cut.10"``; see :func:`judgeapp.measures.parse.parse_measures`).
+    """
+
+    def __init__(
+        self,
+        judgments: Judgments,
+        runs: Sequence[Run],
+        measures: Iterable[Measure | str],
+        options: EvalOptions | None = None,
+    ) -> None:
+        from judgeapp.measures.parse import parse_measures
+
+        self.options = options or EvalOptions()
+        texts = [m for m in measures]
+        resolved: list[Measure] = []
+        for m in texts:
+            resolved.extend([m] if isinstance(m, Measure) else parse_measures([m]))
+        seen: set[Measure] = set()
+        self.measures: tuple[Measure, ...] = tuple(
+            m for m in resolved if not (m in seen or seen.add(m))
+        )
+        for m in self.measures:
+            m.check_complete()
+        self.runs = list(runs)
+        self.judgments = judgments
+        self._qids: list[str] = judgments.qids
+        self._topic_index = {q: i for i, q in enumerate(self._qids)}
+        top = max(
+            [judgments.max_doc_id()]
+            + [int(a.max()) for run in self.runs for a in run.topics.values() if a.size]
+        )
+        self._pad_id = top + 1
+        self._table = np.full(top + 2, NONPOOL, dtype=np.int32)
+        self._table[self._pad_id] = PAD
+        self._matrices: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._plan = self._make_plan()
+        n_t, n_m, n_r = len(self._qids), len(self.measures), len(self.runs)
+        self._values = np.full((n_t, n_m, n_r), np.nan)
+        self._evaluated = np.zeros((n_t, n_r), dtype=bool)
+        self._texts: dict[int, list[list[str]]] = {
+            i: [[""] * n_t for _ in range(n_r)]
+            for i, m in enumerate(self.measures)
+            if m.family == "relstring"
+        }
+        self._ideals: dict[tuple, Ideal] = {}
+        self._done = np.zeros(n_t, dtype=bool)
+
+    # -- planning ------------------------------------------------------------------------
+    def _make_plan(self) -> list[tuple[tuple[int, bool], list[tuple[str, list[int]]]]]:
+        """Measures grouped by context (level, judged_only), then by family and parameters:
+        a kernel computes one group (all its cutoffs) in one call."""
+        contexts: dict[tuple[int, bool], dict[tuple, list[int]]] = {}
+        for i, m in enumerate(self.measures):
+            level = m["rel"] if "rel" in {p.name for p in m.info.params} else None
+            if level is None:
+                level = self.options.relevance_level
+            judged_only = self.options.judged_only or bool(
+                "judged_only" in {p.name for p in m.info.params} and m["judged_only"]
+            )
+            groups = contexts.setdefault((int(level), judged_only), {})
+            groups.setdefault((m.family, m.params), []).append(i)
+        return [
+            (ctx, [(family, idx) for (family, _), idx in groups.items()])
+            for ctx, groups in contexts.items()
+        ]
+
+    # -- inputs per topic ----------------------------------------------------------------
+    def _matrix(self, qid: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(runs x depth) document ids with the pad id past each list, list lengths, and
+        whether each run has the topic at all."""
+        found = self._matrices.get(qid)
+        if found is not None:
+            return found
+        limit = self.options.max_docs
+        lists = []
+        for run in self.runs:
+            ids = run.topics.get(qid)
+            if ids is not None and limit is not None and limit >= 0:
+                ids = ids[:limit]
+            lists.append(ids)
+        present = np.array([ids is not None for ids in lists], dtype=bool)
+        num_ret = np.array([0 if ids is None else ids.size for ids in lists], dtype=np.int64)
+        depth = int(num_ret.max(initial=0))
+        dtype = np.int32 if self._pad_id < 2**31 - 1 else np.int64
+        mat = np.full((len(self.runs), depth), self._pad_id, dtype=dtype)
+        for r, ids in enumerate(lists):
+            if ids is not None and ids.size:
+                mat[r, : ids.size] = ids
+        found = (mat, num_ret, present)
+        self._matrices[qid] = found
+        return found
+
+    def _codes(self, qid: str, mat: np.ndarray) -> np.ndarray:
+        """trec_eval's relevance codes of every retrieved document: the grade, -1 not in
+        the judgments, -2 judged with a negative grade (pooled, unjudged), PAD past the end."""
+        tj = self.judgments.topics[qid]
+        inside = tj.docids < self._pad_id
+        ids = tj.docids[inside]
+        grades = tj.grades[inside]
+        table = self._table
+        table[ids] = np.where(grades < 0, UNJUDGED, grades).astype(np.int32)
+        codes = table[mat]
+        table[ids] = NONPOOL
+        return codes
+
+    def _ideal(self, t: int, stats: TopicStats, gains: tuple | None, dcg: str) -> Ideal:
+        key = (t, gains, dcg)
+        found = self._ideals.get(key)
+        if found is None:
+            found = self._ideals[key] = build_ideal(stats, gains, dcg)
+        return found
+
+    # -- computation ---------------------------------------------------------------------
+    def _compute_topic(self, t: int) -> None:
+        qid = self._qids[t]
+        mat, num_ret, present = self._matrix(qid)
+        policy = self.options.missing_policy
+        if policy == "error" and not present.all():
+            missing = [self.runs[r].name for r in np.flatnonzero(~present)]
+            raise MissingTopicError(
+                f"topic {qid} of the judgments is missing from run(s) {', '.join(missing)} "
+                "(trec_eval 10.0 stops here; -c counts missing topics as 0)"
+            )
+        stats = _topic_stats(self.judgments.topics[qid])
+        codes = self._codes(qid, mat)
+        values = np.zeros((len(self.measures), len(self.runs)))
+        for (level, judged_only), groups in self._plan:
+            view = TopicView(codes, num_ret, stats, level, judged_only)
+            ctx = KernelContext(
+                self.options.version,
+                self.options.num_docs,
+                lambda gains, dcg, t=t, stats=stats: self._ideal(t, stats, gains, dcg),
+            )
+            for family, idx in groups:
+                values[idx] = KERNELS[family](view, [self.measures[i] for i in idx], ctx)
+                if family == "relstring":
+                    for i in idx:
+                        strings = relstrings(view, int(self.measures[i].at))
+                        for r, text in enumerate(strings):
+                            self._texts[i][r][t] = text if present[r] else ""
+        evaluated = present.copy()
+        if not present.all():
+            absent = ~present
+            if policy == "zero":
+                # trec_eval 10.0 -c: a missing topic scores 0 everywhere; only R is known
+                values[:, absent] = 0.0
+                for i, m in enumerate(self.measures):
+                    if m.family == "NumRel":
+                        values[i, absent] = stats.num_rel(m["rel"] or self.options.relevance_level)
+                evaluated[:] = True
+            else:
+                values[:, absent] = np.nan
+        for i, m in enumerate(self.measures):
+            if m.aggregate == "text":
+                values[i] = np.nan
+        self._values[t] = values
+        self._evaluated[t] = evaluated
+        self._done[t] = True
+
+    def evaluate(self) -> Results:
+        """Compute every topic (those not yet computed) and return the results."""
+        for t in np.flatnonzero(~self._done):
+            self._compute_topic(int(t))
+        return self.results()
+
+    def results(self) -> Results:
+        values = np.moveaxis(self._values, 0, 2)  # (measures, runs, topics), a view
+        complete_num_rel = (
+            sum(int(np.count_nonzero(tj.grades > 0)) for tj in self.judgments.topics.values())
+            if self.options.complete
+            else 0
+        )
+        return Results(
+            measures=self.measures,
+            run_names=tuple(run.name for run in self.runs),
+            runids=tuple(run.tag for run in self.runs),
+            qids=tuple(self._qids),
+            values=values,
+            evaluated=self._evaluated.T,
+            texts=self._texts,
+            complete=self.options.complete,
+            complete_num_rel=complete_num_rel,
+        )
+
+    # -- incremental use -----------------------------------------------------------------
+    def set_topic_judgments(self, qid: str, docids: object, grades: object) -> None:
+        """Replace one topic's judgments (a new qid becomes a new topic)."""
+        self.judgments.set_topic(qid, docids, grades)
+        self._ideals = {k: v for k, v in self._ideals.items() if k[0] != self._topic_index.get(qid)}
+        tj = self.judgments.topics[qid]
+        if tj.docids.size and int(tj.docids[-1]) >= self._pad_id:
+            pass  # documents no run retrieved: they change R and the ideal, not the codes
+        if qid not in self._topic_index:
+            self._add_topic(qid)
+        else:
+            self._done[self._topic_index[qid]] = False
+
+    def _add_topic(self, qid: str) -> None:
+        qids = self.judgments.qids
+        t = qids.index(qid)
+        self._qids = qids
+        self._topic_index = {q: i for i, q in enumerate(qids)}
+        n_m, n_r = len(self.measures), len(self.runs)
+        self._values = np.insert(self._values, t, np.full((n_m, n_r), np.nan), axis=0)
+        self._evaluated = np.insert(self._evaluated, t, False, axis=0)
+        self._done = np.insert(self._done, t, False)
+        for rows in self._texts.values():
+            for row in rows:
+                row.insert(t, "")
+        self._ideals = {}
+
+    def recompute_topic(self, qid: str) -> Results:
+        """Recompute one topic for every run and return the updated results."""
+        self._compute_topic(self._topic_index[qid])
+        return self.results()
+
+    @property
+    def qids(self) -> list[str]:
+        return list(self._qids)

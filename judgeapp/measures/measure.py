@@ -1,0 +1,534 @@
+"""Measure objects in the style of ir_measures: a family plus parameters, ``@`` sets the cutoff.
+
+``str(measure)`` is the canonical text (``AP``, ``P@10``, ``P(rel=2)@5``,
+``nDCG(dcg='exp-log2')@10``); it is the key of result tables, the column header and the
+settings key, and :func:`judgeapp.measures.parse.parse_measure` turns it back into an equal
+measure. Families named as in ir_measures mean what ir_measures (through pytrec_eval) means;
+trec_eval measures that ir_measures lacks keep their trec_eval name (``gm_map``,
+``Rprec_mult@0.2``, ``ndcg_rel``); judgeapp's variants from the lecture notes have their own
+names (``nDCG(dcg='jk')``, ``F(beta=0.5)``, ``Fallout(N=1000)``, ``Acc(N=1000)``, ``AP_11pt``).
+
+Every family has a human description and an aggregate: ``mean`` (trec_eval averages over
+topics), ``gmean`` (geometric mean, gm_*), ``sum`` (counts summed over topics), ``count``
+(number of topics), ``text`` (runid, relstring: shown, never averaged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Aggregate = Literal["mean", "gmean", "sum", "count", "text"]
+
+# the standard recall levels of trec_eval's iprec_at_recall and 11pt_avg
+ELEVEN_LEVELS: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    kind: type  # int, float, bool, str, dict (gains: level -> gain), tuple (of floats)
+    default: Any = None
+    choices: tuple[Any, ...] | None = None
+    desc: str = ""
+
+
+REL = Param("rel", int, None, desc="minimum grade counted relevant (default: the -l level, 1)")
+JUDGED_ONLY = Param(
+    "judged_only", bool, False, desc="drop unjudged retrieved documents first (trec_eval -J)"
+)
+GAINS = Param("gains", dict, None, desc="gain per grade, e.g. {1:3,2:9} (others: the grade)")
+COLLECTION = Param("N", int, 0, desc="number of documents in the collection (default: -N)")
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    name: str
+    description: str
+    aggregate: Aggregate = "mean"
+    at: Literal["cutoff", "recall", None] = "cutoff"  # what `@` sets
+    at_kind: type = int
+    at_required: bool = False
+    at_default: Any = None
+    params: tuple[Param, ...] = (REL, JUDGED_ONLY)
+    integer: bool = False  # printed as an integer (counts)
+    per_topic: bool = True  # trec_eval prints a per-topic value with -q
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+def _gain_family(name: str, description: str) -> Family:
+    """A trec_eval measure taking per-grade gains (-m ndcg_rel.1=3,2=9) and no cutoff."""
+    return Family(name, description, at=None, params=(GAINS, REL, JUDGED_ONLY))
+
+
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in (
+        Family(
+            "runid",
+            "The run's tag, as the run file names it.",
+            "text",
+            at=None,
+            params=(),
+            per_topic=False,
+        ),
+        Family(
+            "NumQ",
+            "Number of topics averaged over.",
+            "count",
+            at=None,
+            params=(),
+            integer=True,
+            per_topic=False,
+        ),
+        Family(
+            "NumRet",
+            "Number of documents retrieved (summed over topics).",
+            "sum",
+            at=None,
+            params=(JUDGED_ONLY,),
+            integer=True,
+        ),
+        Family(
+            "NumRel",
+            "Number of relevant documents in the judgments (summed over topics).",
+            "sum",
+            at=None,
+            params=(REL,),
+            integer=True,
+        ),
+        Family(
+            "NumRelRet",
+            "Number of relevant documents retrieved (summed over topics).",
+            "sum",
+            at=None,
+            integer=True,
+        ),
+        Family(
+            "num_nonrel_judged_ret",
+            "Number of judged non-relevant documents retrieved (summed over topics).",
+            "sum",
+            at=None,
+            integer=True,
+        ),
+        Family(
+            "AP",
+            "Average precision: mean of the precision at each relevant document "
+            "retrieved, over all relevant documents (trec_eval map; AP@k is map_cut_k).",
+        ),
+        Family(
+            "gm_map",
+            "Geometric mean over topics of AP (per topic floored at 0.00001).",
+            "gmean",
+            at=None,
+            per_topic=False,
+        ),
+        Family("Rprec", "Precision after R documents, R = number of relevant documents.", at=None),
+        Family(
+            "Bpref",
+            "Binary preference: how often judged relevant documents come before "
+            "judged non-relevant ones (Buckley and Voorhees 2004).",
+            at=None,
+        ),
+        Family("RR", "Reciprocal rank of the first relevant document (trec_eval recip_rank)."),
+        Family(
+            "IPrec",
+            "Interpolated precision at a recall level: the best precision at or "
+            "after the rank where that share of the relevant documents is reached.",
+            at="recall",
+            at_kind=float,
+            at_required=True,
+        ),
+        Family(
+            "P", "Precision at k: relevant documents in the top k, divided by k.", at_required=True
+        ),
+        Family(
+            "relstring",
+            "The grades of the top k documents as text ('-' not in the "
+            "judgments, '.' pooled but unjudged).",
+            "text",
+            at_default=10,
+        ),
+        Family(
+            "R",
+            "Recall at k: relevant documents in the top k over all relevant ones.",
+            at_required=True,
+        ),
+        Family(
+            "infAP",
+            "Inferred AP (Yilmaz and Aslam 2006): AP estimated from a judged "
+            "sample of the pool; documents graded negative are pooled but unjudged.",
+            at=None,
+        ),
+        Family(
+            "gm_bpref",
+            "Geometric mean over topics of Bpref (floored at 0.00001).",
+            "gmean",
+            at=None,
+            per_topic=False,
+        ),
+        Family(
+            "Rprec_mult",
+            "Precision after x times R documents.",
+            at="cutoff",
+            at_kind=float,
+            at_required=True,
+        ),
+        Family(
+            "utility",
+            "Utility a*relret + b*nonrelret + c*relnotret + d*nonrelnotret.",
+            at=None,
+            params=(Param("coeffs", tuple, (1.0, -1.0, 0.0, 0.0)), REL, JUDGED_ONLY, COLLECTION),
+        ),
+        Family(
+            "11pt_avg",
+            "Mean interpolated precision at the 11 recall levels 0.0 ... 1.0 "
+            "(levels turned into counts of relevant documents as trec_eval does).",
+            at=None,
+            params=(Param("levels", tuple, ELEVEN_LEVELS), REL, JUDGED_ONLY),
+        ),
+        Family(
+            "AP_11pt",
+            "11-point interpolated AP as textbooks compute it: at each level, "
+            "the best precision at a recall at or above it (seed 000, 'AP alternative 2').",
+            at=None,
+        ),
+        Family(
+            "binG",
+            "Binary G: relevant documents discounted by log2(2 + non-relevant "
+            "before them), over R.",
+            at=None,
+        ),
+        Family(
+            "G",
+            "G: gain of each document over log2(2 + cost so far - gain so far), "
+            "normalised by the ideal gain.",
+            at=None,
+            params=(GAINS, REL, JUDGED_ONLY),
+        ),
+        Family(
+            "nDCG",
+            "Normalised discounted cumulative gain: gain = grade, discount "
+            "log2(rank+1), ideal from all judged documents (trec_eval ndcg; nDCG@k is "
+            "ndcg_cut_k). dcg='exp-log2': gain 2^grade-1; dcg='jk': Jarvelin-Kekalainen "
+            "discount (ranks 1 and 2 undiscounted, then log2(rank)).",
+            params=(GAINS, Param("dcg", str, "log2", ("log2", "exp-log2", "jk")), REL, JUDGED_ONLY),
+        ),
+        _gain_family("dcg", "Discounted cumulative gain (not normalised)."),
+        _gain_family("ideal_dcg", "Discounted cumulative gain of the ideal ranking."),
+        _gain_family("ndcg_rel", "nDCG averaged over the ranks of the relevant documents."),
+        _gain_family("Rndcg", "nDCG averaged at the ranks where the ideal gain changes."),
+        Family("relative_P", "Relevant in the top k over min(k, R).", at_required=True),
+        Family("Success", "1 if a relevant document is in the top k, else 0.", at_required=True),
+        Family(
+            "SetP",
+            "Precision of the whole retrieved set (relative=True: over min(retrieved, R)).",
+            at=None,
+            params=(REL, Param("relative", bool, False), JUDGED_ONLY),
+        ),
+        Family("SetR", "Recall of the whole retrieved set.", at=None),
+        Family("SetAP", "SetP times SetR.", at=None),
+        Family(
+            "SetF",
+            "trec_eval set_F: (x+1)PR/(xP+R) on the whole retrieved set; as in "
+            "trec_eval and ir_measures, the parameter x (named beta) is beta squared.",
+            at=None,
+            params=(REL, Param("beta", float, 1.0), JUDGED_ONLY),
+        ),
+        Family(
+            "F",
+            "F-measure with a real beta: (1+b^2)PR/(b^2 P + R), on the whole "
+            "retrieved set or the top k.",
+            params=(REL, Param("beta", float, 1.0), JUDGED_ONLY),
+        ),
+        Family(
+            "Fallout",
+            "Judged non-relevant retrieved over (collection size - R).",
+            params=(REL, JUDGED_ONLY, COLLECTION),
+        ),
+        Family(
+            "Acc",
+            "Accuracy: (relevant retrieved + non-relevant not retrieved) over the collection size.",
+            params=(REL, JUDGED_ONLY, COLLECTION),
+        ),
+        Family(
+            "rbp",
+            "Rank-biased precision with persistence p (Moffat and Zobel 2008); "
+            "gains scaled into [0, 1].",
+            at=None,
+            params=(Param("p", float, 0.9), GAINS, JUDGED_ONLY),
+        ),
+        Family(
+            "rbp_resid",
+            "Residual of RBP: the most it could rise if every unjudged "
+            "retrieved document had full gain.",
+            at=None,
+            params=(Param("p", float, 0.9), JUDGED_ONLY),
+        ),
+        Family(
+            "unj",
+            "Share of the top k that is unjudged (k counted even when fewer were retrieved).",
+            at_required=True,
+            params=(JUDGED_ONLY,),
+        ),
+        Family(
+            "Judged",
+            "Share of the top min(k, retrieved) documents that are judged (grade >= 0).",
+            params=(JUDGED_ONLY,),
+        ),
+    )
+}
+
+ALIASES: dict[str, str] = {
+    "MAP": "AP",
+    "map": "AP",
+    "NDCG": "nDCG",
+    "ndcg": "nDCG",
+    "MRR": "RR",
+    "BPref": "Bpref",
+    "bpref": "Bpref",
+    "RPrec": "Rprec",
+    "Precision": "P",
+    "Recall": "R",
+    "SetRelP": "SetP",
+    "GMAP": "gm_map",
+    "NumRelRet": "NumRelRet",
+    "num_q": "NumQ",
+    "num_ret": "NumRet",
+    "num_rel": "NumRel",
+    "num_rel_ret": "NumRelRet",
+    "recip_rank": "RR",
+    "set_P": "SetP",
+    "set_recall": "SetR",
+    "set_map": "SetAP",
+    "success": "Success",
+    "Accuracy": "Acc",
+}
+
+
+def _num_text(value: float) -> str:
+    if isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int) or (
+        isinstance(value, float) and value.is_integer() and abs(value) < 1e15
+    ):
+        return str(int(value))
+    return repr(float(value))
+
+
+def _param_text(param: Param, value: Any) -> str:
+    if param.kind is dict:
+        return "{" + ",".join(f"{k}:{_num_text(v)}" for k, v in value) + "}"
+    if param.kind is tuple:
+        return "(" + ",".join(_num_text(v) for v in value) + ")"
+    if param.kind is float:
+        return repr(float(value))
+    return repr(value)
+
+
+def _normalise(param: Param, value: Any) -> Any:
+    """Coerce a parameter to its canonical, hashable form (or raise ValueError)."""
+    if param.kind is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{param.name} must be True or False, not {value!r}")
+        return value
+    if param.kind is int:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or (isinstance(value, float) and not value.is_integer())
+        ):
+            raise ValueError(f"{param.name} must be an integer, not {value!r}")
+        return int(value)
+    if param.kind is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{param.name} must be a number, not {value!r}")
+        return float(value)
+    if param.kind is str:
+        if param.choices and value not in param.choices:
+            choices = ", ".join(repr(c) for c in param.choices)
+            raise ValueError(f"{param.name} must be one of {choices}, not {value!r}")
+        return str(value)
+    if param.kind is tuple:
+        if not isinstance(value, tuple | list) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value
+        ):
+            raise ValueError(f"{param.name} must be a tuple of numbers, not {value!r}")
+        return tuple(float(v) for v in value)
+    if param.kind is dict:
+        items = value.items() if isinstance(value, Mapping) else value
+        out = []
+        for k, v in items:
+            if isinstance(k, bool) or not isinstance(k, int):
+                raise ValueError(f"{param.name}: grade {k!r} is not an integer")
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                raise ValueError(f"{param.name}: gain {v!r} for grade {k} is not a number")
+            out.append((int(k), float(v)))
+        return tuple(sorted(out))
+    raise TypeError(param.kind)
+
+
+class Measure:
+    """A measure family with its parameters. Immutable and hashable; equal when the canonical
+    texts are equal. ``measure @ 10`` and ``measure(rel=2)`` return new measures.
+
+    ``label`` is the name trec_eval prints for it (``P_10``, ``ndcg_cut_10``,
+    ``utility_2,-1,0,0``) when the measure came from trec_eval syntax; it is output only and
+    takes no part in equality.
+    """
+
+    __slots__ = ("_text", "at", "family", "label", "params")
+
+    def __init__(
+        self,
+        family: str,
+        at: float | None = None,
+        params: Mapping[str, Any] | None = None,
+        *,
+        label: str | None = None,
+    ) -> None:
+        fam = FAMILIES.get(family)
+        if fam is None:
+            raise ValueError(f"unknown measure {family!r}")
+        given = dict(params or {})
+        unknown = sorted(set(given) - {p.name for p in fam.params})
+        if unknown:
+            raise ValueError(f"{family} has no parameter {unknown[0]!r}")
+        norm: list[tuple[str, Any]] = []
+        for p in fam.params:  # declaration order, defaults left out
+            if p.name in given and given[p.name] is not None:
+                value = _normalise(p, given[p.name])
+                if value != p.default:
+                    norm.append((p.name, value))
+        if at is None:
+            at = fam.at_default
+        if at is not None:
+            if fam.at is None:
+                raise ValueError(f"{family} takes no @ cutoff")
+            if fam.at_kind is int:
+                if isinstance(at, bool) or not float(at).is_integer():
+                    raise ValueError(f"{family}@{at}: the cutoff must be a whole number")
+                at = int(at)
+                if at <= 0:
+                    raise ValueError(f"{family}@{at}: the cutoff must be positive")
+            else:
+                at = float(at)
+        object.__setattr__(self, "family", family)
+        object.__setattr__(self, "at", at)
+        object.__setattr__(self, "params", tuple(norm))
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "_text", self._render())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Measure is immutable")
+
+    def _render(self) -> str:
+        fam = FAMILIES[self.family]
+        text = self.family
+        if self.params:
+            text += (
+                "("
+                + ",".join(f"{name}={_param_text(fam.param(name), v)}" for name, v in self.params)
+                + ")"
+            )
+        if self.at is not None and self.at != fam.at_default:
+            text += "@" + (_num_text(self.at) if fam.at_kind is int else repr(self.at))
+        return text
+
+    # -- ir_measures-style construction -------------------------------------------------
+    def __matmul__(self, at: float) -> Measure:
+        return Measure(self.family, at, dict(self.params))
+
+    def __call__(self, **params: Any) -> Measure:
+        merged = dict(self.params)
+        merged.update(params)
+        return Measure(self.family, self.at, merged)
+
+    def __getitem__(self, name: str) -> Any:
+        for key, value in self.params:
+            if key == name:
+                return value
+        return self.info.param(name).default
+
+    def with_label(self, label: str | None) -> Measure:
+        return Measure(self.family, self.at, dict(self.params), label=label)
+
+    # -- identity -----------------------------------------------------------------------
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return self._text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Measure) and other._text == self._text
+
+    def __hash__(self) -> int:
+        return hash(self._text)
+
+    # -- description --------------------------------------------------------------------
+    @property
+    def info(self) -> Family:
+        return FAMILIES[self.family]
+
+    @property
+    def name(self) -> str:
+        """What output shows: the trec_eval label if any, else the canonical text."""
+        return self.label or self._text
+
+    @property
+    def description(self) -> str:
+        return self.info.description
+
+    @property
+    def aggregate(self) -> Aggregate:
+        """How topics combine: 'mean', 'gmean', 'sum', 'count' or 'text'."""
+        return self.info.aggregate
+
+    @property
+    def is_count(self) -> bool:
+        """True for counts (summed over topics, shown as integers)."""
+        return self.info.integer
+
+    @property
+    def cutoff(self) -> float | None:
+        return self.at
+
+    def check_complete(self) -> None:
+        """Raise ValueError if the family needs an @ value this measure lacks (``P``)."""
+        if self.at is None and self.info.at_required:
+            what = "recall level" if self.info.at == "recall" else "cutoff"
+            raise ValueError(
+                f"{self.family} needs a {what}, e.g. {self.family}@10"
+                if self.info.at_kind is int
+                else f"{self.family} needs a {what}, e.g. {self.family}@0.5"
+            )
+
+
+# ir_measures-style module-level measures: P@10, nDCG(dcg='exp-log2')@10, AP, ...
+AP = Measure("AP")
+P = Measure("P")
+R = Measure("R")
+RR = Measure("RR")
+nDCG = Measure("nDCG")
+Rprec = Measure("Rprec")
+Bpref = Measure("Bpref")
+infAP = Measure("infAP")
+IPrec = Measure("IPrec")
+Judged = Measure("Judged")
+SetP = Measure("SetP")
+SetR = Measure("SetR")
+SetF = Measure("SetF")
+SetAP = Measure("SetAP")
+Success = Measure("Success")
+NumQ = Measure("NumQ")
+NumRet = Measure("NumRet")
+NumRel = Measure("NumRel")
+NumRelRet = Measure("NumRelRet")
+F = Measure("F")

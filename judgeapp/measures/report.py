@@ -1,0 +1,147 @@
+"""Results as text: trec_eval's own output, and csv / tsv / json for machines.
+
+trec_eval format (meas_print_single.c, meas_print_final.c): the name left-justified in 22
+characters, a tab, the qid or ``all``, a tab, the value (``%6.4f``; counts as integers;
+``runid`` and ``relstring`` as text). With ``per_topic`` each evaluated topic's lines come
+first (topics in byte order, measures in order), then the summary unless ``summary`` is off.
+Several runs print one block after another, as separate trec_eval calls would.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+from judgeapp.measures.engine import Results
+
+
+def _number(value: float, integer: bool) -> str:
+    if integer:
+        return str(int(value)) if math.isfinite(value) else "0"
+    return f"{value:6.4f}"
+
+
+def _json_number(value: float, integer: bool) -> float | int | None:
+    if not math.isfinite(value):
+        return None
+    return int(value) if integer else float(value)
+
+
+def format_trec(
+    results: Results,
+    *,
+    per_topic: bool = False,
+    summary: bool = True,
+    runs: list[int] | None = None,
+) -> str:
+    out: list[str] = []
+    summ = results.summary() if summary else None
+    for r in runs if runs is not None else range(len(results.run_names)):
+        if per_topic:
+            for t, qid in enumerate(results.qids):
+                if not results.evaluated[r, t]:
+                    continue
+                for i, m in enumerate(results.measures):
+                    info = m.info
+                    if not info.per_topic:
+                        continue
+                    if m.family == "relstring":
+                        out.append(f"{m.name:<22}\t{qid}\t'{results.texts[i][r][t]}'\n")
+                        continue
+                    value = results.values[i, r, t]
+                    out.append(f"{m.name:<22}\t{qid}\t{_number(value, info.integer)}\n")
+        if summ is not None:
+            for i, m in enumerate(results.measures):
+                if m.family == "relstring":
+                    continue  # trec_eval prints no summary for it
+                if m.family == "runid":
+                    out.append(f"{'runid':<22}\tall\t{results.runids[r]}\n")
+                    continue
+                value = summ[i, r]
+                out.append(f"{m.name:<22}\tall\t{_number(value, m.info.integer)}\n")
+    return "".join(out)
+
+
+def _rows(results: Results, per_topic: bool, summary: bool):
+    """(run, qid, measure, value-as-text) rows, the order of the trec format."""
+    summ = results.summary()
+    for r, run in enumerate(results.run_names):
+        if per_topic:
+            for t, qid in enumerate(results.qids):
+                if not results.evaluated[r, t]:
+                    continue
+                for i, m in enumerate(results.measures):
+                    if not m.info.per_topic:
+                        continue
+                    if m.family == "relstring":
+                        yield run, qid, m.name, results.texts[i][r][t]
+                    else:
+                        yield run, qid, m.name, _number(results.values[i, r, t], m.info.integer)
+        if summary:
+            for i, m in enumerate(results.measures):
+                if m.family == "relstring":
+                    continue
+                if m.family == "runid":
+                    yield run, "all", m.name, results.runids[r]
+                else:
+                    yield run, "all", m.name, _number(summ[i, r], m.info.integer).strip()
+
+
+def format_delimited(
+    results: Results, *, per_topic: bool = False, summary: bool = True, delimiter: str = ","
+) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(["run", "topic", "measure", "value"])
+    for run, qid, name, value in _rows(results, per_topic, summary):
+        writer.writerow([run, qid, name, value.strip()])
+    return buf.getvalue()
+
+
+def format_json(results: Results, *, per_topic: bool = False, summary: bool = True) -> str:
+    summ = results.summary()
+    runs = []
+    for r, run in enumerate(results.run_names):
+        entry: dict[str, object] = {"name": run, "runid": results.runids[r]}
+        if summary:
+            entry["num_topics"] = int(results.num_topics[r])
+            entry["summary"] = {
+                m.name: _json_number(summ[i, r], m.info.integer)
+                for i, m in enumerate(results.measures)
+                if m.aggregate != "text"
+            }
+        if per_topic:
+            topics: dict[str, dict[str, object]] = {}
+            for t, qid in enumerate(results.qids):
+                if not results.evaluated[r, t]:
+                    continue
+                row: dict[str, object] = {}
+                for i, m in enumerate(results.measures):
+                    if m.family == "relstring":
+                        row[m.name] = results.texts[i][r][t]
+                    elif m.aggregate != "text":
+                        row[m.name] = _json_number(results.values[i, r, t], m.info.integer)
+                topics[qid] = row
+            entry["per_topic"] = topics
+        runs.append(entry)
+    measures = [
+        {"name": m.name, "measure": str(m), "aggregate": m.aggregate, "description": m.description}
+        for m in results.measures
+    ]
+    return json.dumps({"measures": measures, "runs": runs}, indent=2) + "\n"
+
+
+def format_results(
+    results: Results, fmt: str = "trec", *, per_topic: bool = False, summary: bool = True
+) -> str:
+    if fmt == "trec":
+        return format_trec(results, per_topic=per_topic, summary=summary)
+    if fmt == "csv":
+        return format_delimited(results, per_topic=per_topic, summary=summary)
+    if fmt == "tsv":
+        return format_delimited(results, per_topic=per_topic, summary=summary, delimiter="\t")
+    if fmt == "json":
+        return format_json(results, per_topic=per_topic, summary=summary)
+    raise ValueError(f"unknown output format {fmt!r}")
