@@ -14,6 +14,7 @@ thousand characters of a paragraph that has none, keeping every character offset
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -142,3 +143,24 @@ def break_long_lines(text: str, max_line: int = MAX_LINE) -> str:
         pieces.append(line[start:])
         out.append("\n".join(pieces))
     return "\n".join(out)
+
+
+def reflow(text: str) -> str:
+    """Undo hard wrapping: a line break after a line that fills most of the typical line
+    width becomes a space, so the viewer can wrap to its own width. Breaks after short lines
+    (paragraph ends, headings, lists) stay. Same length, same offsets."""
+    lines = text.split("\n")
+    if len(lines) < 3:
+        return text
+    lengths = sorted(len(line) for line in lines)
+    width = lengths[int(0.9 * (len(lengths) - 1))]
+    if not 40 <= width <= 120:
+        return text  # not a hard-wrapped text (or already long lines)
+    threshold = 0.6 * width
+    out = []
+    for line, following in itertools.pairwise(lines):
+        out.append(line)
+        joined = len(line) >= threshold and following.strip() != ""
+        out.append(" " if joined else "\n")
+    out.append(lines[-1])
+    return "".join(out)

@@ -1,7 +1,8 @@
 """The judging queue: one topic of one pool, judged by one assessor, in a judging order.
 
 It ties together the pooled documents (`PoolTopic`), the judging order that proposes the
-next document (`judgeapp.pooling.order`), and the assessor's judgments (through
+next document (`judgeapp.pooling.order`, resumed from the assessor's judgment history by
+`Store.open_judging_order`), and the assessor's judgments (through
 `JudgingService`, so each one is committed before the call returns).
 
 The list the assessor sees keeps its rows still while they work: documents already judged
@@ -14,11 +15,7 @@ No Qt here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-import numpy as np
-
-from judgeapp.pooling.order import JudgingOrder, make_order
+from judgeapp.pooling.order import JudgingOrder
 from judgeapp.pooling.pools import PoolTopic
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.rows import QueueItem
@@ -50,30 +47,10 @@ class JudgingQueue:
         self._texts: dict[int, str] | None = None
         self._build()
 
-    @classmethod
-    def create(
-        cls,
-        service: JudgingService,
-        topic: PoolTopic,
-        run_lists: Mapping[str, np.ndarray],
-        order_name: str,
-        seed: int = 0,
-    ) -> JudgingQueue:
-        return cls(service, topic, make_order(order_name, topic, run_lists, seed))
-
     # -- building ------------------------------------------------------------------------------
-    def _history(self) -> list[tuple[int, int | None]]:
-        """This assessor's judgment events of the topic, oldest first: (doc, grade)."""
-        me = self.service.assessor.id
-        return [
-            (int(e["doc_id"]), e["grade"])
-            for e in self.store.history(qid=self.qid)
-            if e["assessor_id"] == me
-        ]
-
     def _build(self) -> None:
-        history = self._history()
-        self.order.replay((doc, grade, is_relevant(grade)) for doc, grade in history)
+        # the order arrives resumed (Store.open_judging_order replays the same history)
+        history = self.store.judging_events(self.qid, [self.service.assessor.name])
         states = {
             j.doc_id: JudgmentState(j.grade, j.note, j.flagged)
             for j in self.store.judgments(self.qid, [self.service.assessor.name])

@@ -3,7 +3,8 @@
 QPlainTextEdit lays text out lazily (only what is on screen), so long documents open
 quickly; highlights are extra selections from `Highlighter.spans`, which caps its work; a
 paragraph of megabytes is split at spaces first (`break_long_lines`, offsets unchanged).
-Scroll position: a document seen for the first time opens at its top; one seen before in
+Hard-wrapped text (Cranfield's 60-column lines) is reflowed to the viewer's width
+(`reflow`, offsets unchanged). Scroll position: a document seen for the first time opens at its top; one seen before in
 this session opens where the assessor left it.
 """
 
@@ -15,7 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
 
-from judgeapp.services.highlight import Highlighter, break_long_lines
+from judgeapp.services.highlight import Highlighter, break_long_lines, reflow
 from judgeapp.store import DocumentRecord
 from judgeapp.ui import theme
 
@@ -76,7 +77,7 @@ class DocumentViewer(QWidget):
             self.meta.setText(str(authors) if authors else "")
             body = record.text
         self.meta.setVisible(bool(self.meta.text()))
-        self.text.setPlainText(break_long_lines(body))
+        self.text.setPlainText(break_long_lines(reflow(body)))
         self._apply_highlights()
         bar = self.text.verticalScrollBar()
         bar.setValue(self._scroll.get(doc_id, 0))

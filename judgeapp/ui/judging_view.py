@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -39,8 +40,27 @@ ACTIVITY_EVENTS = frozenset(
 )
 
 
+# name, text, keys: the judging view's own keys (grade keys come from the project's scale)
+ACTIONS = (
+    ("flag", "Flag as unsure (toggle)", ("F",)),
+    ("skip", "Skip for now", ("S",)),
+    ("next_unjudged", "Jump to the next unjudged document", ("U",)),
+    ("next", "Next document in the list", ("J", "Alt+Down")),
+    ("previous", "Previous document in the list", ("K", "Alt+Up")),
+    ("note", "Write a note (Enter saves it)", ("N",)),
+    ("terms", "Add terms to highlight", ("T",)),
+    ("search", "Search the pool", ("/", "Ctrl+F")),
+    ("page_down", "Scroll the document down", ("Space",)),
+    ("page_up", "Scroll the document up", ("Shift+Space",)),
+    ("back_to_document", "Leave a text field, back to the document", ("Esc",)),
+    ("help", "Show this sheet", ("F1", "?")),
+)
+
+
 class TopicPanel(QFrame):
     """Title, description and narrative of the topic being judged."""
+
+    MAX_BODY = 140
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -62,7 +82,6 @@ class TopicPanel(QFrame):
         scroll.setStyleSheet(
             "QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }"
         )
-        scroll.setMaximumHeight(150)
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.scroll = scroll
         layout = QVBoxLayout(self)
@@ -82,7 +101,19 @@ class TopicPanel(QFrame):
             text = " ".join((text or "").split())
             if text:
                 parts.append(f"<p style='margin:0 0 4px 0'><b>{label}.</b> {_escape(text)}</p>")
-        self.body.setText("".join(parts) or "<i>(no description or narrative)</i>")
+        self.body.setText("".join(parts))
+        self.scroll.setVisible(bool(parts))
+        self._fit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        """As tall as the statement needs, up to MAX_BODY; longer ones scroll."""
+        width = max(self.scroll.viewport().width(), 200)
+        needed = self.body.heightForWidth(width) if self.body.text() else 0
+        self.scroll.setFixedHeight(max(0, min(needed + 4, self.MAX_BODY)))
 
 
 def _escape(text: str) -> str:
@@ -139,6 +170,7 @@ class JudgingView(QWidget):
     """Emits `activity_seen` for every input event inside it (the timer's notion of active)."""
 
     activity_seen = Signal()
+    grade_requested = Signal(int)  # a grade key or button
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -206,7 +238,47 @@ class JudgingView(QWidget):
         layout.addWidget(self.splitter, 1)
         self.topic_panel.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self._watched: set[int] = set()
+        self.actions_by_name: dict[str, QAction] = {}
+        for name, text, keys in ACTIONS:
+            action = QAction(text, self)
+            action.setShortcuts([QKeySequence(k) for k in keys])
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.addAction(action)
+            self.actions_by_name[name] = action
+        self.grade_actions: dict[int, QAction] = {}
+        self.grade_bar.grade_clicked.connect(self.grade_requested)
+
+    def set_scale(self, scale: Sequence[GradeInfo]) -> None:
+        """Grade buttons and grade keys for the project's scale."""
+        for action in self.grade_actions.values():
+            self.removeAction(action)
+            action.deleteLater()
+        self.grade_actions = {}
+        for g in scale:
+            action = QAction(f"Judge: {g.label} ({g.grade})", self)
+            action.setShortcut(QKeySequence(g.key))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.triggered.connect(
+                lambda _=False, grade=g.grade: self.grade_requested.emit(grade)
+            )
+            self.addAction(action)
+            self.grade_actions[g.grade] = action
+        self.grade_bar.set_scale(scale)
+        self.list_model.set_scale(scale)
+
+    def shortcut_rows(self) -> list[tuple[str, str]]:
+        rows = [
+            (
+                a.shortcut().toString(QKeySequence.SequenceFormat.NativeText),
+                a.text().removeprefix("Judge: ") + ", save, go to the next unjudged",
+            )
+            for a in self.grade_actions.values()
+        ]
+        rows.append(("Ctrl+Z", "Undo the last change (many levels)"))
+        rows.append(("Ctrl+Shift+Z", "Redo"))
+        for _name, text, keys in ACTIONS:
+            rows.append((" or ".join(keys), text))
+        return rows
 
     def configure_list(self) -> None:
         header = self.list.horizontalHeader()

@@ -36,6 +36,8 @@ class Worker(QRunnable):
         self.signals = WorkerSignals()
         self._cancel = threading.Event()
         self.traceback = ""
+        self.result: Any = None
+        self.error: BaseException | None = None
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -55,12 +57,13 @@ class Worker(QRunnable):
                 raise Cancelled(self.description or "cancelled")
             # a cancel that arrives after the last progress call is too late: the work
             # is committed and reported as done
-            result = self.fn(self._progress)
+            self.result = self.fn(self._progress)
         except Exception as exc:  # reported to the GUI thread, never lost
             self.traceback = traceback.format_exc()
+            self.error = exc
             self.signals.failed.emit(exc)
         else:
-            self.signals.succeeded.emit(result)
+            self.signals.succeeded.emit(self.result)
         finally:
             self.signals.finished.emit()
 

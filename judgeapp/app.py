@@ -1,0 +1,71 @@
+"""The composition root: build the store and services, hand them to the main window.
+
+`python main.py` with no arguments calls `run_gui()`, which opens the demo project (built
+on first launch into the user's data directory) unless a project is named. Nothing else in
+judgeapp creates a QApplication, a Store for the GUI, or QSettings.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from judgeapp.services.workbench import Workbench
+from judgeapp.store import Store
+
+
+def open_workbench(db: str) -> Workbench:
+    """Open (creating if new, upgrading if old) the project at `db` for the workbench."""
+    return Workbench(Store.open(db))
+
+
+def demo_builder():
+    """`ensure_demo_project` when the demo module is available, else None."""
+    try:
+        from judgeapp.demo import ensure_demo_project
+    except ImportError:
+        return None
+    return ensure_demo_project
+
+
+def build_main_window(settings=None, thread_pool=None):
+    """The main window and its controller, wired to real services (no project open yet)."""
+    from PySide6.QtCore import QSettings
+
+    from judgeapp.ui.controller import MainController
+    from judgeapp.ui.main_window import MainWindow
+
+    if settings is None:
+        settings = QSettings("judgeapp", "judgeapp")
+    window = MainWindow()
+    controller = MainController(
+        window, open_workbench, settings, demo=demo_builder(), thread_pool=thread_pool
+    )
+    return window, controller
+
+
+def ensure_app(argv: list[str] | None = None):
+    from PySide6.QtWidgets import QApplication
+
+    from judgeapp.ui.theme import apply_theme
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(argv if argv is not None else [sys.argv[0]])
+        app.setApplicationName("judgeapp")
+        app.setOrganizationName("judgeapp")
+        apply_theme(app)
+    return app
+
+
+def run_gui(db: str | None = None) -> int:
+    """Open the main window on `db`, or on the demo project; returns the exit code."""
+    app = ensure_app()
+    window, controller = build_main_window()
+    controller.restore_geometry()
+    window.show()
+    if db is not None:
+        controller.open_project(str(Path(db)) if "://" not in db else db)
+    elif controller.demo is not None:
+        controller.open_demo()
+    return app.exec()

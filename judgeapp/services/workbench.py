@@ -1,0 +1,222 @@
+"""The assessor's workbench without Qt: one open project, one assessor, one pool.
+
+The GUI holds one `Workbench` per open project and asks it for topic rows, judging queues,
+imports and exports; everything here is plain Python over the store, testable without a
+display. Choices that belong to the project (the pool being judged, the last topic of each
+assessor, extra highlight terms) are kept in the project's settings, so they travel with
+the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from judgeapp.services import imports
+from judgeapp.services.judging import JudgingService
+from judgeapp.services.progress import ProgressFn, no_progress
+from judgeapp.services.queue import RELEVANT_FROM, JudgingQueue
+from judgeapp.services.rows import TopicRow
+from judgeapp.store import Changes, GradeInfo, Store, TopicRecord
+from judgeapp.store.pools import PoolInfo
+
+IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
+
+
+class Workbench:
+    def __init__(self, store: Store, assessor: str | None = None) -> None:
+        self.store = store
+        self.judging: JudgingService | None = None
+        if assessor:
+            self.set_assessor(assessor)
+        self._topics: dict[str, TopicRecord] | None = None
+
+    # -- project -------------------------------------------------------------------------------
+    @property
+    def path(self) -> str:
+        return self.store.url
+
+    def display_name(self) -> str:
+        name = self.store.get_setting("project_name")
+        if name:
+            return str(name)
+        url = self.store.url
+        return Path(url.split("///", 1)[-1]).stem if url.startswith("sqlite") else url
+
+    def close(self) -> None:
+        self.store.close()
+
+    def scale(self) -> list[GradeInfo]:
+        return self.store.scale()
+
+    # -- assessors ----------------------------------------------------------------------------
+    def persons(self) -> list[str]:
+        return [a.name for a in self.store.assessors() if a.kind == "person"]
+
+    def set_assessor(self, name: str) -> JudgingService:
+        self.judging = JudgingService(self.store, name)
+        return self.judging
+
+    @property
+    def assessor(self) -> str | None:
+        return None if self.judging is None else self.judging.assessor.name
+
+    # -- topics ----------------------------------------------------------------------------------
+    def topics(self) -> dict[str, TopicRecord]:
+        if self._topics is None:
+            self._topics = {t.qid: t for t in self.store.topics()}
+        return self._topics
+
+    def topic(self, qid: str) -> TopicRecord | None:
+        return self.topics().get(qid)
+
+    def invalidate(self, changes: Changes) -> None:
+        """Forget cached reads that `changes` made stale."""
+        if changes.topic_list:
+            self._topics = None
+
+    def _judged_arrays(self, qid: str | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        if self.judging is None:
+            return {}
+        return self.store.judgment_arrays([self.judging.assessor.name], qid=qid).topics
+
+    def topic_rows(self) -> list[TopicRow]:
+        """Every topic of the project with its pool size and this assessor's counts of the
+        pooled documents (of all their judgments of the topic when there is no pool)."""
+        topics = self.topics().values()
+        if self.judging is None:
+            return [TopicRow(t.qid, t.title, 0, 0, 0) for t in topics]
+        pool = self.pool_name()
+        if pool is None:
+            judged = self.store.judgment_arrays([self.judging.assessor.name]).topics
+            rows = []
+            for t in topics:
+                _ids, grades = judged.get(t.qid, (np.empty(0), np.empty(0)))
+                rows.append(
+                    TopicRow(t.qid, t.title, 0, len(grades), int((grades >= RELEVANT_FROM).sum()))
+                )
+            return rows
+        progress = {
+            p.qid: p
+            for p in self.store.pool_progress(
+                pool, [self.judging.assessor.name], min_grade=RELEVANT_FROM
+            )
+        }
+        return [
+            TopicRow(t.qid, t.title, p.size, p.judged, p.relevant)
+            if (p := progress.get(t.qid)) is not None
+            else TopicRow(t.qid, t.title, 0, 0, 0)
+            for t in topics
+        ]
+
+    def topic_row(self, qid: str) -> TopicRow | None:
+        for row in self.topic_rows():  # one grouped query; cheap next to a judgment
+            if row.qid == qid:
+                return row
+        return None
+
+    def remember_topic(self, qid: str) -> None:
+        if self.assessor and self.last_topic() != qid:
+            self.store.set_setting(f"ui.last_topic.{self.assessor}", qid)
+
+    def last_topic(self) -> str | None:
+        if not self.assessor:
+            return None
+        qid = self.store.get_setting(f"ui.last_topic.{self.assessor}")
+        return qid if qid in self.topics() else None
+
+    def user_terms(self, qid: str) -> str:
+        return str(self.store.get_setting(f"ui.terms.{self.assessor}.{qid}", "") or "")
+
+    def set_user_terms(self, qid: str, text: str) -> None:
+        if text != self.user_terms(qid):
+            self.store.set_setting(f"ui.terms.{self.assessor}.{qid}", text)
+
+    # -- pools -------------------------------------------------------------------------------------
+    def pools(self) -> list[PoolInfo]:
+        return self.store.pools()
+
+    def pool_name(self) -> str | None:
+        """The pool being judged: the one chosen last, else the newest."""
+        names = [p.name for p in self.store.pools()]
+        chosen = self.store.get_setting("ui.pool")
+        if chosen in names:
+            return chosen
+        return names[-1] if names else None
+
+    def pool_info(self) -> PoolInfo | None:
+        name = self.pool_name()
+        return None if name is None else self.store.pool(name)
+
+    def choose_pool(self, name: str) -> Changes:
+        self.store.pool(name)  # raises for an unknown pool
+        self.store.set_setting("ui.pool", name)
+        return Changes(pools=True)
+
+    def build_pool(
+        self,
+        name: str,
+        runs: Sequence[str],
+        strategy: str,
+        params: dict,
+        judging_order: str,
+        seed: int = 0,
+        progress: ProgressFn = no_progress,
+    ) -> PoolInfo:
+        """Pool `runs` and make the new pool the one being judged."""
+        info = self.store.create_pool(
+            name,
+            runs=list(runs),
+            strategy=strategy,
+            params=params,
+            judging_order=judging_order,
+            seed=seed,
+            progress=progress,
+        )
+        self.store.set_setting("ui.pool", info.name)
+        return info
+
+    def queue(self, qid: str) -> JudgingQueue | None:
+        """The judging queue of `qid` in the current pool, resumed where this assessor left
+        it; None without a pool, an assessor, or pooled documents for the topic."""
+        pool = self.pool_name()
+        if pool is None or self.judging is None:
+            return None
+        order = self.store.open_judging_order(
+            pool, qid, assessors=[self.judging.assessor.name], min_grade=RELEVANT_FROM
+        )
+        if not len(order.topic):
+            return None
+        return JudgingQueue(self.judging, order.topic, order)
+
+    # -- files -----------------------------------------------------------------------------------
+    def import_files(
+        self,
+        kind: str,
+        paths: Sequence[str | Path],
+        fmt: str | None = None,
+        progress: ProgressFn = no_progress,
+    ) -> imports.ImportReport:
+        """Import files of one kind in one transaction (see judgeapp.services.imports)."""
+        if kind == "topics":
+            report = imports.import_topics(self.store, paths, fmt, progress)
+        elif kind == "documents":
+            report = imports.import_documents(self.store, paths, fmt, progress)
+        elif kind == "runs":
+            report = imports.import_runs(self.store, paths, fmt=fmt, progress=progress)
+        elif kind == "qrels":
+            report = imports.import_qrels(self.store, paths, fmt=fmt, progress=progress)
+        else:
+            raise ValueError(f"unknown import kind {kind!r} (one of {', '.join(IMPORT_KINDS)})")
+        self.invalidate(report.changes)
+        return report
+
+    def export_qrels(self, out: str | Path, assessors: Sequence[str] | None = None) -> int:
+        """Write the effective judgments (of `assessors`, all by default) as TREC qrels."""
+        from judgeapp.formats import write_qrels
+
+        rows = self.store.qrels_rows(assessors)
+        write_qrels(rows, out)
+        return len(rows)

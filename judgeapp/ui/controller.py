@@ -1,0 +1,498 @@
+"""The main window's controller: projects, assessors, imports, pools, export, topic list.
+
+Every signal of the main window is connected in `_connect` and handled by an `_on_...`
+slot. Long work (imports, pooling, building the demo) runs in a `Worker`; its dialog shows
+progress and can cancel. After every change the controller re-broadcasts the store's change
+descriptor as `changes_applied(Changes)`, so each view refreshes only what changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import getpass
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QObject, QSettings, Qt, QThreadPool, Signal
+from PySide6.QtGui import QUndoStack
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from judgeapp.services.progress import Cancelled, ProgressFn
+from judgeapp.services.workbench import Workbench
+from judgeapp.store import Changes
+from judgeapp.ui.dialogs import AssessorDialog, ImportDialog, PoolDialog, TaskDialog
+from judgeapp.ui.judging_controller import JudgingController
+from judgeapp.ui.main_window import MainWindow
+from judgeapp.ui.worker import Worker
+
+MAX_RECENT = 8
+Opener = Callable[[str], Workbench]
+
+
+class MainController(QObject):
+    project_opened = Signal(object)  # the Workbench
+    changes_applied = Signal(object)  # Changes: what a committed change touched
+    task_finished = Signal(object)  # the Worker, with its result or error, once it is done
+
+    def __init__(
+        self,
+        window: MainWindow,
+        opener: Opener,
+        settings: QSettings,
+        demo: Callable[[ProgressFn], Path] | None = None,
+        thread_pool: QThreadPool | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.window = window
+        self.opener = opener
+        self.settings = settings
+        self.demo = demo
+        self.thread_pool = thread_pool or QThreadPool.globalInstance()
+        self.workbench: Workbench | None = None
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(0)  # no limit: every judgment of the session
+        self.judging = JudgingController(window.judging_view, self.undo_stack, parent=self)
+        window.judging_view.watch_activity(window.judging_view)
+        self.worker: Worker | None = None
+        self.dialog: TaskDialog | None = None
+        self.file_dialog: QFileDialog | None = None
+        self.assessor_dialog: AssessorDialog | None = None
+        self.last_error: str | None = None
+        undo = self.undo_stack.createUndoAction(self, "&Undo")
+        redo = self.undo_stack.createRedoAction(self, "&Redo")
+        window.add_undo_actions(undo, redo)
+        self._connect()
+        self._rebuild_recent_menu()
+        self.window.actions_by_name["open_demo"].setEnabled(demo is not None)
+
+    # -- wiring ---------------------------------------------------------------------------------
+    def _connect(self) -> None:
+        a = self.window.actions_by_name
+        a["new_project"].triggered.connect(self._on_new_project_triggered)
+        a["open_project"].triggered.connect(self._on_open_project_triggered)
+        a["open_demo"].triggered.connect(self._on_open_demo_triggered)
+        for kind in ("topics", "documents", "runs", "qrels"):
+            a[f"import_{kind}"].triggered.connect(lambda _=False, k=kind: self.show_import(k))
+        a["export_qrels"].triggered.connect(self._on_export_qrels_triggered)
+        a["quit"].triggered.connect(self.window.close)
+        a["choose_assessor"].triggered.connect(self._on_choose_assessor_triggered)
+        a["build_pool"].triggered.connect(self._on_build_pool_triggered)
+        a["show_topics"].triggered.connect(lambda: self.window.show_view(self.window.topics_view))
+        a["show_judging"].triggered.connect(lambda: self.window.show_view(self.window.judging_view))
+        a["shortcuts"].triggered.connect(self.judging._on_help_triggered)
+        topics = self.window.topics_view
+        topics.filter.textChanged.connect(topics.proxy.set_filter_text)
+        topics.table.activated.connect(self._on_topic_activated)
+        topics.table.doubleClicked.connect(self._on_topic_activated)
+        topics.judge_button.clicked.connect(self._on_judge_clicked)
+        self.judging.changed.connect(self._on_judging_changed)
+        self.judging.topic_opened.connect(self._on_topic_opened)
+        self.window.closing.connect(self._on_window_closing)
+
+    # -- projects ---------------------------------------------------------------------------------
+    def open_project(self, db: str) -> Workbench | None:
+        """Open `db` (created if new), with the assessor remembered for it."""
+        try:
+            workbench = self.opener(db)
+        except Exception as exc:  # a file that is not a project, a newer schema, ...
+            self._error("Cannot open project", f"{db}: {exc}")
+            return None
+        if self.workbench is not None:
+            self.workbench.close()
+        self.workbench = workbench
+        assessor = self._remembered_assessor(workbench)
+        workbench.set_assessor(assessor)
+        self._remember_project(db)
+        self.judging.set_workbench(workbench)
+        self.window.setWindowTitle(f"{workbench.display_name()} — judgeapp")
+        self.refresh_topics()
+        self._rebuild_pool_menu()
+        self._update_status()
+        last = workbench.last_topic()
+        if last is not None and self.judging.open_topic(last):
+            # reopening resumes on the first unjudged document of the last topic
+            self.window.topics_view.select_qid(last)
+            self.window.show_view(self.window.judging_view)
+        else:
+            self.window.show_view(self.window.topics_view)
+            self.window.topics_view.table.setFocus()
+        self.project_opened.emit(workbench)
+        return workbench
+
+    def _remember_project(self, db: str) -> None:
+        recent = [p for p in self._recent() if p != db]
+        recent.insert(0, db)
+        self.settings.setValue("recent_projects", json.dumps(recent[:MAX_RECENT]))
+        self.settings.setValue("last_project", db)
+        self._rebuild_recent_menu()
+
+    def _recent(self) -> list[str]:
+        try:
+            value = json.loads(str(self.settings.value("recent_projects", "[]")))
+        except ValueError:
+            return []
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+    def _rebuild_recent_menu(self) -> None:
+        menu = self.window.recent_menu
+        menu.clear()
+        for path in self._recent():
+            action = menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_project(p))
+        menu.setEnabled(bool(self._recent()))
+
+    def _assessors_by_project(self) -> dict[str, str]:
+        try:
+            value = json.loads(str(self.settings.value("assessors_by_project", "{}")))
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def _remembered_assessor(self, workbench: Workbench) -> str:
+        name = self._assessors_by_project().get(workbench.path) or self.settings.value("assessor")
+        if name and name not in workbench.persons():
+            # a name remembered from elsewhere is fine unless it is an imported source here
+            sources = {a.name for a in workbench.store.assessors() if a.kind != "person"}
+            if name in sources:
+                name = None
+        return str(name) if name else _login_name()
+
+    def set_assessor(self, name: str) -> None:
+        wb = self.workbench
+        if wb is None:
+            return
+        try:
+            wb.set_assessor(name)
+        except Exception as exc:
+            self._error("Cannot judge as this assessor", str(exc))
+            return
+        by_project = self._assessors_by_project()
+        by_project[wb.path] = name
+        self.settings.setValue("assessors_by_project", json.dumps(by_project))
+        self.settings.setValue("assessor", name)
+        qid = self.judging.queue.qid if self.judging.queue is not None else wb.last_topic()
+        self.judging.set_workbench(wb)
+        self.refresh_topics()
+        self._update_status()
+        if qid is not None:
+            self.judging.open_topic(qid)
+
+    # -- topic list ---------------------------------------------------------------------------------
+    def refresh_topics(self) -> None:
+        view = self.window.topics_view
+        wb = self.workbench
+        rows = [] if wb is None else wb.topic_rows()
+        view.model.set_rows(rows)
+        view.show_estimates(view.model.show_estimates)
+        self._update_summary()
+
+    def _update_summary(self) -> None:
+        rows = self.window.topics_view.model.rows()
+        pooled = sum(r.pool_size for r in rows)
+        judged = sum(r.judged for r in rows)
+        relevant = sum(r.relevant for r in rows)
+        text = f"{len(rows)} topics · {pooled} pooled · {judged} judged · {relevant} relevant"
+        self.window.topics_view.summary.setText(text)
+
+    def _update_status(self) -> None:
+        wb = self.workbench
+        w = self.window
+        if wb is None:
+            for label in (w.project_label, w.assessor_label, w.pool_label):
+                label.setText("")
+            return
+        w.project_label.setText(f"Project: {wb.display_name()}")
+        w.assessor_label.setText(f"Assessor: {wb.assessor}")
+        info = wb.pool_info()
+        w.pool_label.setText(
+            "No pool yet" if info is None else f"Pool: {info.name} ({info.judging_order} order)"
+        )
+
+    def _rebuild_pool_menu(self) -> None:
+        menu = self.window.pool_menu
+        menu.clear()
+        wb = self.workbench
+        if wb is None:
+            menu.setEnabled(False)
+            return
+        current = wb.pool_name()
+        for info in wb.pools():
+            action = menu.addAction(f"{info.name}  ({info.strategy}, {info.judging_order})")
+            action.setCheckable(True)
+            action.setChecked(info.name == current)
+            action.triggered.connect(lambda _=False, n=info.name: self.choose_pool(n))
+        menu.setEnabled(bool(menu.actions()))
+
+    def choose_pool(self, name: str) -> None:
+        if self.workbench is None:
+            return
+        self.apply_changes(self.workbench.choose_pool(name))
+
+    def open_topic(self, qid: str) -> None:
+        self.judging.open_topic(qid)
+        self.window.show_view(self.window.judging_view)
+
+    def _on_topic_activated(self, index: QModelIndex) -> None:
+        qid = index.data(self.window.topics_view.model.QidRole)
+        if qid is not None:
+            self.open_topic(qid)
+
+    def _on_judge_clicked(self) -> None:
+        qid = self.window.topics_view.current_qid()
+        if qid is not None:
+            self.open_topic(qid)
+
+    def _on_topic_opened(self, qid: str) -> None:
+        self.window.topics_view.select_qid(qid)
+
+    # -- changes ------------------------------------------------------------------------------------
+    def apply_changes(self, changes: Changes) -> None:
+        """Refresh what `changes` touched, then tell every other view."""
+        wb = self.workbench
+        if wb is None or changes.empty:
+            return
+        wb.invalidate(changes)
+        if changes.pools:
+            self._rebuild_pool_menu()
+            self._update_status()
+            current = self.judging.queue.qid if self.judging.queue is not None else None
+            if current is not None:
+                self.judging.open_topic(current)
+        if changes.topic_list or changes.pools or len(changes.topics) > 5:
+            self.refresh_topics()  # one grouped query for all rows
+        elif changes.topics:
+            self._refresh_topic_rows(changes.topics)
+        self.changes_applied.emit(changes)
+
+    def _refresh_topic_rows(self, qids) -> None:
+        model = self.window.topics_view.model
+        queue = self.judging.queue
+        for qid in qids:
+            row = model.row_of(qid)
+            if row is None:
+                continue
+            old = model.topic(row)
+            if queue is not None and queue.qid == qid:
+                pooled, judged, relevant = queue.counts()  # in memory: no query per key
+                new = dataclasses.replace(old, pool_size=pooled, judged=judged, relevant=relevant)
+            else:
+                new = self.workbench.topic_row(qid) if self.workbench else None
+            if new is not None:
+                model.update_row(new)
+        self._update_summary()
+
+    def _on_judging_changed(self, changes: Changes) -> None:
+        self.apply_changes(changes)
+
+    # -- long work ----------------------------------------------------------------------------------
+    def run_task(
+        self,
+        dialog: TaskDialog,
+        fn: Callable[[ProgressFn], Any],
+        on_done: Callable[[Any], None],
+        description: str,
+    ) -> Worker:
+        worker = Worker(fn, description)
+        self.worker = worker
+        dialog.set_running(True)
+        dialog.cancel_requested.connect(worker.cancel)
+        worker.signals.progressed.connect(dialog.set_progress)
+
+        def succeeded(result: Any) -> None:
+            dialog.set_running(False)
+            on_done(result)
+            dialog.accept()
+
+        def failed(exc: BaseException) -> None:
+            dialog.set_running(False)
+            if isinstance(exc, Cancelled):
+                dialog.show_message("Cancelled: nothing was changed.")
+            else:
+                dialog.show_error(str(exc) or type(exc).__name__)
+
+        def finished() -> None:
+            self.worker = None
+            self.task_finished.emit(worker)
+
+        worker.signals.succeeded.connect(succeeded)
+        worker.signals.failed.connect(failed)
+        worker.signals.finished.connect(finished)
+        worker.start(self.thread_pool)
+        return worker
+
+    # -- imports ------------------------------------------------------------------------------------
+    def show_import(self, kind: str) -> ImportDialog | None:
+        if self.workbench is None:
+            return None
+        dialog = ImportDialog(kind, self.window)
+        dialog.submitted.connect(lambda: self._on_import_submitted(dialog))
+        self.dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _on_import_submitted(self, dialog: ImportDialog) -> None:
+        wb = self.workbench
+        if wb is None:
+            return
+        paths = dialog.paths()
+
+        def work(progress: ProgressFn):
+            return wb.import_files(dialog.kind, paths, progress=progress)
+
+        def done(report) -> None:
+            self.window.statusBar().showMessage(f"Imported {report.detail}", 8000)
+            self.apply_changes(report.changes | Changes(topic_list=True))
+            self._update_status()
+
+        self.run_task(dialog, work, done, f"import {dialog.kind}")
+
+    # -- pools ----------------------------------------------------------------------------------------
+    def _on_build_pool_triggered(self) -> None:
+        self.show_pool_dialog()
+
+    def show_pool_dialog(self) -> PoolDialog | None:
+        wb = self.workbench
+        if wb is None:
+            return None
+        from judgeapp.pooling import DEFAULT_ORDER, ORDERS, STRATEGIES
+
+        runs = [r.name for r in wb.store.runs()]
+        taken = {p.name for p in wb.pools()}
+        name = next(f"pool-{i}" for i in range(1, len(taken) + 2) if f"pool-{i}" not in taken)
+        dialog = PoolDialog(runs, STRATEGIES, list(ORDERS), name, self.window)
+        dialog.set_order(DEFAULT_ORDER)
+        dialog.submitted.connect(lambda: self._on_pool_submitted(dialog))
+        self.dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _on_pool_submitted(self, dialog: PoolDialog) -> None:
+        wb = self.workbench
+        if wb is None:
+            return
+        name = dialog.name.text().strip()
+        runs = dialog.chosen_runs()
+        strategy = dialog.strategy.currentData()
+        params = dialog.params()
+        order = dialog.order.currentData()
+        seed = dialog.seed.value()
+
+        def work(progress: ProgressFn):
+            return wb.build_pool(name, runs, strategy, params, order, seed, progress)
+
+        def done(info) -> None:
+            self.window.statusBar().showMessage(
+                f"Pool {info.name}: {info.n_docs} documents over {info.n_topics} topics", 8000
+            )
+            self.apply_changes(Changes(pools=True))
+
+        self.run_task(dialog, work, done, "build pool")
+
+    # -- export -------------------------------------------------------------------------------------
+    def _on_export_qrels_triggered(self) -> None:
+        self.show_export_dialog()
+
+    def show_export_dialog(self) -> QFileDialog | None:
+        if self.workbench is None:
+            return None
+        dialog = QFileDialog(self.window, "Export qrels")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog.setNameFilters(["TREC qrels (*.qrels *.txt)", "All files (*)"])
+        dialog.selectFile(f"{self.workbench.display_name().replace(' ', '-')}.qrels")
+        dialog.fileSelected.connect(self.export_qrels)
+        self.file_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def export_qrels(self, path: str) -> int:
+        if self.workbench is None:
+            return 0
+        try:
+            count = self.workbench.export_qrels(path)
+        except Exception as exc:
+            self._error("Export failed", str(exc))
+            return 0
+        self.window.statusBar().showMessage(f"Wrote {count} judgments to {path}", 8000)
+        return count
+
+    # -- project dialogs -----------------------------------------------------------------------------
+    def _project_file_dialog(self, title: str, save: bool) -> QFileDialog:
+        dialog = QFileDialog(self.window, title)
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog.setNameFilters(["judgeapp projects (*.db *.judgeapp)", "All files (*)"])
+        if save:
+            dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+            dialog.setDefaultSuffix("db")
+        else:
+            dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(self.open_project)
+        self.file_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _on_new_project_triggered(self) -> None:
+        self._project_file_dialog("New project", save=True)
+
+    def _on_open_project_triggered(self) -> None:
+        self._project_file_dialog("Open project", save=False)
+
+    def _on_open_demo_triggered(self) -> None:
+        self.open_demo()
+
+    def open_demo(self) -> None:
+        """Build the demo project if needed (in a worker, with progress), then open it."""
+        if self.demo is None:
+            return
+        dialog = TaskDialog("Preparing the demo project", "Start", self.window)
+        dialog.message.setText("Building the Cranfield demo project (first launch only)…")
+        dialog.start_button.setVisible(False)
+        self.dialog = dialog
+        dialog.open()
+        demo = self.demo
+        self.run_task(dialog, demo, lambda path: self.open_project(str(path)), "demo")
+
+    def _on_choose_assessor_triggered(self) -> None:
+        self.show_assessor_dialog()
+
+    def show_assessor_dialog(self) -> AssessorDialog | None:
+        wb = self.workbench
+        if wb is None:
+            return None
+        dialog = AssessorDialog(wb.persons(), wb.assessor, self.window)
+        dialog.chosen.connect(self.set_assessor)
+        self.assessor_dialog = dialog
+        dialog.open()
+        return dialog
+
+    # -- closing ---------------------------------------------------------------------------------------
+    def _on_window_closing(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+            self.thread_pool.waitForDone()
+        self.settings.setValue("geometry", self.window.saveGeometry())
+        self.settings.sync()
+        if self.workbench is not None:
+            self.workbench.close()  # every judgment is committed already
+            self.workbench = None
+
+    def restore_geometry(self) -> None:
+        geometry = self.settings.value("geometry")
+        if geometry is not None:
+            self.window.restoreGeometry(geometry)
+
+    def _error(self, title: str, text: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.open()
+        self.last_error = text
+
+
+def _login_name() -> str:
+    try:
+        return getpass.getuser() or "assessor"
+    except Exception:
+        return "assessor"

@@ -1,0 +1,346 @@
+"""Wires the judging view to a judging queue: keys, undo, notes, flags, time.
+
+Every change goes through the queue (and so `JudgingService`), which returns only after the
+judgment is committed; only then does the next document appear. Changes are pushed on the
+shared `QUndoStack` and re-broadcast as `changed(Changes)` for the other views.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QUndoStack
+from PySide6.QtWidgets import QMessageBox
+
+from judgeapp.services.highlight import Highlighter, parse_user_terms, topic_terms
+from judgeapp.services.judging import JudgingError
+from judgeapp.services.queue import JudgingQueue
+from judgeapp.services.timing import ActiveTimer
+from judgeapp.services.workbench import Workbench
+from judgeapp.store import JudgmentChange
+from judgeapp.ui.dialogs import ShortcutSheet
+from judgeapp.ui.judging_view import JudgingView
+from judgeapp.ui.undo import JudgmentCommand
+
+
+class JudgingController(QObject):
+    changed = Signal(object)  # Changes, after each committed change (judgment, undo, redo)
+    judgment_recorded = Signal(object)  # JudgmentChange of a grade given in this view
+    document_shown = Signal(int)  # doc id, once it is on screen
+    topic_opened = Signal(str)
+
+    def __init__(
+        self,
+        view: JudgingView,
+        undo_stack: QUndoStack,
+        clock: Callable[[], float] = time.monotonic,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.view = view
+        self.undo_stack = undo_stack
+        self.clock = clock
+        self.timer = ActiveTimer()
+        self.workbench: Workbench | None = None
+        self.queue: JudgingQueue | None = None
+        self.current: int | None = None
+        self._pending_notes: dict[int, str] = {}
+        self._pending_flags: dict[int, bool] = {}
+        self._sheet: ShortcutSheet | None = None
+        self._connect()
+
+    # -- wiring: every signal of the view is connected here --------------------------------
+    def _connect(self) -> None:
+        v = self.view
+        acts = v.actions_by_name
+        acts["flag"].triggered.connect(self._on_flag_triggered)
+        acts["skip"].triggered.connect(self._on_skip_triggered)
+        acts["next_unjudged"].triggered.connect(self._on_next_unjudged_triggered)
+        acts["next"].triggered.connect(lambda: self._on_step_triggered(+1))
+        acts["previous"].triggered.connect(lambda: self._on_step_triggered(-1))
+        acts["note"].triggered.connect(self._on_note_triggered)
+        acts["terms"].triggered.connect(self._on_terms_triggered)
+        acts["search"].triggered.connect(self._on_search_triggered)
+        acts["page_down"].triggered.connect(lambda: self._on_page_triggered(+1))
+        acts["page_up"].triggered.connect(lambda: self._on_page_triggered(-1))
+        acts["back_to_document"].triggered.connect(self._on_back_to_document_triggered)
+        acts["help"].triggered.connect(self._on_help_triggered)
+        v.grade_requested.connect(self._on_grade_requested)
+        v.grade_bar.flag_button.clicked.connect(self._on_flag_triggered)
+        v.grade_bar.skip_button.clicked.connect(self._on_skip_triggered)
+        v.grade_bar.next_button.clicked.connect(self._on_next_unjudged_triggered)
+        v.note.returnPressed.connect(self._on_note_return_pressed)
+        v.terms.editingFinished.connect(self._on_terms_edited)
+        v.search.textChanged.connect(self._on_search_text_changed)
+        v.search.returnPressed.connect(self._on_search_return_pressed)
+        v.list.clicked.connect(self._on_list_clicked)
+        v.activity_seen.connect(self._on_activity_seen)
+
+    # -- project and topic -----------------------------------------------------------------------
+    def set_workbench(self, workbench: Workbench | None) -> None:
+        self.workbench = workbench
+        self.undo_stack.clear()
+        self.queue = None
+        self.current = None
+        self.view.viewer.clear()
+        self.view.list_model.set_items([], blind=True)
+        self.view.topic_panel.show_topic(None)
+        if workbench is not None:
+            self.view.set_scale(workbench.scale())
+        self._update_labels()
+
+    def open_topic(self, qid: str) -> bool:
+        """Show topic `qid` and its first unjudged document. False when it has no pool."""
+        wb = self.workbench
+        if wb is None or wb.judging is None:
+            return False
+        queue = wb.queue(qid)
+        topic = wb.topic(qid)
+        self.view.topic_panel.show_topic(topic)
+        self.view.viewer.forget_positions()
+        self.view.search.blockSignals(True)
+        self.view.search.clear()
+        self.view.search.blockSignals(False)
+        self._pending_notes.clear()
+        self._pending_flags.clear()
+        self.queue = queue
+        self.current = None
+        words = topic_terms(topic.title, topic.description, topic.narrative) if topic else []
+        self.view.terms.setText(wb.user_terms(qid))
+        self.view.viewer.set_highlighter(
+            Highlighter.build(words, parse_user_terms(self.view.terms.text()))
+        )
+        if queue is None:
+            self.view.list_model.set_items([], blind=True)
+            self.view.viewer.clear()
+            self.view.viewer.header.setText("This topic has no pool yet.")
+            self.view.viewer.meta.setText("Build a pool (Pool ▸ Build pool…) to start judging.")
+            self.view.viewer.meta.setVisible(True)
+            self._update_labels()
+            self.topic_opened.emit(qid)
+            return False
+        self.view.list_model.set_items(queue.items, blind=queue.blind)
+        self.view.configure_list()
+        wb.remember_topic(qid)
+        self.topic_opened.emit(qid)
+        first = queue.first_unjudged()
+        self.show_document(first if first is not None else queue.neighbour(None, 0))
+        return True
+
+    # -- showing -----------------------------------------------------------------------------------
+    def show_document(self, doc_id: int | None) -> None:
+        queue, wb = self.queue, self.workbench
+        if queue is None or wb is None:
+            return
+        self.current = doc_id
+        if doc_id is None:
+            self.view.viewer.clear()
+            self.view.viewer.header.setText("Every pooled document of this topic is judged.")
+            self.view.select_row(None)
+        else:
+            item = queue.item(doc_id)
+            self.view.viewer.show_document(doc_id, item.docno, wb.store.document_by_id(doc_id))
+            self.view.select_row(queue.row_of(doc_id))
+            self._show_state()
+        self.timer.start(self.clock())
+        self._update_labels()
+        self.view.viewer.text.setFocus(Qt.FocusReason.OtherFocusReason)
+        if doc_id is not None:
+            self.document_shown.emit(doc_id)
+
+    def _show_state(self) -> None:
+        if self.queue is None or self.current is None:
+            return
+        item = self.queue.item(self.current)
+        flagged = self._pending_flags.get(self.current, item.flagged)
+        self.view.grade_bar.show_state(item.grade, flagged)
+        self.view.note.setText(self._pending_notes.get(self.current, item.note))
+
+    def _update_labels(self) -> None:
+        queue = self.queue
+        if queue is None:
+            self.view.progress_label.setText("")
+            self.view.position_label.setText("")
+            return
+        pooled, judged, relevant = queue.counts()
+        order = queue.order.name
+        self.view.progress_label.setText(
+            f"{judged} of {pooled} judged · {relevant} relevant · {order} order"
+        )
+        if self.current is None:
+            self.view.position_label.setText("")
+            return
+        row = queue.row_of(self.current)
+        item = queue.item(self.current)
+        state = self.view.list_model.state_text(item)
+        self.view.position_label.setText(f"Document {row + 1} of {pooled}  ·  {state}")
+
+    # -- judging ---------------------------------------------------------------------------------
+    def _on_grade_requested(self, grade: int) -> None:
+        queue, doc = self.queue, self.current
+        if queue is None or doc is None:
+            return
+        spent = self.timer.take(self.clock())
+        note = self._pending_notes.pop(doc, None)
+        flagged = self._pending_flags.pop(doc, None)
+        try:
+            change = queue.record(doc, grade, note=note, flagged=flagged, time_spent=spent)
+        except JudgingError as exc:
+            self._warn(str(exc))
+            return
+        # committed: now it may be undone, shown and broadcast
+        label = self.view.grade_bar.buttons[grade].text().split(None, 1)[-1]
+        self.undo_stack.push(
+            JudgmentCommand(f"judge {queue.item(doc).docno} {label}", change, self._restore)
+        )
+        self._refresh_item(doc)
+        self.judgment_recorded.emit(change)
+        self.changed.emit(change.changes)
+        self.show_document(queue.next_unjudged(doc))
+
+    def _annotate(self, doc: int, *, note: str | None = None, flagged: bool | None = None):
+        queue = self.queue
+        assert queue is not None
+        if queue.item(doc).grade is None:
+            # a note or flag on an unjudged document waits for its grade
+            if note is not None:
+                self._pending_notes[doc] = note
+            if flagged is not None:
+                self._pending_flags[doc] = flagged
+            self._show_state()
+            return
+        try:
+            change = queue.annotate(doc, note=note, flagged=flagged)
+        except JudgingError as exc:
+            self._warn(str(exc))
+            return
+        what = "note on" if note is not None else "flag on"
+        self.undo_stack.push(
+            JudgmentCommand(f"{what} {queue.item(doc).docno}", change, self._restore)
+        )
+        self._refresh_item(doc)
+        self.changed.emit(change.changes)
+
+    def _restore(self, change: JudgmentChange, undo: bool) -> None:
+        """Undo or redo `change` through the judging service, then show the document."""
+        wb = self.workbench
+        if wb is None or wb.judging is None:
+            return
+        if self.queue is None or self.queue.qid != change.qid:
+            self.open_topic(change.qid)
+        queue = self.queue
+        if queue is not None:
+            result = queue.restore(change, undo=undo)
+            self._refresh_item(change.doc_id)
+            self.changed.emit(result.changes)
+            if queue.row_of(change.doc_id) is not None:
+                self.show_document(change.doc_id)
+        else:
+            result = wb.judging.restore(change, undo=undo)
+            self.changed.emit(result.changes)
+
+    def _refresh_item(self, doc: int) -> None:
+        if self.queue is None:
+            return
+        self.view.list_model.update_item(self.queue.item(doc))
+        if doc == self.current:
+            self._show_state()
+        self._update_labels()
+
+    def _warn(self, text: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Not recorded", text, parent=self.view)
+        box.open()
+
+    # -- slots -----------------------------------------------------------------------------------
+    def _on_flag_triggered(self) -> None:
+        if self.queue is None or self.current is None:
+            return
+        item = self.queue.item(self.current)
+        flagged = self._pending_flags.get(self.current, item.flagged)
+        self._annotate(self.current, flagged=not flagged)
+
+    def _on_skip_triggered(self) -> None:
+        if self.queue is None or self.current is None:
+            return
+        self.show_document(self.queue.skip(self.current))
+
+    def _on_next_unjudged_triggered(self) -> None:
+        if self.queue is not None:
+            self.show_document(self.queue.next_unjudged(self.current))
+
+    def _on_step_triggered(self, step: int) -> None:
+        if self.queue is not None:
+            target = self.queue.neighbour(self.current, step)
+            if target is not None and target != self.current:
+                self.show_document(target)
+
+    def _on_note_triggered(self) -> None:
+        self.view.note.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.view.note.selectAll()
+
+    def _on_note_return_pressed(self) -> None:
+        if self.queue is not None and self.current is not None:
+            text = self.view.note.text().strip()
+            item = self.queue.item(self.current)
+            if text != self._pending_notes.get(self.current, item.note):
+                self._annotate(self.current, note=text)
+        self.view.viewer.text.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _on_terms_triggered(self) -> None:
+        self.view.terms.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def _on_terms_edited(self) -> None:
+        wb, queue = self.workbench, self.queue
+        if wb is None or wb.judging is None:
+            return
+        qid = queue.qid if queue is not None else None
+        topic = wb.topic(qid) if qid else None
+        if topic is None:
+            return
+        wb.set_user_terms(qid, self.view.terms.text())
+        words = topic_terms(topic.title, topic.description, topic.narrative)
+        self.view.viewer.set_highlighter(
+            Highlighter.build(words, parse_user_terms(self.view.terms.text()))
+        )
+
+    def _on_search_triggered(self) -> None:
+        self.view.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.view.search.selectAll()
+
+    def _on_search_text_changed(self, text: str) -> None:
+        if self.queue is None:
+            return
+        matches = set(self.queue.search(text))
+        for row, item in enumerate(self.queue.items):
+            self.view.list.setRowHidden(row, item.doc_id not in matches)
+
+    def _on_search_return_pressed(self) -> None:
+        if self.queue is None:
+            return
+        matches = self.queue.search(self.view.search.text())
+        if matches:
+            self.show_document(matches[0])
+        self.view.viewer.text.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _on_back_to_document_triggered(self) -> None:
+        if self.view.search.hasFocus() and self.view.search.text():
+            self.view.search.clear()
+        self.view.viewer.text.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _on_page_triggered(self, direction: int) -> None:
+        bar = self.view.viewer.text.verticalScrollBar()
+        bar.setValue(bar.value() + direction * bar.pageStep())
+
+    def _on_list_clicked(self, index) -> None:
+        if self.queue is not None and index.isValid():
+            self.show_document(self.queue.items[index.row()].doc_id)
+
+    def _on_help_triggered(self) -> None:
+        if self._sheet is None:
+            self._sheet = ShortcutSheet(self.view.shortcut_rows(), self.view)
+        self._sheet.open()
+
+    def _on_activity_seen(self) -> None:
+        self.timer.touch(self.clock())
