@@ -14,7 +14,7 @@ import pkgutil
 import sys
 
 from judgeapp import __version__, commands
-from judgeapp.commands import CommandError
+from judgeapp.errors import UserError
 from judgeapp.formats.errors import FormatError
 
 
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     except FormatError as exc:
         print(f"judgeapp: error: {exc}", file=sys.stderr)
         return 1
-    except CommandError as exc:
+    except UserError as exc:
         print(f"judgeapp: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

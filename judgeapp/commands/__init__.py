@@ -10,12 +10,14 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from judgeapp.errors import UserError
+
 if TYPE_CHECKING:
     from judgeapp.services.progress import ProgressFn
     from judgeapp.store import Store
 
 
-class CommandError(Exception):
+class CommandError(UserError):
     """A problem with what the user asked for; printed without a traceback."""
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from os import PathLike
 
+from judgeapp.errors import UserError
 
-class FormatError(ValueError):
+
+class FormatError(UserError, ValueError):
     """Bad input in a file.
 
     ``str(err)`` reads ``FILE:LINE: PROBLEM`` (or ``FILE: byte N: PROBLEM`` when the problem

@@ -3,10 +3,11 @@ redo, and the `judge` command alike. Each call is committed before it returns.""
 
 from __future__ import annotations
 
+from judgeapp.errors import UserError
 from judgeapp.store import JudgmentChange, JudgmentState, Store
 
 
-class JudgingError(ValueError):
+class JudgingError(UserError, ValueError):
     """A judgment that cannot be recorded (grade off the scale, unknown topic, ...)."""
 
 

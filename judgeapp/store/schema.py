@@ -16,6 +16,8 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 
+from judgeapp.errors import UserError
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 MIGRATIONS = ROOT / "migrations"
 # The newest revision this code writes. A test keeps it equal to Alembic's head, so opening
@@ -23,7 +25,7 @@ MIGRATIONS = ROOT / "migrations"
 SCHEMA_HEAD = "0001"
 
 
-class SchemaError(RuntimeError):
+class SchemaError(UserError, RuntimeError):
     """The database cannot be used by this version of judgeapp (too new, or not ours)."""
 
 

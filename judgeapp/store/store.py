@@ -18,6 +18,7 @@ from typing import Any, Self
 import numpy as np
 from sqlalchemy import Connection, Engine, func, select
 
+from judgeapp.errors import UserError
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.model import Document, QrelsFile, RunFile, Topic
 from judgeapp.store import models as m
@@ -45,7 +46,7 @@ SCORE_DTYPE = np.dtype("<f8")
 DOC_BATCH = 2000
 
 
-class StoreError(ValueError):
+class StoreError(UserError, ValueError):
     """A request the project cannot honour (a name taken, an unknown run, ...)."""
 
 
