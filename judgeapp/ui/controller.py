@@ -17,7 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, QSettings, Qt, QThreadPool, Signal
 from PySide6.QtGui import QUndoStack
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from judgeapp.services.progress import Cancelled, ProgressFn
 from judgeapp.services.workbench import Workbench
@@ -55,7 +55,7 @@ class MainController(QObject):
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(0)  # no limit: every judgment of the session
         self.judging = JudgingController(window.judging_view, self.undo_stack, parent=self)
-        window.judging_view.watch_activity(window.judging_view)
+        window.judging_view.watch_activity(QApplication.instance())
         self.worker: Worker | None = None
         self.dialog: TaskDialog | None = None
         self.file_dialog: QFileDialog | None = None
@@ -77,6 +77,7 @@ class MainController(QObject):
         for kind in ("topics", "documents", "runs", "qrels"):
             a[f"import_{kind}"].triggered.connect(lambda _=False, k=kind: self.show_import(k))
         a["export_qrels"].triggered.connect(self._on_export_qrels_triggered)
+        a["export_mine"].triggered.connect(self._on_export_mine_triggered)
         a["quit"].triggered.connect(self.window.close)
         a["choose_assessor"].triggered.connect(self._on_choose_assessor_triggered)
         a["build_pool"].triggered.connect(self._on_build_pool_triggered)
@@ -393,26 +394,33 @@ class MainController(QObject):
 
     # -- export -------------------------------------------------------------------------------------
     def _on_export_qrels_triggered(self) -> None:
-        self.show_export_dialog()
+        self.show_export_dialog(mine=False)
 
-    def show_export_dialog(self) -> QFileDialog | None:
+    def _on_export_mine_triggered(self) -> None:
+        self.show_export_dialog(mine=True)
+
+    def show_export_dialog(self, mine: bool = False) -> QFileDialog | None:
+        """Export every effective judgment (newest per topic and document, imported qrels
+        included), or only the current assessor's."""
         if self.workbench is None:
             return None
-        dialog = QFileDialog(self.window, "Export qrels")
+        title = "Export my judgments" if mine else "Export qrels"
+        dialog = QFileDialog(self.window, title)
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
         dialog.setNameFilters(["TREC qrels (*.qrels *.txt)", "All files (*)"])
         dialog.selectFile(f"{self.workbench.display_name().replace(' ', '-')}.qrels")
-        dialog.fileSelected.connect(self.export_qrels)
+        dialog.fileSelected.connect(lambda path: self.export_qrels(path, mine=mine))
         self.file_dialog = dialog
         dialog.open()
         return dialog
 
-    def export_qrels(self, path: str) -> int:
-        if self.workbench is None:
+    def export_qrels(self, path: str, mine: bool = False) -> int:
+        wb = self.workbench
+        if wb is None:
             return 0
         try:
-            count = self.workbench.export_qrels(path)
+            count = wb.export_qrels(path, [wb.assessor] if mine and wb.assessor else None)
         except Exception as exc:
             self._error("Export failed", str(exc))
             return 0

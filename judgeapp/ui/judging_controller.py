@@ -344,3 +344,7 @@ class JudgingController(QObject):
 
     def _on_activity_seen(self) -> None:
         self.timer.touch(self.clock())
+
+    def shortcut_sheet(self) -> ShortcutSheet | None:
+        """The shortcut sheet, once F1 or ? has opened it."""
+        return self._sheet

@@ -121,7 +121,8 @@ def _escape(text: str) -> str:
 
 
 class GradeBar(QWidget):
-    """One button per grade of the scale ("key  label"), then flag, skip and next."""
+    """One button per grade of the scale ("key  label"); the flag, skip and next buttons
+    live here too but are laid out by the view, on the row of the note."""
 
     grade_clicked = Signal(int)
 
@@ -137,13 +138,12 @@ class GradeBar(QWidget):
         self.next_button = QPushButton("U  Next unjudged")
         for button in (self.flag_button, self.skip_button, self.next_button):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self._extra = [self.flag_button, self.skip_button, self.next_button]
 
     def set_scale(self, scale: Sequence[GradeInfo]) -> None:
         while self.layout_.count():
             item = self.layout_.takeAt(0)
             widget = item.widget()
-            if widget is not None and widget not in self._extra:
+            if widget is not None:
                 widget.deleteLater()
         self.buttons = {}
         for g in scale:
@@ -155,8 +155,6 @@ class GradeBar(QWidget):
             self.buttons[g.grade] = button
             self.layout_.addWidget(button)
         self.layout_.addStretch(1)
-        for button in self._extra:
-            self.layout_.addWidget(button)
 
     def show_state(self, grade: int | None, flagged: bool) -> None:
         for value, button in self.buttons.items():
@@ -206,11 +204,17 @@ class JudgingView(QWidget):
         self.position_label.setObjectName("muted")
         self.grade_bar = GradeBar()
         self.note = QLineEdit()
-        self.note.setPlaceholderText("Note on this judgment  ( N, Enter to save )")
+        self.note.setPlaceholderText("Note  ( N, Enter saves )")
         self.terms = QLineEdit()
-        self.terms.setPlaceholderText("Extra terms to highlight, comma-separated  ( T )")
+        self.terms.setPlaceholderText("More terms to highlight, a, b  ( T )")
         fields = QHBoxLayout()
         fields.setSpacing(8)
+        for button in (
+            self.grade_bar.flag_button,
+            self.grade_bar.skip_button,
+            self.grade_bar.next_button,
+        ):
+            fields.addWidget(button)
         fields.addWidget(self.note, 3)
         fields.addWidget(self.terms, 2)
         right = QWidget()

@@ -150,7 +150,10 @@ class MainWindow(QMainWindow):
         ):
             project.addAction(self._action(f"import_{kind}", text))
         project.addSeparator()
-        project.addAction(self._action("export_qrels", "&Export qrels…", QKeySequence("Ctrl+E")))
+        project.addAction(
+            self._action("export_qrels", "&Export qrels (all judgments)…", QKeySequence("Ctrl+E"))
+        )
+        project.addAction(self._action("export_mine", "Export &my judgments as qrels…"))
         project.addSeparator()
         project.addAction(self._action("quit", "&Quit", QKeySequence.StandardKey.Quit))
         judging = bar.addMenu("&Judging")

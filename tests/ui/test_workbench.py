@@ -1,0 +1,422 @@
+"""The assessor's workbench, driven through the real main window.
+
+Imports go through the import dialogs (workers, progress), the pool through the pool
+dialog, judgments through key presses on the judging view, undo through Ctrl+Z, the note
+through N / typing / Enter, the export through the export dialog; then the window closes
+and a new one reopens the project from the recent-projects menu.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from judgeapp.formats import read_qrels
+from judgeapp.store import Store
+
+GRADES = [1, 0, 2, 0, 3, 0, 0, 1, 2, 0]  # the keys pressed, one per document
+ASSESSOR = "alice"
+
+
+def import_through_dialog(qtbot, controller, kind: str, paths: list[str]):
+    dialog = controller.show_import(kind)
+    assert dialog.isVisible()
+    dialog.files.add_paths(paths)
+    with qtbot.waitSignal(controller.task_finished, timeout=120_000) as blocker:
+        qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    worker = blocker.args[0]
+    assert worker.error is None, worker.traceback
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    return worker.result
+
+
+def build_pool_through_dialog(qtbot, controller, order: str, depth: int = 10, seed: int = 7):
+    dialog = controller.show_pool_dialog()
+    dialog.set_strategy("depth")
+    dialog.depth.setValue(depth)
+    dialog.set_order(order)
+    dialog.seed.setValue(seed)
+    with qtbot.waitSignal(controller.task_finished, timeout=120_000) as blocker:
+        qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    worker = blocker.args[0]
+    assert worker.error is None, worker.traceback
+    return worker.result
+
+
+def choose_assessor(controller, name: str) -> None:
+    dialog = controller.show_assessor_dialog()
+    dialog.combo.setCurrentText(name)
+    dialog.accept()
+
+
+def key(qtbot, text: str, modifier=Qt.KeyboardModifier.NoModifier) -> None:
+    """A key press where the user's focus is (shortcuts resolve as for a real key)."""
+    from judgeapp.ui.main_window import MainWindow
+
+    [window] = [
+        w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()
+    ]
+    if QApplication.activeWindow() is not window:  # a dialog just closed
+        window.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    target = QApplication.focusWidget()
+    assert target is not None and window.isAncestorOf(target)
+    keys = {"Ctrl+Z": Qt.Key.Key_Z, "Return": Qt.Key.Key_Return}
+    qtbot.keyClick(target, keys.get(text, text), modifier)
+
+
+@pytest.fixture
+def project(tmp_path, qtbot, make_window, demo_inputs):
+    """A project made through the window: demo data imported, assessor chosen."""
+    db = str(tmp_path / "judging.db")
+    window, controller = make_window()
+    controller.open_project(db)
+    choose_assessor(controller, ASSESSOR)
+    reports = {
+        kind: import_through_dialog(qtbot, controller, kind, demo_inputs[kind])
+        for kind in ("topics", "documents", "runs", "qrels")
+    }
+    assert reports["topics"].records == 225
+    assert reports["documents"].records == 1400
+    return db, window, controller
+
+
+def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, project):
+    db, window, controller = project
+    info = build_pool_through_dialog(qtbot, controller, "blind")
+    assert info.judging_order == "blind" and info.n_docs > 0
+    topics = window.topics_view
+    assert topics.model.rowCount() == 225
+    row1 = topics.model.topic(topics.model.row_of("1"))
+    assert row1.pool_size > len(GRADES) and row1.judged == 0
+
+    # open topic 1 from the topic list with Enter
+    topics.select_qid("1")
+    topics.table.setFocus()
+    qtbot.keyClick(topics.table, Qt.Key.Key_Return)
+    assert window.tabs.currentWidget() is window.judging_view
+    judging = controller.judging
+    assert judging.queue is not None and judging.queue.qid == "1"
+
+    judged: list[tuple[int, str, int]] = []
+    for grade in GRADES:
+        doc = judging.current
+        assert doc is not None and judging.queue.item(doc).grade is None
+        key(qtbot, str(grade))
+        # committed before the next document appears
+        with Store.open(db) as other:
+            state = other.judgment_state("1", doc, judging.workbench.judging.assessor.id)
+        assert state.grade == grade
+        assert judging.current != doc
+        judged.append((doc, judging.queue.item(doc).docno, grade))
+    assert topics.model.topic(topics.model.row_of("1")).judged == 10
+
+    key(qtbot, "Ctrl+Z", Qt.KeyboardModifier.ControlModifier)
+    key(qtbot, "Ctrl+Z", Qt.KeyboardModifier.ControlModifier)
+    assert judging.current == judged[8][0]  # the undone document is shown again
+    assert judging.queue.item(judged[8][0]).grade is None
+    assert judging.queue.item(judged[9][0]).grade is None
+    assert topics.model.topic(topics.model.row_of("1")).judged == 8
+
+    key(qtbot, "K")  # previous document: the eighth, judged
+    assert judging.current == judged[7][0]
+    key(qtbot, "N")
+    assert QApplication.focusWidget() is window.judging_view.note
+    qtbot.keyClicks(window.judging_view.note, "checked twice")
+    key(qtbot, "Return")
+    assert judging.queue.item(judged[7][0]).note == "checked twice"
+
+    out = tmp_path / "mine.qrels"
+    dialog = controller.show_export_dialog(mine=True)
+    dialog.selectFile(str(out))
+    dialog.accept()
+    qtbot.waitUntil(out.exists)
+
+    window.close()
+    assert controller.workbench is None  # store closed on close
+
+    window2, controller2 = make_window()
+    recent = window2.recent_menu.actions()
+    assert recent and recent[0].text() == db
+    recent[0].trigger()
+    wb = controller2.workbench
+    assert wb.assessor == ASSESSOR  # remembered
+    # resumes on the first unjudged document of the last topic: the first undone one
+    assert window2.tabs.currentWidget() is window2.judging_view
+    assert controller2.judging.queue.qid == "1"
+    assert controller2.judging.current == judged[8][0]
+
+    expected = {docno: grade for _, docno, grade in judged[:8]}
+    mine = {j.docno: (j.grade, j.note) for j in wb.store.judgments("1", [ASSESSOR])}
+    assert mine == {
+        d: (g, "checked twice" if d == judged[7][1] else "") for d, g in expected.items()
+    }
+    assert wb.store.judgments(assessors=[ASSESSOR]) == wb.store.judgments("1", [ASSESSOR])
+    qrels = read_qrels(out)
+    assert list(zip(qrels.qids, qrels.docnos, qrels.grades.tolist(), strict=True)) == sorted(
+        (("1", d, g) for d, g in expected.items()), key=lambda r: r[1].encode()
+    )
+    # the history holds the undos too, each through the judging service
+    origins = [
+        e["origin"] for e in wb.store.history("1") if e["assessor_id"] == wb.judging.assessor.id
+    ]
+    assert origins.count("undo") == 2 and origins.count("judge") == 11
+
+
+def test_blind_order_shows_no_run_names_or_ranks(qtbot, project):
+    db, window, controller = project
+    runs = [r.name for r in controller.workbench.store.runs()]
+    build_pool_through_dialog(qtbot, controller, "blind")
+    controller.open_topic("2")
+    view = window.judging_view
+    model = view.list_model
+    assert model.blind and model.columnCount() == 4
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert "Runs" not in headers and "Best rank" not in headers
+    texts = _all_texts(window)
+    for row in range(model.rowCount()):
+        for col in range(model.columnCount()):
+            for role in range(0, 40):
+                value = model.index(row, col).data(role)
+                if isinstance(value, str):
+                    texts.append(value)
+    for run in runs:
+        assert not any(run in text for text in texts), run
+    assert all(
+        item.best_rank is None and item.runs == () for item in controller.judging.queue.items
+    )
+
+    # the same project judged by rank does show them
+    build_pool_through_dialog(qtbot, controller, "rank")
+    controller.open_topic("2")
+    assert not model.blind and model.columnCount() == 6
+    shown = [model.index(r, model.RUNS).data() for r in range(model.rowCount())]
+    assert any(run in text for text in shown for run in runs)
+
+
+def _all_texts(window) -> list[str]:
+    from PySide6.QtWidgets import QAbstractButton, QLabel, QLineEdit
+
+    texts = [window.windowTitle()]
+    for widget in window.findChildren(QLabel):
+        texts.append(widget.text())
+    for widget in window.findChildren(QAbstractButton):
+        texts.append(widget.text())
+    for widget in window.findChildren(QLineEdit):
+        texts.append(widget.text())
+    texts.append(window.judging_view.viewer.text.toPlainText())
+    return texts
+
+
+def test_cancelled_import_leaves_the_store_unchanged(tmp_path, qtbot, make_window):
+    import threading
+
+    docs = tmp_path / "many.trec"
+    docs.write_text(
+        "".join(
+            f"<DOC>\n<DOCNO>D{i}</DOCNO>\n<TEXT>\ntext of document {i}\n</TEXT>\n</DOC>\n"
+            for i in range(4500)
+        )
+    )
+    db = str(tmp_path / "c.db")
+    window, controller = make_window()
+    controller.open_project(db)
+    store = controller.workbench.store
+    before = (store.count_documents(), len(store.docno_ids([f"D{i}" for i in range(4500)])))
+    assert before == (0, 0)
+
+    dialog = controller.show_import("documents")
+    dialog.files.add_paths([str(docs)])
+    # hold the worker at its first progress report (2000 documents written, inside the
+    # import's transaction) until the user has pressed Cancel
+    pressed = threading.Event()
+    first = threading.Event()
+
+    def hold(*_args):
+        if not first.is_set():
+            first.set()
+            pressed.wait(30)
+
+    with qtbot.waitSignal(controller.task_finished, timeout=60_000) as blocker:
+        qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+        controller.worker.signals.progressed.connect(hold, Qt.ConnectionType.DirectConnection)
+        qtbot.waitUntil(first.is_set, timeout=30_000)
+        qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+        pressed.set()
+    worker = blocker.args[0]
+    from judgeapp.services.progress import Cancelled
+
+    assert isinstance(worker.error, Cancelled)
+    assert dialog.isVisible() and "nothing was changed" in dialog.message.text()
+    after = (store.count_documents(), len(store.docno_ids([f"D{i}" for i in range(4500)])))
+    assert after == before
+
+
+def test_import_error_is_shown_and_nothing_kept(tmp_path, qtbot, make_window):
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 abc tag\n")
+    window, controller = make_window()
+    controller.open_project(str(tmp_path / "e.db"))
+    dialog = controller.show_import("runs")
+    dialog.files.add_paths([str(bad)])
+    with qtbot.waitSignal(controller.task_finished, timeout=30_000):
+        qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    assert "bad.run:2" in dialog.message.text()
+    assert controller.workbench.store.runs() == []
+
+
+def test_keys_flag_skip_search_help_and_time(qtbot, project):
+    db, window, controller = project
+    build_pool_through_dialog(qtbot, controller, "blind")
+    controller.open_topic("3")
+    judging, view = controller.judging, window.judging_view
+    now = [1000.0]
+    judging.clock = lambda: now[0]
+
+    # time: shown at t=1000, key presses (activity) at +20 and +40, away 5 minutes, grade
+    first = judging.current
+    judging.show_document(first)
+    now[0] += 20
+    qtbot.keyClick(view.viewer.text, Qt.Key.Key_Down)
+    now[0] += 20
+    qtbot.keyClick(view.viewer.text, Qt.Key.Key_Down)
+    now[0] += 300
+    key(qtbot, "2")
+    [record] = [j for j in judging.workbench.store.judgments("3", [ASSESSOR])]
+    assert record.time_spent == pytest.approx(40.0)
+
+    # F flags the judged document; undo takes the flag back
+    key(qtbot, "K")
+    assert judging.current == first
+    key(qtbot, "F")
+    assert judging.queue.item(first).flagged
+    assert view.list_model.index(judging.queue.row_of(first), 2).data().endswith("⚑")
+    key(qtbot, "Ctrl+Z", Qt.KeyboardModifier.ControlModifier)
+    assert not judging.workbench.judging.state("3", first).flagged
+
+    # S skips: another unjudged document, the skipped one stays unjudged
+    key(qtbot, "U")
+    skipped = judging.current
+    key(qtbot, "S")
+    assert judging.current not in (skipped, None)
+    assert judging.queue.item(skipped).grade is None
+
+    # / searches the pool: rows that do not match are hidden
+    key(qtbot, "/")
+    assert QApplication.focusWidget() is view.search
+    word = judging.queue.items[0].docno
+    qtbot.keyClicks(view.search, word)
+    hidden = [view.list.isRowHidden(r) for r in range(view.list_model.rowCount())]
+    matches = judging.queue.search(word)
+    assert hidden.count(False) == len(matches) >= 1
+    key(qtbot, "Return")
+    assert judging.current == matches[0]
+
+    # F1 and ? open the shortcut sheet, listing the grade keys
+    key(qtbot, "?")
+    sheet = judging.shortcut_sheet()
+    qtbot.waitUntil(sheet.isVisible)
+    keys = [sheet.table.item(r, 0).text() for r in range(sheet.table.rowCount())]
+    assert {"0", "1", "2", "3", "Ctrl+Z"} <= set(keys)
+    sheet.reject()
+    view.viewer.text.setFocus()
+    qtbot.keyClick(view.viewer.text, Qt.Key.Key_F1)
+    qtbot.waitUntil(sheet.isVisible)
+    sheet.reject()
+
+
+def test_digits_typed_in_the_note_do_not_judge(qtbot, project):
+    db, window, controller = project
+    build_pool_through_dialog(qtbot, controller, "blind")
+    controller.open_topic("4")
+    judging, view = controller.judging, window.judging_view
+    doc = judging.current
+    key(qtbot, "N")
+    qtbot.keyClicks(view.note, "see 2 and 3")
+    assert judging.queue.item(doc).grade is None  # the digits went into the note
+    key(qtbot, "Return")
+    key(qtbot, "1")  # now the grade, with the waiting note
+    state = judging.workbench.judging.state("4", doc)
+    assert (state.grade, state.note) == (1, "see 2 and 3")
+
+
+def test_scroll_position_top_for_new_remembered_on_return(qtbot, project):
+    db, window, controller = project
+    build_pool_through_dialog(qtbot, controller, "blind")
+    controller.open_topic("5")
+    judging, view = controller.judging, window.judging_view
+    view.viewer.text.setPlainText("")  # make the documents long enough to scroll
+    bar = view.viewer.text.verticalScrollBar()
+    first = judging.current
+    store = judging.workbench.store
+    real = store.document_by_id
+
+    def long_document(doc_id):
+        record = real(doc_id)
+        return type(record)(record.doc_id, record.docno, record.title, record.text * 60, {})
+
+    store.document_by_id = long_document
+    judging.show_document(first)
+    assert bar.maximum() > 0 and bar.value() == 0
+    bar.setValue(bar.maximum() // 2)
+    key(qtbot, "J")
+    assert bar.value() == 0  # a document seen for the first time opens at its top
+    key(qtbot, "K")
+    assert judging.current == first
+    assert bar.value() == bar.maximum() // 2  # back where the assessor left it
+
+
+def test_very_long_document_is_shown_with_capped_highlighting(qtbot, project):
+    db, window, controller = project
+    build_pool_through_dialog(qtbot, controller, "blind")
+    controller.open_topic("1")
+    judging, view = controller.judging, window.judging_view
+    store = judging.workbench.store
+    real = store.document_by_id
+    word = next(w for w in view.viewer.highlighter.pattern.pattern.split("|") if w.isalpha())
+
+    def huge(doc_id):
+        record = real(doc_id)
+        text = (f"{word} and more words " * 300_000) + "END"  # ~6 MB, one paragraph
+        return type(record)(record.doc_id, record.docno, record.title, text, {})
+
+    store.document_by_id = huge
+    judging.show_document(judging.current)
+    from judgeapp.services.highlight import MAX_SPANS
+
+    assert view.viewer.truncated_highlights
+    assert 0 < view.viewer.n_highlights <= MAX_SPANS
+    document = view.viewer.text.document()
+    assert document.blockCount() > 1000  # the single paragraph was split for layout
+    assert view.viewer.text.toPlainText().endswith("END")
+
+
+def test_models_pass_the_model_tester(qtmodeltester, qtbot, project):
+    db, window, controller = project
+    build_pool_through_dialog(qtbot, controller, "rank")
+    controller.open_topic("1")
+    qtmodeltester.check(window.topics_view.model)
+    qtmodeltester.check(window.topics_view.proxy)
+    qtmodeltester.check(window.judging_view.list_model)
+    key(qtbot, "1")
+    qtmodeltester.check(window.judging_view.list_model)
+
+
+def test_screenshots_render_real_views(tmp_path, qtbot, project):
+    from PySide6.QtGui import QImage
+
+    from judgeapp.ui.screenshot import render
+
+    db, window, controller = project
+    window.close()
+    for view in ("topics", "judging"):
+        out = render(view, tmp_path / f"{view}.png", db, (1000, 700), simulate=5, topics=2)
+        image = QImage(str(out))
+        assert (image.width(), image.height()) == (1000, 700)
+        # not a blank picture: many distinct colours (text, highlights, bars)
+        colours = {image.pixel(x, y) for x in range(0, 1000, 7) for y in range(0, 700, 7)}
+        assert len(colours) > 20
+    assert Store.open(db).pools() == []  # the picture was taken on a copy
+    with pytest.raises(ValueError, match="dashboard view does not exist yet"):
+        render("dashboard", tmp_path / "d.png", db)
