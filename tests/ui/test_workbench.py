@@ -165,7 +165,7 @@ def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, proje
 
 
 def test_blind_order_shows_no_run_names_or_ranks(qtbot, project):
-    db, window, controller = project
+    _db, window, controller = project
     runs = [r.name for r in controller.workbench.store.runs()]
     build_pool_through_dialog(qtbot, controller, "blind")
     controller.open_topic("2")
@@ -220,7 +220,7 @@ def test_cancelled_import_leaves_the_store_unchanged(tmp_path, qtbot, make_windo
         )
     )
     db = str(tmp_path / "c.db")
-    window, controller = make_window()
+    _window, controller = make_window()
     controller.open_project(db)
     store = controller.workbench.store
     before = (store.count_documents(), len(store.docno_ids([f"D{i}" for i in range(4500)])))
@@ -256,7 +256,7 @@ def test_cancelled_import_leaves_the_store_unchanged(tmp_path, qtbot, make_windo
 def test_import_error_is_shown_and_nothing_kept(tmp_path, qtbot, make_window):
     bad = tmp_path / "bad.run"
     bad.write_text("1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 abc tag\n")
-    window, controller = make_window()
+    _window, controller = make_window()
     controller.open_project(str(tmp_path / "e.db"))
     dialog = controller.show_import("runs")
     dialog.files.add_paths([str(bad)])
@@ -267,7 +267,7 @@ def test_import_error_is_shown_and_nothing_kept(tmp_path, qtbot, make_window):
 
 
 def test_keys_flag_skip_search_help_and_time(qtbot, project):
-    db, window, controller = project
+    _db, window, controller = project
     build_pool_through_dialog(qtbot, controller, "blind")
     controller.open_topic("3")
     judging, view = controller.judging, window.judging_view
@@ -327,7 +327,7 @@ def test_keys_flag_skip_search_help_and_time(qtbot, project):
 
 
 def test_digits_typed_in_the_note_do_not_judge(qtbot, project):
-    db, window, controller = project
+    _db, window, controller = project
     build_pool_through_dialog(qtbot, controller, "blind")
     controller.open_topic("4")
     judging, view = controller.judging, window.judging_view
@@ -342,7 +342,7 @@ def test_digits_typed_in_the_note_do_not_judge(qtbot, project):
 
 
 def test_scroll_position_top_for_new_remembered_on_return(qtbot, project):
-    db, window, controller = project
+    _db, window, controller = project
     build_pool_through_dialog(qtbot, controller, "blind")
     controller.open_topic("5")
     judging, view = controller.judging, window.judging_view
@@ -368,7 +368,7 @@ def test_scroll_position_top_for_new_remembered_on_return(qtbot, project):
 
 
 def test_very_long_document_is_shown_with_capped_highlighting(qtbot, project):
-    db, window, controller = project
+    _db, window, controller = project
     build_pool_through_dialog(qtbot, controller, "blind")
     controller.open_topic("1")
     judging, view = controller.judging, window.judging_view
@@ -393,7 +393,7 @@ def test_very_long_document_is_shown_with_capped_highlighting(qtbot, project):
 
 
 def test_models_pass_the_model_tester(qtmodeltester, qtbot, project):
-    db, window, controller = project
+    _db, window, controller = project
     build_pool_through_dialog(qtbot, controller, "rank")
     controller.open_topic("1")
     qtmodeltester.check(window.topics_view.model)
@@ -408,7 +408,7 @@ def test_screenshots_render_real_views(tmp_path, qtbot, project):
 
     from judgeapp.ui.screenshot import render
 
-    db, window, controller = project
+    db, window, _controller = project
     window.close()
     for view in ("topics", "judging"):
         out = render(view, tmp_path / f"{view}.png", db, (1000, 700), simulate=5, topics=2)
