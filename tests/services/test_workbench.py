@@ -1,0 +1,145 @@
+"""The workbench services without Qt: topic rows, the judging queue, resuming."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from judgeapp.formats.model import Document, RankedTopic, RunFile, Topic
+from judgeapp.services.workbench import Workbench
+from judgeapp.store import RunImport, Store
+
+
+def run(tag: str, topics: dict[str, list[str]]) -> RunImport:
+    ranked = {
+        qid: RankedTopic(docs, np.arange(len(docs), 0, -1, dtype=np.float64), np.arange(len(docs)))
+        for qid, docs in topics.items()
+    }
+    return RunImport(RunFile(f"{tag}.run", tag, ranked, sum(map(len, topics.values()))))
+
+
+@pytest.fixture
+def workbench(tmp_path):
+    store = Store.open(tmp_path / "w.db")
+    store.put_topics(
+        [(Topic("1", "shock waves", "effects of shock waves"), None), (Topic("2", "heat"), None)]
+    )
+    store.put_documents(
+        (Document(f"d{i}", f"title {i}", f"text {i} shock" if i % 2 else f"text {i}"), None)
+        for i in range(12)
+    )
+    store.add_runs(
+        [
+            run("A", {"1": ["d1", "d2", "d3", "d4"], "2": ["d5", "d6"]}),
+            run("B", {"1": ["d3", "d7", "d8", "d1"], "2": ["d6", "d9"]}),
+        ]
+    )
+    wb = Workbench(store, "alice")
+    yield wb
+    store.close()
+
+
+def test_topic_rows_count_pool_and_this_assessors_judgments(workbench):
+    wb = workbench
+    assert [(r.qid, r.pool_size, r.judged) for r in wb.topic_rows()] == [("1", 0, 0), ("2", 0, 0)]
+    wb.build_pool("p", ["A", "B"], "depth", {"depth": 3}, "rank")
+    assert wb.pool_name() == "p"
+    queue = wb.queue("1")
+    ids = wb.store.docno_ids(["d1", "d3", "d8"])
+    queue.record(ids["d1"], 2)
+    queue.record(ids["d3"], 0)
+    other = Workbench(wb.store, "bob")  # another assessor's judgments do not count for alice
+    other.queue("1").record(ids["d8"], 3)
+    rows = {r.qid: r for r in wb.topic_rows()}
+    # pool of topic 1 at depth 3: d1 d2 d3 (A) and d3 d7 d8 (B)
+    assert (rows["1"].pool_size, rows["1"].judged, rows["1"].relevant) == (5, 2, 1)
+    assert rows["1"].progress == pytest.approx(2 / 5)
+    assert (rows["2"].pool_size, rows["2"].judged) == (3, 0)
+    assert wb.topic_row("1") == rows["1"]
+
+
+def test_queue_in_rank_order_resumes_with_judged_documents_first(workbench):
+    wb = workbench
+    wb.build_pool("p", ["A", "B"], "depth", {"depth": 3}, "rank")
+    queue = wb.queue("1")
+    docnos = [item.docno for item in queue.items]
+    # round robin by rank: A1 B1 A2 B2 A3 B3 (d3 appears once, at its first place)
+    assert docnos == ["d1", "d3", "d2", "d7", "d8"]
+    assert all(item.runs for item in queue.items)  # rank order may show the runs
+    assert queue.items[1].runs == ("A", "B") and queue.items[1].best_rank == 1
+    first = queue.first_unjudged()
+    assert queue.item(first).docno == "d1"
+    queue.record(first, 1)
+    second = queue.next_unjudged(first)
+    assert queue.item(second).docno == "d3"
+    queue.record(queue.store.docno_ids(["d7"])["d7"], 0)  # judged out of order
+    again = wb.queue("1")  # reopening: judged first, in judging order, then the rest
+    assert [i.docno for i in again.items] == ["d1", "d7", "d3", "d2", "d8"]
+    assert again.item(again.first_unjudged()).docno == "d3"
+    assert again.counts() == (5, 2, 1)
+
+
+def test_undo_through_restore_puts_the_document_back_in_the_order(workbench):
+    wb = workbench
+    wb.build_pool("p", ["A", "B"], "depth", {"depth": 2}, "rank")
+    queue = wb.queue("1")
+    doc = queue.first_unjudged()
+    change = queue.record(doc, 2, note="n")
+    assert queue.next_unjudged() != doc
+    queue.restore(change, undo=True)
+    assert queue.item(doc).grade is None and queue.item(doc).note == ""
+    assert queue.next_unjudged() == doc
+    queue.restore(change, undo=False)
+    assert queue.item(doc).grade == 2 and queue.item(doc).note == "n"
+    assert wb.judging.state("1", doc).grade == 2
+
+
+def test_blind_queue_carries_no_runs_or_ranks(workbench):
+    wb = workbench
+    wb.build_pool("p", ["A", "B"], "depth", {"depth": 4}, "blind", seed=3)
+    queue = wb.queue("1")
+    assert queue.blind
+    assert all(item.best_rank is None and item.runs == () for item in queue.items)
+    assert sorted(i.docno for i in queue.items) == ["d1", "d2", "d3", "d4", "d7", "d8"]
+
+
+def test_skip_search_and_neighbours(workbench):
+    wb = workbench
+    wb.build_pool("p", ["A", "B"], "depth", {"depth": 3}, "rank")
+    queue = wb.queue("1")
+    first = queue.first_unjudged()
+    shown = queue.skip(first)
+    assert shown != first and queue.item(first).grade is None
+    assert queue.next_unjudged(shown) not in (first, shown)
+    for item in list(queue.items):
+        if item.doc_id != first:
+            queue.record(item.doc_id, 0)
+    assert queue.next_unjudged() == first  # only the skipped one is left: it comes back
+    queue.record(first, 1)
+    assert queue.next_unjudged() is None
+    # search: docno, title or text, every word, case-insensitive
+    assert [queue.item(d).docno for d in queue.search("SHOCK")] == ["d1", "d3", "d7"]
+    assert [queue.item(d).docno for d in queue.search("text 3")] == ["d3"]
+    assert queue.neighbour(queue.items[0].doc_id, -1) == queue.items[0].doc_id
+    assert queue.neighbour(queue.items[0].doc_id, +1) == queue.items[1].doc_id
+
+
+def test_last_topic_and_terms_are_kept_per_assessor(workbench):
+    wb = workbench
+    assert wb.last_topic() is None
+    wb.remember_topic("2")
+    wb.set_user_terms("2", "boundary layer, heat")
+    assert Workbench(wb.store, "alice").last_topic() == "2"
+    assert Workbench(wb.store, "bob").last_topic() is None
+    assert wb.user_terms("2") == "boundary layer, heat"
+
+
+def test_export_writes_trec_qrels(workbench, tmp_path):
+    wb = workbench
+    wb.build_pool("p", ["A", "B"], "depth", {"depth": 1}, "rank")
+    queue = wb.queue("1")
+    for item in queue.items:
+        queue.record(item.doc_id, 1 if item.docno == "d1" else 0)
+    out = tmp_path / "q.txt"
+    assert wb.export_qrels(out, ["alice"]) == 2
+    assert out.read_text().splitlines() == ["1 0 d1 1", "1 0 d3 0"]
