@@ -1,1 +1,36 @@
-"""Streaming, validated readers and writers for topics, documents, runs and qrels."""
+"""Streaming, validated readers and writers for topics, documents, runs and qrels.
+
+Every reader accepts a path (str or PathLike) to a plain or compressed file (gzip, bzip2,
+xz: recognised by content), requires UTF-8, detects the format from the content unless
+``fmt`` names it, and raises :class:`FormatError` naming the file, the line and the
+problem. Ids are kept as written (``"01"`` and ``"1"`` differ) except where a classic
+collection's documented rule says otherwise (:mod:`judgeapp.formats.qrels`,
+:mod:`judgeapp.formats.smart`).
+"""
+
+from judgeapp.formats.detect import FORMATS, detect_format
+from judgeapp.formats.documents import iter_documents, read_documents
+from judgeapp.formats.errors import FormatError
+from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, Topic
+from judgeapp.formats.qrels import read_qrels, write_qrels
+from judgeapp.formats.runs import read_run
+from judgeapp.formats.textio import open_text
+from judgeapp.formats.topics import read_topics
+
+__all__ = [
+    "FORMATS",
+    "Document",
+    "FormatError",
+    "QrelsFile",
+    "RankedTopic",
+    "RunFile",
+    "Topic",
+    "detect_format",
+    "iter_documents",
+    "open_text",
+    "read_documents",
+    "read_qrels",
+    "read_run",
+    "read_topics",
+    "write_qrels",
+]

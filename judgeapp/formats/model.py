@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,3 +64,7 @@ class QrelsFile:
 
     def __len__(self) -> int:
         return len(self.qids)
+
+    def __iter__(self) -> Iterator[tuple[str, str, int]]:
+        """``(qid, docno, grade)`` rows in file order (what ``write_qrels`` takes)."""
+        return zip(self.qids, self.docnos, self.grades.tolist(), strict=True)

@@ -1,0 +1,120 @@
+"""Whitespace-separated column files (runs, qrels) read a chunk at a time.
+
+The fast path tokenises a whole chunk with one ``str.split`` after putting a marker token
+(NUL, which the decoder has already ruled out of the text) at every line end. When the token
+list is exactly ``n_lines`` rows of the same width with a marker closing each row, every line
+has the same number of columns and the columns are plain strided slices of one list: no
+Python work per line. Anything else (comments, blank lines, ragged lines, errors) goes through
+a line-by-line pass that knows each line's number and says precisely what is wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from judgeapp.formats.errors import FormatError
+from judgeapp.formats.textio import Chunk, PathArg
+
+_MARK = "\x00"
+# a comment line: first non-blank character is '#' (trec_eval skips leading blanks in runs)
+_COMMENT = re.compile(r"^[ \t\f\v]*#", re.M)
+
+
+def split_uniform(chunk: Chunk) -> tuple[list[str], int] | None:
+    """``(tokens, width)`` when every line of the chunk has ``width - 1`` columns (the
+    tokens hold a marker after each row), else None. Comment lines are not looked at."""
+    n = chunk.n_lines
+    if n == 0:
+        return None
+    toks = chunk.text.replace("\n", " \x00 ").split()
+    width, rest = divmod(len(toks), n)
+    if rest or width < 2 or toks[width - 1 :: width].count(_MARK) != n:
+        return None
+    return toks, width
+
+
+def has_comment(text: str) -> bool:
+    return "#" in text and _COMMENT.search(text) is not None
+
+
+def is_comment(fields: Sequence[str]) -> bool:
+    return fields[0].startswith("#")
+
+
+def _bad_chars(tokens: list[str], text: str) -> bool:
+    """Python's float() and int() accept '1_000' and non-ASCII digits; C's atof/atol (and
+    so trec_eval) do not, so such tokens are refused. Checked cheaply on the whole chunk."""
+    if "_" not in text and text.isascii():
+        return False
+    joined = "".join(tokens)
+    return "_" in joined or not joined.isascii()
+
+
+def to_floats(
+    path: PathArg, tokens: list[str], text: str, line_of: Callable[[int], int], what: str
+) -> np.ndarray:
+    """float64 array of ``tokens``; the first bad one raises ``what 'x' is not a number``.
+    NaN is refused too: it has no place in a ranking."""
+    try:
+        values = np.fromiter(map(float, tokens), np.float64, len(tokens))
+    except ValueError:
+        values = None
+    if values is None or _bad_chars(tokens, text) or np.isnan(values).any():
+        for i, tok in enumerate(tokens):
+            if not _is_float(tok):
+                raise FormatError(path, line_of(i), f"{what} {tok!r} is not a number")
+    return values
+
+
+def _is_float(tok: str) -> bool:
+    if "_" in tok or not tok.isascii():
+        return False
+    try:
+        value = float(tok)
+    except ValueError:
+        return False
+    return value == value  # NaN is not a usable score
+
+
+def to_ints(
+    path: PathArg, tokens: list[str], text: str, line_of: Callable[[int], int], what: str
+) -> np.ndarray:
+    """int64 array of ``tokens``; the first bad one raises ``what 'x' is not an integer``."""
+    try:
+        values = np.fromiter(map(int, tokens), np.int64, len(tokens))
+    except (ValueError, OverflowError):
+        values = None
+    if values is None or _bad_chars(tokens, text):
+        for i, tok in enumerate(tokens):
+            if "_" in tok or not tok.isascii():
+                raise FormatError(path, line_of(i), f"{what} {tok!r} is not an integer")
+            try:
+                value = int(tok)
+            except ValueError:
+                raise FormatError(path, line_of(i), f"{what} {tok!r} is not an integer") from None
+            if not -(2**63) <= value < 2**63:
+                raise FormatError(path, line_of(i), f"{what} {tok!r} is out of range")
+    return values
+
+
+def column_count_error(path: PathArg, line: int, expected: str, found: int) -> FormatError:
+    return FormatError(path, line, f"expected {expected}, found {found}")
+
+
+def duplicate_error(
+    path: PathArg, qid: str, docnos: Sequence[str], lines: np.ndarray, what: str = "docno"
+) -> FormatError:
+    """The first repeated docno of one topic (by file position), with both its lines."""
+    seen: dict[str, int] = {}
+    for i in np.argsort(lines, kind="stable").tolist():
+        d = docnos[i]
+        if d in seen:
+            first, second = seen[d], int(lines[i])
+            return FormatError(
+                path, second, f"duplicate {what} {d} for topic {qid} at lines {first} and {second}"
+            )
+        seen[d] = int(lines[i])
+    raise AssertionError("duplicate_error called without a duplicate")

@@ -1,0 +1,174 @@
+"""Document collections, streamed one document at a time (collections can be gigabytes).
+
+Formats:
+
+- ``trec``: TREC SGML, ``<DOC> <DOCNO>id</DOCNO> ... </DOC>``. The title is the first of
+  ``HEADLINE``, ``TITLE``, ``HEAD``, ``HL``, ``TI``, ``DOCTITLE`` (looked for at the top level
+  first, then inside other elements such as FBIS's ``<HEADER>``); the text is every
+  ``TEXT``, ``BODY``, ``LP``, ``LEADPARA`` or ``ABSTRACT`` element in order, plus any text not
+  inside an element; every other element goes to ``fields`` under its lower-cased tag name
+  (``docid``, ``date``, ``byline``, ``dateline``, ``section``, further title elements, ...).
+  Markup inside values is removed (``<P>`` becomes a line break).
+- ``jsonl``: one JSON object per line (or one JSON array). The id is the first of the keys
+  ``docno``, ``doc_id``, ``docid``, ``id``, ``_id``; the text the first of ``text``,
+  ``contents``, ``body``, ``abstract``; the title ``title``; all other keys go to ``fields``.
+- ``tsv``: ``docno<TAB>text``, ``docno<TAB>title<TAB>text`` or, as in MS MARCO's document
+  collection, ``docno<TAB>url<TAB>title<TAB>text``; the first line fixes the layout.
+- ``smart``: the ``.I .T .A .B .W ...`` files of Cranfield, CISI and CACM
+  (:mod:`judgeapp.formats.smart`).
+
+A docno must be non-empty and free of white space (runs and qrels could not name it
+otherwise), and may appear once per file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+
+from judgeapp.formats.checks import unique_records
+from judgeapp.formats.detect import resolve_format
+from judgeapp.formats.errors import FormatError
+from judgeapp.formats.jsonrecords import as_id, as_text, iter_objects, pick
+from judgeapp.formats.model import Document
+from judgeapp.formats.sgml import clean, iter_elements, one_line
+from judgeapp.formats.smart import read_smart_documents
+from judgeapp.formats.textio import PathArg, open_text
+
+TITLE_TAGS = ("HEADLINE", "TITLE", "HEAD", "HL", "TI", "DOCTITLE")
+TEXT_TAGS = ("TEXT", "BODY", "LP", "LEADPARA", "ABSTRACT")
+ID_KEYS = ("docno", "doc_id", "docid", "id", "_id")
+TEXT_KEYS = ("text", "contents", "body", "abstract")
+
+_ELEMENT = re.compile(r"<([A-Za-z][\w.-]*)(?:\s[^>]*)?>(.*?)</\1\s*>", re.S)
+_DOCNO = re.compile(r"<DOCNO(?:\s[^>]*)?>(.*?)</DOCNO\s*>", re.S | re.I)
+_NESTED_TITLE = re.compile(
+    r"<(" + "|".join(TITLE_TAGS) + r")(?:\s[^>]*)?>(.*?)</\1\s*>", re.S | re.I
+)
+
+
+def _check_docno(path: str, line: int, docno: str) -> str:
+    if not docno:
+        raise FormatError(path, line, "empty docno")
+    if len(docno.split()) != 1:
+        raise FormatError(path, line, f"docno {docno!r} contains white space")
+    return docno
+
+
+def _trec(path: str) -> Iterator[Document]:
+    for line, body in iter_elements(path, "DOC"):
+        found = _DOCNO.search(body)
+        if found is None:
+            raise FormatError(path, line, "document has no <DOCNO>")
+        docno = _check_docno(path, line, clean(found.group(1)))
+        title = ""
+        texts: list[str] = []
+        fields: dict[str, str] = {}
+        rest: list[str] = []
+        pos = 0
+        for element in _ELEMENT.finditer(body):
+            rest.append(body[pos : element.start()])
+            pos = element.end()
+            name, content = element.group(1).upper(), element.group(2)
+            if name == "DOCNO":
+                continue
+            if name in TITLE_TAGS and not title:
+                title = one_line(content)
+            elif name in TEXT_TAGS:
+                texts.append(clean(content))
+            else:
+                key = name.lower()
+                value = clean(content)
+                fields[key] = f"{fields[key]}\n{value}" if key in fields else value
+        rest.append(body[pos:])
+        loose = clean("".join(rest))
+        if loose:  # text outside any element is still the document's text
+            texts.append(loose)
+        if not title:
+            nested = _NESTED_TITLE.search(body)
+            if nested is not None:
+                title = one_line(nested.group(2))
+        yield Document(
+            docno=docno,
+            title=title,
+            text="\n\n".join(t for t in texts if t),
+            fields=fields,
+            line=line,
+        )
+
+
+def _jsonl(path: str) -> Iterator[Document]:
+    for line, obj in iter_objects(path):
+        if not isinstance(obj, dict):
+            raise FormatError(path, line, f"expected a JSON object, found {type(obj).__name__}")
+        id_key, ident = pick(obj, ID_KEYS)
+        if id_key is None:
+            raise FormatError(
+                path, line, f"no document id (expected one of the keys {', '.join(ID_KEYS)})"
+            )
+        docno = as_id(path, line, ident, id_key)
+        text_key, text = pick(obj, TEXT_KEYS)
+        title = as_text(path, line, obj.get("title"), "title")
+        fields = {k: v for k, v in obj.items() if k not in (id_key, text_key, "title")}
+        yield Document(
+            docno=docno,
+            title=title,
+            text=as_text(path, line, text, text_key or "text"),
+            fields=fields,
+            line=line,
+        )
+
+
+_TSV_LAYOUTS = {2: ("text",), 3: ("title", "text"), 4: ("url", "title", "text")}
+
+
+def _tsv(path: str) -> Iterator[Document]:
+    width = 0
+    with open_text(path) as lines:
+        for line_no, line in enumerate(lines, 1):
+            line = line.rstrip("\n")
+            if not line.strip():
+                continue
+            cols = line.split("\t")
+            if width == 0:
+                width = len(cols)
+                if width not in _TSV_LAYOUTS:
+                    raise FormatError(
+                        path,
+                        line_no,
+                        f"expected 2 to 4 tab-separated columns (docno, [url,] "
+                        f"[title,] text), found {width}",
+                    )
+            elif len(cols) != width:
+                raise FormatError(
+                    path,
+                    line_no,
+                    f"expected {width} tab-separated columns (as on the first "
+                    f"line), found {len(cols)}",
+                )
+            values = dict(zip(_TSV_LAYOUTS[width], cols[1:], strict=True))
+            yield Document(
+                docno=_check_docno(path, line_no, cols[0].strip()),
+                title=values.get("title", "").strip(),
+                text=values["text"].strip(),
+                fields={"url": values["url"]} if "url" in values else {},
+                line=line_no,
+            )
+
+
+_READERS = {"trec": _trec, "jsonl": _jsonl, "tsv": _tsv, "smart": read_smart_documents}
+
+
+def iter_documents(path: PathArg, fmt: str | None = None) -> Iterator[Document]:
+    """Documents one by one, in file order (``fmt`` detected from the content if None).
+
+    Errors surface while iterating; a docno seen twice stops the stream with both lines."""
+    path = os.fspath(path)
+    docs = _READERS[resolve_format(path, "docs", fmt)](path)
+    return unique_records(path, docs, "docno", "no documents found (empty file)")
+
+
+def read_documents(path: PathArg, fmt: str | None = None) -> list[Document]:
+    """All documents of a file as a list (see :func:`iter_documents`)."""
+    return list(iter_documents(path, fmt))

@@ -1,0 +1,235 @@
+"""Relevance judgments: TREC qrels and the relevance files of the classic collections.
+
+TREC qrels (``trec``), ``qid iter docno grade`` per line, read as trec_eval 10.0 reads them
+(``get_qrels.c``):
+
+- exactly four columns separated by spaces or tabs (trec_eval refuses a fifth);
+- the iter column is ignored (``0``, ``Q0``, ANTIQUE's ``U0``/``Q0``/``E0``, COVID's
+  ``0.5``...), the grade is an integer and may be negative (pooled but unjudged);
+- a line whose first non-blank character is ``#`` is a comment; a ``#`` inside a docno is
+  part of the docno. Blank lines are skipped (trec_eval calls them malformed);
+- the same docno twice for one topic is an error (trec_eval: "duplicate docs"), naming both
+  lines;
+- qids and docnos are opaque strings kept as written.
+
+The classic collections number queries and documents with integers, and their relevance
+files need a rule each. In all three, query ids and docnos are normalised to ``str(int(x))``
+(CACM writes query ``01``), so that they match the query files (numbered by position, see
+:mod:`judgeapp.formats.smart`) and the documents (``.I 1`` is document ``"1"``).
+
+- ``cranqrel`` (Cranfield): ``query doc code``. The codes are Cleverdon's, 1 the most
+  relevant: 1 = a complete answer to the question, 2 = a high degree of relevance, 3 = useful
+  background, 4 = of minimum interest (e.g. historical), 5 = of no interest (absent from the
+  file); -1 appears once per query and is read as no interest. They map onto judgeapp's 0..3
+  scale (3 Perfectly, 2 Highly, 1 Related, 0 Not relevant) as ``1 -> 3, 2 -> 2, 3 -> 1,
+  4 -> 1, 5 -> 0, -1 -> 0``. Codes 1-4 all stay at grade 1 or more because every listed
+  code 1-4 counts as relevant in the standard binary use of Cranfield; 3 and 4 share grade 1
+  because the scale has only one step below "highly relevant".
+- ``cisi`` (``CISI.REL``): ``query doc 0 0.000000``. The collection is binary: every listed
+  pair is relevant, grade 1; the last two columns carry nothing and are not checked.
+- ``cacm`` (``qrels.text``): ``01 1410 0 0``, binary in the same way: grade 1.
+
+:func:`write_qrels` writes TREC four-column qrels, ``qid 0 docno grade``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable
+from typing import TextIO
+
+import numpy as np
+
+from judgeapp.formats.columns import (
+    column_count_error,
+    duplicate_error,
+    has_comment,
+    is_comment,
+    split_uniform,
+    to_ints,
+)
+from judgeapp.formats.detect import resolve_format
+from judgeapp.formats.errors import FormatError
+from judgeapp.formats.model import QrelsFile
+from judgeapp.formats.textio import Chunk, PathArg, open_chunks
+
+QRELS_COLUMNS = "4 columns (qid iter docno grade)"
+
+CRANFIELD_GRADES = {1: 3, 2: 2, 3: 1, 4: 1, 5: 0, -1: 0}
+
+
+class _QrelsBuilder:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.qids: list[str] = []
+        self.docnos: list[str] = []
+        self.grades: list[np.ndarray] = []
+        self.lines: list[np.ndarray] = []
+
+    def add_chunk(self, chunk: Chunk) -> None:
+        text, first, n_lines = chunk.text, chunk.first_line, chunk.n_lines
+        split = split_uniform(chunk)
+        if split is not None and split[1] == 5 and not has_comment(text):
+            toks = split[0]
+            grades = to_ints(self.path, toks[3::5], text, lambda i: first + i, "grade")
+            self.qids += toks[0::5]
+            self.docnos += toks[2::5]
+            self.grades.append(grades)
+            self.lines.append(np.arange(first, first + n_lines, dtype=np.int64))
+            return
+        qids: list[str] = []
+        docnos: list[str] = []
+        grades: list[str] = []
+        lines: list[int] = []
+        line_no = first
+        for line in text.split("\n")[:-1]:
+            fields = line.split()
+            if fields and not is_comment(fields):
+                if len(fields) != 4:
+                    raise column_count_error(self.path, line_no, QRELS_COLUMNS, len(fields))
+                qids.append(fields[0])
+                docnos.append(fields[2])
+                grades.append(fields[3])
+                lines.append(line_no)
+            line_no += 1
+        self.grades.append(to_ints(self.path, grades, text, lines.__getitem__, "grade"))
+        self.qids += qids
+        self.docnos += docnos
+        self.lines.append(np.array(lines, dtype=np.int64))
+
+    def build(self) -> QrelsFile:
+        if not self.qids:
+            raise FormatError(self.path, None, "no qrels lines found (empty file or only comments)")
+        qrels = QrelsFile(
+            path=self.path,
+            qids=self.qids,
+            docnos=self.docnos,
+            grades=np.concatenate(self.grades),
+            lines=np.concatenate(self.lines),
+        )
+        check_duplicates(qrels)
+        return qrels
+
+
+def check_duplicates(qrels: QrelsFile) -> None:
+    """The same (qid, docno) twice is an error naming both lines."""
+    pairs = set(zip(qrels.qids, qrels.docnos, strict=True))
+    if len(pairs) == len(qrels.qids):
+        return
+    seen: dict[tuple[str, str], int] = {}
+    for i, pair in enumerate(zip(qrels.qids, qrels.docnos, strict=True)):
+        if pair in seen:
+            both = qrels.lines[[seen[pair], i]]
+            raise duplicate_error(qrels.path, pair[0], [pair[1], pair[1]], both)
+        seen[pair] = i
+
+
+def _read_trec(path: str) -> QrelsFile:
+    builder = _QrelsBuilder(path)
+    with open_chunks(path) as chunks:
+        for chunk in chunks:
+            builder.add_chunk(chunk)
+    return builder.build()
+
+
+def _classic_id(path: str, line: int, tok: str, what: str) -> str:
+    if not (tok.isascii() and tok.isdigit()):
+        raise FormatError(path, line, f"{what} {tok!r} is not a number")
+    return str(int(tok))
+
+
+def _read_classic(path: str, columns: int, grade_of: Callable[[list[str], int], int]) -> QrelsFile:
+    qids: list[str] = []
+    docnos: list[str] = []
+    grades: list[int] = []
+    lines: list[int] = []
+    with open_chunks(path) as chunks:
+        for chunk in chunks:
+            line_no = chunk.first_line
+            for line in chunk.text.split("\n")[:-1]:
+                fields = line.split()
+                if fields:
+                    if len(fields) != columns:
+                        raise column_count_error(path, line_no, f"{columns} columns", len(fields))
+                    qids.append(_classic_id(path, line_no, fields[0], "query number"))
+                    docnos.append(_classic_id(path, line_no, fields[1], "document number"))
+                    grades.append(grade_of(fields, line_no))
+                    lines.append(line_no)
+                line_no += 1
+    if not qids:
+        raise FormatError(path, None, "no qrels lines found (empty file)")
+    qrels = QrelsFile(
+        path=path,
+        qids=qids,
+        docnos=docnos,
+        grades=np.array(grades, dtype=np.int64),
+        lines=np.array(lines, dtype=np.int64),
+    )
+    check_duplicates(qrels)
+    return qrels
+
+
+def read_qrels(path: PathArg, fmt: str | None = None) -> QrelsFile:
+    """Read qrels in any supported format (detected from the content unless ``fmt`` says):
+    ``trec``, ``cranqrel``, ``cisi`` or ``cacm``. Rows stay in file order."""
+    path = os.fspath(path)
+    fmt = resolve_format(path, "qrels", fmt)
+    if fmt == "trec":
+        return _read_trec(path)
+    if fmt == "cranqrel":
+
+        def cranfield(fields: list[str], line: int) -> int:
+            try:
+                return CRANFIELD_GRADES[int(fields[2])]
+            except (ValueError, KeyError):
+                raise FormatError(
+                    path,
+                    line,
+                    f"relevance code {fields[2]!r} is not a Cleverdon code (1, 2, 3, 4, 5 or -1)",
+                ) from None
+
+        return _read_classic(path, 3, cranfield)
+    return _read_classic(path, 4, lambda fields, line: 1)  # cisi, cacm: binary
+
+
+_SPACE = re.compile(r"\s")
+
+
+def _check_id(value: str, what: str) -> str:
+    if not value or _SPACE.search(value):
+        raise ValueError(
+            f"{what} {value!r} cannot be written to a qrels file (empty or containing white space)"
+        )
+    return value
+
+
+def write_qrels(rows: Iterable[tuple[str, str, int]] | QrelsFile, out: PathArg | TextIO) -> int:
+    """Write ``(qid, docno, grade)`` rows as TREC qrels ``qid 0 docno grade``, one per line,
+    to a path (``.gz`` compresses) or an open text stream. Returns the number of rows."""
+    if isinstance(out, (str, os.PathLike)):
+        target = os.fspath(out)
+        if target.endswith(".gz"):
+            import gzip
+
+            with gzip.open(target, "wt", encoding="utf-8", newline="\n") as fh:
+                return _write(rows, fh)
+        with open(target, "w", encoding="utf-8", newline="\n") as fh:
+            return _write(rows, fh)
+    return _write(rows, out if out is not None else sys.stdout)
+
+
+def _write(rows: Iterable[tuple[str, str, int]], fh: TextIO) -> int:
+    n = 0
+    buf: list[str] = []
+    for qid, docno, grade in rows:
+        if isinstance(grade, float) and not grade.is_integer():
+            raise ValueError(f"grade {grade!r} for {qid} {docno} is not an integer")
+        buf.append(f"{_check_id(qid, 'qid')} 0 {_check_id(docno, 'docno')} {int(grade)}\n")
+        n += 1
+        if len(buf) >= 65536:
+            fh.write("".join(buf))
+            buf.clear()
+    fh.write("".join(buf))
+    return n

@@ -1,0 +1,280 @@
+"""TREC run files: ``qid iter docno rank score tag`` per line.
+
+Rules (trec_eval 10.0, ``get_trec_results.c`` and ``form_res_rels.c``):
+
+- columns are separated by any run of spaces or tabs; columns after the tag are ignored
+  (trec_eval's ``results.trunc`` has such lines);
+- a line whose first non-blank character is ``#`` is a comment; blank lines are skipped;
+- the iter and rank columns are ignored and not validated: trec_eval never reads them
+  (it ranks by score), so a run with odd ranks evaluates there and must import here;
+- the score is a number (a double). trec_eval reads it with ``atof``, which turns ``abc``
+  into 0 without a word; here it is an error, as are NaN, ``1_000`` and non-ASCII digits;
+- each topic's documents are put in trec_eval order: score descending, ties broken by docno
+  descending in byte order (Python's ``str`` order is the UTF-8 byte order);
+- the same docno twice for one topic is an error (trec_eval: "duplicate docs"), naming both
+  lines;
+- qids and docnos are opaque strings: "01" and "1" are different topics.
+
+Topics come out in byte order of qid, as trec_eval prints them. The run's tag is the tag of
+its first line (trec_eval keeps the last line's; runs virtually always have one tag).
+
+Speed: a run is read in 8 MiB chunks; each chunk is tokenised by one ``str.split`` and its
+columns sliced out (see :mod:`judgeapp.formats.columns`), scores are converted in one pass,
+and topics already in order (the usual case) are only checked, with numpy, not sorted.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+from itertools import groupby
+
+import numpy as np
+
+from judgeapp.formats.columns import (
+    column_count_error,
+    duplicate_error,
+    has_comment,
+    is_comment,
+    split_uniform,
+    to_floats,
+)
+from judgeapp.formats.detect import resolve_format
+from judgeapp.formats.errors import FormatError
+from judgeapp.formats.model import RankedTopic, RunFile
+from judgeapp.formats.textio import Chunk, PathArg, open_chunks
+
+RUN_COLUMNS = "6 columns (qid iter docno rank score tag)"
+
+
+class _RunBuilder:
+    """Collects the columns of all chunks: docnos and scores in file order, and the qid of
+    each stretch of consecutive lines (a run file normally holds each topic in one stretch)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.docnos: list[str] = []
+        self.scores: list[np.ndarray] = []
+        self.lines: list[np.ndarray] = []
+        self.hashes: list[np.ndarray] = []  # hash(docno), for the duplicate check
+        self.stretches: list[list] = []  # [qid, start, stop] over all entries
+        self.tag: str | None = None
+        self.n = 0
+
+    def add(
+        self, qids: list[str], docnos: list[str], scores: np.ndarray, lines: np.ndarray
+    ) -> None:
+        stretches = self.stretches
+        for qid, start, stop in _stretches(qids):
+            start += self.n
+            stop += self.n
+            if stretches and stretches[-1][0] == qid and stretches[-1][2] == start:
+                stretches[-1][2] = stop  # the topic goes on across a chunk boundary
+            else:
+                stretches.append([qid, start, stop])
+        self.docnos += docnos
+        # hashed now, while the chunk's strings are still in the CPU cache
+        self.hashes.append(np.fromiter(map(hash, docnos), np.int64, len(docnos)))
+        self.scores.append(scores)
+        self.lines.append(lines)
+        self.n += len(qids)
+
+    def add_chunk(self, chunk: Chunk) -> None:
+        split = split_uniform(chunk)
+        if split is None or split[1] < 7 or has_comment(chunk.text):
+            self._add_slow(chunk)
+            return
+        toks, width = split
+        if self.tag is None:
+            self.tag = toks[5]
+        first = chunk.first_line
+        scores = to_floats(self.path, toks[4::width], chunk.text, lambda i: first + i, "score")
+        lines = np.arange(first, first + chunk.n_lines, dtype=np.int64)
+        self.add(toks[0::width], toks[2::width], scores, lines)
+
+    def _add_slow(self, chunk: Chunk) -> None:
+        """Line by line: comments, blank lines, extra columns, and exact errors."""
+        qids: list[str] = []
+        docnos: list[str] = []
+        scores: list[str] = []
+        lines: list[int] = []
+        line_no = chunk.first_line
+        for line in chunk.text.split("\n")[:-1]:
+            fields = line.split()
+            if fields and not is_comment(fields):
+                if len(fields) < 6:
+                    raise column_count_error(self.path, line_no, RUN_COLUMNS, len(fields))
+                if self.tag is None:
+                    self.tag = fields[5]
+                qids.append(fields[0])
+                docnos.append(fields[2])
+                scores.append(fields[4])
+                lines.append(line_no)
+            line_no += 1
+        values = to_floats(self.path, scores, chunk.text, lines.__getitem__, "score")
+        self.add(qids, docnos, values, np.array(lines, dtype=np.int64))
+
+    def build(self) -> RunFile:
+        if self.n == 0:
+            raise FormatError(self.path, None, "no run lines found (empty file or only comments)")
+        scores = np.concatenate(self.scores)
+        lines = np.concatenate(self.lines)
+        by_qid: dict[str, list[tuple[int, int]]] = {}
+        for qid, start, stop in self.stretches:
+            by_qid.setdefault(qid, []).append((start, stop))
+        qids = sorted(by_qid)
+        suspects = self._maybe_duplicates(qids)
+        docnos = self.docnos
+        if any(len(by_qid[q]) > 1 for q in qids) or [s[0] for s in self.stretches] != qids:
+            # gather each topic into one stretch, topics in qid order
+            gather = np.concatenate([np.arange(a, b) for q in qids for a, b in by_qid[q]])
+            docnos = _objects(docnos)[gather].tolist()
+            scores, lines = scores[gather], lines[gather]
+        sizes = np.array([sum(b - a for a, b in by_qid[q]) for q in qids], dtype=np.int64)
+        bounds = np.concatenate(([0], np.cumsum(sizes)))
+        docnos, scores, lines = trec_order(docnos, scores, lines, bounds)
+        topics: dict[str, RankedTopic] = {}
+        for k, qid in enumerate(qids):
+            a, b = int(bounds[k]), int(bounds[k + 1])
+            ranked = docnos[a:b]
+            if qid in suspects and len(set(ranked)) != b - a:
+                raise duplicate_error(self.path, qid, ranked, lines[a:b])
+            topics[qid] = RankedTopic(docnos=ranked, scores=scores[a:b], lines=lines[a:b])
+        assert self.tag is not None
+        return RunFile(path=self.path, tag=self.tag, topics=topics, n_lines=self.n)
+
+    def _maybe_duplicates(self, qids: list[str]) -> set[str] | list[str]:
+        """Topics that may hold a docno twice: equal (topic, hash(docno)) keys, found by one
+        numpy sort, without touching the strings again. The caller confirms each suspect
+        with a set; any key collision makes every topic a suspect (rare, and still exact)."""
+        code = {q: i for i, q in enumerate(qids)}
+        stretch_codes = np.array([code[q] for q, _, _ in self.stretches], dtype=np.uint64)
+        stretch_sizes = np.array([b - a for _, a, b in self.stretches], dtype=np.int64)
+        topic = np.repeat(stretch_codes, stretch_sizes)
+        keys = np.concatenate(self.hashes).view(np.uint64)
+        keys ^= topic * np.uint64(0x9E3779B97F4A7C15)  # spread topics over the key space
+        keys.sort()
+        return qids if (keys[1:] == keys[:-1]).any() else set()
+
+
+def trec_order(
+    docnos: list[str], scores: np.ndarray, lines: np.ndarray, bounds: np.ndarray
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Put each topic ``[bounds[k], bounds[k+1])`` in trec_eval order: score descending,
+    then docno descending. Works on the whole file at once, so its cost does not grow with
+    the number of topics; topics already in order (the usual case) are only checked.
+    Returns new (or the same, when nothing moves) docnos, scores and lines."""
+    n = len(docnos)
+    if n < 2:
+        return docnos, scores, lines
+    topic = np.repeat(np.arange(len(bounds) - 1), np.diff(bounds))
+    same_topic = topic[1:] == topic[:-1]
+    if ((scores[1:] > scores[:-1]) & same_topic).any():
+        order = np.lexsort((-scores, topic))  # stable: ties keep file order for now
+        docnos = _objects(docnos)[order].tolist()
+        scores, lines = scores[order], lines[order]
+    tied = (scores[1:] == scores[:-1]) & same_topic
+    if tied.any():
+        docnos, lines = _break_ties(docnos, lines, tied)
+    return docnos, scores, lines
+
+
+def _break_ties(
+    docnos: list[str], lines: np.ndarray, tied: np.ndarray
+) -> tuple[list[str], np.ndarray]:
+    """Order each stretch of equal scores by docno descending (``docnos`` in place).
+
+    Runs usually write tied documents in ascending docno order, so every stretch is
+    classified in bulk (one C-level comparison per tied pair, touching only tied docnos):
+    stretches already descending stay, ascending ones are reversed, and only mixed ones are
+    sorted one by one."""
+    at = np.flatnonzero(tied)  # i where scores[i] == scores[i + 1] in the same topic
+    left, right = _pick(docnos, at), _pick(docnos, at + 1)
+    desc = np.fromiter(map(operator.gt, left, right), bool, len(at))
+    if desc.all():
+        return docnos, lines
+    asc = np.fromiter(map(operator.lt, left, right), bool, len(at))
+    first = np.flatnonzero(np.concatenate(([True], at[1:] != at[:-1] + 1)))  # into `at`
+    pairs = np.diff(np.append(first, len(at)))
+    starts = at[first]
+    stops = starts + pairs + 1  # stretch k is docnos[starts[k]:stops[k]]
+    n_desc = np.add.reduceat(desc, first, dtype=np.int64)
+    n_asc = np.add.reduceat(asc, first, dtype=np.int64)
+    lines = lines.copy()
+    flip = np.flatnonzero(n_asc == pairs)
+    if flip.size:
+        size = pairs[flip] + 1
+        pos = np.repeat(starts[flip], size) + np.arange(size.sum())
+        pos -= np.repeat(np.cumsum(size) - size, size)
+        lines[pos] = lines[np.repeat(starts[flip] + stops[flip] - 1, size) - pos]
+        for a, b in zip(starts[flip].tolist(), stops[flip].tolist(), strict=True):
+            segment = docnos[a:b]
+            segment.reverse()
+            docnos[a:b] = segment
+    for k in np.flatnonzero((n_asc != pairs) & (n_desc != pairs)).tolist():
+        a, b = int(starts[k]), int(stops[k])
+        order = sorted(range(a, b), key=docnos.__getitem__, reverse=True)
+        lines[a:b] = lines[order]
+        docnos[a:b] = [docnos[i] for i in order]
+    return docnos, lines
+
+
+def _pick(items: list[str], at: np.ndarray) -> tuple[str, ...]:
+    """``items[i] for i in at`` at C speed."""
+    if len(at) == 1:
+        return (items[int(at[0])],)
+    if len(at) == 0:
+        return ()
+    return operator.itemgetter(*at.tolist())(items)
+
+
+def _objects(items: list[str]) -> np.ndarray:
+    """The list as a numpy object array (for fancy indexing and comparisons at C speed)."""
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
+def _stretches(qids: list[str]) -> list[tuple[str, int, int]]:
+    """``(qid, start, stop)`` for each stretch of equal consecutive qids.
+
+    Finds each stretch's end by galloping and bisection, then confirms it with one
+    ``list.count`` (C speed); a file whose topics are interleaved falls back to groupby."""
+    out: list[tuple[str, int, int]] = []
+    n = len(qids)
+    a = 0
+    while a < n:
+        q = qids[a]
+        lo, step = a, 1  # qids[lo] == q
+        while lo + step < n and qids[lo + step] == q:
+            lo += step
+            step *= 2
+        hi = min(lo + step, n)  # qids[hi] != q, or hi == n
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if qids[mid] == q:
+                lo = mid
+            else:
+                hi = mid
+        if qids[a:hi].count(q) == hi - a:
+            out.append((q, a, hi))
+        else:  # some other qid inside: take the honest, slower route over this stretch
+            start = a
+            for qid, group in groupby(qids[a:hi]):
+                stop = start + len(list(group))
+                out.append((qid, start, stop))
+                start = stop
+        a = hi
+    return out
+
+
+def read_run(path: PathArg, fmt: str | None = None) -> RunFile:
+    """Read a TREC run (plain or compressed) into topics already in trec_eval order."""
+    path = os.fspath(path)
+    if fmt is not None:
+        resolve_format(path, "run", fmt)  # only "trec" exists; the reader checks every line
+    builder = _RunBuilder(path)
+    with open_chunks(path) as chunks:
+        for chunk in chunks:
+            builder.add_chunk(chunk)
+    return builder.build()

@@ -1,0 +1,106 @@
+"""The loose SGML of TREC files: ``<DOC>`` documents and ``<top>`` topics.
+
+:func:`iter_elements` streams the top-level ``<NAME>...</NAME>`` blocks of a file (of any
+size) with the line each starts on; it insists that blocks are closed, not nested, and that
+nothing but white space lies between them. The helpers below clean a field's content:
+markup removed (paragraph tags become line breaks), the basic character entities decoded,
+line ends trimmed and runs of blank lines folded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from judgeapp.formats.errors import FormatError
+from judgeapp.formats.textio import PathArg, open_chunks
+
+_PARAGRAPH = re.compile(r"</?P(?:\s[^>]*)?>", re.I)
+_MARKUP = re.compile(r"<[^>]*>")
+_ENTITY = re.compile(r"&(amp|lt|gt|quot|apos|#\d+|#[xX][0-9a-fA-F]+);")
+_ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+_BLANKS = re.compile(r"\n{3,}")
+
+
+def _entity(match: re.Match[str]) -> str:
+    name = match.group(1)
+    if name[0] != "#":
+        return _ENTITIES[name]
+    try:
+        code = int(name[2:], 16) if name[1] in "xX" else int(name[1:])
+        return chr(code)
+    except (ValueError, OverflowError):
+        return match.group(0)
+
+
+def clean(content: str) -> str:
+    """Field text without markup: lines right-trimmed, at most one blank line in a row.
+    Only the five XML entities and numeric references are decoded (TREC text is full of
+    bare ``&`` such as ``AT&T``, and of private entities such as ``&hyph;``)."""
+    if "<" in content:
+        content = _MARKUP.sub("", _PARAGRAPH.sub("\n", content))
+    if "&" in content:
+        content = _ENTITY.sub(_entity, content)
+    lines = [line.rstrip() for line in content.split("\n")]
+    return _BLANKS.sub("\n\n", "\n".join(lines)).strip()
+
+
+def one_line(content: str) -> str:
+    """Field text on one line (titles)."""
+    return " ".join(clean(content).split())
+
+
+def iter_elements(path: PathArg, name: str) -> Iterator[tuple[int, str]]:
+    """``(line, body)`` for each top-level ``<name>...</name>`` block (tag case ignored)."""
+    tag = re.compile(rf"<(/?){name}(?:\s[^>]*)?>", re.I)
+    shown = f"<{name}>"
+    inside = False
+    opened = 0
+    parts: list[str] = []
+    with open_chunks(path) as chunks:
+        for chunk in chunks:
+            text = chunk.text
+            pos = 0
+            line = chunk.first_line
+            counted = 0  # text[:counted] is accounted for in `line`
+            for match in tag.finditer(text):
+                line += text.count("\n", counted, match.start())
+                counted = match.start()
+                between = text[pos : match.start()]
+                if inside:
+                    parts.append(between)
+                elif between.strip():
+                    raise _outside(path, name, text, pos, chunk.first_line)
+                if match.group(1):  # closing tag
+                    if not inside:
+                        raise FormatError(path, line, f"</{name}> without an open {shown}")
+                    yield opened, "".join(parts)
+                    inside = False
+                else:
+                    if inside:
+                        raise FormatError(
+                            path,
+                            line,
+                            f"{shown} opened at line {opened} is not closed before the next "
+                            f"{shown} (missing </{name}>)",
+                        )
+                    inside, opened, parts = True, line, []
+                pos = match.end()
+            rest = text[pos:]
+            if inside:
+                parts.append(rest)
+            elif rest.strip():
+                raise _outside(path, name, text, pos, chunk.first_line)
+    if inside:
+        raise FormatError(
+            path, opened, f"{shown} opened at line {opened} is never closed (missing </{name}>)"
+        )
+
+
+def _outside(path: PathArg, name: str, text: str, pos: int, first_line: int) -> FormatError:
+    """Text between blocks: name the line of its first non-blank character."""
+    rest = text[pos:]
+    start = pos + len(rest) - len(rest.lstrip())
+    line = first_line + text.count("\n", 0, start)
+    snippet = text[start:].split("\n", 1)[0].strip()[:40]
+    return FormatError(path, line, f"text outside <{name}> ... </{name}>: {snippet!r}")
