@@ -1,7 +1,8 @@
 """The document viewer: docno and title above, the text below with terms highlighted.
 
 QPlainTextEdit lays text out lazily (only what is on screen), so long documents open
-quickly; highlights are extra selections from `Highlighter.spans`, which caps its work; a
+quickly; highlights are spans from `Highlighter.spans` (which caps its work) painted per
+paragraph by a QSyntaxHighlighter; a
 paragraph of megabytes is split at spaces first (`break_long_lines`, offsets unchanged).
 Hard-wrapped text (Cranfield's 60-column lines) is reflowed to the viewer's width
 (`reflow`, offsets unchanged). Scroll position: a document seen for the first time opens at its top; one seen before in
@@ -12,9 +13,9 @@ from __future__ import annotations
 
 import bisect
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QSyntaxHighlighter, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from judgeapp.services.highlight import Highlighter, break_long_lines, reflow
 from judgeapp.store import DocumentRecord
@@ -52,6 +53,9 @@ class DocumentViewer(QWidget):
         self._user_format = QTextCharFormat()
         self._user_format.setBackground(theme.USER_TERM)
         self._user_format.setFontUnderline(True)
+        self._painter = SpanHighlighter(
+            self.text.document(), (self._topic_format, self._user_format)
+        )
 
     def set_highlighter(self, highlighter: Highlighter) -> None:
         self.highlighter = highlighter
@@ -64,7 +68,7 @@ class DocumentViewer(QWidget):
 
     def show_document(self, doc_id: int, docno: str, record: DocumentRecord | None) -> None:
         if self.doc_id is not None:
-            self._scroll[self.doc_id] = self.text.verticalScrollBar().value()
+            self._scroll[self.doc_id] = self.top_position()
         self.doc_id = doc_id
         if record is None:
             self.header.setText(docno)
@@ -77,40 +81,77 @@ class DocumentViewer(QWidget):
             self.meta.setText(str(authors) if authors else "")
             body = record.text
         self.meta.setVisible(bool(self.meta.text()))
-        self.text.setPlainText(break_long_lines(reflow(body)))
-        self._apply_highlights()
-        bar = self.text.verticalScrollBar()
-        bar.setValue(self._scroll.get(doc_id, 0))
+        text = break_long_lines(reflow(body))
+        self._compute_spans(text)  # before the text goes in: its layout applies them
+        self.text.setPlainText(text)
+        self._scroll_to(self._scroll.get(doc_id, 0))
 
     def clear(self) -> None:
         if self.doc_id is not None:
-            self._scroll[self.doc_id] = self.text.verticalScrollBar().value()
+            self._scroll[self.doc_id] = self.top_position()
         self.doc_id = None
         self.header.setText("")
         self.meta.setText("")
+        self._painter.set_spans([], [])
         self.text.setPlainText("")
-        self.text.setExtraSelections([])
+
+    def top_position(self) -> int:
+        """Where the text on screen starts (a document position): what is remembered, as
+        the scroll bar's range changes while Qt lays out a long document lazily."""
+        return self.text.cursorForPosition(QPoint(0, 0)).position()
+
+    def _scroll_to(self, position: int) -> None:
+        cursor = QTextCursor(self.text.document())
+        if position <= 0:
+            self.text.setTextCursor(cursor)
+            self.text.verticalScrollBar().setValue(0)
+            return
+        # from the end, making the position visible scrolls it to the top of the view
+        self.text.moveCursor(QTextCursor.MoveOperation.End)
+        self.text.ensureCursorVisible()
+        cursor.setPosition(min(position, self.text.document().characterCount() - 1))
+        self.text.setTextCursor(cursor)
+        self.text.ensureCursorVisible()
 
     def _apply_highlights(self) -> None:
-        text = self.text.toPlainText()
+        """New terms for the document on screen."""
+        self._compute_spans(self.text.toPlainText())
+        self._painter.rehighlight()
+
+    def _compute_spans(self, text: str) -> None:
         topic_spans, user_spans, truncated = self.highlighter.spans(text)
         if not text.isascii() and len(text.encode("utf-16-le")) != 2 * len(text):
             # characters beyond the BMP take two positions in Qt's text, one in Python's
             topic_spans, user_spans = _utf16_spans(text, topic_spans, user_spans)
         self.truncated_highlights = truncated
         self.n_highlights = len(topic_spans) + len(user_spans)
-        document = self.text.document()
-        selections = []
-        for spans, fmt in ((topic_spans, self._topic_format), (user_spans, self._user_format)):
-            for start, end in spans:
-                selection = QTextEdit.ExtraSelection()
-                cursor = QTextCursor(document)
-                cursor.setPosition(start)
-                cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-                selection.cursor = cursor
-                selection.format = fmt
-                selections.append(selection)
-        self.text.setExtraSelections(selections)
+        self._painter.set_spans(topic_spans, user_spans)
+
+
+class SpanHighlighter(QSyntaxHighlighter):
+    """Paints precomputed spans (document positions) block by block. Qt keeps the formats
+    in each block's layout, so the document itself is not edited."""
+
+    def __init__(self, document, formats: tuple[QTextCharFormat, QTextCharFormat]) -> None:
+        super().__init__(document)
+        self.formats = formats
+        self._spans: list[list[tuple[int, int]]] = [[], []]
+        self._ends: list[list[int]] = [[], []]
+
+    def set_spans(self, topic: list[tuple[int, int]], user: list[tuple[int, int]]) -> None:
+        self._spans = [topic, user]  # each sorted and non-overlapping (regex matches)
+        self._ends = [[end for _, end in topic], [end for _, end in user]]
+
+    def highlightBlock(self, text: str) -> None:
+        block = self.currentBlock()
+        start, stop = block.position(), block.position() + block.length()
+        for spans, ends, fmt in zip(self._spans, self._ends, self.formats, strict=True):
+            i = bisect.bisect_right(ends, start)
+            while i < len(spans) and spans[i][0] < stop:
+                a, b = spans[i]
+                a, b = max(a, start), min(b, stop)
+                self.setFormat(a - start, b - a, fmt)
+                i += 1
 
 
 def _utf16_spans(text: str, *span_lists: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:

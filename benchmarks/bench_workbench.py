@@ -1,0 +1,247 @@
+"""Workbench responsiveness at TREC scale: 115 generated runs x 50 topics x 1000 documents,
+a depth-100 pool, the real main window rendered offscreen.
+
+    python benchmarks/bench_workbench.py [--runs 115] [--topics 50] [--keys 200] [--fresh]
+
+1. Opening the project: from building the main window to the topic list shown (model
+   filled, window painted). Target: under 2 s. Beside it, the pieces: `Store.open`, the
+   topic rows (one grouped query), and a raw sqlite3 `SELECT ... GROUP BY` over the same
+   pool table (the peer: the least any front end has to read).
+2. A grade key to the next document shown: a key press on the judging view (shortcut ->
+   JudgingService.record, committed with synchronous=FULL -> judging order -> list row ->
+   next document text and highlights -> paint), median and 95th percentile over --keys
+   keys, for the blind order and for Hedge (an adaptive order). Target: median under 50 ms.
+   The peer: the raw sqlite3 cost of one committed INSERT with the same pragmas (WAL,
+   synchronous=FULL), which no judging tool that keeps every judgment on disk can avoid.
+
+The project is generated once into bench-out/ (reused unless --fresh): runs are noisy
+copies of one hidden ranking per topic (better runs copy it more faithfully), so pools
+overlap as real ones do; pooled documents get a few hundred words of text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sqlite3
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "bench-out"
+
+CANDIDATES = 20_000
+LIST_LEN = 1000
+DEPTH = 100
+WORDS = (
+    "flow shock wave boundary layer heat transfer pressure wing aircraft model speed "
+    "supersonic subsonic laminar turbulent stress buckling shell plate cylinder theory "
+    "experiment measurement tunnel number mach reynolds surface temperature velocity drag "
+    "lift method solution equation results analysis effect data test body nose cone"
+).split()
+
+
+def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
+    from judgeapp.formats.model import Document, RankedTopic, RunFile, Topic
+    from judgeapp.store import RunImport, Store
+
+    rng = np.random.default_rng(seed)
+    quality = rng.uniform(0.3, 3.0, n_runs)
+    lists: list[dict[str, RankedTopic]] = [{} for _ in range(n_runs)]
+    pooled: set[int] = set()
+    topics = []
+    for t in range(n_topics):
+        qid = str(401 + t)
+        words = rng.choice(WORDS, 4, replace=False)
+        topics.append(
+            (
+                Topic(
+                    qid,
+                    " ".join(words[:3]),
+                    f"Find reports on {' '.join(words)} in experiments.",
+                    f"Relevant documents describe {words[0]} and {words[1]} measurements.",
+                ),
+                None,
+            )
+        )
+        base = t * CANDIDATES
+        truth = rng.standard_normal(CANDIDATES) * 2.0
+        for r in range(n_runs):
+            noisy = quality[r] * truth + rng.standard_normal(CANDIDATES) * 3.0
+            top = np.argpartition(-noisy, LIST_LEN)[:LIST_LEN]
+            top = top[np.argsort(-noisy[top])]
+            ids = base + top
+            pooled.update(ids[:DEPTH].tolist())
+            lists[r][qid] = RankedTopic(
+                [f"D{i}" for i in ids.tolist()],
+                np.sort(noisy[top])[::-1].astype(np.float64),
+                np.arange(LIST_LEN, dtype=np.int64),
+            )
+    tmp = path.with_suffix(".building")
+    tmp.unlink(missing_ok=True)
+    with Store.open(tmp) as store:
+        store.put_topics(topics)
+        vocab = np.array(WORDS)
+
+        def documents():
+            for i in sorted(pooled):
+                body = " ".join(vocab[rng.integers(0, len(vocab), 250)].tolist())
+                yield Document(f"D{i}", f"Document {i}", body), None
+
+        store.put_documents(documents())
+        imports = [
+            RunImport(RunFile(f"run{r:03d}", f"run{r:03d}", lists[r], n_topics * LIST_LEN))
+            for r in range(n_runs)
+        ]
+        store.add_runs(imports)
+        store.create_pool("blind-100", strategy="depth", params={"depth": DEPTH})
+        store.create_pool(
+            "hedge-100", strategy="depth", params={"depth": DEPTH}, judging_order="hedge"
+        )
+    os.replace(tmp, path)
+
+
+def raw_sqlite_commit(path: Path, n: int) -> list[float]:
+    """The peer: one INSERT + COMMIT per key, WAL and synchronous=FULL, as the store does."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("CREATE TABLE IF NOT EXISTS j (qid TEXT, doc INTEGER, grade INTEGER)")
+    times = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        conn.execute("BEGIN")
+        conn.execute("INSERT INTO j VALUES (?, ?, ?)", ("401", i, i % 4))
+        conn.execute("COMMIT")
+        times.append(time.perf_counter() - t0)
+    conn.close()
+    return times
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.array(values), q))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=115)
+    parser.add_argument("--topics", type=int, default=50)
+    parser.add_argument("--keys", type=int, default=200)
+    parser.add_argument("--fresh", action="store_true", help="regenerate the project")
+    args = parser.parse_args()
+
+    OUT.mkdir(exist_ok=True)
+    source = OUT / f"workbench-{args.runs}x{args.topics}.db"
+    if args.fresh or not source.exists():
+        t0 = time.perf_counter()
+        generate(source, args.runs, args.topics)
+        print(f"generated {source.name} in {time.perf_counter() - t0:.1f} s")
+    db = OUT / "workbench-run.db"
+    for leftover in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+        leftover.unlink(missing_ok=True)
+    shutil.copy2(source, db)
+
+    from PySide6.QtCore import QSettings
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    from judgeapp.app import build_main_window, ensure_app
+    from judgeapp.store import Store
+
+    app = ensure_app()
+    settings = QSettings(str(OUT / "bench-settings.ini"), QSettings.Format.IniFormat)
+    settings.clear()
+    settings.setValue("assessor", "bench")
+
+    with Store.open(db) as store:
+        info = store.info()
+        sizes = store.pool_sizes("blind-100")
+    print(
+        f"project: {info.runs} runs, {info.topics} topics, {info.ranked_entries:,} ranked "
+        f"entries, {info.documents:,} documents; depth-{DEPTH} pool: "
+        f"{sum(sizes.values()):,} documents ({min(sizes.values())}-{max(sizes.values())} "
+        "per topic)"
+    )
+
+    # 1. open -> topic list shown ------------------------------------------------------------
+    t0 = time.perf_counter()
+    window, controller = build_main_window(settings)
+    window.resize(1280, 800)
+    window.show()
+    controller.open_project(str(db))
+    topics = window.topics_view
+    app.processEvents()
+    shown = topics.model.rowCount() == args.topics and topics.table.isVisible()
+    open_s = time.perf_counter() - t0
+    assert shown, "topic list not shown"
+    t0 = time.perf_counter()
+    store = Store.open(db)
+    store_open = time.perf_counter() - t0
+    from judgeapp.services.workbench import Workbench
+
+    wb = Workbench(store, "bench")
+    t0 = time.perf_counter()
+    wb.topic_rows()
+    rows_s = time.perf_counter() - t0
+    store.close()
+    conn = sqlite3.connect(db)
+    t0 = time.perf_counter()
+    conn.execute("SELECT qid, COUNT(*) FROM pool_docs GROUP BY qid").fetchall()
+    raw_rows = time.perf_counter() - t0
+    conn.close()
+    print("\n1. open the project until the topic list shows (target < 2 s)")
+    print(f"   judgeapp window: {open_s * 1000:8.1f} ms  ({'OK' if open_s < 2 else 'SLOW'})")
+    print(f"     Store.open      {store_open * 1000:8.1f} ms")
+    print(f"     topic rows      {rows_s * 1000:8.1f} ms (pool sizes + judged counts)")
+    print(f"   peer: raw sqlite3 GROUP BY over pool_docs: {raw_rows * 1000:.1f} ms")
+
+    # 2. grade key -> next document shown ---------------------------------------------------
+    rng = np.random.default_rng(7)
+    judging = controller.judging
+    results = {}
+    qids = sorted(sizes, key=int)
+    for pool, qid in (("blind-100", qids[0]), ("hedge-100", qids[1])):
+        controller.choose_pool(pool)
+        controller.open_topic(qid)
+        window.activateWindow()
+        app.processEvents()
+        times = []
+        for _ in range(args.keys):
+            doc = judging.current
+            if doc is None:
+                break
+            grade = int(rng.choice([0, 0, 0, 1, 2, 3]))
+            target = QApplication.focusWidget() or window.judging_view.viewer.text
+            t0 = time.perf_counter()
+            QTest.keyClick(target, str(grade))
+            app.processEvents()  # the next document painted
+            times.append(time.perf_counter() - t0)
+            assert judging.current != doc, "the key did not move on"
+        results[pool] = times
+    peer = raw_sqlite_commit(OUT / "peer.sqlite", args.keys)
+    (OUT / "peer.sqlite").unlink(missing_ok=True)
+    print(f"\n2. grade key -> next document shown, {args.keys} keys (target median < 50 ms)")
+    for pool, times in results.items():
+        med, p95 = statistics.median(times) * 1000, pct(times, 95) * 1000
+        verdict = "OK" if med < 50 else "SLOW"
+        print(f"   {pool:10s} median {med:6.1f} ms   p95 {p95:6.1f} ms   ({verdict})")
+    med, p95 = statistics.median(peer) * 1000, pct(peer, 95) * 1000
+    print(
+        f"   peer: raw sqlite3 INSERT+COMMIT (WAL, synchronous=FULL): median {med:.2f} ms, "
+        f"p95 {p95:.2f} ms"
+    )
+    blind_med = statistics.median(results["blind-100"]) * 1000
+    print(f"   ratio judgeapp blind / raw commit: {blind_med / max(med, 1e-6):.1f}x")
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
