@@ -1,0 +1,418 @@
+"""Judging orders: which pooled document an assessor sees next, chosen live from the
+judgments made so far.
+
+API (what the GUI and the simulator call)::
+
+    order = make_order(name, topic, run_lists, seed)   # name in ORDERS
+    doc = order.next_doc()          # next unjudged pooled doc id, or None when all are judged
+    order.record(doc, grade, relevant)   # feed a judgment (any pooled doc, proposed or not;
+                                         # recording a doc again is a re-grade)
+    order.forget(doc)               # the judgment was undone
+    order.replay(events)            # rebuild from (doc, grade or None, relevant) in history order
+    order.upcoming(n)               # the next n docs if nothing more were learned (for lists)
+
+`topic` is a `PoolTopic` (only its `doc_ids` are used: the documents to judge);
+`run_lists` maps each run name to its document ids for this topic in rank order (the full
+ranked list is fine: documents outside the pool are skipped). `seed` drives the blind
+shuffle; use `topic_seed(pool_seed, qid)` so that topics get different shuffles.
+
+The state after any sequence of `record`/`forget` calls equals the state of a fresh order
+that replays the same sequence (`forget` and re-grades rebuild from the log), so reopening a
+project and replaying its judgment history (oldest first) resumes exactly where it was.
+A judgment the order did not propose (the assessor jumped to another document, or it came
+from imported qrels) removes that document; the run-based strategies learn only from the
+documents they proposed (the arm they pulled), Hedge learns from every judgment.
+
+Strategies (`ORDERS`):
+
+- ``blind``: a seeded shuffle of the pool; no run or rank is exposed (`exposes_runs` False).
+- ``rank``: round robin across runs, depth by depth: rank 1 of every run in run order,
+  then rank 2, ... (each document at its first appearance).
+- ``mtf``: Move-to-Front (Cormack, Palmer and Clarke, SIGIR 1998). Every run starts with the
+  same priority; the run with the highest priority (ties: earlier run) is judged down its
+  ranking while its documents are relevant; a non-relevant one lowers its priority by one.
+- ``hedge``: Hedge (Aslam, Pavlu and Savell, SIGIR 2003). Each run s gives a document at
+  rank r the value ``u = ln(N/r) / ln N`` (N = longest list + 1; 0 when not retrieved);
+  the next document maximises ``sum_s w_s u_s(d)``; after a judgment every run loses
+  ``1 - u`` (relevant) or ``u`` (non-relevant) and ``w_s *= beta ** loss`` with
+  ``beta = 0.1`` (`beta=` to change): the multiplicative update of Freund and Schapire's
+  Hedge with the rank-based loss of Aslam et al. (which is close to their AP-derived loss).
+- ``maxmean``: the MaxMean bandit (Losada, Parapar and Barreiro, IP&M 2017). Each run is
+  an arm with a Beta(1, 1) prior on "its next document is relevant"; pulling an arm judges
+  its best-ranked unjudged document; the arm with the highest posterior mean
+  ``(1 + rel) / (2 + rel + nonrel)`` is pulled (ties: earlier run).
+- ``maxmean-ns``: MaxMean for non-stationary arms (a run's precision falls as it is
+  consumed): each pull first discounts that arm's counts by ``gamma = 0.9``
+  (`gamma=` to change), so its estimate follows roughly its last ten documents. The
+  discounting scheme and gamma are our choice (the papers' exact weighting was not at hand).
+
+Cost per `next_doc()` + `record()` with 115 runs at depth 100: see
+benchmarks/bench_pooling.py (well under 1 ms for every strategy).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from judgeapp.pooling.pools import PoolTopic
+
+
+def _pooled(doc_ids: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pooled documents of one ranked list `ids`: their indices in `doc_ids` (sorted)
+    and their 1-based ranks, in rank order; a document listed twice counts at its first."""
+    ids = np.asarray(ids).astype(np.int64, copy=False)
+    if not len(doc_ids) or not len(ids):
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    pos = np.minimum(np.searchsorted(doc_ids, ids), len(doc_ids) - 1)
+    hit = np.flatnonzero(doc_ids[pos] == ids)
+    local = pos[hit]
+    _, first = np.unique(local, return_index=True)
+    keep = np.sort(first)
+    return local[keep], hit[keep] + 1
+
+
+class JudgingOrder:
+    """Base class: bookkeeping of judgments; subclasses say what to propose and learn."""
+
+    name = ""
+    exposes_runs = True  # whether the UI may show run names and ranks beside documents
+
+    def __init__(
+        self, topic: PoolTopic, run_lists: Mapping[str, np.ndarray], seed: int = 0
+    ) -> None:
+        self.topic = topic
+        self.doc_ids = np.asarray(topic.doc_ids, dtype=np.int64)
+        self.runs = tuple(run_lists)
+        self.seed = int(seed)
+        self._index = {int(d): i for i, d in enumerate(self.doc_ids.tolist())}
+        self._log: dict[int, tuple[int, bool]] = {}  # doc -> (grade, relevant), oldest first
+        self._judged = np.zeros(len(self.doc_ids), bool)
+        self._pending: tuple[int, int] | None = None  # (doc index, arm) of the proposal
+        self._setup([np.asarray(ids) for ids in run_lists.values()])
+        self._reset()
+
+    # -- public ------------------------------------------------------------------------
+    def next_doc(self) -> int | None:
+        """The next unjudged pooled document, or None when the pool is judged."""
+        proposal = self._proposal()
+        return None if proposal is None else int(self.doc_ids[proposal[0]])
+
+    def record(self, doc_id: int, grade: int, relevant: bool) -> None:
+        """A judgment of `doc_id`; a second judgment of the same document is a re-grade."""
+        doc_id = int(doc_id)
+        relevant = bool(relevant)
+        if doc_id in self._log:
+            before = self._log[doc_id][1]
+            self._log[doc_id] = (grade, relevant)
+            if before != relevant:
+                self._rebuild()
+            return
+        self._log[doc_id] = (grade, relevant)
+        self._apply(doc_id, relevant)
+
+    def forget(self, doc_id: int) -> None:
+        """Undo the judgment of `doc_id` (nothing happens if it was not judged)."""
+        if self._log.pop(int(doc_id), None) is not None:
+            self._rebuild()
+
+    def replay(self, events: Iterable[tuple[int, int | None, bool]]) -> JudgingOrder:
+        """Feed a judgment history, oldest first: (doc, grade, relevant), grade None for a
+        removed judgment. Returns self."""
+        for doc_id, grade, relevant in events:
+            if grade is None:
+                self.forget(doc_id)
+            else:
+                self.record(doc_id, grade, relevant)
+        return self
+
+    def upcoming(self, limit: int) -> list[int]:
+        """The next `limit` documents this order would propose if no more judgments came
+        in to learn from (for showing the queue; `next_doc` is the live answer)."""
+        shadow = copy.deepcopy(self)
+        out = []
+        while len(out) < limit:
+            proposal = shadow._proposal()
+            if proposal is None:
+                break
+            shadow._judged[proposal[0]] = True
+            shadow._pending = None
+            out.append(int(self.doc_ids[proposal[0]]))
+        return out
+
+    @property
+    def judged(self) -> dict[int, tuple[int, bool]]:
+        """Recorded judgments, oldest first: doc -> (grade, relevant)."""
+        return dict(self._log)
+
+    @property
+    def remaining(self) -> int:
+        return int(len(self._judged) - self._judged.sum())
+
+    # -- bookkeeping -----------------------------------------------------------------------
+    def _proposal(self) -> tuple[int, int] | None:
+        if self._pending is None:
+            self._pending = self._propose()
+        return self._pending
+
+    def _apply(self, doc_id: int, relevant: bool) -> None:
+        i = self._index.get(doc_id)
+        if i is None or self._judged[i]:
+            return  # not pooled: nothing to learn or skip
+        proposal = self._proposal()
+        arm = proposal[1] if proposal is not None and proposal[0] == i else -1
+        self._judged[i] = True
+        self._pending = None
+        self._learn(i, arm, relevant)
+
+    def _rebuild(self) -> None:
+        self._judged[:] = False
+        self._pending = None
+        self._reset()
+        for doc_id, (_grade, relevant) in self._log.items():
+            self._apply(doc_id, relevant)
+
+    def _local_lists(self, lists: list[np.ndarray]) -> list[np.ndarray]:
+        """Each run's pooled documents as local indices, in rank order."""
+        return [_pooled(self.doc_ids, ids)[0] for ids in lists]
+
+    # -- strategy hooks ----------------------------------------------------------------------
+    def _setup(self, lists: list[np.ndarray]) -> None:
+        """Precompute what does not depend on judgments."""
+
+    def _reset(self) -> None:
+        """Forget everything learned (before a rebuild)."""
+
+    def _propose(self) -> tuple[int, int] | None:
+        raise NotImplementedError
+
+    def _learn(self, i: int, arm: int, relevant: bool) -> None:
+        """Document index `i` was judged; `arm` is the run that proposed it, or -1."""
+
+
+class _StaticOrder(JudgingOrder):
+    """A fixed sequence of the pool; judgments only remove documents from it."""
+
+    _sequence: np.ndarray
+
+    def _reset(self) -> None:
+        self._cursor = 0
+
+    def _propose(self) -> tuple[int, int] | None:
+        seq, judged = self._sequence, self._judged
+        while self._cursor < len(seq) and judged[seq[self._cursor]]:
+            self._cursor += 1
+        if self._cursor == len(seq):
+            return None
+        return int(seq[self._cursor]), -1
+
+    def upcoming(self, limit: int) -> list[int]:
+        rest = self._sequence[self._cursor :]
+        rest = rest[~self._judged[rest]][:limit]
+        return self.doc_ids[rest].tolist()
+
+
+class BlindOrder(_StaticOrder):
+    name = "blind"
+    exposes_runs = False
+
+    def _setup(self, lists: list[np.ndarray]) -> None:
+        self._sequence = np.random.default_rng(self.seed).permutation(len(self.doc_ids))
+
+
+class RankOrder(_StaticOrder):
+    name = "rank"
+
+    def _setup(self, lists: list[np.ndarray]) -> None:
+        pooled = [_pooled(self.doc_ids, ids) for ids in lists]
+        n = len(self.doc_ids)
+        # every occurrence as (rank, run); documents no list holds come last, by doc id
+        doc = np.concatenate([*(local for local, _ in pooled), np.arange(n)])
+        rank = np.concatenate([*(ranks for _, ranks in pooled), np.full(n, np.iinfo(np.int64).max)])
+        run = np.concatenate(
+            [*(np.full(len(x), i) for i, (x, _) in enumerate(pooled)), np.zeros(n)]
+        )
+        order = np.lexsort((doc, run, rank))
+        _, first = np.unique(doc[order], return_index=True)
+        self._sequence = doc[order][np.sort(first)]
+
+
+class _RunQueues(JudgingOrder):
+    """Orders that pick a run (an arm) and judge its best-ranked unjudged document."""
+
+    def _setup(self, lists: list[np.ndarray]) -> None:
+        self._queues = self._local_lists(lists)
+
+    def _reset(self) -> None:
+        self._ptr = [0] * len(self._queues)
+        self._exhausted = np.zeros(len(self._queues), bool)
+
+    def _head(self, run: int) -> int:
+        """The run's best-ranked unjudged pooled document, or -1."""
+        queue, judged, p = self._queues[run], self._judged, self._ptr[run]
+        while p < len(queue) and judged[queue[p]]:
+            p += 1
+        self._ptr[run] = p
+        if p == len(queue):
+            self._exhausted[run] = True
+            return -1
+        return int(queue[p])
+
+    def _leftovers(self) -> tuple[int, int] | None:
+        """Pooled documents no run list holds are judged last, in doc id order."""
+        rest = np.flatnonzero(~self._judged)
+        return (int(rest[0]), -1) if len(rest) else None
+
+
+class MoveToFront(_RunQueues):
+    name = "mtf"
+
+    def _reset(self) -> None:
+        super()._reset()
+        self._priority = np.zeros(len(self._queues), np.int64)
+        self._by_priority = list(range(len(self._queues)))
+
+    def _propose(self) -> tuple[int, int] | None:
+        for run in self._by_priority:
+            if self._exhausted[run]:
+                continue
+            head = self._head(run)
+            if head >= 0:
+                return head, run
+        return self._leftovers()
+
+    def _learn(self, i: int, arm: int, relevant: bool) -> None:
+        if arm >= 0 and not relevant:
+            self._priority[arm] -= 1
+            # highest priority first, earlier run first among equals
+            self._by_priority = np.lexsort((np.arange(len(self._priority)), -self._priority))
+            self._by_priority = self._by_priority.tolist()
+
+
+class MaxMean(_RunQueues):
+    name = "maxmean"
+    discount = 1.0  # 1: stationary arms
+
+    def __init__(
+        self,
+        topic: PoolTopic,
+        run_lists: Mapping[str, np.ndarray],
+        seed: int = 0,
+        gamma: float | None = None,
+    ) -> None:
+        if gamma is not None:
+            if not 0.0 < gamma <= 1.0:
+                raise ValueError(f"gamma must lie in (0, 1], not {gamma}")
+            self.discount = float(gamma)
+        super().__init__(topic, run_lists, seed)
+
+    def _reset(self) -> None:
+        super()._reset()
+        self._rel = np.zeros(len(self._queues))
+        self._nonrel = np.zeros(len(self._queues))
+
+    def _propose(self) -> tuple[int, int] | None:
+        mean = (1.0 + self._rel) / (2.0 + self._rel + self._nonrel)
+        mean[self._exhausted] = -1.0
+        while True:
+            run = int(np.argmax(mean)) if len(mean) else -1
+            if run < 0 or mean[run] < 0:
+                return self._leftovers()
+            head = self._head(run)
+            if head >= 0:
+                return head, run
+            mean[run] = -1.0
+
+    def _learn(self, i: int, arm: int, relevant: bool) -> None:
+        if arm < 0:
+            return
+        if self.discount != 1.0:
+            self._rel[arm] *= self.discount
+            self._nonrel[arm] *= self.discount
+        if relevant:
+            self._rel[arm] += 1.0
+        else:
+            self._nonrel[arm] += 1.0
+
+
+class MaxMeanNonStationary(MaxMean):
+    name = "maxmean-ns"
+    discount = 0.9
+
+
+class Hedge(JudgingOrder):
+    name = "hedge"
+    beta = 0.1
+
+    def __init__(
+        self,
+        topic: PoolTopic,
+        run_lists: Mapping[str, np.ndarray],
+        seed: int = 0,
+        beta: float | None = None,
+    ) -> None:
+        if beta is not None:
+            if not 0.0 < beta < 1.0:
+                raise ValueError(f"beta must lie in (0, 1), not {beta}")
+            self.beta = float(beta)
+        super().__init__(topic, run_lists, seed)
+
+    def _setup(self, lists: list[np.ndarray]) -> None:
+        longest = max((len(ids) for ids in lists), default=0)
+        n = max(longest + 1, 2)
+        value = np.zeros((len(self.doc_ids), len(lists)))
+        for run, ids in enumerate(lists):
+            local, ranks = _pooled(self.doc_ids, ids)
+            value[local, run] = np.log(n / ranks) / math.log(n)
+        self._value = value
+        self._log_beta = math.log(self.beta)
+
+    def _reset(self) -> None:
+        self._log_w = np.zeros(self._value.shape[1])
+
+    def _scores(self) -> np.ndarray:
+        w = np.exp(self._log_w - self._log_w.max()) if len(self._log_w) else self._log_w
+        scores = self._value @ w
+        scores[self._judged] = -np.inf
+        return scores
+
+    def _propose(self) -> tuple[int, int] | None:
+        if self._judged.all():
+            return None
+        return int(np.argmax(self._scores())), -1
+
+    def _learn(self, i: int, arm: int, relevant: bool) -> None:
+        u = self._value[i]
+        loss = 1.0 - u if relevant else u
+        self._log_w += loss * self._log_beta
+
+    def upcoming(self, limit: int) -> list[int]:
+        scores = self._scores()
+        order = np.argsort(-scores, kind="stable")[:limit]
+        return self.doc_ids[order[np.isfinite(scores[order])]].tolist()
+
+
+ORDERS: dict[str, type[JudgingOrder]] = {
+    cls.name: cls
+    for cls in (BlindOrder, RankOrder, MoveToFront, Hedge, MaxMean, MaxMeanNonStationary)
+}
+DEFAULT_ORDER = "blind"
+
+
+def make_order(
+    name: str,
+    topic: PoolTopic,
+    run_lists: Mapping[str, np.ndarray],
+    seed: int = 0,
+    **params: Any,
+) -> JudgingOrder:
+    """A fresh judging order `name` (one of `ORDERS`) over `topic`'s pooled documents."""
+    try:
+        cls = ORDERS[name]
+    except KeyError:
+        raise ValueError(f"unknown judging order {name!r} (one of {', '.join(ORDERS)})") from None
+    return cls(topic, run_lists, seed, **params)

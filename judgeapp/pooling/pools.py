@@ -1,0 +1,454 @@
+"""Building pools from ranked lists: depth-k (TREC) and Take@N by best rank, RBP or RRF.
+
+Everything here works on one topic at a time over numpy arrays: `run_lists` maps a run name
+to its document ids in trec_eval order (rank 1 first). A pooled document records every run
+that contributed it with the rank that run gave it, and its best rank over those runs.
+
+Strategies (`strategy`, parameters in brackets):
+
+- ``depth`` [depth]: every document some run ranks at `depth` or better (TREC's method).
+- ``take`` [budget, depth]: the `budget` documents with the best rank over all runs, ties
+  broken by more runs retrieving the document, then by document id.
+- ``rbp`` [budget, p, depth]: the `budget` documents with the highest RBP weight summed over
+  runs, ``sum_s (1-p) p^(rank_s - 1)``; ties by best rank, then document id.
+- ``rrf`` [budget, k, depth]: reciprocal-rank fusion, ``sum_s 1 / (k + rank_s)``.
+
+For the Take@N strategies `depth` (optional) limits the candidates to each run's top `depth`;
+a document's contributors are then every run that retrieved it within that limit.
+
+A pool grows: `extend_topic` adds runs (or depth, or budget) to an existing topic pool and
+never drops a document, so judgments, which are kept apart from pools, are never orphaned.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+STRATEGIES = ("depth", "take", "rbp", "rrf")
+DEFAULT_P = 0.8
+DEFAULT_RRF_K = 60
+
+
+class PoolingError(ValueError):
+    """Parameters that do not make a pool (unknown strategy, missing budget, ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolTopic:
+    """The pooled documents of one topic, as parallel arrays sorted by document id.
+
+    Contributors are stored CSR-style: document ``i``'s runs are
+    ``runs[run_idx[offsets[i]:offsets[i+1]]]`` with ranks ``ranks[offsets[i]:offsets[i+1]]``
+    (1-based positions in each run's list), in run order."""
+
+    qid: str
+    runs: tuple[str, ...]
+    doc_ids: np.ndarray  # int64, ascending
+    best_rank: np.ndarray  # int32
+    offsets: np.ndarray  # int64, len(doc_ids) + 1
+    run_idx: np.ndarray  # int32, indexes `runs`
+    ranks: np.ndarray  # int32
+    inclusion_prob: np.ndarray  # float64, 1.0 unless the document was drawn by sampling
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def n_runs(self) -> np.ndarray:
+        """How many runs contributed each document."""
+        return np.diff(self.offsets)
+
+    def index_of(self, doc_id: int) -> int:
+        """Position of `doc_id` in `doc_ids`, or -1 when it is not pooled."""
+        i = int(np.searchsorted(self.doc_ids, doc_id))
+        return i if i < len(self.doc_ids) and self.doc_ids[i] == doc_id else -1
+
+    def contributors(self, doc_id: int) -> list[tuple[str, int]]:
+        """(run, rank) pairs that put `doc_id` in the pool."""
+        i = self.index_of(doc_id)
+        if i < 0:
+            return []
+        lo, hi = self.offsets[i], self.offsets[i + 1]
+        return [
+            (self.runs[r], int(k))
+            for r, k in zip(self.run_idx[lo:hi].tolist(), self.ranks[lo:hi].tolist(), strict=True)
+        ]
+
+    def unique_to(self) -> dict[str, np.ndarray]:
+        """For each run, the pooled documents no other run contributed (Zobel's test)."""
+        single = np.flatnonzero(self.n_runs == 1)
+        owners = self.run_idx[self.offsets[single]]
+        return {run: self.doc_ids[single[owners == i]] for i, run in enumerate(self.runs)}
+
+
+def empty_topic(qid: str, runs: Sequence[str]) -> PoolTopic:
+    return PoolTopic(
+        qid,
+        tuple(runs),
+        np.empty(0, np.int64),
+        np.empty(0, np.int32),
+        np.zeros(1, np.int64),
+        np.empty(0, np.int32),
+        np.empty(0, np.int32),
+        np.empty(0, np.float64),
+    )
+
+
+@dataclass(slots=True)
+class _Entries:
+    """Every (document, run, rank) of the candidate lists, grouped by document."""
+
+    doc_ids: np.ndarray  # unique, ascending
+    offsets: np.ndarray
+    run_idx: np.ndarray
+    ranks: np.ndarray
+
+    @property
+    def best_rank(self) -> np.ndarray:
+        if len(self.doc_ids) == 0:
+            return np.empty(0, np.int32)
+        return np.minimum.reduceat(self.ranks, self.offsets[:-1]).astype(np.int32)
+
+    def per_doc_sum(self, values: np.ndarray) -> np.ndarray:
+        if len(self.doc_ids) == 0:
+            return np.empty(0)
+        return np.add.reduceat(values, self.offsets[:-1])
+
+
+def _entries(run_lists: Sequence[np.ndarray], depth: int | None) -> _Entries:
+    docs, runs, ranks = [], [], []
+    for i, ids in enumerate(run_lists):
+        ids = np.asarray(ids)[:depth]
+        docs.append(ids.astype(np.int64, copy=False))
+        runs.append(np.full(len(ids), i, np.int32))
+        ranks.append(np.arange(1, len(ids) + 1, dtype=np.int32))
+    if not docs:
+        none = np.empty(0, np.int32)
+        return _Entries(np.empty(0, np.int64), np.zeros(1, np.int64), none, none)
+    doc = np.concatenate(docs)
+    run = np.concatenate(runs)
+    rank = np.concatenate(ranks)
+    order = np.lexsort((rank, run, doc))
+    doc, run, rank = doc[order], run[order], rank[order]
+    # A document listed twice by one run (trec_eval keeps both) counts once, at its best rank.
+    keep = np.ones(len(doc), bool)
+    keep[1:] = (doc[1:] != doc[:-1]) | (run[1:] != run[:-1])
+    doc, run, rank = doc[keep], run[keep], rank[keep]
+    starts = np.flatnonzero(np.r_[True, doc[1:] != doc[:-1]]) if len(doc) else np.empty(0, int)
+    offsets = np.r_[starts, len(doc)].astype(np.int64)
+    return _Entries(doc[starts], offsets, run, rank)
+
+
+def _select(entries: _Entries, chosen: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Sub-CSR of the chosen document positions (ascending)."""
+    counts = np.diff(entries.offsets)[chosen]
+    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    idx = _ranges(entries.offsets[chosen], counts)
+    return entries.doc_ids[chosen], offsets, entries.run_idx[idx], entries.ranks[idx]
+
+
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(s, s + c)`` for each start and count, without a Python loop."""
+    total = int(counts.sum())
+    if total == 0:
+        return np.empty(0, np.int64)
+    ends = np.cumsum(counts)
+    out = np.ones(total, np.int64)
+    out[0] = starts[0]
+    nonempty = counts > 0
+    first = (ends - counts)[nonempty]
+    s = starts[nonempty]
+    c = counts[nonempty]
+    # at each block start, jump from the previous block's last value to this block's start
+    out[first[1:]] = s[1:] - (s[:-1] + c[:-1] - 1)
+    return np.cumsum(out)
+
+
+def depth_pool(qid: str, runs: Sequence[str], run_lists: Sequence[np.ndarray], depth: int):
+    """TREC depth-`depth` pool of one topic over `run_lists` (parallel to `runs`)."""
+    if depth < 1:
+        raise PoolingError(f"pool depth must be at least 1, not {depth}")
+    e = _entries(run_lists, depth)
+    return PoolTopic(
+        qid,
+        tuple(runs),
+        e.doc_ids,
+        e.best_rank,
+        e.offsets,
+        e.run_idx,
+        e.ranks,
+        np.ones(len(e.doc_ids)),
+    )
+
+
+def fusion_scores(
+    entries_ranks: np.ndarray, strategy: str, p: float = DEFAULT_P, k: float = DEFAULT_RRF_K
+) -> np.ndarray:
+    """Per-entry contribution of a rank to a document's Take@N priority."""
+    r = entries_ranks.astype(np.float64)
+    if strategy == "rbp":
+        return (1.0 - p) * np.power(p, r - 1.0)
+    if strategy == "rrf":
+        return 1.0 / (k + r)
+    raise PoolingError(f"no fusion score for strategy {strategy!r}")
+
+
+def take_order(e: _Entries, strategy: str, p: float, k: float) -> np.ndarray:
+    """Positions of the candidate documents, most wanted first."""
+    best = e.best_rank
+    n_runs = np.diff(e.offsets)
+    if strategy == "take":
+        return np.lexsort((e.doc_ids, -n_runs, best))
+    score = e.per_doc_sum(fusion_scores(e.ranks, strategy, p, k))
+    return np.lexsort((e.doc_ids, best, -score))
+
+
+def take_pool(
+    qid: str,
+    runs: Sequence[str],
+    run_lists: Sequence[np.ndarray],
+    budget: int,
+    strategy: str = "take",
+    *,
+    p: float = DEFAULT_P,
+    k: float = DEFAULT_RRF_K,
+    depth: int | None = None,
+    exclude: np.ndarray | None = None,
+) -> PoolTopic:
+    """Take@`budget` of one topic: the best `budget` candidates by `strategy`, skipping the
+    documents in `exclude` (sorted ids; used when a pool grows)."""
+    if budget < 0:
+        raise PoolingError(f"pool budget must not be negative, not {budget}")
+    if strategy == "rbp" and not 0.0 < p < 1.0:
+        raise PoolingError(f"RBP persistence p must lie strictly between 0 and 1, not {p}")
+    e = _entries(run_lists, depth)
+    order = take_order(e, strategy, p, k)
+    if exclude is not None and len(exclude):
+        order = order[~np.isin(e.doc_ids[order], exclude)]
+    chosen = np.sort(order[:budget])
+    doc_ids, offsets, run_idx, ranks = _select(e, chosen)
+    return PoolTopic(
+        qid,
+        tuple(runs),
+        doc_ids,
+        e.best_rank[chosen],
+        offsets,
+        run_idx,
+        ranks,
+        np.ones(len(doc_ids)),
+    )
+
+
+def normalise_params(strategy: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Checked, complete parameters of a strategy (defaults filled in)."""
+    if strategy not in STRATEGIES:
+        raise PoolingError(
+            f"unknown pooling strategy {strategy!r} (one of {', '.join(STRATEGIES)})"
+        )
+    out: dict[str, Any] = {}
+    depth = params.get("depth")
+    if strategy == "depth":
+        if depth is None:
+            raise PoolingError("depth pooling needs a depth")
+        out["depth"] = int(depth)
+        if out["depth"] < 1:
+            raise PoolingError(f"pool depth must be at least 1, not {depth}")
+        return out
+    if params.get("budget") is None:
+        raise PoolingError(f"{strategy} pooling needs a budget (documents per topic)")
+    out["budget"] = int(params["budget"])
+    if out["budget"] < 1:
+        raise PoolingError(f"pool budget must be at least 1, not {params['budget']}")
+    if depth is not None:
+        out["depth"] = int(depth)
+    if strategy == "rbp":
+        out["p"] = float(params.get("p", DEFAULT_P))
+        if not 0.0 < out["p"] < 1.0:
+            raise PoolingError(
+                f"RBP persistence p must lie strictly between 0 and 1, not {out['p']}"
+            )
+    if strategy == "rrf":
+        out["k"] = float(params.get("k", DEFAULT_RRF_K))
+    return out
+
+
+def pool_topic(
+    qid: str,
+    runs: Sequence[str],
+    run_lists: Sequence[np.ndarray],
+    strategy: str,
+    params: Mapping[str, Any],
+) -> PoolTopic:
+    """One topic's pool by `strategy` with `params` (see `normalise_params`)."""
+    params = normalise_params(strategy, params)
+    if strategy == "depth":
+        return depth_pool(qid, runs, run_lists, params["depth"])
+    return _take_with(qid, runs, run_lists, strategy, params)
+
+
+def _take_with(
+    qid: str,
+    runs: Sequence[str],
+    run_lists: Sequence[np.ndarray],
+    strategy: str,
+    params: Mapping[str, Any],
+    exclude: np.ndarray | None = None,
+) -> PoolTopic:
+    return take_pool(
+        qid,
+        runs,
+        run_lists,
+        params["budget"],
+        strategy,
+        p=params.get("p", DEFAULT_P),
+        k=params.get("k", DEFAULT_RRF_K),
+        depth=params.get("depth"),
+        exclude=exclude,
+    )
+
+
+def build_pool(
+    lists: Mapping[str, Mapping[str, tuple[np.ndarray, Any] | np.ndarray]],
+    strategy: str,
+    params: Mapping[str, Any],
+    qids: Sequence[str] | None = None,
+    progress: Callable[[int, int | None, str], None] | None = None,
+) -> dict[str, PoolTopic]:
+    """Pool every topic (or `qids`) of `lists` (run -> qid -> doc ids, or (doc ids, scores)
+    as `Store.load_ranked_lists` gives them). A run without a topic contributes nothing."""
+    runs = list(lists)
+    topics = (
+        sorted({q for t in lists.values() for q in t}, key=str.encode) if qids is None else qids
+    )
+    out: dict[str, PoolTopic] = {}
+    for n, qid in enumerate(topics):
+        if progress:
+            progress(n, len(topics), f"topic {qid}")
+        out[qid] = pool_topic(qid, runs, topic_lists(lists, qid), strategy, params)
+    if progress:
+        progress(len(topics), len(topics), "pooled")
+    return out
+
+
+def topic_lists(lists: Mapping[str, Mapping[str, Any]], qid: str) -> list[np.ndarray]:
+    """Each run's doc ids for `qid` (empty when the run lacks the topic), in run order."""
+    out = []
+    for topics in lists.values():
+        item = topics.get(qid)
+        if item is None:
+            out.append(np.empty(0, np.int64))
+        else:
+            out.append(item[0] if isinstance(item, tuple) else item)
+    return out
+
+
+def extend_topic(
+    old: PoolTopic,
+    runs: Sequence[str],
+    run_lists: Sequence[np.ndarray],
+    strategy: str,
+    params: Mapping[str, Any],
+) -> PoolTopic:
+    """The pool of `old`'s topic after the pool's runs became `runs` (a superset of
+    `old.runs`, lists parallel to it) under `params` (a depth never smaller than before;
+    for Take@N strategies `budget` is how many new documents to add). Documents already
+    pooled stay, with their contributors recomputed over all runs."""
+    params = normalise_params(strategy, params)
+    missing = [r for r in old.runs if r not in runs]
+    if missing:
+        raise PoolingError(f"a pool cannot lose a run ({missing[0]!r})")
+    depth = params.get("depth")
+    if strategy == "depth":
+        new = depth_pool(old.qid, runs, run_lists, depth)
+    else:
+        new = _take_with(old.qid, runs, run_lists, strategy, params, exclude=old.doc_ids)
+    # contributors of the documents already pooled, over every run now in the pool
+    e = _entries(run_lists, depth)
+    keep_old = old.doc_ids
+    pos = np.searchsorted(e.doc_ids, keep_old)
+    pos_clipped = np.minimum(pos, max(len(e.doc_ids) - 1, 0))
+    found = (
+        (pos < len(e.doc_ids)) & (e.doc_ids[pos_clipped] == keep_old)
+        if len(e.doc_ids)
+        else (np.zeros(len(keep_old), bool))
+    )
+    parts = [new]
+    if found.any():
+        chosen = pos[found]
+        doc_ids, offsets, run_idx, ranks = _select(e, chosen)
+        parts.append(
+            PoolTopic(
+                old.qid,
+                tuple(runs),
+                doc_ids,
+                e.best_rank[chosen],
+                offsets,
+                run_idx,
+                ranks,
+                old.inclusion_prob[found],
+            )
+        )
+    if (~found).any():
+        # pooled before but retrieved by no current list within the depth: keep as it was
+        remap = np.array([runs.index(r) for r in old.runs], np.int32)
+        lost = np.flatnonzero(~found)
+        idx = _ranges(old.offsets[lost], np.diff(old.offsets)[lost])
+        parts.append(
+            PoolTopic(
+                old.qid,
+                tuple(runs),
+                old.doc_ids[lost],
+                old.best_rank[lost],
+                np.r_[0, np.cumsum(np.diff(old.offsets)[lost])].astype(np.int64),
+                remap[old.run_idx[idx]] if len(idx) else np.empty(0, np.int32),
+                old.ranks[idx],
+                old.inclusion_prob[lost],
+            )
+        )
+    return merge_topics(parts)
+
+
+def merge_topics(parts: Sequence[PoolTopic]) -> PoolTopic:
+    """Union of disjoint topic pools over the same runs, sorted by document id; where a
+    document occurs in several parts the first part wins."""
+    first = parts[0]
+    doc_ids = np.concatenate([p.doc_ids for p in parts])
+    _, pick = np.unique(doc_ids, return_index=True)  # first occurrence in part order
+    src_part = np.concatenate([np.full(len(p), i) for i, p in enumerate(parts)])[pick]
+    src_pos = np.concatenate([np.arange(len(p)) for p in parts])[pick]
+    counts = np.concatenate([p.n_runs for p in parts])[pick]
+    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    run_idx = np.empty(offsets[-1], np.int32)
+    ranks = np.empty(offsets[-1], np.int32)
+    for i, part in enumerate(parts):
+        sel = np.flatnonzero(src_part == i)
+        if not len(sel):
+            continue
+        where = _ranges(offsets[sel], counts[sel])
+        source = _ranges(part.offsets[src_pos[sel]], counts[sel])
+        run_idx[where] = part.run_idx[source]
+        ranks[where] = part.ranks[source]
+
+    def gather(field: str) -> np.ndarray:
+        return np.concatenate([getattr(p, field) for p in parts])[pick]
+
+    return PoolTopic(
+        first.qid,
+        first.runs,
+        gather("doc_ids"),
+        gather("best_rank"),
+        offsets,
+        run_idx,
+        ranks,
+        gather("inclusion_prob"),
+    )
+
+
+def topic_seed(seed: int, qid: str) -> int:
+    """A per-topic seed from a pool's seed, stable across runs and platforms."""
+    return (int(seed) * 1_000_003 + zlib.crc32(qid.encode())) % (2**63)

@@ -1,0 +1,208 @@
+"""Judging orders on small hand-made pools. Every expected sequence was derived by hand from
+the algorithm as documented in judgeapp/pooling/order.py (the working is in the comments)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from judgeapp.pooling.order import ORDERS, make_order
+from judgeapp.pooling.pools import depth_pool
+
+
+def pool_of(run_lists: dict[str, list[int]], depth: int = 100):
+    lists = {run: np.array(ids) for run, ids in run_lists.items()}
+    return depth_pool("1", list(lists), list(lists.values()), depth), lists
+
+
+def judge_all(order, relevant: set[int]) -> list[int]:
+    seen = []
+    while (doc := order.next_doc()) is not None:
+        seen.append(doc)
+        order.record(doc, int(doc in relevant), doc in relevant)
+    return seen
+
+
+# A: R R N R, B: N R R R, C: R N N N (no overlap)
+RUNS3 = {"A": [1, 2, 3, 4], "B": [5, 6, 7, 8], "C": [9, 10, 11, 12]}
+REL3 = {1, 2, 4, 6, 7, 8, 9}
+
+
+def test_rank_is_round_robin_depth_by_depth():
+    topic, lists = pool_of({"A": [1, 2, 3], "B": [4, 1, 5], "C": [6, 7, 2]})
+    # rank 1: A1 B4 C6; rank 2: A2, (B1 seen), C7; rank 3: A3, B5, (C2 seen)
+    assert judge_all(make_order("rank", topic, lists), set()) == [1, 4, 6, 2, 7, 3, 5]
+
+
+def test_rank_order_ignores_judgments():
+    topic, lists = pool_of(RUNS3)
+    expected = [1, 5, 9, 2, 6, 10, 3, 7, 11, 4, 8, 12]
+    assert judge_all(make_order("rank", topic, lists), REL3) == expected
+
+
+def test_move_to_front():
+    topic, lists = pool_of(RUNS3)
+    # A: 1 R, 2 R, 3 N -> A at -1;  B: 5 N -> -1;  C: 9 R, 10 N -> -1
+    # all at -1, earliest first: A: 4 R, A exhausted; B: 6 R 7 R 8 R, exhausted;
+    # C: 11 N -> -2, still the only run left: 12
+    expected = [1, 2, 3, 5, 9, 10, 4, 6, 7, 8, 11, 12]
+    assert judge_all(make_order("mtf", topic, lists), REL3) == expected
+
+
+def test_move_to_front_skips_documents_already_judged_through_another_run():
+    topic, lists = pool_of({"A": [1, 2, 3], "B": [4, 1, 5], "C": [6, 7, 2]})
+    # A: 1 R 2 R 3 N (A -1); B: 4 R, 1 already judged, 5 N (B -1); C: 6 N (C -1);
+    # A and B exhausted; C: 7 R, 2 judged: done
+    assert judge_all(make_order("mtf", topic, lists), {1, 2, 4, 7}) == [1, 2, 3, 4, 5, 6, 7]
+
+
+def test_maxmean():
+    topic, lists = pool_of(RUNS3)
+    # means (1+rel)/(2+rel+nonrel), all 1/2 at first, ties to the earlier run
+    # A: 1 R (2/3), 2 R (3/4), 3 N (3/5), 4 R (4/6), A exhausted
+    # B, C tie at 1/2 -> B: 5 N (1/3);  C: 9 R (2/3), 10 N (2/4), 11 N (2/5 > 1/3), 12 N
+    # B: 6, 7, 8
+    expected = [1, 2, 3, 4, 5, 9, 10, 11, 12, 6, 7, 8]
+    assert judge_all(make_order("maxmean", topic, lists), REL3) == expected
+
+
+# A: R R R N N N N N; B: N R
+RUNS_NS = {"A": [1, 2, 3, 4, 5, 6, 7, 8], "B": [9, 10]}
+REL_NS = {1, 2, 3, 10}
+
+
+def test_maxmean_stationary_keeps_faith_in_an_early_streak():
+    topic, lists = pool_of(RUNS_NS)
+    # A after R R R N N N: (1+3)/(2+6) = 1/2 ties B's prior 1/2 -> A again: 7 N (4/9);
+    # then B: 9 N (1/3); A: 8 N; B: 10
+    expected = [1, 2, 3, 4, 5, 6, 7, 9, 8, 10]
+    assert judge_all(make_order("maxmean", topic, lists), REL_NS) == expected
+
+
+def test_maxmean_non_stationary_forgets_an_early_streak():
+    topic, lists = pool_of(RUNS_NS)
+    # gamma 0.9, counts discounted before each pull of the arm:
+    # A: R (rel 1) R (1.9) R (2.71): mean 3.71/4.71; 4 N: rel 2.439 non 1 -> 0.632
+    # 5 N: rel 2.195 non 1.9 -> 0.524 > 1/2; 6 N: rel 1.976 non 2.71 -> 0.445 < 1/2
+    # B: 9 N -> 1/3; A (0.445): 7 N -> rel 1.778 non 3.439 -> 0.385 > 1/3; 8 N; B: 10
+    order = make_order("maxmean-ns", topic, lists)
+    assert judge_all(order, REL_NS) == [1, 2, 3, 4, 5, 6, 9, 7, 8, 10]
+
+
+def test_maxmean_non_stationary_gamma_one_is_maxmean():
+    topic, lists = pool_of(RUNS_NS)
+    order = make_order("maxmean-ns", topic, lists, gamma=1.0)
+    assert judge_all(order, REL_NS) == [1, 2, 3, 4, 5, 6, 7, 9, 8, 10]
+
+
+def test_hedge():
+    topic, lists = pool_of({"A": [1, 2, 3], "B": [2, 4, 5]})
+    # N = 4: u(rank 1) = 1, u(2) = ln2/ln4 = 0.5, u(3) = ln(4/3)/ln4 = 0.2075
+    # scores with equal weights: 1: 1, 2: 0.5 + 1 = 1.5, 3: 0.21, 4: 0.5, 5: 0.21 -> 2
+    # 2 relevant: loss A = 1 - 0.5, B = 1 - 1 -> wA = 0.1**0.5 = 0.316, wB = 1
+    #   scores: 1: 0.316, 3: 0.066, 4: 0.5, 5: 0.21 -> 4
+    # 4 non-relevant: loss A 0, B 0.5 -> wB = 0.316
+    #   scores: 1: 0.316, 3: 0.066, 5: 0.066 -> 1
+    # 1 non-relevant: loss A 1 -> wA = 0.0316; scores 3: 0.0066, 5: 0.066 -> 5, then 3
+    assert judge_all(make_order("hedge", topic, lists), {2, 3}) == [2, 4, 1, 5, 3]
+
+
+def test_hedge_beta_is_a_parameter():
+    topic, lists = pool_of({"A": [1, 2, 3], "B": [2, 4, 5]})
+    with pytest.raises(ValueError, match="beta"):
+        make_order("hedge", topic, lists, beta=1.5)
+
+
+def test_blind_is_a_seeded_shuffle_that_hides_runs():
+    topic, lists = pool_of(RUNS3)
+    first = judge_all(make_order("blind", topic, lists, seed=7), REL3)
+    again = judge_all(make_order("blind", topic, lists, seed=7), set())
+    other = judge_all(make_order("blind", topic, lists, seed=8), set())
+    assert sorted(first) == list(range(1, 13))
+    assert first == again  # judgments do not steer it
+    assert first != other
+    assert not make_order("blind", topic, lists).exposes_runs
+    assert make_order("mtf", topic, lists).exposes_runs
+
+
+def test_unknown_order():
+    topic, lists = pool_of(RUNS3)
+    with pytest.raises(ValueError, match="unknown judging order 'random'"):
+        make_order("random", topic, lists)
+
+
+def test_documents_outside_every_list_come_last():
+    lists = {"A": np.array([3, 1])}
+    topic = depth_pool("1", ["B"], [np.array([2, 1, 3])], 3)  # pool {1, 2, 3}; A lacks 2
+    for name in ("rank", "mtf", "maxmean"):
+        assert judge_all(make_order(name, topic, lists), set()) == [3, 1, 2], name
+
+
+@pytest.mark.parametrize("name", list(ORDERS))
+def test_judging_outside_the_proposal_only_removes_that_document(name):
+    topic, lists = pool_of(RUNS3)
+    order = make_order(name, topic, lists, seed=3)
+    order.record(999, 1, True)  # not pooled: ignored
+    first = order.next_doc()
+    other = next(d for d in topic.doc_ids.tolist() if d != first)
+    order.record(other, 0, False)
+    assert order.next_doc() != other
+    assert order.remaining == len(topic) - 1
+
+
+def test_out_of_band_judgment_does_not_penalise_a_run():
+    topic, lists = pool_of(RUNS3)
+    order = make_order("mtf", topic, lists)
+    order.record(5, 0, False)  # B's first document, judged before MTF proposed it
+    # MTF proposes A's documents; B keeps its priority, so after A fails B is next
+    assert judge_all(order, REL3) == [1, 2, 3, 6, 7, 8, 9, 10, 4, 11, 12]
+
+
+@pytest.mark.parametrize("name", list(ORDERS))
+def test_state_after_undo_and_regrade_equals_a_replay_of_the_log(name):
+    rng = np.random.default_rng(11)
+    runs = {r: rng.permutation(40)[:15].tolist() for r in "ABCDE"}
+    topic, lists = pool_of(runs)
+    relevant = set(rng.choice(40, 12, replace=False).tolist())
+    live = make_order(name, topic, lists, seed=5)
+    events = []
+    for step in range(60):
+        doc = live.next_doc()
+        if doc is None:
+            break
+        if step % 7 == 3 and live.judged:  # undo the last judgment
+            last = list(live.judged)[-1]
+            live.forget(last)
+            events.append((last, None, False))
+            continue
+        if step % 11 == 5 and live.judged:  # re-grade an earlier judgment
+            earlier = next(iter(live.judged))
+            flipped = not live.judged[earlier][1]
+            live.record(earlier, int(flipped), flipped)
+            events.append((earlier, int(flipped), flipped))
+            continue
+        live.record(doc, int(doc in relevant), doc in relevant)
+        events.append((doc, int(doc in relevant), doc in relevant))
+    resumed = make_order(name, topic, lists, seed=5).replay(events)
+    assert resumed.judged == live.judged
+    assert judge_all(resumed, relevant) == judge_all(live, relevant)
+
+
+@pytest.mark.parametrize("name", list(ORDERS))
+def test_upcoming_starts_with_next_doc_and_leaves_the_order_alone(name):
+    topic, lists = pool_of(RUNS3)
+    order = make_order(name, topic, lists, seed=2)
+    order.record(order.next_doc(), 1, True)
+    upcoming = order.upcoming(5)
+    assert upcoming[0] == order.next_doc()
+    assert len(set(upcoming)) == 5
+    assert order.remaining == 11
+    assert len(order.upcoming(100)) == 11
+
+
+def test_everything_judged():
+    topic, lists = pool_of({"A": [1]})
+    order = make_order("hedge", topic, lists)
+    order.record(1, 0, False)
+    assert order.next_doc() is None
+    assert order.upcoming(3) == []

@@ -1,0 +1,196 @@
+"""Pools in the store: round trips, growth that keeps judgments, progress, resuming orders."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sqlalchemy import select
+
+from judgeapp.formats.model import RankedTopic, RunFile
+from judgeapp.pooling import depth_pool, make_order
+from judgeapp.store import JudgmentState, RunImport, Store, StoreError
+from judgeapp.store import models as m
+
+RUNS = {
+    "A": {"1": ["a", "b", "c", "d"], "2": ["x", "y"]},
+    "B": {"1": ["c", "e", "a", "f"]},
+    "C": {"1": ["g", "a", "h"], "2": ["y", "z"]},
+}
+
+
+def run_file(tag: str, topics: dict[str, list[str]]) -> RunFile:
+    ranked = {
+        qid: RankedTopic(docs, np.arange(len(docs), 0, -1, dtype=float), np.arange(len(docs)))
+        for qid, docs in topics.items()
+    }
+    return RunFile(f"{tag}.run", tag, ranked, sum(map(len, topics.values())))
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store.open(tmp_path / "p.db")
+    s.add_runs([RunImport(run_file(tag, topics)) for tag, topics in RUNS.items()])
+    yield s
+    s.close()
+
+
+def docnos(store: Store, ids) -> list[str]:
+    names = store.docnos_of(ids)
+    return [names[int(i)] for i in ids]
+
+
+def contributors(store: Store, topic) -> dict[str, list[tuple[str, int]]]:
+    names = store.docnos_of(topic.doc_ids)
+    return {names[int(d)]: topic.contributors(d) for d in topic.doc_ids}
+
+
+def test_pool_round_trip_equals_pooling_the_stored_lists(store):
+    info = store.create_pool("p", runs=["A", "B"], params={"depth": 2}, judging_order="mtf", seed=4)
+    assert (info.name, info.strategy, info.params, info.judging_order, info.seed) == (
+        "p",
+        "depth",
+        {"depth": 2},
+        "mtf",
+        4,
+    )
+    assert info.runs == ("A", "B") and info.n_topics == 2 and info.n_docs == 6
+    topic = store.pool_topic("p", "1")
+    lists = store.load_ranked_lists(runs=["A", "B"], qids=["1"])
+    expected = depth_pool("1", ["A", "B"], [lists.runs[r]["1"][0] for r in ("A", "B")], 2)
+    for field in ("doc_ids", "best_rank", "offsets", "run_idx", "ranks", "inclusion_prob"):
+        assert getattr(topic, field).tolist() == getattr(expected, field).tolist(), field
+    assert contributors(store, topic) == {
+        "a": [("A", 1)],
+        "b": [("A", 2)],
+        "c": [("B", 1)],
+        "e": [("B", 2)],
+    }
+    assert store.pool_sizes("p") == {"1": 4, "2": 2}
+    assert [p.name for p in store.pools()] == ["p"]
+    assert len(store.pool_topic("p", "3")) == 0  # a topic without pooled documents
+
+
+def test_pool_rows_carry_a_readable_timestamp(store):
+    store.create_pool("p", params={"depth": 1})
+    with store._read() as conn:
+        stamps = conn.execute(select(m.PoolDoc.added_at)).scalars().all()
+    assert stamps and all(s.year >= 2024 for s in stamps)
+
+
+def test_take_pool_and_topic_subset(store):
+    store.create_pool("t", strategy="rrf", params={"budget": 2}, qids=["1"])
+    assert store.pool_sizes("t") == {"1": 2}
+    topic = store.pool_topic("t", "1")
+    # rrf k=60: a = 1/61 + 1/63 + 1/62, c = 1/63 + 1/61 -> a, c
+    assert docnos(store, topic.doc_ids) == ["a", "c"]
+    assert contributors(store, topic)["a"] == [("A", 1), ("B", 3), ("C", 2)]
+
+
+def judge(store: Store, qid: str, docno: str, grade: int, assessor: str = "ann") -> None:
+    who = store.assessor(assessor)
+    doc_id = store.intern_docnos([docno])[docno]
+    store.set_judgment(qid, doc_id, who.id, JudgmentState(grade))
+
+
+def test_extending_a_pool_adds_runs_and_depth_and_keeps_judgments(store):
+    store.create_pool("p", runs=["A", "B"], params={"depth": 2})
+    judge(store, "1", "a", 2)
+    judge(store, "1", "e", 0)
+    before = store.judgment_arrays()
+    info = store.extend_pool("p", runs=["C"])
+    assert info.runs == ("A", "B", "C")
+    assert info.params["extensions"][0]["runs"] == ["C"]
+    topic = store.pool_topic("p", "1")
+    assert contributors(store, topic) == {
+        "a": [("A", 1), ("C", 2)],
+        "b": [("A", 2)],
+        "c": [("B", 1)],
+        "e": [("B", 2)],
+        "g": [("C", 1)],
+    }
+    assert docnos(store, store.pool_topic("p", "2").doc_ids) == ["x", "y", "z"]
+    info = store.extend_pool("p", params={"depth": 3})
+    assert info.params["depth"] == 3
+    assert "h" in docnos(store, store.pool_topic("p", "1").doc_ids)
+    after = store.judgment_arrays()
+    for qid, (ids, grades) in before.topics.items():
+        assert after.topics[qid][0].tolist() == ids.tolist()
+        assert after.topics[qid][1].tolist() == grades.tolist()
+    progress = {p.qid: p for p in store.pool_progress("p")}
+    assert (progress["1"].size, progress["1"].judged, progress["1"].relevant) == (6, 2, 1)
+    with pytest.raises(StoreError, match="cannot get shallower"):
+        store.extend_pool("p", params={"depth": 2})
+
+
+def test_extending_a_take_pool_adds_its_budget_of_new_documents(store):
+    store.create_pool("t", runs=["A"], strategy="take", params={"budget": 2})
+    assert docnos(store, store.pool_topic("t", "1").doc_ids) == ["a", "b"]
+    store.extend_pool("t", runs=["B"])  # two more: c (rank 1 in B), then e (rank 2, 1 run)
+    assert sorted(docnos(store, store.pool_topic("t", "1").doc_ids)) == ["a", "b", "c", "e"]
+
+
+def test_deleting_a_pool_keeps_judgments(store):
+    store.create_pool("p", params={"depth": 2})
+    judge(store, "1", "a", 1)
+    store.delete_pool("p")
+    assert store.pools() == []
+    assert len(store.judgment_arrays()) == 1
+    with pytest.raises(StoreError, match="no pool named 'p'"):
+        store.pool("p")
+
+
+def test_errors(store):
+    store.create_pool("p", params={"depth": 1})
+    with pytest.raises(StoreError, match="already has a pool named 'p'"):
+        store.create_pool("p", params={"depth": 1})
+    with pytest.raises(StoreError, match="no run named 'Z'"):
+        store.create_pool("q", runs=["Z"], params={"depth": 1})
+    with pytest.raises(StoreError, match="needs a budget"):
+        store.create_pool("q", strategy="take")
+    with pytest.raises(StoreError, match="unknown judging order"):
+        store.create_pool("q", params={"depth": 1}, judging_order="alphabetical")
+
+
+def test_progress_counts_only_the_chosen_assessors(store):
+    store.create_pool("p", params={"depth": 2})
+    judge(store, "1", "a", 2, "ann")
+    judge(store, "1", "b", 0, "bob")
+    judge(store, "1", "zz", 3, "bob")  # not pooled: not counted
+    both = {p.qid: (p.size, p.judged, p.relevant) for p in store.pool_progress("p")}
+    ann = {p.qid: (p.size, p.judged, p.relevant) for p in store.pool_progress("p", ["ann"])}
+    assert both["1"][1:] == (2, 1) and ann["1"][1:] == (1, 1)
+    strict = store.pool_progress("p", min_grade=3)
+    assert [(p.qid, p.relevant) for p in strict] == [("1", 0), ("2", 0)]
+
+
+def test_judging_events_follow_the_effective_grade(store):
+    judge(store, "1", "a", 1, "ann")
+    judge(store, "1", "a", 0, "bob")
+    judge(store, "1", "b", 2, "ann")
+    who = store.assessor("bob")
+    a = store.docno_ids(["a"])["a"]
+    store.set_judgment("1", a, who.id, JudgmentState(None))  # bob's undo: ann's 1 again
+    ids = store.docno_ids(["a", "b"])
+    assert store.judging_events("1") == [(ids["a"], 1), (ids["a"], 0), (ids["b"], 2), (ids["a"], 1)]
+    assert store.judging_events("1", ["bob"]) == [(ids["a"], 0), (ids["a"], None)]
+
+
+def test_open_judging_order_resumes_from_the_history(store):
+    store.create_pool("p", params={"depth": 4}, judging_order="mtf")
+    info = store.pool("p")
+    lists = store.load_ranked_lists(runs=list(info.runs), qids=["1"])
+    run_lists = {r: lists.runs[r]["1"][0] for r in info.runs}
+    live = make_order("mtf", store.pool_topic("p", "1"), run_lists)
+    ann = store.assessor("ann")
+    relevant = set(store.docno_ids(["a", "b", "e", "g"]).values())
+    for _ in range(5):
+        doc = live.next_doc()
+        grade = 1 if doc in relevant else 0
+        live.record(doc, grade, grade >= 1)
+        store.set_judgment("1", doc, ann.id, JudgmentState(grade))
+    resumed = store.open_judging_order("p", "1")
+    assert resumed.judged == live.judged
+    assert resumed.next_doc() == live.next_doc()
+    assert resumed.upcoming(20) == live.upcoming(20)
+    other = store.open_judging_order("p", "1", order="blind")
+    assert not other.exposes_runs and other.remaining == resumed.remaining
