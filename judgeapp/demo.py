@@ -21,6 +21,8 @@ DEMO_INPUTS = Path(__file__).resolve().parent.parent / "resources" / "demo"
 # Bump when the demo's content changes: an older demo database is then rebuilt.
 DEMO_VERSION = 1
 QRELS_SOURCE = "cranqrel (Cleverdon)"
+DEMO_POOL = "depth-10"  # every run's top 10 per query, judged in the blind (shuffled) order
+DEMO_SEED = 2026
 
 
 def data_dir() -> Path:
@@ -49,7 +51,7 @@ def build_demo_project(path: Path, progress: ProgressFn = no_progress) -> Path:
     tmp = path.with_name(path.name + ".building")
     for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
         leftover.unlink(missing_ok=True)
-    steps = 5
+    steps = 6
     with Store.open(tmp) as store:
         progress(0, steps, "topics")
         imports.import_topics(store, [DEMO_INPUTS / "cran.qry.gz"])
@@ -59,7 +61,9 @@ def build_demo_project(path: Path, progress: ProgressFn = no_progress) -> Path:
         imports.import_runs(store, sorted((DEMO_INPUTS / "runs").glob("*.run.gz")))
         progress(3, steps, "judgments")
         imports.import_qrels(store, [DEMO_INPUTS / "cranqrel.gz"], [QRELS_SOURCE])
-        progress(4, steps, "settings")
+        progress(4, steps, "pool")
+        store.create_pool(DEMO_POOL, strategy="depth", params={"depth": 10}, seed=DEMO_SEED)
+        progress(5, steps, "settings")
         store.set_setting("project_name", "Cranfield demo")
         store.set_setting("demo_version", DEMO_VERSION)
     progress(steps, steps, "done")

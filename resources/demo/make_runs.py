@@ -138,8 +138,12 @@ def write_run(
         order = sorted(range(len(docnos)), key=lambda i: (scores[i], docnos[i]), reverse=True)
         for rank, i in enumerate(order[:DEPTH], start=1):
             lines.append(f"{topic.qid} Q0 {docnos[i]} {rank} {scores[i]:.6f} {tag}\n")
-    with gzip.open(path, "wt", encoding="utf-8", compresslevel=9, mtime=0) as fh:
-        fh.writelines(lines)
+    # mtime 0 and no file name in the header: the same runs give byte-identical files
+    with (
+        open(path, "wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz,
+    ):
+        gz.write("".join(lines).encode("utf-8"))
 
 
 def main() -> None:
