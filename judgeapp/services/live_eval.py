@@ -1,0 +1,708 @@
+"""Live evaluation for the evaluator's dashboard (no Qt): every run, every judged topic,
+recomputed topic by topic as judgments change.
+
+:class:`LiveEvaluation` holds one :class:`~judgeapp.measures.Evaluator` over all runs of a
+project, fed with the effective judgments the dashboard's filter selects (one person or all,
+imported qrels sources or not, relevance level). Semantics are ``trec_eval -c -l LEVEL``:
+topics are the judged topics, a run's missing topic counts 0, means are over every judged
+topic. ``update(qids)`` re-reads only those topics' judgments from the store and recomputes
+them for every run; ``snapshot()`` returns an immutable :class:`Snapshot` (copies of the
+arrays) that the GUI thread can read while the next update runs elsewhere.
+
+Beside the measures the user chose, the evaluator always computes what the plots need:
+AP (per-topic difference against a baseline), the eleven interpolated precisions of
+trec_eval's ``iprec_at_recall`` (precision-recall curves), nDCG at a ladder of cutoffs
+(nDCG@k against k) and Judged@k (coverage warnings).
+
+Ranking stability: the ranking of the runs (by the first averaged measure of the table) is
+kept at checkpoints every ``checkpoint_every`` judgments; on load the checkpoints are rebuilt
+by replaying the judgment history, topic by topic, through a one-measure evaluator. Kendall's
+tau (``scipy.stats.kendalltau``, tau-b) compares the current ranking with each checkpoint.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from judgeapp.measures import (
+    DEFAULT_GUI_MEASURES,
+    EvalOptions,
+    Evaluator,
+    Judgments,
+    Measure,
+    MeasureError,
+    Results,
+    Run,
+    parse_measures,
+)
+from judgeapp.measures.measure import ELEVEN_LEVELS
+from judgeapp.services.evaluation import judgments_from_store, runs_from_store
+from judgeapp.store import Store
+
+NDCG_CUTOFFS: tuple[int, ...] = (1, 2, 3, 5, 10, 15, 20, 30, 50, 100, 200, 500, 1000)
+SETTLED_TAU = 0.9  # Voorhees (SIGIR 1998): rankings with tau >= 0.9 count as equivalent
+
+
+# -- choices ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class JudgmentFilter:
+    """Which judgments drive the dashboard.
+
+    ``assessor``: one assessor or imported source by name, or None for every person;
+    ``include_sources``: add the imported qrels sources (ignored when ``assessor`` is a
+    source); ``relevance_level``: lowest grade counted relevant (trec_eval -l)."""
+
+    assessor: str | None = None
+    include_sources: bool = True
+    relevance_level: int = 1
+
+    def resolve(self, store: Store) -> tuple[list[str] | None, list[str]]:
+        """(assessor names for the store, None meaning all; the persons among them)."""
+        everyone = store.assessors()
+        persons = [a.name for a in everyone if a.kind == "person"]
+        sources = [a.name for a in everyone if a.kind != "person"]
+        if self.assessor is not None:
+            if self.assessor in sources:
+                return [self.assessor], []
+            chosen = [self.assessor]
+            return (chosen + sources if self.include_sources else chosen), chosen
+        if self.include_sources:
+            return None, persons
+        return persons, persons
+
+    def describe(self) -> str:
+        who = self.assessor or "all assessors"
+        extra = " + imported qrels" if self.include_sources else ""
+        return f"{who}{extra}, relevant from grade {self.relevance_level}"
+
+
+@dataclass(frozen=True, slots=True)
+class DashboardConfig:
+    """What the dashboard evaluates (a change of any of these means a full evaluation)."""
+
+    measures: tuple[str, ...] = DEFAULT_GUI_MEASURES
+    judgments: JudgmentFilter = field(default_factory=JudgmentFilter)
+    judged_k: int = 10
+    judged_threshold: float = 0.8  # warn when a run's mean Judged@k is below this
+    checkpoint_every: int = 25  # judgments between two ranking checkpoints
+    settle_window: int = 100  # the ranking counts as settled when tau against the ranking
+    settled_tau: float = SETTLED_TAU  # this many judgments ago is at least settled_tau
+
+
+@dataclass(frozen=True, slots=True)
+class MeasureProblem:
+    line: int  # 1-based line of the entry
+    text: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line} ({self.text}): {self.message}"
+
+
+def validate_measures(lines: Iterable[str]) -> tuple[list[Measure], list[MeasureProblem]]:
+    """Measures from an editable list, one entry per line in ir_measures or trec_eval
+    syntax (``nDCG@10``, ``P.5,10``, ``map``); blank lines and ``#`` comments skipped.
+    Returns the measures (duplicates dropped, order kept) and one problem per bad line."""
+    measures: list[Measure] = []
+    problems: list[MeasureProblem] = []
+    seen: set[Measure] = set()
+    for number, raw in enumerate(lines, 1):
+        text = raw.split("#", 1)[0].strip()
+        if not text:
+            continue
+        try:
+            parsed = parse_measures([text])
+            for m in parsed:
+                m.check_complete()
+        except (MeasureError, ValueError) as exc:
+            problems.append(MeasureProblem(number, text, str(exc)))
+            continue
+        bad = [m for m in parsed if m.aggregate == "text"]
+        if bad:
+            problems.append(MeasureProblem(number, text, f"{bad[0]} is text, not a number"))
+            continue
+        for m in parsed:
+            if m not in seen:
+                seen.add(m)
+                measures.append(m)
+    return measures, problems
+
+
+# -- results the GUI reads ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressCurve:
+    """Judging progress of one topic: after the i-th judged document (in the order the
+    documents were first judged), ``relevant[i]`` of them are relevant now."""
+
+    qid: str
+    relevant: np.ndarray  # int64, cumulative relevant found
+    pool_size: int | None  # pooled documents of the topic in the pool being judged
+    estimate: tuple[float, float, float] | None = None  # total relevant (point, low, high)
+
+    @property
+    def judged(self) -> int:
+        return int(self.relevant.size)
+
+    @property
+    def found(self) -> int:
+        return int(self.relevant[-1]) if self.relevant.size else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    judgments: int  # judgments made (changes of an effective grade) when it was taken
+    means: np.ndarray  # the ranking measure's mean per run
+
+
+@dataclass(frozen=True, slots=True)
+class Stability:
+    """Kendall's tau of the current system ranking against earlier checkpoints."""
+
+    measure: str
+    judgments: int  # judgments made so far
+    points: tuple[tuple[int, float], ...]  # (judgments at the checkpoint, tau vs now)
+    window: int
+    threshold: float
+
+    @property
+    def reference(self) -> tuple[int, float] | None:
+        """The newest checkpoint at least `window` judgments old, with its tau."""
+        old = [p for p in self.points if p[0] <= self.judgments - self.window]
+        return old[-1] if old else None
+
+    @property
+    def settled(self) -> bool | None:
+        """True/False once a checkpoint old enough exists, None before."""
+        ref = self.reference
+        if ref is None or math.isnan(ref[1]):
+            return None
+        return ref[1] >= self.threshold
+
+
+@dataclass(frozen=True, slots=True)
+class DashboardWarning:
+    kind: str  # "coverage" or "stability"
+    text: str
+    run: str | None = None
+    severity: int = 1  # 0 info, 1 warning
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Everything the dashboard shows, as copies (safe to read from another thread).
+
+    Arrays are indexed [measure, run], [measure, run, topic], [run, topic] and
+    [run, topic, level]; means are NaN while no topic is judged."""
+
+    generation: int
+    version: int  # increases with every update of the same evaluation
+    config: DashboardConfig
+    run_names: tuple[str, ...]
+    qids: tuple[str, ...]
+    measures: tuple[Measure, ...]
+    means: np.ndarray
+    per_topic: np.ndarray
+    ap: np.ndarray
+    iprec: np.ndarray
+    iprec_mean: np.ndarray  # [run, level]: trec_eval's iprec_at_recall summary
+    ndcg_cutoffs: tuple[int, ...]
+    ndcg: np.ndarray
+    ndcg_mean: np.ndarray  # [run, cutoff]
+    judged_at_k: np.ndarray  # mean Judged@k per run
+    changed_topics: frozenset[str]
+    judgments: int
+    stability: Stability | None
+    warnings: tuple[DashboardWarning, ...]
+    progress: ProgressCurve | None
+    results: Results  # the table's measures only, for trec_eval-format output
+
+    @property
+    def num_topics(self) -> int:
+        return len(self.qids)
+
+    def topic_index(self, qid: str) -> int:
+        return self.qids.index(qid)
+
+
+# -- the live evaluation ----------------------------------------------------------------------
+
+
+def _ranking_measure(measures: Sequence[Measure]) -> Measure:
+    """The measure the system ranking is read from: the table's first averaged one."""
+    for m in measures:
+        if m.aggregate == "mean":
+            return m
+    return Measure("AP")
+
+
+class LiveEvaluation:
+    """One project's runs evaluated against the filtered judgments, kept up to date."""
+
+    def __init__(
+        self,
+        store: Store,
+        config: DashboardConfig | None = None,
+        runs: Sequence[Run] | None = None,
+        *,
+        generation: int = 0,
+        pool: str | None = None,
+        history: bool = True,
+    ) -> None:
+        self.store = store
+        self.config = config or DashboardConfig()
+        self.generation = generation
+        self.version = 0
+        self.pool = pool
+        self.runs: list[Run] = list(runs) if runs is not None else runs_from_store(store)
+        self.measures: tuple[Measure, ...] = tuple(validate_measures(self.config.measures)[0])
+        if not self.measures:
+            raise MeasureError("no valid measure to show")
+        level = self.config.judgments.relevance_level
+        self.options = EvalOptions(relevance_level=level, complete=True)
+        self._ap = Measure("AP")
+        self._iprec = [Measure("IPrec", x) for x in ELEVEN_LEVELS]
+        self._ndcg = [Measure("nDCG", k) for k in NDCG_CUTOFFS]
+        self._judged = Measure("Judged", self.config.judged_k)
+        self._rank_measure = _ranking_measure(self.measures)
+        self.assessors, self.persons = self.config.judgments.resolve(store)
+        self._all = list(
+            dict.fromkeys([*self.measures, self._ap, *self._iprec, *self._ndcg, self._judged])
+        )
+        self._pool_sizes: dict[str, int] | None = None
+        self.judgments = 0
+        self.checkpoints: list[Checkpoint] = []
+        self.changed: frozenset[str] = frozenset()
+        self._build()
+        if history:
+            self._replay_history()
+        else:
+            self._checkpoint()
+
+    # -- building ---------------------------------------------------------------------------
+    def _build(self) -> None:
+        judgments = judgments_from_store(self.store, self.assessors)
+        for qid in [q for q, tj in judgments.topics.items() if not len(tj)]:
+            del judgments.topics[qid]
+        self.evaluator = Evaluator(judgments, self.runs, self._all, self.options)
+        self.evaluator.evaluate()
+        self._index = {str(m): i for i, m in enumerate(self.evaluator.measures)}
+
+    def reload(self) -> None:
+        """Evaluate everything again from the store (new runs, qrels imported, ...)."""
+        self.runs = runs_from_store(self.store)
+        self.assessors, self.persons = self.config.judgments.resolve(self.store)
+        self._pool_sizes = None
+        self._build()
+        self.version += 1
+
+    # -- live updates ------------------------------------------------------------------------
+    def update(self, qids: Iterable[str]) -> frozenset[str]:
+        """Re-read the judgments of `qids` and recompute those topics for every run.
+        Returns the topics whose effective judgments actually changed."""
+        changed: set[str] = set()
+        rebuild = False
+        made = 0
+        topics = self.evaluator.judgments.topics
+        for qid in qids:
+            arrays = self.store.judgment_arrays(self.assessors, qid=qid).topics
+            ids, grades = arrays.get(qid, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
+            old = topics.get(qid)
+            made += _changed_grades(old, ids, grades)
+            if (
+                old is not None
+                and np.array_equal(old.docids, ids)
+                and np.array_equal(old.grades, grades)
+            ):
+                continue
+            changed.add(qid)
+            if ids.size == 0:
+                # the topic is no longer judged: trec_eval would not see it at all
+                rebuild = True
+                continue
+            self.evaluator.set_topic_judgments(qid, ids, grades)
+            if not rebuild:
+                self.evaluator.recompute_topic(qid)
+        if rebuild:
+            self._build()
+        self.version += 1
+        self.changed = frozenset(changed)
+        if made:
+            before = self.judgments
+            self.judgments += made
+            every = self.config.checkpoint_every
+            if before // every != self.judgments // every:
+                self._checkpoint()
+        return self.changed
+
+    def set_pool(self, pool: str | None) -> None:
+        self.pool = pool
+        self._pool_sizes = None
+
+    # -- reading ------------------------------------------------------------------------------
+    def _values(self, results: Results, measures: Sequence[Measure]) -> np.ndarray:
+        return results.values[[self._index[str(m)] for m in measures]]
+
+    def _summary(self, summary: np.ndarray, measures: Sequence[Measure]) -> np.ndarray:
+        return summary[[self._index[str(m)] for m in measures]]
+
+    def snapshot(self, progress_topic: str | None = None) -> Snapshot:
+        results = self.evaluator.results()
+        summary = results.summary()
+        user = [self._index[str(m)] for m in self.measures]
+        empty = not results.qids
+        means = summary[user].copy()
+        if empty:
+            means[:] = np.nan
+        ap = results.values[self._index[str(self._ap)]].copy()
+        iprec = np.moveaxis(self._values(results, self._iprec), 0, 2).copy()
+        ndcg = np.moveaxis(self._values(results, self._ndcg), 0, 2).copy()
+        judged = summary[self._index[str(self._judged)]].copy()
+        iprec_mean = self._summary(summary, self._iprec).T.copy()
+        ndcg_mean = self._summary(summary, self._ndcg).T.copy()
+        if empty:
+            for array in (judged, iprec_mean, ndcg_mean):
+                array[:] = np.nan
+        table = Results(
+            measures=self.measures,
+            run_names=results.run_names,
+            runids=results.runids,
+            qids=results.qids,
+            values=results.values[user].copy(),
+            evaluated=results.evaluated.copy(),
+            texts={},
+            complete=True,
+            complete_num_rel=results.complete_num_rel,
+        )
+        stability = self.stability(means_now=self._rank_means(summary))
+        return Snapshot(
+            generation=self.generation,
+            version=self.version,
+            config=self.config,
+            run_names=results.run_names,
+            qids=results.qids,
+            measures=self.measures,
+            means=means,
+            per_topic=table.values,
+            ap=ap,
+            iprec=iprec,
+            iprec_mean=iprec_mean,
+            ndcg_cutoffs=NDCG_CUTOFFS,
+            ndcg=ndcg,
+            ndcg_mean=ndcg_mean,
+            judged_at_k=judged,
+            changed_topics=self.changed,
+            judgments=self.judgments,
+            stability=stability,
+            warnings=tuple(self._warnings(results.run_names, judged, stability)),
+            progress=None if progress_topic is None else self.progress(progress_topic),
+            results=table,
+        )
+
+    def _rank_means(self, summary: np.ndarray | None = None) -> np.ndarray:
+        if summary is None:
+            summary = self.evaluator.results().summary()
+        return summary[self._index[str(self._rank_measure)]].copy()
+
+    def _warnings(
+        self, runs: Sequence[str], judged: np.ndarray, stability: Stability | None
+    ) -> list[DashboardWarning]:
+        out: list[DashboardWarning] = []
+        k, limit = self.config.judged_k, self.config.judged_threshold
+        for r in np.argsort(judged, kind="stable"):
+            value = judged[r]
+            if np.isfinite(value) and value < limit:
+                out.append(
+                    DashboardWarning(
+                        "coverage",
+                        f"{runs[r]}: only {value:.0%} of its top {k} are judged "
+                        f"(Judged@{k} below {limit:.0%}); its scores are likely too low",
+                        runs[r],
+                    )
+                )
+        if stability is not None:
+            ref = stability.reference
+            if ref is None:
+                out.append(
+                    DashboardWarning(
+                        "stability",
+                        f"Ranking by {stability.measure}: fewer than {stability.window} "
+                        "judgments so far, too early to tell whether it has settled",
+                        severity=0,
+                    )
+                )
+            elif stability.settled:
+                out.append(
+                    DashboardWarning(
+                        "stability",
+                        f"Ranking by {stability.measure} has settled: Kendall's tau "
+                        f"{ref[1]:.3f} against the ranking {stability.judgments - ref[0]} "
+                        "judgments ago",
+                        severity=0,
+                    )
+                )
+            else:
+                tau = "undefined" if math.isnan(ref[1]) else f"{ref[1]:.3f}"
+                out.append(
+                    DashboardWarning(
+                        "stability",
+                        f"Ranking by {stability.measure} is still moving: Kendall's tau "
+                        f"{tau} against the ranking {stability.judgments - ref[0]} judgments "
+                        f"ago (settled from {stability.threshold})",
+                    )
+                )
+        return out
+
+    # -- ranking stability ---------------------------------------------------------------------
+    def _checkpoint(self) -> None:
+        if self.evaluator.qids:
+            self.checkpoints.append(Checkpoint(self.judgments, self._rank_means()))
+
+    def stability(self, means_now: np.ndarray | None = None) -> Stability | None:
+        if len(self.runs) < 2:
+            return None
+        from scipy.stats import kendalltau
+
+        now = self._rank_means() if means_now is None else means_now
+        points = []
+        for cp in self.checkpoints:
+            if cp.judgments >= self.judgments:
+                continue
+            if np.ptp(cp.means) == 0 or np.ptp(now) == 0:
+                tau = float("nan")  # a ranking of ties (e.g. nothing relevant yet)
+            else:
+                tau = float(kendalltau(now, cp.means).statistic)
+            points.append((cp.judgments, tau))
+        return Stability(
+            str(self._rank_measure),
+            self.judgments,
+            tuple(points),
+            self.config.settle_window,
+            self.config.settled_tau,
+        )
+
+    def _replay_history(self) -> None:
+        """Rebuild the checkpoints from the judgment history: the events of the chosen
+        assessors in order, each changing one effective grade; a checkpoint every
+        `checkpoint_every` grade changes made by persons (imported qrels count as the state
+        judging starts from, not as judgments made)."""
+        everyone = {a.id: a for a in self.store.assessors()}
+        chosen = (
+            set(everyone)
+            if self.assessors is None
+            else {i for i, a in everyone.items() if a.name in set(self.assessors)}
+        )
+        persons = {i for i in chosen if everyone[i].kind == "person"}
+        events = [e for e in self.store.history() if e["assessor_id"] in chosen]
+        evaluator = Evaluator(Judgments(), self.runs, [self._rank_measure], self.options)
+        held: dict[tuple[str, int], dict[int, int]] = {}
+        current: dict[str, dict[int, int]] = {}
+        dirty: set[str] = set()
+        every = self.config.checkpoint_every
+        made = 0
+
+        def flush() -> None:
+            for qid in dirty:
+                docs = current.get(qid, {})
+                ids = np.fromiter(docs.keys(), dtype=np.int64, count=len(docs))
+                grades = np.fromiter(docs.values(), dtype=np.int64, count=len(docs))
+                evaluator.set_topic_judgments(qid, ids, grades)
+            dirty.clear()
+            if evaluator.qids:
+                results = evaluator.evaluate()
+                self.checkpoints.append(Checkpoint(made, results.summary()[0].copy()))
+
+        for e in events:
+            key = (e["qid"], e["doc_id"])
+            by = held.setdefault(key, {})
+            before = next(reversed(by.values())) if by else None
+            by.pop(e["assessor_id"], None)
+            if e["grade"] is not None:
+                by[e["assessor_id"]] = e["grade"]
+            after = next(reversed(by.values())) if by else None
+            if after == before:
+                continue
+            if e["assessor_id"] in persons:
+                if made == 0 and not self.checkpoints:
+                    flush()  # the state before the first judgment (imported qrels)
+                made += 1
+            docs = current.setdefault(e["qid"], {})
+            if after is None:
+                docs.pop(e["doc_id"], None)
+            else:
+                docs[e["doc_id"]] = after
+            dirty.add(e["qid"])
+            if e["assessor_id"] in persons and made % every == 0:
+                flush()
+        self.judgments = made
+        if not self.checkpoints or self.checkpoints[-1].judgments != made:
+            self._checkpoint()
+
+    # -- judging progress ----------------------------------------------------------------------
+    def pool_size(self, qid: str) -> int | None:
+        if self.pool is None:
+            return None
+        if self._pool_sizes is None:
+            try:
+                self._pool_sizes = self.store.pool_sizes(self.pool)
+            except Exception:  # the pool was deleted meanwhile
+                self._pool_sizes = {}
+        return self._pool_sizes.get(qid)
+
+    def progress(self, qid: str) -> ProgressCurve:
+        """Relevant documents found against documents judged for one topic, counting the
+        chosen persons' judgments (imported qrels are not judging progress)."""
+        level = self.config.judgments.relevance_level
+        if self.persons:
+            events = self.store.judging_events(qid, self.persons)
+        else:
+            events = []
+        since: dict[int, int] = {}
+        grade: dict[int, int] = {}
+        for i, (doc, g) in enumerate(events):
+            if g is None:
+                since.pop(doc, None)
+                grade.pop(doc, None)
+                continue
+            since.setdefault(doc, i)
+            grade[doc] = g
+        order = sorted(since, key=since.__getitem__)
+        relevant = np.cumsum(
+            np.fromiter((grade[d] >= level for d in order), dtype=np.int64, count=len(order))
+        )
+        curve = ProgressCurve(qid, relevant, self.pool_size(qid))
+        return replace(curve, estimate=estimate_total(self.store, self.pool, qid, curve))
+
+
+def _changed_grades(old, ids: np.ndarray, grades: np.ndarray) -> int:
+    """How many documents' effective grades differ between `old` and the new arrays."""
+    if old is None:
+        return int(ids.size)
+    before = dict(zip(old.docids.tolist(), old.grades.tolist(), strict=True))
+    after = dict(zip(ids.tolist(), grades.tolist(), strict=True))
+    keys = before.keys() | after.keys()
+    return sum(1 for k in keys if before.get(k) != after.get(k))
+
+
+def estimate_total(
+    store: Store, pool: str | None, qid: str, curve: ProgressCurve
+) -> tuple[float, float, float] | None:
+    """The pooling estimate of the topic's total relevant documents (point, low, high), when
+    judgeapp.pooling provides one for this topic; None otherwise."""
+    try:
+        from judgeapp.pooling import estimate  # noqa: F401
+    except ImportError:
+        return None
+    return None
+
+
+# -- significance against a baseline ---------------------------------------------------------
+
+TESTS = {"t": "paired t-test", "rand": "randomization test"}
+
+
+@dataclass(frozen=True, slots=True)
+class Significance:
+    """Every run against the baseline, per table measure (arrays [measure, run]).
+
+    ``p`` holds the p-values of the chosen test after the correction across runs, ``p_raw``
+    before it; ``sign`` is +1 (significantly better), -1 (worse) or 0."""
+
+    generation: int
+    version: int
+    baseline: str
+    test: str  # "t" or "rand"
+    correction: str
+    alpha: float
+    measures: tuple[str, ...]
+    run_names: tuple[str, ...]
+    delta: np.ndarray
+    p: np.ndarray
+    p_raw: np.ndarray
+    p_t: np.ndarray  # corrected t-test p (also shown when the randomization test is chosen)
+    effect: np.ndarray
+    sign: np.ndarray
+    topics: int
+    permutations: int
+
+    def describe(self, m: int, r: int) -> str:
+        """Tooltip text for one cell."""
+        if self.run_names[r] == self.baseline:
+            return f"baseline of the significance tests ({TESTS[self.test]})"
+        name = TESTS[self.test]
+        corr = "" if self.correction == "none" else f", {self.correction}-corrected"
+        lines = [
+            f"vs {self.baseline}: Δ = {self.delta[m, r]:+.4f} over {self.topics} topics",
+            f"{name}{corr}: p = {self.p[m, r]:.4g} (uncorrected {self.p_raw[m, r]:.4g})",
+        ]
+        if self.test == "rand":
+            lines.append(f"paired t-test{corr}: p = {self.p_t[m, r]:.4g}")
+            lines.append(f"{self.permutations} sign flips, seeded")
+        lines.append(f"effect size (paired d) = {self.effect[m, r]:+.2f}")
+        verdict = (
+            "significant" if self.sign[m, r] else "not significant"
+        ) + f" at p < {self.alpha:g}"
+        lines.append(verdict)
+        return "\n".join(lines)
+
+
+def significance(
+    snapshot: Snapshot,
+    baseline: str,
+    *,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    permutations: int = 10_000,
+    seed: int = 0,
+) -> Significance:
+    """Compare every run with `baseline` on each table measure's per-topic values
+    (judgeapp.measures.significance: paired t-test, or the seeded randomization test)."""
+    from judgeapp.measures.significance import compare_to_baseline
+
+    if test not in TESTS:
+        raise ValueError(f"unknown test {test!r} (t or rand)")
+    b = snapshot.run_names.index(baseline)
+    n_m, n_r = len(snapshot.measures), len(snapshot.run_names)
+    arrays = {k: np.zeros((n_m, n_r)) for k in ("delta", "effect", "sign")}
+    arrays.update({k: np.ones((n_m, n_r)) for k in ("p", "p_raw", "p_t")})
+    topics = 0
+    for i, m in enumerate(snapshot.measures):
+        if m.aggregate != "mean" or snapshot.num_topics < 2:
+            continue
+        c = compare_to_baseline(
+            snapshot.per_topic[i],
+            snapshot.run_names,
+            b,
+            measure=str(m),
+            permutations=permutations if test == "rand" else 0,
+            seed=seed,
+            correction=correction,  # type: ignore[arg-type]
+        )
+        topics = c.topics
+        arrays["delta"][i] = c.delta
+        arrays["effect"][i] = c.effect_size
+        arrays["p_t"][i] = c.p_t_adjusted
+        arrays["p"][i] = c.p_rand_adjusted if test == "rand" else c.p_t_adjusted
+        arrays["p_raw"][i] = c.p_rand if test == "rand" else c.p_t
+        arrays["sign"][i] = np.where(c.significant(alpha, test=test), np.sign(c.delta), 0)
+    return Significance(
+        generation=snapshot.generation,
+        version=snapshot.version,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        measures=tuple(str(m) for m in snapshot.measures),
+        run_names=snapshot.run_names,
+        topics=topics,
+        permutations=permutations if test == "rand" else 0,
+        **arrays,
+    )

@@ -1,0 +1,281 @@
+"""The dashboard's layout: controls, the runs x measures table and its drill-down, the
+coverage warnings and four plots. Layout only: `DashboardController` connects everything.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from judgeapp.measures import DEFAULT_GUI_MEASURES
+from judgeapp.services.live_eval import validate_measures
+from judgeapp.ui.dashboard.delegates import DeltaDelegate
+from judgeapp.ui.dashboard.models import DrillDownTableModel, RunMeasureTableModel
+from judgeapp.ui.dashboard.plots import (
+    ApDifferencePlot,
+    NdcgCutoffPlot,
+    PrecisionRecallPlot,
+    ProgressPlot,
+)
+
+
+def _table(model, parent=None) -> tuple[QTableView, QSortFilterProxyModel]:
+    proxy = QSortFilterProxyModel(parent)
+    proxy.setSourceModel(model)
+    proxy.setSortRole(model.SortRole)
+    proxy.setDynamicSortFilter(True)
+    table = QTableView()
+    table.setModel(proxy)
+    table.setSortingEnabled(True)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setAlternatingRowColors(True)
+    table.setShowGrid(False)
+    table.setWordWrap(False)
+    table.verticalHeader().setVisible(False)
+    table.verticalHeader().setDefaultSectionSize(24)
+    table.setItemDelegate(DeltaDelegate(model.DeltaRole, table))
+    header = table.horizontalHeader()
+    header.setHighlightSections(False)
+    header.setMinimumSectionSize(60)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+    return table, proxy
+
+
+class DashboardView(QWidget):
+    """Everything the evaluator looks at while judging goes on."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        # -- controls --------------------------------------------------------------------------
+        self.assessor = QComboBox()
+        self.assessor.setToolTip("Whose judgments drive the dashboard")
+        self.assessor.setMinimumContentsLength(12)
+        self.sources = QCheckBox("Imported qrels")
+        self.sources.setToolTip("Include the judgments of imported qrels sources")
+        self.level = QSpinBox()
+        self.level.setRange(1, 99)
+        self.level.setPrefix("relevant ≥ ")
+        self.level.setToolTip("Relevance level (trec_eval -l): lowest grade counted relevant")
+        self.baseline = QComboBox()
+        self.baseline.setToolTip("Baseline run of the significance marks and of ΔAP")
+        self.baseline.setMinimumContentsLength(8)
+        self.test = QComboBox()
+        self.test.addItem("t-test", "t")
+        self.test.addItem("randomization", "rand")
+        self.test.setToolTip(
+            "Paired test against the baseline, Holm-corrected across runs; "
+            "▲/▼ mark p < 0.05 (randomization: 10,000 seeded sign flips)"
+        )
+        self.topic = QComboBox()
+        self.topic.setToolTip("Topic of the plots (the mean over topics by default)")
+        self.topic.setMinimumContentsLength(12)
+        self.topic.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.measures_button = QPushButton("Measures…")
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.export_menu = QMenu(self.export_button)
+        self.export_button.setMenu(self.export_menu)
+        controls = QHBoxLayout()
+        controls.setSpacing(6)
+        for label, widget in (
+            ("Judgments", self.assessor),
+            (None, self.sources),
+            (None, self.level),
+            ("Baseline", self.baseline),
+            (None, self.test),
+            ("Topic", self.topic),
+        ):
+            if label:
+                text = QLabel(label)
+                text.setObjectName("muted")
+                controls.addWidget(text)
+            controls.addWidget(widget)
+        controls.addStretch(1)
+        controls.addWidget(self.measures_button)
+        controls.addWidget(self.export_button)
+
+        # -- tables -----------------------------------------------------------------------------
+        self.model = RunMeasureTableModel(self)
+        self.table, self.proxy = _table(self.model, self)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # best first
+        self.drill_model = DrillDownTableModel(self)
+        self.drill_table, self.drill_proxy = _table(self.drill_model, self)
+        self.drill_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.drill_table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.drill_kind = QComboBox()
+        self.drill_kind.addItem("One run: topics × measures", "run")
+        self.drill_kind.addItem("One topic: runs × measures", "topic")
+        self.drill_key = QComboBox()
+        self.drill_key.setMinimumContentsLength(10)
+        drill = QWidget()
+        drill_top = QHBoxLayout()
+        drill_top.addWidget(self.drill_kind)
+        drill_top.addWidget(self.drill_key)
+        drill_top.addStretch(1)
+        drill_layout = QVBoxLayout(drill)
+        drill_layout.setContentsMargins(0, 4, 0, 0)
+        drill_layout.addLayout(drill_top)
+        drill_layout.addWidget(self.drill_table, 1)
+        self.tables = QTabWidget()
+        self.tables.setDocumentMode(True)
+        self.tables.addTab(self.table, "Runs × measures")
+        self.tables.addTab(drill, "Per topic")
+
+        self.warnings = QListWidget()
+        self.warnings.setWordWrap(True)
+        self.warnings.setAlternatingRowColors(True)
+        self.warnings.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        coverage = QWidget()
+        coverage_layout = QVBoxLayout(coverage)
+        coverage_layout.setContentsMargins(0, 0, 0, 0)
+        heading = QLabel("Judging coverage")
+        heading.setStyleSheet("font-weight: 600;")
+        coverage_layout.addWidget(heading)
+        coverage_layout.addWidget(self.warnings, 1)
+
+        # -- plots ---------------------------------------------------------------------------------
+        self.pr_plot = PrecisionRecallPlot()
+        self.ndcg_plot = NdcgCutoffPlot()
+        self.diff_plot = ApDifferencePlot()
+        self.progress_plot = ProgressPlot()
+        self.plots = (self.pr_plot, self.ndcg_plot, self.diff_plot, self.progress_plot)
+        plots = QWidget()
+        grid = QGridLayout(plots)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(4)
+        for i, plot in enumerate(self.plots):
+            grid.addWidget(plot.canvas, 0, i)
+
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.tables)
+        top.addWidget(coverage)
+        top.setStretchFactor(0, 3)
+        top.setStretchFactor(1, 1)
+        top.setSizes([860, 380])
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(top)
+        body.addWidget(plots)
+        body.setStretchFactor(0, 1)
+        body.setStretchFactor(1, 1)
+        body.setSizes([330, 340])
+        self.status = QLabel()
+        self.status.setObjectName("muted")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 6)
+        layout.setSpacing(6)
+        layout.addLayout(controls)
+        layout.addWidget(body, 1)
+        layout.addWidget(self.status)
+        self._ready = None
+
+    # -- helpers the controller uses -------------------------------------------------------------
+    def selected_runs(self) -> list[str]:
+        rows = sorted({self.proxy.mapToSource(i).row() for i in self.table.selectedIndexes()})
+        labels = self.model.labels()
+        return [labels[r] for r in rows if 0 <= r < len(labels)]
+
+    def set_ready_check(self, ready) -> None:
+        """`ready()` says when the dashboard has shown the project (for screenshots)."""
+        self._ready = ready
+
+    def prepare_screenshot(self, timeout_ms: int = 60_000) -> None:
+        """Wait until the project is evaluated and every plot drawn (`screenshot`)."""
+        from PySide6.QtCore import QDeadlineTimer
+        from PySide6.QtWidgets import QApplication
+
+        deadline = QDeadlineTimer(timeout_ms)
+        while not deadline.hasExpired():
+            QApplication.processEvents()
+            if self._ready is None or self._ready():
+                break
+            QApplication.processEvents()
+        for plot in self.plots:
+            plot.canvas.draw()
+        QApplication.processEvents()
+
+
+class MeasuresDialog(QDialog):
+    """An editable list of measures, one per line, checked as they are typed."""
+
+    chosen = Signal(list)  # the accepted lines, as text
+
+    def __init__(self, lines: list[str], parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Dashboard measures")
+        self.resize(460, 420)
+        intro = QLabel(
+            "One measure per line, in ir_measures syntax (<code>nDCG@10</code>, "
+            "<code>P(rel=2)@5</code>, <code>AP</code>) or trec_eval syntax "
+            "(<code>map</code>, <code>P.5,10</code>, <code>ndcg_cut.20</code>)."
+        )
+        intro.setWordWrap(True)
+        self.editor = QPlainTextEdit("\n".join(lines))
+        self.problems = QLabel()
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet("color: #b3261e;")
+        self.parsed = QLabel()
+        self.parsed.setObjectName("muted")
+        self.parsed.setWordWrap(True)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok
+            | QDialogButtonBox.StandardButton.Cancel
+            | QDialogButtonBox.StandardButton.RestoreDefaults
+        )
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(self.editor, 1)
+        layout.addWidget(self.problems)
+        layout.addWidget(self.parsed)
+        layout.addWidget(self.buttons)
+        self.editor.textChanged.connect(self._on_editor_text_changed)
+        self.buttons.accepted.connect(self._on_buttons_accepted)
+        self.buttons.rejected.connect(self.reject)
+        restore = self.buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults)
+        restore.clicked.connect(self._on_restore_clicked)
+        self._on_editor_text_changed()
+
+    def lines(self) -> list[str]:
+        return [line.strip() for line in self.editor.toPlainText().splitlines() if line.strip()]
+
+    def _on_editor_text_changed(self) -> None:
+        measures, problems = validate_measures(self.editor.toPlainText().splitlines())
+        self.problems.setText("\n".join(str(p) for p in problems))
+        self.problems.setVisible(bool(problems))
+        self.parsed.setText(
+            "Columns: " + ", ".join(str(m) for m in measures) if measures else "No measure yet."
+        )
+        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        ok.setEnabled(bool(measures) and not problems)
+
+    def _on_restore_clicked(self) -> None:
+        self.editor.setPlainText("\n".join(DEFAULT_GUI_MEASURES))
+
+    def _on_buttons_accepted(self) -> None:
+        measures, problems = validate_measures(self.lines())
+        if measures and not problems:
+            self.chosen.emit(self.lines())
+            self.accept()
