@@ -23,14 +23,19 @@ from judgeapp.measures.kernels import (
     NONPOOL,
     PAD,
     UNJUDGED,
+    BatchIdeal,
+    BatchView,
     Ideal,
     KernelContext,
     TopicStats,
-    TopicView,
     build_ideal,
     relstrings,
 )
 from judgeapp.measures.measure import Measure
+
+# topics evaluated together are stacked into one (topics x runs, depth) matrix; this caps
+# its cells (and so the memory of one pass) while keeping numpy's per-call cost amortised
+BATCH_CELLS = 4_000_000
 
 Missing = Literal["error", "zero", "skip"]
 
@@ -227,6 +232,12 @@ class Evaluator:
         }
         self._ideals: dict[tuple, Ideal] = {}
         self._done = np.zeros(n_t, dtype=bool)
+        self._text_rows = [i for i, m in enumerate(self.measures) if m.aggregate == "text"]
+        self._num_rel_rows = [
+            (i, m["rel"] or self.options.relevance_level)
+            for i, m in enumerate(self.measures)
+            if m.family == "NumRel"
+        ]
 
     # -- planning ------------------------------------------------------------------------
     def _make_plan(self) -> list[tuple[tuple[int, bool], list[tuple[str, list[int]]]]]:
@@ -282,7 +293,7 @@ class Evaluator:
         grades = tj.grades[inside]
         table = self._table
         table[ids] = np.where(grades < 0, UNJUDGED, grades).astype(np.int32)
-        codes = table[mat]
+        codes = np.take(table, mat)  # faster than table[mat]
         table[ids] = NONPOOL
         return codes
 
@@ -294,56 +305,84 @@ class Evaluator:
         return found
 
     # -- computation ---------------------------------------------------------------------
-    def _compute_topic(self, t: int) -> None:
-        qid = self._qids[t]
-        mat, num_ret, present = self._matrix(qid)
+    def _compute(self, ts: Sequence[int]) -> None:
+        """Evaluate topics ``ts`` for every run in one pass (rows = topic x run)."""
+        n_runs, n_topics = len(self.runs), len(ts)
+        qids = [self._qids[t] for t in ts]
+        mats = [self._matrix(q) for q in qids]
         policy = self.options.missing_policy
-        if policy == "error" and not present.all():
-            missing = [self.runs[r].name for r in np.flatnonzero(~present)]
-            raise MissingTopicError(
-                f"topic {qid} of the judgments is missing from run(s) {', '.join(missing)} "
-                "(trec_eval 10.0 stops here; -c counts missing topics as 0)"
-            )
-        stats = _topic_stats(self.judgments.topics[qid])
-        codes = self._codes(qid, mat)
-        values = np.zeros((len(self.measures), len(self.runs)))
+        if policy == "error":
+            for qid, (_, _, present) in zip(qids, mats, strict=True):
+                if not present.all():
+                    missing = [self.runs[r].name for r in np.flatnonzero(~present)]
+                    raise MissingTopicError(
+                        f"topic {qid} of the judgments is missing from run(s) "
+                        f"{', '.join(missing)} (trec_eval 10.0 stops here; -c counts missing "
+                        "topics as 0)"
+                    )
+        stats = [_topic_stats(self.judgments.topics[q]) for q in qids]
+        if n_topics == 1:
+            codes = self._codes(qids[0], mats[0][0])
+        else:
+            depth = max(m[0].shape[1] for m in mats)
+            codes = np.full((n_topics * n_runs, depth), PAD, dtype=np.int32)
+            for i, (qid, (mat, _, _)) in enumerate(zip(qids, mats, strict=True)):
+                codes[i * n_runs : (i + 1) * n_runs, : mat.shape[1]] = self._codes(qid, mat)
+        num_ret = np.concatenate([m[1] for m in mats])
+        present = np.concatenate([m[2] for m in mats])
+        row_topic = np.repeat(np.arange(n_topics), n_runs)
+        values = np.zeros((len(self.measures), n_topics * n_runs))
+        ideals: dict[tuple, BatchIdeal] = {}
+
+        def ideal(gains: tuple | None, dcg: str) -> BatchIdeal:
+            if (gains, dcg) not in ideals:
+                ideals[gains, dcg] = BatchIdeal(
+                    [self._ideal(t, st, gains, dcg) for t, st in zip(ts, stats, strict=True)],
+                    row_topic,
+                )
+            return ideals[gains, dcg]
+
+        ctx = KernelContext(self.options.version, self.options.num_docs, ideal)
         for (level, judged_only), groups in self._plan:
-            view = TopicView(codes, num_ret, stats, level, judged_only)
-            ctx = KernelContext(
-                self.options.version,
-                self.options.num_docs,
-                lambda gains, dcg, t=t, stats=stats: self._ideal(t, stats, gains, dcg),
-            )
+            view = BatchView(codes, num_ret, row_topic, stats, level, judged_only)
             for family, idx in groups:
                 values[idx] = KERNELS[family](view, [self.measures[i] for i in idx], ctx)
                 if family == "relstring":
                     for i in idx:
                         strings = relstrings(view, int(self.measures[i].at))
-                        for r, text in enumerate(strings):
-                            self._texts[i][r][t] = text if present[r] else ""
+                        for row, text in enumerate(strings):
+                            t, r = ts[row // n_runs], row % n_runs
+                            self._texts[i][r][t] = text if present[row] else ""
         evaluated = present.copy()
         if not present.all():
             absent = ~present
             if policy == "zero":
                 # trec_eval 10.0 -c: a missing topic scores 0 everywhere; only R is known
                 values[:, absent] = 0.0
-                for i, m in enumerate(self.measures):
-                    if m.family == "NumRel":
-                        values[i, absent] = stats.num_rel(m["rel"] or self.options.relevance_level)
+                for i, level in self._num_rel_rows:
+                    counts = np.array([st.num_rel(level) for st in stats], dtype=np.float64)
+                    values[i, absent] = counts[row_topic[absent]]
                 evaluated[:] = True
             else:
                 values[:, absent] = np.nan
-        for i, m in enumerate(self.measures):
-            if m.aggregate == "text":
-                values[i] = np.nan
-        self._values[t] = values
-        self._evaluated[t] = evaluated
-        self._done[t] = True
+        values[self._text_rows] = np.nan
+        self._values[list(ts)] = values.reshape(-1, n_topics, n_runs).transpose(1, 0, 2)
+        self._evaluated[list(ts)] = evaluated.reshape(n_topics, n_runs)
+        self._done[list(ts)] = True
 
     def evaluate(self) -> Results:
         """Compute every topic (those not yet computed) and return the results."""
-        for t in np.flatnonzero(~self._done):
-            self._compute_topic(int(t))
+        batch: list[int] = []
+        cells = 0
+        for t in np.flatnonzero(~self._done).tolist():
+            mat = self._matrix(self._qids[t])[0]
+            if batch and cells + mat.size > BATCH_CELLS:
+                self._compute(batch)
+                batch, cells = [], 0
+            batch.append(t)
+            cells += mat.size
+        if batch:
+            self._compute(batch)
         return self.results()
 
     def results(self) -> Results:
@@ -369,10 +408,8 @@ class Evaluator:
     def set_topic_judgments(self, qid: str, docids: object, grades: object) -> None:
         """Replace one topic's judgments (a new qid becomes a new topic)."""
         self.judgments.set_topic(qid, docids, grades)
+        # documents no run retrieved change R and the ideal ranking, not the codes
         self._ideals = {k: v for k, v in self._ideals.items() if k[0] != self._topic_index.get(qid)}
-        tj = self.judgments.topics[qid]
-        if tj.docids.size and int(tj.docids[-1]) >= self._pad_id:
-            pass  # documents no run retrieved: they change R and the ideal, not the codes
         if qid not in self._topic_index:
             self._add_topic(qid)
         else:
@@ -394,7 +431,7 @@ class Evaluator:
 
     def recompute_topic(self, qid: str) -> Results:
         """Recompute one topic for every run and return the updated results."""
-        self._compute_topic(self._topic_index[qid])
+        self._compute([self._topic_index[qid]])
         return self.results()
 
     @property

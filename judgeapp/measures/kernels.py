@@ -1,18 +1,20 @@
-"""Vectorised measure kernels: one topic, every run at once.
+"""Vectorised measure kernels: many topics and every run in one pass.
 
-A :class:`TopicView` holds, for one topic and one evaluation context (relevance level L,
-judged-only or not), the grade codes of every run's ranked list as an (runs x depth)
-matrix, with trec_eval's codes: the grade for a judged document, -1 for a document not in
-the judgments, -2 for one in the judgments with a negative grade (pooled, unjudged), and
-``PAD`` past the end of a shorter list. Most measures only look at the judged entries, so
-the view extracts them once as sparse, run-major arrays (run, rank) and the kernels work
-on those, counting with ``searchsorted`` and summing with ``bincount``.
+A :class:`BatchView` holds, for a batch of topics and one evaluation context (relevance
+level L, judged-only or not), the grade codes of every run's ranked list for every topic
+of the batch as one (rows x depth) matrix, a row per (topic, run) pair, topic-major. Codes
+follow trec_eval: the grade for a judged document, -1 for a document not in the judgments,
+-2 for one judged with a negative grade (pooled, unjudged), ``PAD`` past the end of a
+shorter list. What the judgments say (R, the ideal ranking, ...) is per topic and is
+spread to the rows. Most measures look only at the judged entries, so the view extracts
+them once as sparse, row-major arrays (row, rank) and kernels work on those, counting with
+``searchsorted`` and summing with ``bincount``.
 
 Exactness: trec_eval sums in rank order; ``np.bincount`` with weights and ``cumsum`` also
 add strictly in input order, so sums of rationals (AP, bpref, ...) come out bit-identical
 and values on a rounding boundary print the same 4 decimals. Formulas keep trec_eval's
-operation order for the same reason. The comments name the trec_eval source each kernel
-follows (``m_<name>.c``, read for its formula, not translated).
+operation order for the same reason. Each kernel names the trec_eval source whose formula
+it follows (``m_<name>.c``, read for the formula, not translated).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from functools import cached_property
 
 import numpy as np
 
-from judgeapp.measures.measure import Measure
+from judgeapp.measures.measure import ELEVEN_LEVELS, Measure
 
 NONPOOL = -1  # retrieved, not in the judgments
 UNJUDGED = -2  # in the judgments with a negative grade: pooled but not judged
@@ -37,14 +39,18 @@ class TopicStats:
     """What the judgments of one topic say, independent of runs."""
 
     grades: np.ndarray  # grades of every judged document (>= 0 only), any order
-    num_judgments: int
+    num_judgments: int  # including negative grades
 
     def num_rel(self, level: int) -> int:
-        # trec_eval form_res_rels.c: counts judgments with grade >= 0 and >= level
+        # form_res_rels.c: judgments with grade >= 0 and >= level
         return int(np.count_nonzero(self.grades >= level))
 
     def num_nonrel(self, level: int) -> int:
         return int(np.count_nonzero(self.grades < level))
+
+    @property
+    def has_unjudged(self) -> bool:
+        return self.num_judgments > self.grades.size
 
 
 def lround(x: np.ndarray | float) -> np.ndarray:
@@ -54,186 +60,31 @@ def lround(x: np.ndarray | float) -> np.ndarray:
     return (t + (x - t >= 0.5)).astype(np.int64)
 
 
-def recall_counts(levels: Sequence[float], num_rel: int, version: int) -> np.ndarray:
-    """trec_eval's conversion of recall levels into counts of relevant documents:
-    10.0 lround(x*R) (m_iprec_at_recall.c); 9.x (long)(x*R + 0.9)."""
-    x = np.asarray(levels, dtype=np.float64) * float(num_rel)
+def recall_counts(levels: Sequence[float], num_rel: np.ndarray, version: int) -> np.ndarray:
+    """(rows, levels): trec_eval's conversion of recall levels into counts of relevant
+    documents: 10.0 lround(x*R) (m_iprec_at_recall.c); 9.x (long)(x*R + 0.9)."""
+    x = np.asarray(levels, dtype=np.float64)[None, :] * num_rel.astype(np.float64)[:, None]
     if version >= 10:
         return lround(x)
     return np.trunc(x + 0.9).astype(np.int64)
 
 
-def _segment_starts(run: np.ndarray, n_runs: int) -> np.ndarray:
-    return np.searchsorted(run, np.arange(n_runs + 1))
+def nonzero2d(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of the True cells in row-major order; faster than 2-d np.nonzero."""
+    flat = np.flatnonzero(mask)
+    return np.divmod(flat, mask.shape[1]) if mask.shape[1] else (flat, flat)
 
 
-class TopicView:
-    """One topic, one context (level, judged_only), every run."""
-
-    def __init__(
-        self,
-        codes: np.ndarray,
-        num_ret: np.ndarray,
-        stats: TopicStats,
-        level: int,
-        judged_only: bool,
-    ) -> None:
-        self.level = level
-        self.judged_only = judged_only
-        self.stats = stats
-        self.n_runs = codes.shape[0]
-        self.num_rel = stats.num_rel(level)
-        self.num_nonrel = stats.num_nonrel(level)
-        if judged_only:
-            # trec_eval -J: unjudged documents leave the ranking before anything is computed
-            run, pos = np.nonzero(codes >= 0)
-            code = codes[run, pos]
-            starts = _segment_starts(run, self.n_runs)
-            pos = np.arange(run.size) - starts[run]
-            self.num_ret = np.diff(starts)
-            depth = int(self.num_ret.max(initial=0))
-            dense = np.full((self.n_runs, depth), PAD, dtype=codes.dtype)
-            dense[run, pos] = code
-            self.codes = dense
-        else:
-            self.codes = codes
-            self.num_ret = num_ret
-        self.depth = self.codes.shape[1]
-
-    # -- sparse entries ------------------------------------------------------------------
-    @cached_property
-    def judged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(run, rank0, grade) of every judged retrieved document, run-major, rank ascending."""
-        run, pos = np.nonzero(self.codes >= 0)
-        return run, pos, self.codes[run, pos]
-
-    @cached_property
-    def judged_starts(self) -> np.ndarray:
-        return _segment_starts(self.judged[0], self.n_runs)
-
-    @cached_property
-    def num_judged(self) -> np.ndarray:
-        return np.diff(self.judged_starts)
-
-    def _entries(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        run, pos = np.nonzero(mask)
-        return run, pos
-
-    @cached_property
-    def _rel_all(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        if self.level >= 0:
-            run, pos, code = self.judged
-            keep = code >= self.level
-            run, pos = run[keep], pos[keep]
-        else:
-            # with L <= -1 trec_eval's measures count unjudged codes as relevant too
-            run, pos = self._entries((self.codes >= self.level) & (self.codes != PAD))
-        starts = _segment_starts(run, self.n_runs)
-        k = np.arange(1, run.size + 1) - starts[run]
-        return run, pos, k, starts
-
-    @property
-    def rel(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(run, rank0, k) of documents with code >= L; k = 1-based count within the run."""
-        return self._rel_all[:3]
-
-    @property
-    def rel_starts(self) -> np.ndarray:
-        return self._rel_all[3]
-
-    @cached_property
-    def num_rel_ret(self) -> np.ndarray:
-        """Relevant retrieved per run as trec_eval's res_rels counts it (judged docs only)."""
-        if self.level >= 0:
-            return np.diff(self.rel_starts)
-        run, _pos, code = self.judged
-        return np.bincount(run[code >= self.level], minlength=self.n_runs)
-
-    @cached_property
-    def unjudged_pool(self) -> tuple[np.ndarray, np.ndarray]:
-        return self._entries(self.codes == UNJUDGED)
-
-    def keys(self, run: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        """Sort keys of entries (run-major, then rank): run * (depth + 1) + rank0."""
-        return run.astype(np.int64) * (self.depth + 1) + pos
-
-    @cached_property
-    def rel_keys(self) -> np.ndarray:
-        run, pos, _ = self.rel
-        return self.keys(run, pos)
-
-    @cached_property
-    def judged_keys(self) -> np.ndarray:
-        run, pos, _ = self.judged
-        return self.keys(run, pos)
-
-    def count_below(self, keys: np.ndarray, cutoffs: np.ndarray) -> np.ndarray:
-        """(runs, len(cutoffs)): entries (given by their keys) of each run with rank0 < cutoff."""
-        cut = np.minimum(np.asarray(cutoffs, dtype=np.int64), self.depth)
-        base = np.arange(self.n_runs, dtype=np.int64)[:, None] * (self.depth + 1)
-        return np.searchsorted(keys, base + cut[None, :]) - np.searchsorted(keys, base)
-
-    def rel_below(self, cutoffs: np.ndarray) -> np.ndarray:
-        return self.count_below(self.rel_keys, cutoffs)
-
-    def judged_below(self, cutoffs: np.ndarray) -> np.ndarray:
-        return self.count_below(self.judged_keys, cutoffs)
-
-    def sum_by_run(self, run: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """Per-run sums, added in entry order (rank order): bit-identical to trec_eval."""
-        return np.bincount(run, weights=weights, minlength=self.n_runs)
-
-    @cached_property
-    def rel_precision(self) -> np.ndarray:
-        """Precision at each relevant document: k / rank."""
-        _run, pos, k = self.rel
-        return k / (pos + 1.0)
-
-    @cached_property
-    def iprec_table(self) -> np.ndarray:
-        """(runs, max relevant retrieved): best precision at or after the k-th relevant."""
-        run, _pos, k = self.rel
-        width = int(k.max(initial=0))
-        table = np.zeros((self.n_runs, width))
-        table[run, k - 1] = self.rel_precision
-        return np.maximum.accumulate(table[:, ::-1], axis=1)[:, ::-1]
-
-    def iprec_at_counts(self, counts: np.ndarray) -> np.ndarray:
-        """Interpolated precision when ``counts`` relevant documents are found (runs x n):
-        trec_eval m_iprec_at_recall.c. 0 when a run found fewer."""
-        counts = np.asarray(counts, dtype=np.int64)
-        nrr = self.num_rel_ret[:, None]
-        table = self.iprec_table
-        out = np.zeros((self.n_runs, counts.size))
-        if table.shape[1]:
-            col = np.clip(np.maximum(counts, 1) - 1, 0, table.shape[1] - 1)
-            out = np.where(counts[None, :] <= nrr, table[:, col], 0.0)
-        # no relevant retrieved: the count-0 level gets num_rel_ret / num_ret = 0 (0/0 if empty)
-        none = (self.num_rel_ret == 0)[:, None] & (counts[None, :] == 0)
-        if none.any():
-            with np.errstate(invalid="ignore", divide="ignore"):
-                empty = 0.0 / self.num_ret.astype(np.float64)
-            out = np.where(none, empty[:, None], out)
-        return out
-
-    # -- dense helpers -------------------------------------------------------------------
-    @cached_property
-    def powers_cache(self) -> dict[float, np.ndarray]:
-        return {}
-
-    def powers(self, p: float) -> np.ndarray:
-        """p**i for i = 0..depth by repeated multiplication, as trec_eval's loop does."""
-        found = self.powers_cache.get(p)
-        if found is None:
-            found = np.empty(self.depth + 1)
-            found[0] = 1.0
-            if self.depth:
-                found[1:] = np.cumprod(np.full(self.depth, p))
-            self.powers_cache[p] = found
-        return found
+def _segment_starts(row: np.ndarray, n_rows: int) -> np.ndarray:
+    return np.searchsorted(row, np.arange(n_rows + 1))
 
 
-# -- gains and ideal rankings (nDCG and friends) --------------------------------------------
+def _safe_div(num: np.ndarray, den: np.ndarray | float) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.true_divide(num, den)
+
+
+# -- ideal rankings (nDCG and friends) ------------------------------------------------------
 
 
 def gain_lookup(grades: np.ndarray, gains: tuple[tuple[int, float], ...] | None) -> np.ndarray:
@@ -260,135 +111,345 @@ def discount(rank0: np.ndarray, dcg: str) -> np.ndarray:
 
 @dataclass(slots=True)
 class Ideal:
-    gains: np.ndarray  # positive gains of the ideal ranking, best first
-    prefix: np.ndarray  # prefix[i] = ideal DCG of the first i+1 documents (sequential sum)
-    top_gain: float  # the highest gain any listed level has (trec_eval starts from it)
+    """The ideal ranking of one topic: positive gains, best first."""
 
-    @property
-    def size(self) -> int:
-        return int(self.gains.size)
-
-    def at(self, n: np.ndarray | int) -> np.ndarray:
-        """Ideal DCG of the first n documents (0 for n = 0)."""
-        n = np.minimum(np.asarray(n, dtype=np.int64), self.size)
-        padded = np.concatenate(([0.0], self.prefix))
-        return padded[n]
+    gains: np.ndarray
+    prefix: np.ndarray  # prefix[i] = ideal DCG of the first i documents (prefix[0] = 0)
+    top_gain: float  # the highest gain any listed grade has (trec_eval starts from it)
 
 
 def build_ideal(stats: TopicStats, gains: tuple | None, dcg: str) -> Ideal:
     g = transform_gain(gain_lookup(stats.grades, gains), dcg)
-    listed = [g.max(initial=-np.inf)] if g.size else []
+    listed = [float(g.max())] if g.size else []
     if gains:
-        listed += [transform_gain(np.float64(v), dcg) for _, v in gains]
-    top = float(max(listed)) if listed else 0.0
+        listed += [float(transform_gain(np.float64(v), dcg)) for _, v in gains]
+    top = max(listed) if listed else 0.0
     positive = np.sort(g[g > 0])[::-1]
     terms = positive / discount(np.arange(positive.size), dcg)
-    return Ideal(positive, np.cumsum(terms), top)
+    prefix = np.concatenate(([0.0], np.cumsum(terms)))  # cumsum adds in order
+    return Ideal(positive, prefix, top)
+
+
+class BatchIdeal:
+    """The ideal rankings of the topics of a batch, looked up per row."""
+
+    def __init__(self, ideals: Sequence[Ideal], row_topic: np.ndarray) -> None:
+        self.ideals = ideals
+        self.row_topic = row_topic
+        self.size = np.array([i.gains.size for i in ideals], dtype=np.int64)
+        lengths = self.size + 1
+        self.offset = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        self.flat = np.concatenate([i.prefix for i in ideals]) if ideals else np.zeros(1)
+
+    def at(self, topic: np.ndarray, n: np.ndarray) -> np.ndarray:
+        """Ideal DCG of the first n documents for the given topics (broadcasting)."""
+        n = np.minimum(n, self.size[topic])
+        return self.flat[self.offset[topic] + n]
+
+    def rows_size(self) -> np.ndarray:
+        return self.size[self.row_topic]
+
+    def rows_total(self) -> np.ndarray:
+        return self.at(self.row_topic, self.rows_size())
+
+
+# -- the view ------------------------------------------------------------------------------
+
+
+class BatchView:
+    """Topics x runs as rows, one context (level, judged_only)."""
+
+    def __init__(
+        self,
+        codes: np.ndarray,
+        num_ret: np.ndarray,
+        row_topic: np.ndarray,
+        stats: Sequence[TopicStats],
+        level: int,
+        judged_only: bool,
+    ) -> None:
+        self.level = level
+        self.judged_only = judged_only
+        self.stats = stats
+        self.row_topic = row_topic
+        self.n_rows = codes.shape[0]
+        topic_rel = np.array([s.num_rel(level) for s in stats], dtype=np.int64)
+        topic_nonrel = np.array([s.num_nonrel(level) for s in stats], dtype=np.int64)
+        self.num_rel = topic_rel[row_topic]  # R per row
+        self.num_rel_f = self.num_rel.astype(np.float64)
+        self.num_nonrel = topic_nonrel[row_topic]
+        self.any_unjudged_pool = any(s.has_unjudged for s in stats)
+        if judged_only:
+            # trec_eval -J: unjudged documents leave the ranking before anything is computed
+            row, pos = nonzero2d(codes >= 0)
+            code = codes[row, pos]
+            starts = _segment_starts(row, self.n_rows)
+            pos = np.arange(row.size) - starts[row]
+            self.num_ret = np.diff(starts)
+            dense = np.full((self.n_rows, int(self.num_ret.max(initial=0))), PAD, codes.dtype)
+            dense[row, pos] = code
+            self.codes = dense
+            self.any_unjudged_pool = False
+        else:
+            self.codes = codes
+            self.num_ret = num_ret
+        self.depth = self.codes.shape[1]
+        self.memo: dict[str, object] = {}  # results kernels share (bpref and gm_bpref, ...)
+
+    # -- sparse entries ------------------------------------------------------------------
+    @cached_property
+    def judged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, rank0, grade) of every judged retrieved document, row-major, by rank."""
+        flat = np.flatnonzero(self.codes >= 0)
+        row, pos = np.divmod(flat, max(self.depth, 1))
+        return row, pos, self.codes.ravel()[flat]
+
+    @cached_property
+    def judged_starts(self) -> np.ndarray:
+        return _segment_starts(self.judged[0], self.n_rows)
+
+    @cached_property
+    def num_judged(self) -> np.ndarray:
+        return np.diff(self.judged_starts)
+
+    @cached_property
+    def _rel_all(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        if self.level >= 0:
+            row, pos, code = self.judged
+            keep = code >= self.level
+            row, pos = row[keep], pos[keep]
+        else:
+            # with L <= -1 trec_eval's measures count unjudged codes as relevant too
+            row, pos = nonzero2d((self.codes >= self.level) & (self.codes != PAD))
+        starts = _segment_starts(row, self.n_rows)
+        k = np.arange(1, row.size + 1) - starts[row]
+        return row, pos, k, starts
+
+    @property
+    def rel(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, rank0, k) of documents with code >= L; k = 1-based count within the row."""
+        return self._rel_all[:3]
+
+    @property
+    def rel_starts(self) -> np.ndarray:
+        return self._rel_all[3]
+
+    @cached_property
+    def rel_found(self) -> np.ndarray:
+        """Documents with code >= L per row (what m_map.c's rel_so_far ends at)."""
+        return np.diff(self.rel_starts)
+
+    @cached_property
+    def num_rel_ret(self) -> np.ndarray:
+        """Relevant retrieved per row as trec_eval's res_rels counts it (judged docs only)."""
+        if self.level >= 0:
+            return self.rel_found
+        row, _, code = self.judged
+        return np.bincount(row[code >= self.level], minlength=self.n_rows)
+
+    @cached_property
+    def unjudged_pool(self) -> tuple[np.ndarray, np.ndarray]:
+        return nonzero2d(self.codes == UNJUDGED)
+
+    # -- counting and summing per row ----------------------------------------------------
+    def keys(self, row: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """Sort keys of entries (row-major, then rank): row * (depth + 1) + rank0."""
+        return row.astype(np.int64) * (self.depth + 1) + pos
+
+    @cached_property
+    def rel_keys(self) -> np.ndarray:
+        row, pos, _ = self.rel
+        return self.keys(row, pos)
+
+    @cached_property
+    def judged_keys(self) -> np.ndarray:
+        row, pos, _ = self.judged
+        return self.keys(row, pos)
+
+    def count_below(self, keys: np.ndarray, cutoffs: np.ndarray) -> np.ndarray:
+        """Entries (given by their keys) of each row with rank0 < cutoff; ``cutoffs`` is
+        (k,) for every row or (rows, k); the result is (rows, k)."""
+        cut = np.minimum(np.asarray(cutoffs, dtype=np.int64), self.depth)
+        base = np.arange(self.n_rows, dtype=np.int64)[:, None] * (self.depth + 1)
+        return np.searchsorted(keys, base + np.atleast_2d(cut)) - np.searchsorted(keys, base)
+
+    def rel_below(self, cutoffs: np.ndarray) -> np.ndarray:
+        return self.count_below(self.rel_keys, cutoffs)
+
+    def judged_below(self, cutoffs: np.ndarray) -> np.ndarray:
+        return self.count_below(self.judged_keys, cutoffs)
+
+    def sum_by_row(self, row: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Per-row sums, added in entry order (rank order): bit-identical to trec_eval."""
+        return np.bincount(row, weights=weights, minlength=self.n_rows)
+
+    def prefix_table(self, row: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """(rows, widest + 1): column j holds the sum of a row's first j entries, added one
+        by one in rank order (a cumsum along rows is sequential, so sums match trec_eval's)."""
+        starts = _segment_starts(row, self.n_rows)
+        idx = np.arange(row.size) - starts[row]
+        table = np.zeros((self.n_rows, int(np.diff(starts).max(initial=0)) + 1))
+        table[row, idx + 1] = values
+        np.cumsum(table, axis=1, out=table)
+        return table
+
+    def sum_below(self, table: np.ndarray, keys: np.ndarray, cutoffs: np.ndarray) -> np.ndarray:
+        """(rows, len(cutoffs)): sums of the entries above each cutoff, from a prefix table."""
+        counts = self.count_below(keys, cutoffs)
+        return table[np.arange(self.n_rows)[:, None], counts]
+
+    # -- interpolated precision ------------------------------------------------------------
+    @cached_property
+    def rel_precision(self) -> np.ndarray:
+        """Precision at each relevant document: k / rank."""
+        _, pos, k = self.rel
+        return k / (pos + 1.0)
+
+    @cached_property
+    def iprec_table(self) -> np.ndarray:
+        """(rows, most relevant retrieved): best precision at or after the k-th relevant."""
+        row, _, k = self.rel
+        table = np.zeros((self.n_rows, int(k.max(initial=0))))
+        table[row, k - 1] = self.rel_precision
+        return np.maximum.accumulate(table[:, ::-1], axis=1)[:, ::-1]
+
+    def iprec_at_counts(self, counts: np.ndarray) -> np.ndarray:
+        """(rows, n) interpolated precision once ``counts`` (rows, n) relevant documents are
+        found: m_iprec_at_recall.c. 0 when a row found fewer."""
+        nrr = self.num_rel_ret[:, None]
+        table = self.iprec_table
+        out = np.zeros(counts.shape)
+        if table.shape[1]:
+            col = np.clip(np.maximum(counts, 1) - 1, 0, table.shape[1] - 1)
+            picked = table[np.arange(self.n_rows)[:, None], col]
+            out = np.where(counts <= nrr, picked, 0.0)
+        # none relevant retrieved: the count-0 level gets num_rel_ret / num_ret = 0 (0/0 if
+        # the list is empty, as in trec_eval)
+        none = (self.num_rel_ret == 0)[:, None] & (counts == 0)
+        if none.any():
+            empty = _safe_div(0.0, self.num_ret.astype(np.float64))
+            out = np.where(none, empty[:, None], out)
+        return out
+
+    def powers(self, p: float) -> np.ndarray:
+        """p**i for i = 0..depth by repeated multiplication, as trec_eval's loop does."""
+        key = f"powers {p}"
+        if key not in self.memo:
+            found = np.empty(self.depth + 1)
+            found[0] = 1.0
+            if self.depth:
+                found[1:] = np.cumprod(np.full(self.depth, p))
+            self.memo[key] = found
+        return self.memo[key]
 
 
 # -- kernels -------------------------------------------------------------------------------
-# Each takes the view and a list of measures of one family (same parameters but the @
-# value) and returns an array (len(measures), runs).
-
-Kernel = Callable[["TopicView", Sequence[Measure], "KernelContext"], np.ndarray]
+# Each takes the view, the measures of one family that share parameters (their @ values may
+# differ) and the context, and returns an array (len(measures), rows).
 
 
 @dataclass(slots=True)
 class KernelContext:
     version: int
     num_docs: int  # trec_eval -N
-    ideal: Callable[[tuple | None, str], Ideal]
+    ideal: Callable[[tuple | None, str], BatchIdeal]
+
+
+Kernel = Callable[[BatchView, Sequence[Measure], KernelContext], np.ndarray]
 
 
 def _cutoffs(measures: Sequence[Measure]) -> np.ndarray:
     return np.array([m.at for m in measures], dtype=np.int64)
 
 
-def _safe_div(num: np.ndarray, den: np.ndarray | float) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.true_divide(num, den)
+def _each(values: np.ndarray, ms: Sequence[Measure]) -> np.ndarray:
+    return np.broadcast_to(values, (len(ms), values.shape[-1]))
 
 
-def k_num_ret(v: TopicView, ms, ctx) -> np.ndarray:
-    return np.tile(v.num_ret.astype(np.float64), (len(ms), 1))
+def k_num_ret(v: BatchView, ms, ctx) -> np.ndarray:
+    return _each(v.num_ret.astype(np.float64), ms)
 
 
-def k_num_rel(v: TopicView, ms, ctx) -> np.ndarray:
-    return np.full((len(ms), v.n_runs), float(v.num_rel))
+def k_num_rel(v: BatchView, ms, ctx) -> np.ndarray:
+    return _each(v.num_rel_f, ms)
 
 
-def k_num_rel_ret(v: TopicView, ms, ctx) -> np.ndarray:
-    return np.tile(v.num_rel_ret.astype(np.float64), (len(ms), 1))
+def k_num_rel_ret(v: BatchView, ms, ctx) -> np.ndarray:
+    return _each(v.num_rel_ret.astype(np.float64), ms)
 
 
-def k_num_nonrel_judged_ret(v: TopicView, ms, ctx) -> np.ndarray:
+def k_num_nonrel_judged_ret(v: BatchView, ms, ctx) -> np.ndarray:
     # m_num_nonrel_judged_ret.c: num_ret - not in pool - unjudged in pool - num_rel_ret
-    return np.tile((v.num_judged - v.num_rel_ret).astype(np.float64), (len(ms), 1))
+    return _each((v.num_judged - v.num_rel_ret).astype(np.float64), ms)
 
 
-def k_ap(v: TopicView, ms, ctx) -> np.ndarray:
-    """m_map.c / m_map_cut.c: sum of precision at relevant documents, over R."""
-    run, pos, _k = v.rel
-    prec = v.rel_precision
-    out = np.zeros((len(ms), v.n_runs))
-    found = np.bincount(run, minlength=v.n_runs) > 0
+def _ap(v: BatchView) -> np.ndarray:
+    """m_map.c: the precision at each relevant document summed in rank order, over R;
+    0 when none is retrieved."""
+    if "ap" not in v.memo:
+        total = v.sum_by_row(v.rel[0], v.rel_precision)
+        v.memo["ap"] = np.where(v.rel_found > 0, _safe_div(total, v.num_rel_f), 0.0)
+    return v.memo["ap"]
+
+
+def k_ap(v: BatchView, ms, ctx) -> np.ndarray:
+    """m_map.c (AP) and m_map_cut.c (AP@k: over R even when R is not reached)."""
+    out = np.zeros((len(ms), v.n_rows))
+    cut = [i for i, m in enumerate(ms) if m.at is not None]
+    if cut:
+        table = v.prefix_table(v.rel[0], v.rel_precision)
+        sums = v.sum_below(table, v.rel_keys, _cutoffs([ms[i] for i in cut]))
+        out[cut] = np.where(v.num_rel[:, None] > 0, _safe_div(sums, v.num_rel_f[:, None]), 0).T
     for i, m in enumerate(ms):
         if m.at is None:
-            total = v.sum_by_run(run, prec)
-            out[i] = np.where(found, _safe_div(total, float(v.num_rel)), 0.0)
-        elif v.num_rel:
-            total = v.sum_by_run(run, np.where(pos < m.at, prec, 0.0))
-            out[i] = total / float(v.num_rel)
+            out[i] = _ap(v)
     return out
 
 
-def k_rprec(v: TopicView, ms, ctx) -> np.ndarray:
+def k_rprec(v: BatchView, ms, ctx) -> np.ndarray:
     """m_Rprec.c: relevant in the top min(R, retrieved), over R."""
-    if not v.num_rel:
-        return np.zeros((len(ms), v.n_runs))
-    count = v.rel_below(np.array([v.num_rel]))[:, 0]
-    val = np.where(np.minimum(v.num_ret, v.num_rel) > 0, count / float(v.num_rel), 0.0)
-    return np.tile(val, (len(ms), 1))
+    count = v.rel_below(np.maximum(v.num_rel, 1)[:, None])[:, 0]
+    ok = np.minimum(v.num_ret, v.num_rel) > 0
+    return _each(np.where(ok, _safe_div(count, v.num_rel_f), 0.0), ms)
 
 
-def _nonrel_before_rel(v: TopicView) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For each judged relevant document (grade >= max(L, 0)): run, rank0, relevant so far
+def _nonrel_before_rel(v: BatchView) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For each judged relevant document (grade >= max(L, 0)): row, rank0, relevant so far
     (inclusive) and judged non-relevant so far (bpref and infAP count only judged docs)."""
-    run, pos, code = v.judged
-    is_nonrel = code < v.level
-    cum = np.cumsum(is_nonrel)
-    starts = v.judged_starts
-    before = np.concatenate(([0], cum))[starts[:-1]]
-    nonrel_so_far = cum - before[run]
-    keep = ~is_nonrel
-    run_r, pos_r = run[keep], pos[keep]
-    rstarts = _segment_starts(run_r, v.n_runs)
-    k = np.arange(1, run_r.size + 1) - rstarts[run_r]
-    return run_r, pos_r, k, nonrel_so_far[keep]
+    if "nonrel_before_rel" not in v.memo:
+        row, pos, code = v.judged
+        is_nonrel = code < v.level
+        cum = np.cumsum(is_nonrel)
+        before = np.concatenate(([0], cum))[v.judged_starts[:-1]]
+        nonrel_so_far = cum - before[row]
+        keep = ~is_nonrel
+        row_r, pos_r = row[keep], pos[keep]
+        k = np.arange(1, row_r.size + 1) - _segment_starts(row_r, v.n_rows)[row_r]
+        v.memo["nonrel_before_rel"] = (row_r, pos_r, k, nonrel_so_far[keep])
+    return v.memo["nonrel_before_rel"]
 
 
-def k_bpref(v: TopicView, ms, ctx) -> np.ndarray:
+def k_bpref(v: BatchView, ms, ctx) -> np.ndarray:
     """m_bpref.c: 1 - min(nonrel before, R) / min(judged nonrel, R) per relevant, over R."""
-    run, _pos, _k, nonrel = _nonrel_before_rel(v)
-    r = v.num_rel
-    with np.errstate(divide="ignore", invalid="ignore"):
-        frac = np.minimum(nonrel, r) / float(min(v.num_nonrel, r))
-        terms = np.where(nonrel > 0, 1.0 - frac, 1.0)
-    total = v.sum_by_run(run, terms)
-    val = total / float(r) if r else total
-    return np.tile(val, (len(ms), 1))
+    if "bpref" not in v.memo:
+        row, _, _, nonrel = _nonrel_before_rel(v)
+        r = v.num_rel[row]
+        frac = _safe_div(np.minimum(nonrel, r), np.minimum(v.num_nonrel, v.num_rel)[row])
+        total = v.sum_by_row(row, np.where(nonrel > 0, 1.0 - frac, 1.0))
+        v.memo["bpref"] = np.where(v.num_rel > 0, _safe_div(total, v.num_rel_f), total)
+    return _each(v.memo["bpref"], ms)
 
 
-def k_infap(v: TopicView, ms, ctx) -> np.ndarray:
+def k_infap(v: BatchView, ms, ctx) -> np.ndarray:
     """m_infap.c: inferred AP, pooled-but-unjudged documents (grade < 0) estimated."""
-    run, pos, k, nonrel = _nonrel_before_rel(v)
-    if v.judged_only:
-        pool_unj = np.zeros_like(pos)
-    else:
+    row, pos, k, nonrel = _nonrel_before_rel(v)
+    if v.any_unjudged_pool:
         ukeys = v.keys(*v.unjudged_pool)
-        pool_unj = np.searchsorted(ukeys, v.keys(run, pos)) - np.searchsorted(
-            ukeys, v.keys(run, np.zeros_like(pos))
+        pool_unj = np.searchsorted(ukeys, v.keys(row, pos)) - np.searchsorted(
+            ukeys, v.keys(row, np.zeros_like(pos))
         )
+    else:
+        pool_unj = np.zeros_like(pos)  # no negative grade: nothing pooled but unjudged
     fj = pos.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         a = 1.0 / (fj + 1.0)
@@ -398,95 +459,91 @@ def k_infap(v: TopicView, ms, ctx) -> np.ndarray:
             (k - 1 + nonrel).astype(np.float64) + 2 * INFAP_EPSILON
         )
         terms = np.where(pos == 0, 1.0, a + b * c * d)
-    total = v.sum_by_run(run, terms)
-    val = total / float(v.num_rel) if v.num_rel else total
-    return np.tile(val, (len(ms), 1))
+    total = v.sum_by_row(row, terms)
+    return _each(np.where(v.num_rel > 0, _safe_div(total, v.num_rel_f), total), ms)
 
 
-def k_rr(v: TopicView, ms, ctx) -> np.ndarray:
+def k_rr(v: BatchView, ms, ctx) -> np.ndarray:
     """m_recip_rank.c: 1 / rank of the first relevant document."""
-    run, pos, k = v.rel
+    row, pos, k = v.rel
     first = k == 1
-    out = np.zeros((len(ms), v.n_runs))
+    out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
         keep = first if m.at is None else first & (pos < m.at)
-        out[i, run[keep]] = 1.0 / (pos[keep] + 1.0)
+        out[i, row[keep]] = 1.0 / (pos[keep] + 1.0)
     return out
 
 
-def k_iprec(v: TopicView, ms, ctx) -> np.ndarray:
+def k_iprec(v: BatchView, ms, ctx) -> np.ndarray:
     counts = recall_counts([m.at for m in ms], v.num_rel, ctx.version)
     return v.iprec_at_counts(counts).T
 
 
-def k_11pt(v: TopicView, ms, ctx) -> np.ndarray:
+def k_11pt(v: BatchView, ms, ctx) -> np.ndarray:
     """m_11pt_avg.c: mean of iprec over the levels (summed from the last level down)."""
-    out = np.zeros((len(ms), v.n_runs))
+    out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
         levels = m["levels"]
         vals = v.iprec_at_counts(recall_counts(levels, v.num_rel, ctx.version))
-        total = np.zeros(v.n_runs)
+        total = np.zeros(v.n_rows)
         for j in range(len(levels) - 1, -1, -1):
             total = total + vals[:, j]
         out[i] = total / float(len(levels))
     return out
 
 
-def k_ap_11pt(v: TopicView, ms, ctx) -> np.ndarray:
+def k_ap_11pt(v: BatchView, ms, ctx) -> np.ndarray:
     """Textbook 11-point AP: at level x, the best precision at recall >= x."""
-    from judgeapp.measures.measure import ELEVEN_LEVELS
-
-    if not v.num_rel:
-        return np.zeros((len(ms), v.n_runs))
-    counts = np.ceil(np.asarray(ELEVEN_LEVELS) * v.num_rel - 1e-9).astype(np.int64)
+    levels = np.asarray(ELEVEN_LEVELS)
+    counts = np.ceil(levels[None, :] * v.num_rel_f[:, None] - 1e-9).astype(np.int64)
     vals = v.iprec_at_counts(np.maximum(counts, 1))
-    total = np.zeros(v.n_runs)
+    total = np.zeros(v.n_rows)
     for j in range(vals.shape[1]):
         total = total + vals[:, j]
-    return np.tile(total / float(len(ELEVEN_LEVELS)), (len(ms), 1))
+    return _each(np.where(v.num_rel > 0, total / float(levels.size), 0.0), ms)
 
 
-def k_p(v: TopicView, ms, ctx) -> np.ndarray:
+def k_p(v: BatchView, ms, ctx) -> np.ndarray:
     """m_P.c: relevant in the top k, over k (k counted even past the end of the list)."""
     cut = _cutoffs(ms)
     return (v.rel_below(cut) / cut.astype(np.float64)).T
 
 
-def k_recall(v: TopicView, ms, ctx) -> np.ndarray:
-    if not v.num_rel:
-        return np.zeros((len(ms), v.n_runs))
-    return (v.rel_below(_cutoffs(ms)) / float(v.num_rel)).T
+def k_recall(v: BatchView, ms, ctx) -> np.ndarray:
+    vals = _safe_div(v.rel_below(_cutoffs(ms)), v.num_rel_f[:, None])
+    return np.where(v.num_rel[:, None] > 0, vals, 0.0).T
 
 
-def k_relative_p(v: TopicView, ms, ctx) -> np.ndarray:
+def k_relative_p(v: BatchView, ms, ctx) -> np.ndarray:
     """m_rel_P.c: relevant in the top k over min(k, R)."""
-    if not v.num_rel:
-        return np.zeros((len(ms), v.n_runs))
     cut = _cutoffs(ms)
-    return (v.rel_below(cut) / np.minimum(cut, v.num_rel).astype(np.float64)).T
+    den = np.minimum(cut[None, :], v.num_rel[:, None]).astype(np.float64)
+    vals = _safe_div(v.rel_below(cut), den)
+    return np.where(v.num_rel[:, None] > 0, vals, 0.0).T
 
 
-def k_success(v: TopicView, ms, ctx) -> np.ndarray:
+def k_success(v: BatchView, ms, ctx) -> np.ndarray:
     return (v.rel_below(_cutoffs(ms)) > 0).T.astype(np.float64)
 
 
-def k_rprec_mult(v: TopicView, ms, ctx) -> np.ndarray:
+def k_rprec_mult(v: BatchView, ms, ctx) -> np.ndarray:
     """m_Rprec_mult.c: precision after (long)(x*R + 0.9) documents, in every version."""
-    cut = np.trunc(np.array([m.at for m in ms]) * float(v.num_rel) + 0.9).astype(np.int64)
+    x = np.array([m.at for m in ms])
+    cut = np.trunc(x[None, :] * v.num_rel_f[:, None] + 0.9).astype(np.int64)
     count = v.rel_below(np.maximum(cut, 1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        prec = count / cut[None, :].astype(np.float64)
-        past = v.num_rel_ret[:, None] / cut[None, :].astype(np.float64)
-    val = np.where(cut[None, :] > v.num_ret[:, None], past, prec)
-    return np.where(cut[None, :] == 0, 0.0, val).T
+    cut_f = cut.astype(np.float64)
+    prec = _safe_div(count, cut_f)
+    past = _safe_div(v.num_rel_ret[:, None].astype(np.float64), cut_f)
+    val = np.where(cut > v.num_ret[:, None], past, prec)
+    return np.where(cut == 0, 0.0, val).T
 
 
-def k_utility(v: TopicView, ms, ctx) -> np.ndarray:
+def k_utility(v: BatchView, ms, ctx) -> np.ndarray:
     """m_utility.c with trec_eval's evaluation order."""
-    out = np.zeros((len(ms), v.n_runs))
+    out = np.zeros((len(ms), v.n_rows))
     rr = v.num_rel_ret.astype(np.float64)
     ret = v.num_ret.astype(np.float64)
-    rel = float(v.num_rel)
+    rel = v.num_rel_f
     for i, m in enumerate(ms):
         a, b, c, d = m["coeffs"]
         n = float(m["N"] or ctx.num_docs)
@@ -494,152 +551,159 @@ def k_utility(v: TopicView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_bing(v: TopicView, ms, ctx) -> np.ndarray:
+def k_bing(v: BatchView, ms, ctx) -> np.ndarray:
     """m_binG.c: each relevant counts 1 / log2(2 + non-relevant before it), over R."""
-    run, pos, k = v.rel
-    terms = 1.0 / np.log2((3 + pos - k).astype(np.float64))
-    total = v.sum_by_run(run, terms)
-    found = v.num_rel_ret > 0 if v.level >= 0 else np.bincount(run, minlength=v.n_runs) > 0
-    val = np.where(found, _safe_div(total, float(v.num_rel)), 0.0)
-    return np.tile(val, (len(ms), 1))
+    row, pos, k = v.rel
+    total = v.sum_by_row(row, 1.0 / np.log2((3 + pos - k).astype(np.float64)))
+    return _each(np.where(v.rel_found > 0, _safe_div(total, v.num_rel_f), 0.0), ms)
 
 
-def _gain_entries(v: TopicView, gains: tuple | None, dcg: str) -> tuple[np.ndarray, ...]:
-    """(run, rank0, gain) of every retrieved document with a non-zero gain."""
-    run, pos, code = v.judged
-    g = transform_gain(gain_lookup(code, gains), dcg)
-    neg = [(lvl, gain) for lvl, gain in (gains or ()) if lvl < 0 and gain != 0]
-    if neg and not v.judged_only:
-        # a gain given for a negative code (-m ndcg.-1=...): those documents count too
-        extra_run, extra_pos, extra_gain = [run], [pos], [g]
-        for lvl, gain in neg:
-            code_here = NONPOOL if lvl == NONPOOL else (UNJUDGED if lvl == UNJUDGED else None)
-            if code_here is None:
-                continue
-            r2, p2 = np.nonzero(v.codes == code_here)
-            extra_run.append(r2)
-            extra_pos.append(p2)
-            extra_gain.append(np.full(r2.size, transform_gain(np.float64(gain), dcg)))
-        run = np.concatenate(extra_run)
-        pos = np.concatenate(extra_pos)
-        g = np.concatenate(extra_gain)
-        order = np.lexsort((pos, run))
-        run, pos, g = run[order], pos[order], g[order]
-    keep = g != 0
-    return run[keep], pos[keep], g[keep]
+def _gain_entries(v: BatchView, gains: tuple | None, dcg: str) -> tuple[np.ndarray, ...]:
+    """(row, rank0, gain) of every retrieved document with a non-zero gain (memoised: the
+    nDCG family shares them)."""
+    key = f"gains {gains} {dcg}"
+    if key not in v.memo:
+        row, pos, code = v.judged
+        g = transform_gain(gain_lookup(code, gains), dcg)
+        neg = [(lvl, gain) for lvl, gain in (gains or ()) if lvl in (NONPOOL, UNJUDGED) and gain]
+        if neg and not v.judged_only:
+            # a gain given for a negative code (-m ndcg.-1=...): those documents count too
+            rows, poss, gs = [row], [pos], [g]
+            for lvl, gain in neg:
+                r2, p2 = nonzero2d(v.codes == lvl)
+                rows.append(r2)
+                poss.append(p2)
+                gs.append(np.full(r2.size, transform_gain(np.float64(gain), dcg)))
+            row, pos, g = np.concatenate(rows), np.concatenate(poss), np.concatenate(gs)
+            order = np.lexsort((pos, row))
+            row, pos, g = row[order], pos[order], g[order]
+        keep = g != 0
+        v.memo[key] = (row[keep], pos[keep], g[keep])
+    return v.memo[key]
 
 
-def _run_prefix(v: TopicView, run: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Running sum of ``values`` within each run (entries run-major), added in order."""
-    if not run.size:
-        return values.copy()
-    starts = _segment_starts(run, v.n_runs)
-    idx = np.arange(run.size) - starts[run]
-    table = np.zeros((v.n_runs, int(idx.max()) + 1))
-    table[run, idx] = values
-    return np.cumsum(table, axis=1)[run, idx]
+def _row_prefix(v: BatchView, row: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Running sum of ``values`` within each row (entries row-major), added in order."""
+    idx = np.arange(row.size) - _segment_starts(row, v.n_rows)[row]
+    return v.prefix_table(row, values)[row, idx + 1]
 
 
-def k_ndcg(v: TopicView, ms, ctx) -> np.ndarray:
+def k_ndcg(v: BatchView, ms, ctx) -> np.ndarray:
     """m_ndcg.c (no cutoff) and m_ndcg_cut.c (@k); gains and DCG variants as named."""
-    out = np.zeros((len(ms), v.n_runs))
+    out = np.zeros((len(ms), v.n_rows))
     gains, dcg = ms[0]["gains"], ms[0]["dcg"]
     ideal = ctx.ideal(gains, dcg)
-    run, pos, g = _gain_entries(v, gains, dcg)
-    terms = g / discount(pos, dcg)
+    row, pos, g = _gain_entries(v, gains, dcg)
+    table = v.prefix_table(row, g / discount(pos, dcg))
+    cut = [i for i, m in enumerate(ms) if m.at is not None]
+    if cut:
+        cutoffs = _cutoffs([ms[i] for i in cut])
+        dcg_at = v.sum_below(table, v.keys(row, pos), cutoffs)
+        best = ideal.at(v.row_topic[:, None], cutoffs[None, :])
+        # m_ndcg_cut.c leaves the DCG unnormalised when the ideal is 0
+        out[cut] = np.where(best > 0, _safe_div(dcg_at, best), dcg_at).T
     for i, m in enumerate(ms):
         if m.at is None:
-            total = v.sum_by_run(run, terms)
-            full = ideal.at(ideal.size)
-            out[i] = total / full if full > 0 else 0.0
-        else:
-            total = v.sum_by_run(run, np.where(pos < m.at, terms, 0.0))
-            best = float(ideal.at(min(m.at, ideal.size)))
-            out[i] = total / best if best > 0 else total
+            full = ideal.rows_total()
+            total = table[np.arange(v.n_rows), np.bincount(row, minlength=v.n_rows)]
+            out[i] = np.where(full > 0, _safe_div(total, full), 0.0)
     return out
 
 
-def k_dcg(v: TopicView, ms, ctx) -> np.ndarray:
-    gains = ms[0]["gains"]
-    run, pos, g = _gain_entries(v, gains, "log2")
-    total = v.sum_by_run(run, g / discount(pos, "log2"))
-    return np.tile(total, (len(ms), 1))
+def _dcg_total(v: BatchView, gains: tuple | None) -> np.ndarray:
+    row, pos, g = _gain_entries(v, gains, "log2")
+    return v.sum_by_row(row, g / discount(pos, "log2"))
 
 
-def k_ideal_dcg(v: TopicView, ms, ctx) -> np.ndarray:
-    ideal = ctx.ideal(ms[0]["gains"], "log2")
-    return np.full((len(ms), v.n_runs), float(ideal.at(ideal.size)))
+def k_dcg(v: BatchView, ms, ctx) -> np.ndarray:
+    return _each(_dcg_total(v, ms[0]["gains"]), ms)
 
 
-def k_ndcg_rel(v: TopicView, ms, ctx) -> np.ndarray:
+def k_ideal_dcg(v: BatchView, ms, ctx) -> np.ndarray:
+    return _each(ctx.ideal(ms[0]["gains"], "log2").rows_total(), ms)
+
+
+def k_ndcg_rel(v: BatchView, ms, ctx) -> np.ndarray:
     """m_ndcg_rel.c: nDCG at each retrieved document with positive gain, and the final nDCG
     for each relevant document not retrieved, averaged over the relevant documents."""
     ideal = ctx.ideal(ms[0]["gains"], "log2")
-    run, pos, g = _gain_entries(v, ms[0]["gains"], "log2")
+    row, pos, g = _gain_entries(v, ms[0]["gains"], "log2")
     terms = g / discount(pos, "log2")
-    prefix = _run_prefix(v, run, terms)
-    total_dcg = v.sum_by_run(run, terms)
-    m_size = ideal.size
+    prefix = _row_prefix(v, row, terms)
+    total = v.sum_by_row(row, terms)
+    size = ideal.rows_size()
+    topic = v.row_topic[row]
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(g > 0, prefix / ideal.at(np.minimum(pos + 1, m_size)), 0.0)
-        s = v.sum_by_run(run, ratio)
-        retrieved = np.bincount(run[g > 0], minlength=v.n_runs)
-        s = s + (m_size - retrieved).astype(np.float64) * total_dcg / ideal.at(m_size)
-        val = np.where(s > 0, s / float(m_size), 0.0)
-    return np.tile(val, (len(ms), 1))
+        ratio = np.where(g > 0, prefix / ideal.at(topic, pos + 1), 0.0)
+        s = v.sum_by_row(row, ratio)
+        retrieved = np.bincount(row[g > 0], minlength=v.n_rows)
+        s = s + (size - retrieved).astype(np.float64) * total / ideal.rows_total()
+        val = np.where(s > 0, s / size, 0.0)
+    return _each(val, ms)
 
 
-def k_rndcg(v: TopicView, ms, ctx) -> np.ndarray:
+def k_rndcg(v: BatchView, ms, ctx) -> np.ndarray:
     """m_Rndcg.c: nDCG averaged at each rank where the ideal gain changes."""
-    if not v.num_rel:
-        return np.zeros((len(ms), v.n_runs))
     ideal = ctx.ideal(ms[0]["gains"], "log2")
-    run, pos, g = _gain_entries(v, ms[0]["gains"], "log2")
+    row, pos, g = _gain_entries(v, ms[0]["gains"], "log2")
     terms = g / discount(pos, "log2")
-    m = ideal.size
-    seq = np.concatenate((ideal.gains, [0.0]))  # gain at ideal positions 0..m (m: exhausted)
-    prev = np.concatenate(([ideal.top_gain], seq[:-1]))
-    bounds = np.flatnonzero(seq != prev)
-    bounds = bounds[bounds >= 1]  # at position 0 the ideal DCG is still 0: not counted
-    # DCG of each run over its first n documents, for every boundary n (capped by num_ret)
-    n = np.minimum(bounds[None, :], v.num_ret[:, None])
+    # per topic, the ideal positions where the gain changes (not 0: no ideal DCG there)
+    bounds = []
+    for one in ideal.ideals:
+        seq = np.concatenate((one.gains, [0.0]))  # position m: the ideal is exhausted
+        prev = np.concatenate(([one.top_gain], seq[:-1]))
+        b = np.flatnonzero(seq != prev)
+        bounds.append(b[b >= 1])
+    n_bounds = np.array([b.size for b in bounds], dtype=np.int64)
+    flat_bounds = np.concatenate(bounds) if bounds else np.zeros(0, dtype=np.int64)
+    bound_start = np.concatenate(([0], np.cumsum(n_bounds)[:-1]))
+    # one pair per (row, boundary of its topic)
+    per_row = n_bounds[v.row_topic]
+    pair_row = np.repeat(np.arange(v.n_rows), per_row)
+    pair_idx = np.arange(pair_row.size) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+    pair_topic = v.row_topic[pair_row]
+    pair_bound = flat_bounds[bound_start[pair_topic] + pair_idx]
+    # DCG of the row's first min(boundary, num_ret) documents, over the ideal there
+    table = v.prefix_table(row, terms)
+    keys = v.keys(row, pos)
+    n = np.minimum(pair_bound, v.num_ret[pair_row])
     width = v.depth + 1
-    keys = v.keys(run, pos)
-    prefix = np.concatenate(([0.0], np.cumsum(terms)))
-    base = np.searchsorted(keys, np.arange(v.n_runs, dtype=np.int64) * width)
-    upto = np.searchsorted(keys, np.arange(v.n_runs, dtype=np.int64)[:, None] * width + n)
-    dcg_at = prefix[upto] - prefix[base][:, None]
+    upto = np.searchsorted(keys, pair_row.astype(np.int64) * width + n)
+    base = np.searchsorted(keys, np.arange(v.n_rows, dtype=np.int64) * width)
+    dcg_at = table[pair_row, upto - base[pair_row]]
     with np.errstate(divide="ignore", invalid="ignore"):
-        s = (dcg_at / ideal.at(bounds)[None, :]).sum(axis=1)
-        count = np.full(v.n_runs, float(bounds.size))
-        # trec_eval adds the full list once more when it runs past the ideal by 2 or more
-        extra = (m >= 1) & (v.num_ret > m + 1)
-        total = v.sum_by_run(run, terms)
-        s = s + np.where(extra, total / ideal.at(m), 0.0)
-        count = count + extra
-        val = s / count
-    return np.tile(val, (len(ms), 1))
+        s = v.sum_by_row(pair_row, dcg_at / ideal.at(pair_topic, pair_bound))
+        count = per_row.astype(np.float64)
+        # trec_eval adds the whole list once more when it runs past the ideal by 2 or more
+        size = ideal.rows_size()
+        extra = (size >= 1) & (v.num_ret > size + 1)
+        full = table[np.arange(v.n_rows), np.bincount(row, minlength=v.n_rows)]
+        s = s + np.where(extra, full / ideal.rows_total(), 0.0)
+        val = s / (count + extra)
+    return _each(np.where(v.num_rel > 0, val, 0.0), ms)
 
 
-def k_g(v: TopicView, ms, ctx) -> np.ndarray:
+def k_g(v: BatchView, ms, ctx) -> np.ndarray:
     """m_G.c: gain over log2(2 + cost so far - gain so far), normalised by the ideal gain."""
     ideal = ctx.ideal(ms[0]["gains"], "log2")
-    run, pos, g = _gain_entries(v, ms[0]["gains"], "log2")
-    # cost of position i: the ideal gain there if >= 1, else 1 (trec_eval's min_cost)
-    cost = np.ones(v.depth)
-    lim = min(ideal.size, v.depth)
-    cost[:lim] = np.maximum(ideal.gains[:lim], 1.0)
-    cost_so_far = np.cumsum(cost)
-    gain_so_far = _run_prefix(v, run, g)
-    terms = g / np.log2((2.0 + cost_so_far[pos]) - gain_so_far)
-    total = v.sum_by_run(run, terms)
-    best = float(ideal.gains.sum()) if ideal.size else 0.0
-    val = total / best if best > 0 else np.zeros(v.n_runs)
-    return np.tile(val, (len(ms), 1))
+    row, pos, g = _gain_entries(v, ms[0]["gains"], "log2")
+    # cost of ideal position i: its gain if >= 1, else 1 (trec_eval's min_cost); per topic
+    cost = np.ones((len(ideal.ideals), v.depth))
+    best = np.zeros(len(ideal.ideals))
+    for t, one in enumerate(ideal.ideals):
+        lim = min(one.gains.size, v.depth)
+        cost[t, :lim] = np.maximum(one.gains[:lim], 1.0)
+        best[t] = np.cumsum(one.gains)[-1] if one.gains.size else 0.0
+    cost_so_far = np.cumsum(cost, axis=1)
+    gain_so_far = _row_prefix(v, row, g)
+    terms = g / np.log2((2.0 + cost_so_far[v.row_topic[row], pos]) - gain_so_far)
+    total = v.sum_by_row(row, terms)
+    best_rows = best[v.row_topic]
+    return _each(np.where(best_rows > 0, _safe_div(total, best_rows), 0.0), ms)
 
 
-def k_set_p(v: TopicView, ms, ctx) -> np.ndarray:
-    out = np.zeros((len(ms), v.n_runs))
+def k_set_p(v: BatchView, ms, ctx) -> np.ndarray:
+    out = np.zeros((len(ms), v.n_rows))
     rr = v.num_rel_ret.astype(np.float64)
     for i, m in enumerate(ms):
         if m["relative"]:
@@ -652,37 +716,35 @@ def k_set_p(v: TopicView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_set_r(v: TopicView, ms, ctx) -> np.ndarray:
-    val = v.num_rel_ret / float(v.num_rel) if v.num_rel else np.zeros(v.n_runs)
-    return np.tile(val, (len(ms), 1))
+def k_set_r(v: BatchView, ms, ctx) -> np.ndarray:
+    val = _safe_div(v.num_rel_ret.astype(np.float64), v.num_rel_f)
+    return _each(np.where(v.num_rel > 0, val, 0.0), ms)
 
 
-def k_set_ap(v: TopicView, ms, ctx) -> np.ndarray:
+def k_set_ap(v: BatchView, ms, ctx) -> np.ndarray:
     rr = v.num_rel_ret.astype(np.float64)
     ok = (v.num_ret > 0) & (v.num_rel > 0)
-    val = np.where(ok, _safe_div(rr * rr, v.num_ret.astype(np.float64) * float(v.num_rel)), 0.0)
-    return np.tile(val, (len(ms), 1))
+    val = _safe_div(rr * rr, v.num_ret.astype(np.float64) * v.num_rel_f)
+    return _each(np.where(ok, val, 0.0), ms)
 
 
-def k_set_f(v: TopicView, ms, ctx) -> np.ndarray:
+def k_set_f(v: BatchView, ms, ctx) -> np.ndarray:
     """m_set_F.c: (x+1)PR / (xP + R), x the parameter (beta squared)."""
-    out = np.zeros((len(ms), v.n_runs))
+    out = np.zeros((len(ms), v.n_rows))
     rr = v.num_rel_ret.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         p = rr / v.num_ret.astype(np.float64)
-        r = rr / float(v.num_rel)
+        r = rr / v.num_rel_f
         for i, m in enumerate(ms):
             x = m["beta"]
             out[i] = np.where(rr > 0, (x + 1.0) * p * r / (x * p + r), 0.0)
     return out
 
 
-def _retrieved_counts(v: TopicView, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _retrieved_counts(v: BatchView, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(retrieved, relevant retrieved, judged non-relevant retrieved) in the top k or all."""
     if m.at is None:
-        ret = v.num_ret
-        rr = v.num_rel_ret
-        judged = v.num_judged
+        ret, rr, judged = v.num_ret, v.num_rel_ret, v.num_judged
     else:
         cut = np.array([m.at])
         ret = np.minimum(v.num_ret, m.at)
@@ -698,85 +760,104 @@ def _collection_size(m: Measure, ctx: KernelContext) -> float:
     return float(n)
 
 
-def k_f(v: TopicView, ms, ctx) -> np.ndarray:
-    out = np.zeros((len(ms), v.n_runs))
+def k_f(v: BatchView, ms, ctx) -> np.ndarray:
+    out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
         ret, rr, _ = _retrieved_counts(v, m)
         b2 = m["beta"] ** 2
         with np.errstate(divide="ignore", invalid="ignore"):
             p = np.where(ret > 0, rr / ret, 0.0)
-            r = rr / float(v.num_rel) if v.num_rel else np.zeros(v.n_runs)
+            r = np.where(v.num_rel > 0, rr / v.num_rel_f, 0.0)
             out[i] = np.where(rr > 0, (1.0 + b2) * p * r / (b2 * p + r), 0.0)
     return out
 
 
-def k_fallout(v: TopicView, ms, ctx) -> np.ndarray:
-    out = np.zeros((len(ms), v.n_runs))
+def k_fallout(v: BatchView, ms, ctx) -> np.ndarray:
+    out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
         _, _, nonrel = _retrieved_counts(v, m)
-        out[i] = nonrel / (_collection_size(m, ctx) - v.num_rel)
+        out[i] = nonrel / (_collection_size(m, ctx) - v.num_rel_f)
     return out
 
 
-def k_acc(v: TopicView, ms, ctx) -> np.ndarray:
-    out = np.zeros((len(ms), v.n_runs))
+def k_acc(v: BatchView, ms, ctx) -> np.ndarray:
+    out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
         n = _collection_size(m, ctx)
         ret, rr, _ = _retrieved_counts(v, m)
-        true_neg = n - ret - (v.num_rel - rr)
+        true_neg = n - ret - (v.num_rel_f - rr)
         out[i] = (rr + true_neg) / n
     return out
 
 
-def _rbp_gains(v: TopicView, gains: tuple | None) -> tuple[tuple[int, float], ...]:
+def _rbp_gain_table(stats: TopicStats, gains: tuple | None) -> dict[int, float]:
     """m_rbp.c: the gain list of gain_init.c (listed grades, then grades 0..max) scaled into
     [0, 1] when any gain lies outside it."""
-    top = int(v.stats.grades.max(initial=-1))
     table = dict(gains or ())
-    for level in range(top + 1):
+    for level in range(int(stats.grades.max(initial=-1)) + 1):
         table.setdefault(level, float(level))
-    if not table:
-        return ()
-    lo, hi = min(table.values()), max(table.values())
-    if lo < 0 or hi > 1:
-        table = {k: (g - lo) / (hi - lo) for k, g in table.items()}
-    return tuple(sorted(table.items()))
+    if table:
+        lo, hi = min(table.values()), max(table.values())
+        if lo < 0 or hi > 1:
+            table = {k: (g - lo) / (hi - lo) for k, g in table.items()}
+    return table
 
 
-def k_rbp(v: TopicView, ms, ctx) -> np.ndarray:
-    out = np.zeros((len(ms), v.n_runs))
+def k_rbp(v: BatchView, ms, ctx) -> np.ndarray:
+    out = np.zeros((len(ms), v.n_rows))
+    row, pos, code = v.judged
+    topic = v.row_topic[row]
     for i, m in enumerate(ms):
         p = m["p"]
-        run, pos, g = _gain_entries(v, _rbp_gains(v, m["gains"]), "log2")
-        total = v.sum_by_run(run, g * v.powers(p)[pos])
+        tables = [_rbp_gain_table(s, m["gains"]) for s in v.stats]
+        top = max((max(t, default=0) for t in tables), default=0)
+        lookup = np.zeros((len(tables), top + 1))
+        for t, table in enumerate(tables):
+            for level, gain in table.items():
+                if level >= 0:
+                    lookup[t, level] = gain
+        g = lookup[topic, np.minimum(code, top)]
+        weights = g * v.powers(p)[pos]
+        extra = [(lvl, gain) for lvl, gain in (m["gains"] or ()) if lvl in (NONPOOL, UNJUDGED)]
+        total = v.sum_by_row(row, weights)
+        if extra and not v.judged_only:
+            # a gain listed for a negative code: rare enough to take the slow, exact path
+            r2, p2 = nonzero2d((v.codes == NONPOOL) | (v.codes == UNJUDGED))
+            c2 = v.codes[r2, p2]
+            g2 = np.array(
+                [tables[v.row_topic[r]].get(int(c), 0.0) for r, c in zip(r2, c2, strict=True)]
+            )
+            allrow = np.concatenate((row, r2))
+            allw = np.concatenate((weights, g2 * v.powers(p)[p2]))
+            order = np.lexsort((np.concatenate((pos, p2)), allrow))
+            total = v.sum_by_row(allrow[order], allw[order])
         out[i] = (1.0 - p) * total
     return out
 
 
-def k_rbp_resid(v: TopicView, ms, ctx) -> np.ndarray:
+def k_rbp_resid(v: BatchView, ms, ctx) -> np.ndarray:
     """m_rbp_resid.c: p^num_ret + (1-p) * sum of p^i over unjudged ranks i (if any)."""
-    out = np.zeros((len(ms), v.n_runs))
-    unjudged = (v.codes < 0) & (v.codes != PAD)
-    any_unj = unjudged.any(axis=1)
+    out = np.zeros((len(ms), v.n_rows))
+    row, pos, _ = v.judged
+    any_unj = v.num_judged < v.num_ret
     for i, m in enumerate(ms):
         p = m["p"]
         powers = v.powers(p)
-        s = np.cumsum(np.where(unjudged, powers[None, : v.depth], 0.0), axis=1)
-        s = s[:, -1] if v.depth else np.zeros(v.n_runs)
-        out[i] = np.where(any_unj, powers[v.num_ret] + (1 - p) * s, 0.0)
+        every = np.concatenate(([0.0], np.cumsum(powers[:-1])))  # sum of p^i, i < n
+        unjudged = every[v.num_ret] - v.sum_by_row(row, powers[pos])
+        out[i] = np.where(any_unj, powers[v.num_ret] + (1 - p) * unjudged, 0.0)
     return out
 
 
-def k_unj(v: TopicView, ms, ctx) -> np.ndarray:
+def k_unj(v: BatchView, ms, ctx) -> np.ndarray:
     """m_unjudged.c: unjudged in the top k over k."""
     cut = _cutoffs(ms)
-    judged = v.judged_below(cut)
     ret = np.minimum(v.num_ret[:, None], cut[None, :])
-    return ((ret - judged) / cut.astype(np.float64)).T
+    return ((ret - v.judged_below(cut)) / cut.astype(np.float64)).T
 
 
-def k_judged(v: TopicView, ms, ctx) -> np.ndarray:
-    out = np.zeros((len(ms), v.n_runs))
+def k_judged(v: BatchView, ms, ctx) -> np.ndarray:
+    out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
         if m.at is None:
             judged, ret = v.num_judged, v.num_ret
@@ -787,12 +868,12 @@ def k_judged(v: TopicView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_zero(v: TopicView, ms, ctx) -> np.ndarray:
-    return np.zeros((len(ms), v.n_runs))
+def k_zero(v: BatchView, ms, ctx) -> np.ndarray:
+    return np.zeros((len(ms), v.n_rows))
 
 
-def k_one(v: TopicView, ms, ctx) -> np.ndarray:
-    return np.ones((len(ms), v.n_runs))
+def k_one(v: BatchView, ms, ctx) -> np.ndarray:
+    return np.ones((len(ms), v.n_rows))
 
 
 KERNELS: dict[str, Kernel] = {
@@ -840,19 +921,15 @@ KERNELS: dict[str, Kernel] = {
 }
 
 
-def relstrings(v: TopicView, n: int) -> list[str]:
-    """m_relstring.c: one character per rank for the first n documents of each run."""
-    chars = np.array(list("0123456789"), dtype="<U1")
+def relstrings(v: BatchView, n: int) -> list[str]:
+    """m_relstring.c: one character per rank for the first n documents of each row."""
     width = min(max(n, 0), v.depth)
     codes = v.codes[:, :width]
     text = np.full(codes.shape, "<", dtype="<U1")
     text[codes > 9] = ">"
     ok = (codes >= 0) & (codes <= 9)
-    text[ok] = chars[codes[ok]]
+    text[ok] = np.array(list("0123456789"), dtype="<U1")[codes[ok]]
     text[codes == NONPOOL] = "-"
     text[codes == UNJUDGED] = "."
-    out = []
-    for r in range(v.n_runs):
-        length = min(width, int(v.num_ret[r]))
-        out.append("".join(text[r, :length].tolist()))
-    return out
+    lengths = np.minimum(width, v.num_ret)
+    return ["".join(text[r, : lengths[r]].tolist()) for r in range(v.n_rows)]

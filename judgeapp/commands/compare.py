@@ -1,0 +1,246 @@
+"""`compare QRELS RUN... --baseline RUN -m MEASURE`: is a run really better than the baseline?
+
+Per measure: each run's mean, its difference from the baseline, paired Cohen's d, a paired
+t-test and a paired randomization test (seeded, 10,000 sign flips by default), both
+corrected across the runs (Holm by default). Statistics: judgeapp.measures.significance.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from judgeapp.commands import CommandError
+from judgeapp.commands.evaluate import add_trec_options, evaluate
+
+ORDER = 61
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="compare runs with a baseline: means, t-test, randomization test, effect size",
+        description="Evaluate the runs and compare each with the baseline on every measure: "
+        "mean, difference, paired Cohen's d (mean difference / its standard deviation), "
+        "paired t-test and paired randomization test, with p-values corrected across runs "
+        "(Holm, Bonferroni or none). '*' marks a corrected randomization p below --alpha.",
+    )
+    p.add_argument("qrels", nargs="?", metavar="QRELS", help="TREC qrels file")
+    p.add_argument("run_files", nargs="*", metavar="RUN", help="TREC run files")
+    p.add_argument(
+        "--baseline",
+        required=True,
+        metavar="RUN",
+        help="the baseline: one of the RUN files (path or runid), or another file",
+    )
+    p.add_argument(
+        "-m",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="measure to compare on (repeatable; default AP)",
+    )
+    p.add_argument(
+        "--permutations",
+        type=int,
+        default=10_000,
+        help="sign flips in the randomization test (default 10000)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--correction",
+        choices=("holm", "bonferroni", "none"),
+        default="holm",
+        help="multiple-comparison correction across runs (default holm)",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level for '*'")
+    p.add_argument("--format", dest="fmt", choices=("table", "csv", "json"), default="table")
+    add_trec_options(p)
+    p.set_defaults(handler=run)
+
+
+def _baseline_index(names: list[str], runids: tuple[str, ...], baseline: str) -> int:
+    for candidates in (names, list(runids)):
+        if baseline in candidates:
+            return candidates.index(baseline)
+    raise CommandError(f"baseline {baseline!r} is not among the runs")
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from judgeapp.measures.significance import compare_to_baseline
+
+    if args.permutations < 1:
+        raise CommandError("--permutations must be at least 1")
+    run_files = list(args.run_files)
+    if not args.db and args.baseline not in run_files:
+        run_files.insert(0, args.baseline)  # a baseline file not listed among RUN
+    results = evaluate(args, args.measures or ["AP"], run_files)
+    names = list(results.run_names)
+    base = _baseline_index(names, results.runids, args.baseline)
+    comparisons = []
+    for i, m in enumerate(results.measures):
+        if m.aggregate != "mean":
+            raise CommandError(
+                f"compare needs measures averaged over topics; {m.name} is a {m.aggregate}"
+            )
+        values = results.values[i].copy()
+        values[~results.evaluated] = np.nan
+        comparisons.append(
+            compare_to_baseline(
+                values,
+                names,
+                base,
+                measure=m.name,
+                permutations=args.permutations,
+                seed=args.seed,
+                correction=args.correction,
+            )
+        )
+    writer = {"table": _table, "csv": _csv, "json": _json}[args.fmt]
+    sys.stdout.write(writer(comparisons, args.alpha))
+    return 0
+
+
+def _rows(comparisons, alpha: float):
+    for c in comparisons:
+        sig = c.significant(alpha)
+        for r, name in enumerate(c.runs):
+            yield c, r, name, bool(sig[r])
+
+
+def _table(comparisons, alpha: float) -> str:
+    head = (
+        "measure",
+        "run",
+        "mean",
+        "delta",
+        "d",
+        "t",
+        "p(t)",
+        "p(t,adj)",
+        "p(rand)",
+        "p(rand,adj)",
+        "",
+    )
+    lines = [head]
+    for c, r, name, sig in _rows(comparisons, alpha):
+        if r == c.baseline:
+            lines.append(
+                (
+                    c.measure,
+                    name + " (baseline)",
+                    f"{c.mean[r]:.4f}",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                )
+            )
+            continue
+        lines.append(
+            (
+                c.measure,
+                name,
+                f"{c.mean[r]:.4f}",
+                f"{c.delta[r]:+.4f}",
+                f"{c.effect_size[r]:+.3f}",
+                f"{c.t[r]:+.3f}",
+                f"{c.p_t[r]:.4f}",
+                f"{c.p_t_adjusted[r]:.4f}",
+                f"{c.p_rand[r]:.4f}",
+                f"{c.p_rand_adjusted[r]:.4f}",
+                "*" if sig else "",
+            )
+        )
+    widths = [max(len(row[k]) for row in lines) for k in range(len(head))]
+    out = ["  ".join(cell.ljust(widths[k]) for k, cell in enumerate(row)).rstrip() for row in lines]
+    c0 = comparisons[0]
+    out.append(
+        f"# {c0.topics} topics; randomization: {c0.permutations} sign flips, seed {c0.seed}; "
+        f"correction: {c0.correction} across {len(c0.runs) - 1} run(s); d = paired "
+        f"Cohen's d; * = corrected randomization p < {alpha}"
+    )
+    return "\n".join(out) + "\n"
+
+
+def _csv(comparisons, alpha: float) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(
+        [
+            "measure",
+            "run",
+            "baseline",
+            "topics",
+            "mean",
+            "delta",
+            "cohens_d",
+            "t",
+            "p_t",
+            "p_t_adjusted",
+            "p_rand",
+            "p_rand_adjusted",
+            "significant",
+        ]
+    )
+    for c, r, name, sig in _rows(comparisons, alpha):
+        w.writerow(
+            [
+                c.measure,
+                name,
+                c.runs[c.baseline],
+                c.topics,
+                f"{c.mean[r]:.6f}",
+                f"{c.delta[r]:.6f}",
+                f"{c.effect_size[r]:.6f}",
+                f"{c.t[r]:.6f}",
+                f"{c.p_t[r]:.6g}",
+                f"{c.p_t_adjusted[r]:.6g}",
+                f"{c.p_rand[r]:.6g}",
+                f"{c.p_rand_adjusted[r]:.6g}",
+                int(sig),
+            ]
+        )
+    return buf.getvalue()
+
+
+def _json(comparisons, alpha: float) -> str:
+    out = []
+    for c in comparisons:
+        sig = c.significant(alpha)
+        out.append(
+            {
+                "measure": c.measure,
+                "baseline": c.runs[c.baseline],
+                "topics": c.topics,
+                "correction": c.correction,
+                "permutations": c.permutations,
+                "seed": c.seed,
+                "runs": [
+                    {
+                        "run": name,
+                        "mean": float(c.mean[r]),
+                        "delta": float(c.delta[r]),
+                        "cohens_d": float(c.effect_size[r]),
+                        "t": float(c.t[r]),
+                        "p_t": float(c.p_t[r]),
+                        "p_t_adjusted": float(c.p_t_adjusted[r]),
+                        "p_rand": float(c.p_rand[r]),
+                        "p_rand_adjusted": float(c.p_rand_adjusted[r]),
+                        "significant": bool(sig[r]),
+                    }
+                    for r, name in enumerate(c.runs)
+                ],
+            }
+        )
+    return json.dumps(out, indent=2) + "\n"

@@ -1,0 +1,204 @@
+"""`evaluate [trec_eval options] QRELS RUN...`: trec_eval's numbers and output format.
+
+Options mean what they mean to trec_eval 10.0 (trec_eval.c): -q per-topic values too,
+-n no summary, -c average over every judged topic (a run's missing topic counts 0),
+-l N relevance level, -M N use the first N documents, -N N collection size, -J judged
+documents only, -m MEASURE (repeatable; default `official`). Several runs print one block
+each, in order. `--trec-eval 9` gives 9.x values (pytrec_eval's), `--format` csv/tsv/json
+for machines, `--db` evaluates the runs and judgments of a project.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+from judgeapp.commands import CommandError
+
+ORDER = 60
+
+
+def add_trec_options(p: argparse.ArgumentParser) -> None:
+    """The evaluation options shared by `evaluate` and `compare`."""
+    p.add_argument(
+        "-l",
+        dest="level",
+        type=int,
+        default=1,
+        metavar="N",
+        help="lowest grade counted relevant (default 1)",
+    )
+    p.add_argument(
+        "-M",
+        dest="max_docs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="use only the first N documents of each ranking",
+    )
+    p.add_argument(
+        "-N",
+        dest="num_docs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="number of documents in the collection (utility, Fallout, Acc)",
+    )
+    p.add_argument(
+        "-J",
+        dest="judged_only",
+        action="store_true",
+        help="drop unjudged documents from each ranking first (use with care)",
+    )
+    p.add_argument(
+        "-c",
+        dest="complete",
+        action="store_true",
+        help="average over every topic of the judgments; missing topics count 0",
+    )
+    p.add_argument(
+        "--trec-eval",
+        dest="version",
+        type=int,
+        choices=(9, 10),
+        default=10,
+        help="reproduce trec_eval 10.0 (default) or 9.x (as pytrec_eval)",
+    )
+    p.add_argument(
+        "--db", metavar="DB", help="evaluate the runs of this project (file path or SQLAlchemy URL)"
+    )
+    p.add_argument(
+        "--judgments",
+        metavar="SOURCE",
+        help="with --db: the assessor or imported qrels source to use",
+    )
+    p.add_argument("--runs", nargs="+", metavar="NAME", help="with --db: only these runs")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "evaluate",
+        help="evaluate runs as trec_eval 10.0 does (same options, same output)",
+        description="Evaluate RUN files against QRELS with trec_eval's options and output: "
+        "scripts written for trec_eval work by swapping the command. Measures may be given "
+        "in trec_eval syntax (-m P.5,10, -m ndcg_cut.10, -m all_trec) or ir_measures "
+        "syntax (-m 'nDCG@10', -m 'P(rel=2)@5', -m AP).",
+    )
+    p.add_argument("qrels", nargs="?", metavar="QRELS", help="TREC qrels file")
+    p.add_argument("run_files", nargs="*", metavar="RUN", help="TREC run file(s); - is stdin")
+    p.add_argument(
+        "-q", dest="per_topic", action="store_true", help="also print each topic's values"
+    )
+    p.add_argument("-n", dest="no_summary", action="store_true", help="print no summary")
+    p.add_argument(
+        "-m",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="measure or nickname to print (repeatable; default: official)",
+    )
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        choices=("trec", "csv", "tsv", "json"),
+        default="trec",
+        help="output format (default: trec_eval's)",
+    )
+    add_trec_options(p)
+    p.set_defaults(handler=run)
+
+
+def evaluation_options(args: argparse.Namespace):
+    from judgeapp.measures import EvalOptions
+
+    return EvalOptions(
+        version=args.version,
+        relevance_level=args.level,
+        judged_only=args.judged_only,
+        max_docs=args.max_docs,
+        num_docs=args.num_docs,
+        complete=args.complete,
+    )
+
+
+def load_inputs(args: argparse.Namespace, run_files: list[str]):
+    """(Judgments, [Run]) from files, or from the project with --db."""
+    from judgeapp.measures import Judgments, Run, Vocabulary
+
+    if args.db:
+        if args.qrels or run_files:
+            raise CommandError("give either --db or QRELS and RUN files, not both")
+        from judgeapp.services.evaluation import load_for_evaluation
+
+        return load_for_evaluation(args.db, runs=args.runs, assessor=args.judgments)
+    if args.judgments or args.runs:
+        raise CommandError("--judgments and --runs go with --db")
+    if not args.qrels or not run_files:
+        raise CommandError("give a QRELS file and at least one RUN file (or --db DB)")
+    from judgeapp.formats import read_qrels, read_run
+
+    vocab = Vocabulary()
+    judgments = Judgments.from_qrels(read_qrels(args.qrels), vocab)
+    runs = []
+    for path in run_files:
+        with _readable(path) as real_path:
+            run_file = read_run(real_path)
+        runs.append(Run.from_run_file(run_file, vocab, name=path, float32_scores=args.version < 10))
+    return judgments, runs
+
+
+class _readable:
+    """A path to read: the file itself, or stdin copied to a temporary file for `-`."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.tmp: str | None = None
+
+    def __enter__(self) -> str:
+        if self.path != "-":
+            return self.path
+        fd, self.tmp = tempfile.mkstemp(prefix="judgeapp-run-")
+        with os.fdopen(fd, "wb") as out:
+            shutil.copyfileobj(sys.stdin.buffer, out)
+        return self.tmp
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tmp:
+            os.unlink(self.tmp)
+
+
+def evaluate(args: argparse.Namespace, measure_args: list[str], run_files: list[str]):
+    """Run the evaluation the arguments ask for; user errors become CommandError."""
+    from judgeapp.measures import Evaluator, MeasureError, MissingTopicError, parse_measures
+
+    try:
+        measures = parse_measures(measure_args, version=args.version)
+    except MeasureError as exc:
+        raise CommandError(f"illegal measure: {exc}") from exc
+    judgments, runs = load_inputs(args, run_files)
+    if not runs:
+        raise CommandError("no runs to evaluate")
+    try:
+        results = Evaluator(judgments, runs, measures, evaluation_options(args)).evaluate()
+    except MissingTopicError as exc:
+        raise CommandError(str(exc)) from exc
+    except ValueError as exc:  # e.g. a measure that needs -N
+        raise CommandError(str(exc)) from exc
+    empty = [runs[r].name for r, n in enumerate(results.num_topics) if n == 0]
+    if empty:
+        raise CommandError(
+            f"no topics with both results and judgments for run(s) {', '.join(empty)}"
+        )
+    return results
+
+
+def run(args: argparse.Namespace) -> int:
+    from judgeapp.measures import format_results
+
+    results = evaluate(args, args.measures or ["official"], args.run_files)
+    text = format_results(results, args.fmt, per_topic=args.per_topic, summary=not args.no_summary)
+    sys.stdout.write(text)
+    return 0
