@@ -32,8 +32,18 @@ from judgeapp.measures.parse import parse_measures  # noqa: E402
 
 ROBUST = ROOT.parent / "shared" / "data" / "robust03"
 PYTREC_OFFICIAL = {
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P",
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
 }
 
 
@@ -52,10 +62,10 @@ def robust_inputs():
     qrels_file = read_qrels(ROBUST / "robust03_qrels.txt")
     run_files = [read_run(p) for p in sorted((ROBUST / "runs").glob("input.*.gz"))]
     pyt_qrels: dict[str, dict[str, int]] = {}
-    for q, d, g in zip(qrels_file.qids, qrels_file.docnos, qrels_file.grades.tolist()):
+    for q, d, g in zip(qrels_file.qids, qrels_file.docnos, qrels_file.grades.tolist(), strict=True):
         pyt_qrels.setdefault(q, {})[d] = g
     pyt_runs = [
-        {q: dict(zip(t.docnos, t.scores.tolist())) for q, t in rf.topics.items()}
+        {q: dict(zip(t.docnos, t.scores.tolist(), strict=True)) for q, t in rf.topics.items()}
         for rf in run_files
     ]
     vocab = Vocabulary()
@@ -81,14 +91,13 @@ def generated_inputs(n_runs=100, n_topics=50, depth=1000, n_docs=50_000, seed=7)
         for q in qids:
             docs, grades = judged[q]
             pool = np.concatenate([docs[grades > 0], rng.choice(n_docs, 2 * depth)])
-            weight = np.concatenate([np.full((grades > 0).sum(), 1.0 + r % 5),
-                                     np.ones(2 * depth)])
-            order = np.argsort(-rng.random(pool.size) ** (1.0 / weight), kind="stable")
+            weight = np.concatenate([np.full((grades > 0).sum(), 1.0 + r % 5), np.ones(2 * depth)])
+            order = np.argsort(-(rng.random(pool.size) ** (1.0 / weight)), kind="stable")
             ranked = pd_unique(pool[order])[:depth]
             topics[q] = ranked
         runs.append(topics)
     docno = [f"DOC{i:06d}" for i in range(n_docs)]
-    pyt_qrels = {q: {docno[d]: int(g) for d, g in zip(*judged[q])} for q in qids}
+    pyt_qrels = {q: {docno[d]: int(g) for d, g in zip(*judged[q], strict=True)} for q in qids}
     pyt_runs = [
         {q: {docno[d]: float(depth - i) for i, d in enumerate(ids)} for q, ids in run.items()}
         for run in runs
@@ -96,8 +105,10 @@ def generated_inputs(n_runs=100, n_topics=50, depth=1000, n_docs=50_000, seed=7)
     judgments = Judgments.from_arrays(judged)
     our_runs = [Run.from_arrays(f"run{r}", run) for r, run in enumerate(runs)]
     entries = sum(a.size for run in runs for a in run.values())
-    return (pyt_qrels, pyt_runs), (judgments, our_runs), (
-        f"{n_runs} runs x {n_topics} topics x {depth} docs = {entries:,} entries"
+    return (
+        (pyt_qrels, pyt_runs),
+        (judgments, our_runs),
+        (f"{n_runs} runs x {n_topics} topics x {depth} docs = {entries:,} entries"),
     )
 
 
@@ -116,12 +127,13 @@ def compare(label, pyt, ours, repeat, rows):
         ("official", PYTREC_OFFICIAL, parse_measures(["official"])),
         ("all_trec", set(pytrec_eval.supported_measures), parse_measures(["all_trec"])),
     ):
-        def run_pytrec():
+
+        def run_pytrec(pyt_measures=pyt_measures):
             ev = pytrec_eval.RelevanceEvaluator(pyt_qrels, pyt_measures)
             for run in pyt_runs:
                 ev.evaluate(run)
 
-        def run_ours():
+        def run_ours(our_measures=our_measures):
             Evaluator(judgments, runs, our_measures, EvalOptions()).evaluate()
 
         t_pyt = best_of(repeat, run_pytrec)
