@@ -1,0 +1,250 @@
+"""`simulate --qrels Q --runs RUN... --depth K --strategy S[,S...]`: replay judging orders with
+qrels as the assessor, and run the pool-bias test."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+from judgeapp.commands import CommandError, progress_bar
+from judgeapp.commands.pool import ORDER_CHOICES, add_topics_argument, select_topics
+
+ORDER = 46
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "simulate",
+        help="replay judging orders on a depth pool with qrels as the assessor",
+        description="Pool RUN files to --depth, then judge every pooled document in the "
+        "order of each --strategy, taking grades from the qrels (pooled documents the qrels "
+        "lack count as non-relevant; their number is reported). Prints the judgments each "
+        "strategy needed to find 50/80/90/100%% of the pool's relevant documents, summed "
+        "over topics, as a tab-separated table, and writes per-strategy curves (CSV, PNG) "
+        "to --out. Also runs Zobel's pool-bias test (per run: MAP without the documents "
+        "only it pooled, and Kendall's tau between the system rankings).",
+    )
+    p.add_argument("--qrels", required=True, help="the assessor: TREC qrels")
+    p.add_argument("--runs", required=True, nargs="+", metavar="RUN", help="TREC run files")
+    p.add_argument("--depth", required=True, type=int, help="pool depth")
+    p.add_argument(
+        "--strategy",
+        required=True,
+        help=f"judging orders, comma-separated: {','.join(ORDER_CHOICES)}",
+    )
+    add_topics_argument(p, "every judged topic a run retrieved")
+    p.add_argument("--out", default="simulation", help="folder for CSV and PNG files")
+    p.add_argument("--seed", type=int, default=0, help="seed of the blind order")
+    p.add_argument(
+        "--relevance-level",
+        "-l",
+        type=int,
+        default=1,
+        help="lowest grade counted relevant (default 1, as trec_eval)",
+    )
+    p.add_argument("--no-bias", action="store_true", help="skip the pool-bias test")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from judgeapp.formats import read_qrels, read_run
+    from judgeapp.measures import Judgments, Vocabulary
+    from judgeapp.pooling import ORDERS, depth_pool
+    from judgeapp.pooling.simulate import FRACTIONS, needed_table, pool_bias, simulate
+
+    strategies = [s.strip() for s in args.strategy.split(",") if s.strip()]
+    unknown = [s for s in strategies if s not in ORDERS]
+    if unknown or not strategies:
+        raise CommandError(
+            f"unknown strategy {unknown[0] if unknown else args.strategy!r} "
+            f"(choose from {', '.join(ORDERS)})"
+        )
+    if args.depth < 1:
+        raise CommandError("--depth must be at least 1")
+    vocab = Vocabulary()
+    qrels_file = read_qrels(args.qrels)
+    judgments = Judgments.from_qrels(qrels_file, vocab)
+    lists: dict[str, dict[str, np.ndarray]] = {}
+    with progress_bar("reading runs") as progress:
+        for i, path in enumerate(args.runs):
+            progress(i, len(args.runs), Path(path).name)
+            run_file = read_run(path)
+            name = run_file.tag or Path(path).name
+            if name in lists:  # two files with one tag: tell them apart by file name
+                name = Path(path).name
+            lists[name] = {q: vocab.ids(t.docnos) for q, t in run_file.topics.items()}
+    run_qids = {q for topics in lists.values() for q in topics}
+    judged = set(judgments.qids)
+    qids = select_topics(args.topics, run_qids | judged)
+    if qids is None:
+        qids = sorted(run_qids & judged, key=str.encode)
+    skipped = [q for q in qids if q not in judged]
+    qids = [q for q in qids if q in judged and q in run_qids]
+    if skipped:
+        print(f"topics without judgments, left out: {' '.join(skipped)}", file=sys.stderr)
+    if not qids:
+        raise CommandError("no topic is both judged in the qrels and retrieved by a run")
+    qrels = {q: (judgments.topics[q].docids, judgments.topics[q].grades) for q in qids}
+    names = list(lists)
+    empty = np.empty(0, np.int64)
+    pool = {
+        q: depth_pool(q, names, [lists[r].get(q, empty) for r in names], args.depth) for q in qids
+    }
+    with progress_bar("simulating", unit="topic") as progress:
+        results = simulate(
+            strategies,
+            pool,
+            lists,
+            qrels,
+            seed=args.seed,
+            min_grade=args.relevance_level,
+            progress=progress,
+        )
+    first = results[strategies[0]]
+    pooled = sum(r.pool_size for r in first)
+    unjudged = sum(r.unjudged for r in first)
+    relevant = sum(r.relevant for r in first)
+    print(
+        f"{len(qids)} topics, {len(names)} runs, depth {args.depth}: {pooled} pooled documents, "
+        f"{relevant} relevant; {unjudged} pooled documents are not in the qrels and count as "
+        "non-relevant",
+        file=sys.stderr,
+    )
+    table = needed_table(results)
+    header = ["strategy"] + [f"judged_{round(f * 100)}" for f in FRACTIONS]
+    print("\t".join(header))
+    for name in strategies:
+        print("\t".join([name, *map(str, table[name])]))
+    sys.stdout.flush()
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_outputs(out, strategies, results, table, header, vocab.docnos)
+    bias = None
+    if not args.no_bias:
+        with progress_bar("pool bias", unit="run") as progress:
+            bias = pool_bias(pool, lists, qrels, min_grade=args.relevance_level, progress=progress)
+        write_bias(out, bias)
+        print(format_bias(bias), file=sys.stderr, end="")
+    print(f"curves, tables and plot written to {out}/", file=sys.stderr)
+    return 0
+
+
+def write_outputs(out: Path, strategies, results, table, header, docnos) -> None:
+    import numpy as np
+
+    from judgeapp.pooling.simulate import FRACTIONS, summed_curve
+
+    with open(out / "judgments_needed.tsv", "w", newline="") as fh:
+        w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        w.writerow(header)
+        for name in strategies:
+            w.writerow([name, *table[name]])
+    with open(out / "per_topic.csv", "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["strategy", "qid", "pooled", "relevant", "unjudged", *header[1:]])
+        for name in strategies:
+            for r in results[name]:
+                needed = [r.judgments_needed(f) for f in FRACTIONS]
+                w.writerow([name, r.qid, r.pool_size, r.relevant, r.unjudged, *needed])
+    curves = {}
+    with open(out / "found_vs_judged.csv", "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["strategy", "judged_per_topic", "judged_total", "found"])
+        for name in strategies:
+            found = summed_curve(results[name])
+            sizes = np.array([r.pool_size for r in results[name]])
+            total = np.minimum.outer(np.arange(len(found)), sizes).sum(axis=1)
+            curves[name] = (total, found)
+            for n, (made, hits) in enumerate(zip(total.tolist(), found.tolist(), strict=True)):
+                w.writerow([name, n, made, hits])
+    with open(out / "judging_orders.csv", "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["strategy", "qid", "judgment", "docno", "relevant", "found"])
+        for name in strategies:
+            for r in results[name]:
+                for i, (doc, rel, found) in enumerate(
+                    zip(docnos(r.order), r.relevant_at.tolist(), r.found.tolist(), strict=True)
+                ):
+                    w.writerow([name, r.qid, i + 1, doc, int(rel), found])
+    plot_curves(
+        out / "found_vs_judged.png", curves, sum(r.relevant for r in results[strategies[0]])
+    )
+
+
+def plot_curves(path: Path, curves: dict, relevant: int) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7, 4.5), dpi=120)
+    ax = fig.add_subplot()
+    for name, (made, found) in curves.items():
+        ax.plot(made, found, label=name, linewidth=1.4)
+    ax.axhline(relevant, color="0.6", linewidth=0.8, linestyle=":")
+    ax.set_xlabel("judgments made (summed over topics, the same number per topic)")
+    ax.set_ylabel("relevant documents found (all topics)")
+    ax.set_title("Relevant found against judgments made")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def write_bias(out: Path, bias) -> None:
+    with open(out / "pool_bias.csv", "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(
+            [
+                "run",
+                "unique_docs",
+                "unique_relevant",
+                f"{bias.measure}_full",
+                f"{bias.measure}_reduced",
+                "change",
+                "change_percent",
+                "rank_full",
+                "rank_reduced",
+            ]
+        )
+        for r in bias.rows:
+            w.writerow(
+                [
+                    r.run,
+                    r.unique_docs,
+                    r.unique_relevant,
+                    f"{r.score_full:.4f}",
+                    f"{r.score_reduced:.4f}",
+                    f"{r.change:.4f}",
+                    f"{r.change_percent:.1f}",
+                    r.rank_full,
+                    r.rank_reduced,
+                ]
+            )
+
+
+def format_bias(bias) -> str:
+    """The pool-bias table as Markdown (what benchmarks/results/pool_bias.md holds)."""
+    m = "MAP" if bias.measure == "AP" else bias.measure
+    lines = [
+        f"| run | unique docs | unique relevant | {m} full | {m} reduced | change | "
+        "change % | rank full | rank reduced |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in sorted(bias.rows, key=lambda r: r.rank_full):
+        lines.append(
+            f"| {r.run} | {r.unique_docs} | {r.unique_relevant} | {r.score_full:.4f} | "
+            f"{r.score_reduced:.4f} | {r.change:+.4f} | {r.change_percent:+.1f} | "
+            f"{r.rank_full} | {r.rank_reduced} |"
+        )
+    lines.append("")
+    lines.append(
+        f"Kendall's tau between the rankings by full and by reduced {m}: "
+        f"{bias.tau:.4f} (p = {bias.tau_p:.2g})"
+    )
+    return "\n".join(lines) + "\n"

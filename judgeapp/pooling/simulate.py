@@ -1,0 +1,254 @@
+"""Replaying judging with qrels as the assessor, and the pool-bias test.
+
+`simulate` judges every pooled document of every topic in the order each strategy chooses,
+taking the grade from the qrels (a pooled document the qrels lack counts as non-relevant),
+and records after every judgment how many relevant documents were found. From that curve
+`judgments_needed` reads how many judgments reached a share of the pool's relevant documents.
+
+`pool_bias` is Zobel's test (SIGIR 1998) of how much a run's score depends on the documents
+only it contributed to the pool: for each run, those documents lose their judgments (they
+become unjudged, so non-relevant to AP), the run is evaluated again, and its change in score
+and in rank among the other runs (scored on the full judgments) is reported, with Kendall's
+tau between the ranking by full scores and the ranking by the reduced scores.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from judgeapp.pooling.order import make_order
+from judgeapp.pooling.pools import PoolTopic, topic_seed
+
+FRACTIONS = (0.5, 0.8, 0.9, 1.0)
+Qrels = Mapping[str, tuple[np.ndarray, np.ndarray]]  # qid -> (doc ids, grades)
+ProgressFn = Callable[[int, int | None, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class TopicReplay:
+    """One topic judged to the end in one strategy's order."""
+
+    qid: str
+    order: np.ndarray  # doc ids in the order they were judged
+    relevant_at: np.ndarray  # bool, parallel to `order`
+    unjudged: int  # pooled documents the qrels do not grade (counted as non-relevant)
+
+    @property
+    def pool_size(self) -> int:
+        return len(self.order)
+
+    @property
+    def relevant(self) -> int:
+        return int(self.relevant_at.sum())
+
+    @property
+    def found(self) -> np.ndarray:
+        """Relevant documents found after 1, 2, ... judgments."""
+        return np.cumsum(self.relevant_at)
+
+    def judgments_needed(self, fraction: float) -> int:
+        return judgments_needed(self.found, self.relevant, fraction)
+
+
+def judgments_needed(found: np.ndarray, relevant: int, fraction: float) -> int:
+    """The fewest judgments after which at least ceil(fraction x relevant) relevant documents
+    were found (0 when that is 0)."""
+    target = math.ceil(fraction * relevant - 1e-9)
+    if target <= 0:
+        return 0
+    return int(np.searchsorted(found, target) + 1)
+
+
+def grades_for(topic: PoolTopic, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """Grades of the pooled documents from `qrels`, and which of them the qrels lack."""
+    ids, grades = qrels.get(topic.qid, (np.empty(0, np.int64), np.empty(0, np.int64)))
+    ids = np.asarray(ids, np.int64)
+    order = np.argsort(ids, kind="stable")
+    ids, grades = ids[order], np.asarray(grades)[order]
+    pos = np.searchsorted(ids, topic.doc_ids)
+    pos = np.minimum(pos, max(len(ids) - 1, 0))
+    known = ids[pos] == topic.doc_ids if len(ids) else np.zeros(len(topic), bool)
+    pooled_grades = np.where(known, grades[pos] if len(ids) else 0, 0)
+    return pooled_grades.astype(np.int64), ~known
+
+
+def replay_topic(
+    strategy: str,
+    topic: PoolTopic,
+    run_lists: Mapping[str, np.ndarray],
+    qrels: Qrels,
+    seed: int = 0,
+    min_grade: int = 1,
+) -> TopicReplay:
+    """Judge every pooled document of `topic` in `strategy`'s order."""
+    grades, missing = grades_for(topic, qrels)
+    grade_of = dict(zip(topic.doc_ids.tolist(), grades.tolist(), strict=True))
+    order = make_order(strategy, topic, run_lists, topic_seed(seed, topic.qid))
+    seen, rel = [], []
+    while (doc := order.next_doc()) is not None:
+        grade = grade_of[doc]
+        relevant = grade >= min_grade
+        order.record(doc, grade, relevant)
+        seen.append(doc)
+        rel.append(relevant)
+    return TopicReplay(topic.qid, np.array(seen, np.int64), np.array(rel, bool), int(missing.sum()))
+
+
+def simulate(
+    strategies: Sequence[str],
+    pool: Mapping[str, PoolTopic],
+    lists: Mapping[str, Mapping[str, np.ndarray]],
+    qrels: Qrels,
+    *,
+    seed: int = 0,
+    min_grade: int = 1,
+    progress: ProgressFn | None = None,
+) -> dict[str, list[TopicReplay]]:
+    """Every strategy over every topic of `pool`; `lists` is run -> qid -> doc ids (the
+    runs' full ranked lists, in pool run order)."""
+    out: dict[str, list[TopicReplay]] = {}
+    total = len(strategies) * len(pool)
+    done = 0
+    for strategy in strategies:
+        replays = []
+        for qid, topic in pool.items():
+            if progress:
+                progress(done, total, f"{strategy} {qid}")
+            run_lists = {
+                run: topics.get(qid, np.empty(0, np.int64)) for run, topics in lists.items()
+            }
+            replays.append(replay_topic(strategy, topic, run_lists, qrels, seed, min_grade))
+            done += 1
+        out[strategy] = replays
+    if progress:
+        progress(total, total, "simulated")
+    return out
+
+
+def needed_table(
+    results: Mapping[str, Sequence[TopicReplay]], fractions: Sequence[float] = FRACTIONS
+) -> dict[str, list[int]]:
+    """Per strategy: judgments needed for each fraction, summed over topics."""
+    return {
+        name: [sum(r.judgments_needed(f) for r in replays) for f in fractions]
+        for name, replays in results.items()
+    }
+
+
+def summed_curve(replays: Sequence[TopicReplay]) -> np.ndarray:
+    """Relevant documents found over all topics after n judgments per topic, n = 0, 1, ...
+    up to the largest pool (a topic whose pool is judged stays at its total)."""
+    longest = max((r.pool_size for r in replays), default=0)
+    total = np.zeros(longest + 1, np.int64)
+    for r in replays:
+        found = np.r_[0, r.found]
+        total[: len(found)] += found
+        total[len(found) :] += found[-1]
+    return total
+
+
+# -- the pool-bias test ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BiasRow:
+    run: str
+    unique_docs: int  # pooled documents only this run contributed (over all topics)
+    unique_relevant: int  # of which judged relevant
+    score_full: float
+    score_reduced: float
+    rank_full: int  # 1 = best, among all runs scored on the full judgments
+    rank_reduced: int  # the run's reduced score placed among the others' full scores
+
+    @property
+    def change(self) -> float:
+        return self.score_reduced - self.score_full
+
+    @property
+    def change_percent(self) -> float:
+        return 100.0 * self.change / self.score_full if self.score_full else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class BiasReport:
+    measure: str
+    rows: list[BiasRow]
+    tau: float  # Kendall's tau: ranking by full scores vs ranking by reduced scores
+    tau_p: float
+
+
+def _ranks(scores: np.ndarray) -> np.ndarray:
+    """1 = highest score; ties share the better rank."""
+    return np.array([1 + int((scores > s).sum()) for s in scores])
+
+
+def pool_bias(
+    pool: Mapping[str, PoolTopic],
+    runs: Mapping[str, Mapping[str, np.ndarray]],
+    qrels: Qrels,
+    *,
+    measure: str = "AP",
+    min_grade: int = 1,
+    progress: ProgressFn | None = None,
+) -> BiasReport:
+    """Zobel's leave-one-run-out test over the topics of `pool` (`runs`: name -> qid -> doc
+    ids in trec_eval order; the pool's runs). Scores are means over the pool's topics that
+    the qrels judge, as trec_eval -c computes them."""
+    from scipy.stats import kendalltau
+
+    from judgeapp.measures import EvalOptions, Evaluator, Judgments, Run
+
+    qids = [q for q in pool if q in qrels]
+    wanted = set(qids)
+    options = EvalOptions(relevance_level=min_grade, complete=True)
+    full = Judgments.from_arrays({q: qrels[q] for q in qids})
+    run_objs = [
+        Run.from_arrays(name, {q: ids for q, ids in topics.items() if q in wanted})
+        for name, topics in runs.items()
+    ]
+    names = [r.name for r in run_objs]
+    full_scores = Evaluator(full, run_objs, [measure], options).evaluate().mean(measure)
+    unique = {q: pool[q].unique_to() for q in qids}
+    reduced_scores = np.zeros(len(names))
+    rows_data = []
+    for i, run in enumerate(run_objs):
+        if progress:
+            progress(i, len(run_objs), f"pool bias {run.name}")
+        reduced: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        n_unique = n_unique_rel = 0
+        for q in qids:
+            ids, grades = qrels[q]
+            gone = unique[q].get(run.name, np.empty(0, np.int64))
+            drop = np.isin(ids, gone)
+            n_unique += len(gone)
+            n_unique_rel += int((grades[drop] >= min_grade).sum())
+            reduced[q] = (ids[~drop], grades[~drop])
+        score = Evaluator(Judgments.from_arrays(reduced), [run], [measure], options)
+        reduced_scores[i] = score.evaluate().mean(measure)[0]
+        rows_data.append((n_unique, n_unique_rel))
+    if progress:
+        progress(len(run_objs), len(run_objs), "pool bias")
+    rank_full = _ranks(full_scores)
+    rows = []
+    for i, name in enumerate(names):
+        others = np.delete(full_scores, i)
+        rows.append(
+            BiasRow(
+                run=name,
+                unique_docs=rows_data[i][0],
+                unique_relevant=rows_data[i][1],
+                score_full=float(full_scores[i]),
+                score_reduced=float(reduced_scores[i]),
+                rank_full=int(rank_full[i]),
+                rank_reduced=1 + int((others > reduced_scores[i]).sum()),
+            )
+        )
+    if len(names) > 1:
+        tau, p = kendalltau(full_scores, reduced_scores)
+    else:
+        tau, p = float("nan"), float("nan")
+    return BiasReport(measure, rows, float(tau), float(p))
