@@ -19,15 +19,34 @@ from judgeapp.formats.errors import FormatError
 from judgeapp.formats.textio import Chunk, PathArg
 
 _MARK = "\x00"
+# characters Python's str.split() takes for white space but C's isspace (trec_eval) does not
+_NOT_C_SPACE = "\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+_NOT_C_SPACE += "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_C_SPACE = re.compile(r"[ \t\v\f\r]+")
 # a comment line: first non-blank character is '#' (trec_eval skips leading blanks in runs)
 _COMMENT = re.compile(r"^[ \t\f\v]*#", re.M)
 
 
+def has_odd_space(text: str) -> bool:
+    """Does the text hold a character that str.split() would split on and trec_eval not?"""
+    if text.isascii():
+        return any(c in text for c in _NOT_C_SPACE[:4])
+    return any(c in text for c in _NOT_C_SPACE)
+
+
+def split_fields(line: str, odd_space: bool) -> list[str]:
+    """The columns of a line, separated as trec_eval separates them (ASCII white space)."""
+    if not odd_space:
+        return line.split()
+    return [field for field in _C_SPACE.split(line) if field]
+
+
 def split_uniform(chunk: Chunk) -> tuple[list[str], int] | None:
     """``(tokens, width)`` when every line of the chunk has ``width - 1`` columns (the
-    tokens hold a marker after each row), else None. Comment lines are not looked at."""
+    tokens hold a marker after each row), else None. Comment lines are not looked at; a
+    chunk with white space that trec_eval would not split on is left to the slow path."""
     n = chunk.n_lines
-    if n == 0:
+    if n == 0 or has_odd_space(chunk.text):
         return None
     toks = chunk.text.replace("\n", " \x00 ").split()
     width, rest = divmod(len(toks), n)

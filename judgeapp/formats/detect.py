@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 
+from judgeapp.formats.columns import has_odd_space, split_fields
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.textio import PathArg, head_text
 
@@ -76,9 +77,8 @@ def detect_format(path: PathArg, kind: str) -> str:
     text = head_text(path)
     lines = _data_lines(text, skip_comments=kind in ("run", "qrels"))
     if not lines:
-        raise FormatError(
-            path, None, f"{EMPTY[kind]} (the file is empty); expected {EXPECTED[kind]}"
-        )
+        why = "empty file or only comments" if kind in ("run", "qrels") else "empty file"
+        raise FormatError(path, None, f"{EMPTY[kind]} ({why}); expected {EXPECTED[kind]}")
     found = {"topics": _topics, "docs": _docs, "run": _run, "qrels": _qrels}[kind](text, lines)
     if found is None:
         line, first = lines[0]
@@ -145,14 +145,19 @@ def _docs(text: str, lines: list[tuple[int, str]]) -> str | None:
     return _text_format("docs", text, lines)
 
 
+def _columns(text: str, lines: list[tuple[int, str]]) -> list[list[str]]:
+    odd = has_odd_space(text)
+    return [split_fields(line, odd) for _, line in lines]
+
+
 def _run(text: str, lines: list[tuple[int, str]]) -> str | None:
     # mostly six or more columns: a run (the reader then names any bad line exactly)
-    wide = sum(len(line.split()) >= 6 for _, line in lines)
+    wide = sum(len(fields) >= 6 for fields in _columns(text, lines))
     return "trec" if wide * 2 > len(lines) else None
 
 
 def _qrels(text: str, lines: list[tuple[int, str]]) -> str | None:
-    rows = [line.split() for _, line in lines]
+    rows = _columns(text, lines)
     if all(len(r) == 3 and all(_INT.fullmatch(x) for x in r) for r in rows):
         return "cranqrel"
     four = [r for r in rows if len(r) == 4]

@@ -35,7 +35,9 @@ from judgeapp.formats.columns import (
     column_count_error,
     duplicate_error,
     has_comment,
+    has_odd_space,
     is_comment,
+    split_fields,
     split_uniform,
     to_floats,
 )
@@ -45,6 +47,7 @@ from judgeapp.formats.model import RankedTopic, RunFile
 from judgeapp.formats.textio import Chunk, PathArg, open_chunks
 
 RUN_COLUMNS = "6 columns (qid iter docno rank score tag)"
+_SPREAD = np.uint64(0x9E3779B97F4A7C15)  # spreads topic numbers over the hash key space
 
 
 class _RunBuilder:
@@ -99,8 +102,9 @@ class _RunBuilder:
         scores: list[str] = []
         lines: list[int] = []
         line_no = chunk.first_line
+        odd = has_odd_space(chunk.text)
         for line in chunk.text.split("\n")[:-1]:
-            fields = line.split()
+            fields = split_fields(line, odd)
             if fields and not is_comment(fields):
                 if len(fields) < 6:
                     raise column_count_error(self.path, line_no, RUN_COLUMNS, len(fields))
@@ -119,19 +123,19 @@ class _RunBuilder:
             raise FormatError(self.path, None, "no run lines found (empty file or only comments)")
         scores = np.concatenate(self.scores)
         lines = np.concatenate(self.lines)
-        by_qid: dict[str, list[tuple[int, int]]] = {}
-        for qid, start, stop in self.stretches:
-            by_qid.setdefault(qid, []).append((start, stop))
-        qids = sorted(by_qid)
-        suspects = self._maybe_duplicates(qids)
+        qids = sorted({q for q, _, _ in self.stretches})
+        code = {q: i for i, q in enumerate(qids)}
+        stretch_codes = np.array([code[q] for q, _, _ in self.stretches], dtype=np.int64)
+        stretch_sizes = np.array([b - a for _, a, b in self.stretches], dtype=np.int64)
+        topic = np.repeat(stretch_codes, stretch_sizes)  # each entry's topic, in qid order
+        suspects = _maybe_duplicates(topic, np.concatenate(self.hashes), qids)
         docnos = self.docnos
-        if any(len(by_qid[q]) > 1 for q in qids) or [s[0] for s in self.stretches] != qids:
-            # gather each topic into one stretch, topics in qid order
-            gather = np.concatenate([np.arange(a, b) for q in qids for a, b in by_qid[q]])
+        if len(self.stretches) != len(qids) or (np.diff(stretch_codes) < 0).any():
+            # topics spread over the file or out of qid order: gather them
+            gather = np.argsort(topic, kind="stable")
             docnos = _objects(docnos)[gather].tolist()
             scores, lines = scores[gather], lines[gather]
-        sizes = np.array([sum(b - a for a, b in by_qid[q]) for q in qids], dtype=np.int64)
-        bounds = np.concatenate(([0], np.cumsum(sizes)))
+        bounds = np.concatenate(([0], np.cumsum(np.bincount(topic, minlength=len(qids)))))
         docnos, scores, lines = trec_order(docnos, scores, lines, bounds)
         topics: dict[str, RankedTopic] = {}
         for k, qid in enumerate(qids):
@@ -143,18 +147,14 @@ class _RunBuilder:
         assert self.tag is not None
         return RunFile(path=self.path, tag=self.tag, topics=topics, n_lines=self.n)
 
-    def _maybe_duplicates(self, qids: list[str]) -> set[str] | list[str]:
-        """Topics that may hold a docno twice: equal (topic, hash(docno)) keys, found by one
-        numpy sort, without touching the strings again. The caller confirms each suspect
-        with a set; any key collision makes every topic a suspect (rare, and still exact)."""
-        code = {q: i for i, q in enumerate(qids)}
-        stretch_codes = np.array([code[q] for q, _, _ in self.stretches], dtype=np.uint64)
-        stretch_sizes = np.array([b - a for _, a, b in self.stretches], dtype=np.int64)
-        topic = np.repeat(stretch_codes, stretch_sizes)
-        keys = np.concatenate(self.hashes).view(np.uint64)
-        keys ^= topic * np.uint64(0x9E3779B97F4A7C15)  # spread topics over the key space
-        keys.sort()
-        return qids if (keys[1:] == keys[:-1]).any() else set()
+
+def _maybe_duplicates(topic: np.ndarray, hashes: np.ndarray, qids: list[str]) -> set[str]:
+    """Topics that may hold a docno twice: equal (topic, hash(docno)) keys, found by one
+    numpy sort without touching the strings again. The caller confirms each suspect with a
+    set; any key collision makes every topic a suspect (rare, and still exact)."""
+    keys = hashes.view(np.uint64) ^ (topic.astype(np.uint64) * _SPREAD)
+    keys.sort()
+    return set(qids) if (keys[1:] == keys[:-1]).any() else set()
 
 
 def trec_order(

@@ -77,35 +77,35 @@ class _Gunzip:
     """Decompresses gzip with zlib directly: zlib checks the header, CRC and length itself
     (wbits=31), and 1 MiB of input per call avoids GzipFile's per-8 KiB Python overhead.
     Concatenated members are read one after the other, as gzip does; NUL padding after the
-    last member is ignored. ``read`` may return more than asked for."""
+    last member is ignored. ``read(size)`` returns at most ``size`` bytes."""
 
     def __init__(self, raw: BinaryIO) -> None:
         self.raw = raw
         self.inflate = zlib.decompressobj(31)
+        self.pending = b""  # compressed input not yet given to zlib
         self.started = False  # has the current member received any input?
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self, size: int) -> bytes:
         while True:
-            data = self.raw.read(1 << 20)
-            if not data:
-                if self.started and not self.inflate.eof:
-                    raise EOFError("compressed data ends before the end-of-stream marker")
-                return b""
-            out = self._feed(data)
-            if out:
-                return out
-
-    def _feed(self, data: bytes) -> bytes:
-        out = []
-        while data:
+            if not self.pending:
+                self.pending = self.raw.read(1 << 20)
+                if not self.pending:
+                    if self.started and not self.inflate.eof:
+                        raise EOFError("compressed data ends before the end-of-stream marker")
+                    return b""
             if self.inflate.eof:
-                if not data.strip(b"\x00"):
-                    return b"".join(out)  # padding after the last member
+                if not self.pending.strip(b"\x00"):
+                    self.pending = b""  # padding after the last member
+                    continue
                 self.inflate = zlib.decompressobj(31)
             self.started = True
-            out.append(self.inflate.decompress(data))
-            data = self.inflate.unused_data if self.inflate.eof else b""
-        return b"".join(out)
+            out = self.inflate.decompress(self.pending, size)
+            if self.inflate.eof:
+                self.pending = self.inflate.unused_data
+            else:
+                self.pending = self.inflate.unconsumed_tail
+            if out:
+                return out
 
     def close(self) -> None:
         self.raw.close()
@@ -135,14 +135,12 @@ def _read_block(path: PathArg, f: BinaryIO, size: int, kind: str | None, done: i
             None,
             f"truncated {kind} file: the compressed data ends before its end marker "
             f"(after {done} bytes of text)",
-            byte=done,
         ) from None
     except (gzip.BadGzipFile, zlib.error, OSError, lzma.LZMAError) as exc:
         raise FormatError(
             path,
             None,
             f"corrupt {kind or 'file'} data after {done} bytes of text: {exc}",
-            byte=done,
         ) from None
 
 
@@ -179,12 +177,12 @@ def _raise_nul(path: PathArg, data: bytes, at: int, first_line: int, byte: int) 
     )
 
 
-def iter_chunks(path: PathArg, size: int = CHUNK_BYTES) -> Iterator[Chunk]:
+def iter_chunks(path: PathArg, size: int | None = None) -> Iterator[Chunk]:
     """Decoded text of the whole file in pieces that end at line ends (see module doc).
 
     The file is opened at once (so a missing file fails here, not at the first ``next``)."""
     f, kind = _open_binary(path)
-    return _chunks(path, f, kind, size)
+    return _chunks(path, f, kind, size or CHUNK_BYTES)
 
 
 def _chunks(path: PathArg, f: BinaryIO, kind: str | None, size: int) -> Iterator[Chunk]:
@@ -228,11 +226,12 @@ def _chunks(path: PathArg, f: BinaryIO, kind: str | None, size: int) -> Iterator
 
 
 @contextmanager
-def open_chunks(path: PathArg, size: int = CHUNK_BYTES) -> Iterator[Iterator[Chunk]]:
-    """:func:`iter_chunks` as a context manager that always closes the file."""
+def open_chunks(path: PathArg, size: int | None = None) -> Iterator[Iterator[Chunk]]:
+    """:func:`iter_chunks` as a context manager that always closes the file. ``size`` is
+    the chunk size in bytes (default :data:`CHUNK_BYTES`, looked up at call time)."""
     f, kind = _open_binary(path)
     try:
-        yield _chunks(path, f, kind, size)
+        yield _chunks(path, f, kind, size or CHUNK_BYTES)
     finally:
         f.close()
 

@@ -240,9 +240,8 @@ def _json(path: str) -> list[Topic]:
                 raise FormatError(
                     path,
                     line,
-                    f"this is an Anserini topic registry ({len(obj)} named topic "
-                    "sets, each a path and a reader_class), not topics: import the topic "
-                    "files it names",
+                    "this is an Anserini topic registry (names of topic sets, each with "
+                    "a path and a reader_class), not topics: import the topic files it names",
                 )
             raise FormatError(
                 path, line, f"no topic id (expected one of the keys {', '.join(_JSON_ID)})"

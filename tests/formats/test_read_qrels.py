@@ -230,3 +230,9 @@ def test_format_override(tmp_path: Path) -> None:
         read_qrels(path, "trec")
     with pytest.raises(FormatError, match="unknown qrels format 'csv'"):
         read_qrels(path, "csv")
+
+
+def test_only_ascii_white_space_separates_columns(tmp_path: Path) -> None:
+    path = tmp_path / "q.txt"
+    path.write_text("1 0 d\u2003x 1\n1 0 y 0\n")
+    assert list(read_qrels(path)) == [("1", "d\u2003x", 1), ("1", "y", 0)]

@@ -285,3 +285,22 @@ def test_chunked_reading_of_a_real_run(shared_data: Path, monkeypatch: pytest.Mo
     whole = _as_lists(read_run(path))
     monkeypatch.setattr(textio, "CHUNK_BYTES", 4096)
     assert _as_lists(read_run(path)) == whole
+
+
+def test_preference_suite_files(shared_data: Path) -> None:
+    """prefs.results.test is an ordinary run; prefs.rank20 lacks its qid column, and
+    trec_eval also refuses it as a run ("get_results: Malformed line 1")."""
+    test = shared_data / "trec_eval-10.0" / "test"
+    assert_trec_order(test / "prefs.results.test")
+    assert read_run(test / "prefs.results.test").n_lines == 480
+    first = (test / "prefs.rank20").read_text().splitlines()[0]
+    assert len(first.split()) == 5
+    with pytest.raises(FormatError, match=re.escape("prefs.rank20:1: expected 6 columns")):
+        read_run(test / "prefs.rank20")
+
+
+def test_only_ascii_white_space_separates_columns(tmp_path: Path) -> None:
+    """trec_eval splits on C's isspace; a no-break space or \\x1c is part of a docno."""
+    text = "1 Q0 doc\u00a0x 1 2 t\n1 Q0 doc\x1cy 2 1 t\n1\tQ0\x0bdoc-z 3 0 t\n"
+    run = read_run(write(tmp_path, text))
+    assert run.topics["1"].docnos == ["doc\u00a0x", "doc\x1cy", "doc-z"]
