@@ -102,10 +102,21 @@ class Results:
     _summary: np.ndarray | None = field(default=None, repr=False)
 
     def index(self, measure: Measure | str) -> int:
+        """Row of a measure, given as a Measure, its canonical text, its trec_eval name or
+        any spelling the parser reads (``P(rel=1)@10`` finds ``P@10``)."""
         key = str(measure)
         for i, m in enumerate(self.measures):
             if str(m) == key or m.name == key:
                 return i
+        if isinstance(measure, str):
+            from judgeapp.measures.parse import MeasureError, parse_measures
+
+            try:
+                parsed = parse_measures([measure])
+            except MeasureError:
+                parsed = []
+            if len(parsed) == 1 and parsed[0] in self.measures:
+                return self.measures.index(parsed[0])
         raise KeyError(f"no measure {measure!r} in these results")
 
     def run_index(self, run: str) -> int:

@@ -610,13 +610,16 @@ def k_ndcg(v: BatchView, ms, ctx) -> np.ndarray:
     return out
 
 
-def _dcg_total(v: BatchView, gains: tuple | None) -> np.ndarray:
-    row, pos, g = _gain_entries(v, gains, "log2")
-    return v.sum_by_row(row, g / discount(pos, "log2"))
-
-
 def k_dcg(v: BatchView, ms, ctx) -> np.ndarray:
-    return _each(_dcg_total(v, ms[0]["gains"]), ms)
+    """m_ndcg.c's results_dcg (trec_eval dcg), with nDCG's gains, variants and cutoffs."""
+    gains, dcg = ms[0]["gains"], ms[0]["dcg"]
+    row, pos, g = _gain_entries(v, gains, dcg)
+    table = v.prefix_table(row, g / discount(pos, dcg))
+    out = np.zeros((len(ms), v.n_rows))
+    for i, m in enumerate(ms):
+        cutoff = np.array([v.depth if m.at is None else m.at])
+        out[i] = v.sum_below(table, v.keys(row, pos), cutoff)[:, 0]
+    return out
 
 
 def k_ideal_dcg(v: BatchView, ms, ctx) -> np.ndarray:
@@ -901,7 +904,7 @@ KERNELS: dict[str, Kernel] = {
     "binG": k_bing,
     "G": k_g,
     "nDCG": k_ndcg,
-    "dcg": k_dcg,
+    "DCG": k_dcg,
     "ideal_dcg": k_ideal_dcg,
     "ndcg_rel": k_ndcg_rel,
     "Rndcg": k_rndcg,

@@ -39,6 +39,9 @@ JUDGED_ONLY = Param(
     "judged_only", bool, False, desc="drop unjudged retrieved documents first (trec_eval -J)"
 )
 GAINS = Param("gains", dict, None, desc="gain per grade, e.g. {1:3,2:9} (others: the grade)")
+DCG_VARIANT = Param(
+    "dcg", str, "log2", ("log2", "exp-log2", "jk"), desc="gain and discount formulation"
+)
 COLLECTION = Param("N", int, 0, desc="number of documents in the collection (default: -N)")
 
 
@@ -218,9 +221,14 @@ FAMILIES: dict[str, Family] = {
             "log2(rank+1), ideal from all judged documents (trec_eval ndcg; nDCG@k is "
             "ndcg_cut_k). dcg='exp-log2': gain 2^grade-1; dcg='jk': Jarvelin-Kekalainen "
             "discount (ranks 1 and 2 undiscounted, then log2(rank)).",
-            params=(GAINS, Param("dcg", str, "log2", ("log2", "exp-log2", "jk")), REL, JUDGED_ONLY),
+            params=(GAINS, DCG_VARIANT, REL, JUDGED_ONLY),
         ),
-        _gain_family("dcg", "Discounted cumulative gain (not normalised)."),
+        Family(
+            "DCG",
+            "Discounted cumulative gain, not normalised (trec_eval dcg); same gains and "
+            "variants as nDCG.",
+            params=(GAINS, DCG_VARIANT, REL, JUDGED_ONLY),
+        ),
         _gain_family("ideal_dcg", "Discounted cumulative gain of the ideal ranking."),
         _gain_family("ndcg_rel", "nDCG averaged over the ranks of the relevant documents."),
         _gain_family("Rndcg", "nDCG averaged at the ranks where the ideal gain changes."),

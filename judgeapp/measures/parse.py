@@ -149,7 +149,7 @@ TREC_SPECS: tuple[TrecSpec, ...] = (
     TrecSpec("11pt_avg", "dparams", ELEVEN_LEVELS, _make_11pt),
     TrecSpec("binG", "none", make=_plain("binG")),
     TrecSpec("G", "pairs", make=_make_gains("G")),
-    TrecSpec("dcg", "pairs", make=_make_gains("dcg"), since=10),
+    TrecSpec("dcg", "pairs", make=_make_gains("DCG"), since=10),
     TrecSpec("ideal_dcg", "pairs", make=_make_gains("ideal_dcg"), since=10),
     TrecSpec("ndcg", "pairs", make=_make_gains("nDCG")),
     TrecSpec("ndcg_rel", "pairs", make=_make_gains("ndcg_rel")),
