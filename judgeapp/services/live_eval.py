@@ -278,6 +278,7 @@ class LiveEvaluation:
         )
         self._pool_sizes: dict[str, int] | None = None
         self.judgments = 0
+        self.last_topic: str | None = None  # the topic of the newest judgment made
         self.checkpoints: list[Checkpoint] = []
         self.changed: frozenset[str] = frozenset()
         self._build()
@@ -310,12 +311,17 @@ class LiveEvaluation:
         changed: set[str] = set()
         rebuild = False
         made = 0
+        # "every person" includes one who judged for the first time since the last update
+        self.assessors, self.persons = self.config.judgments.resolve(self.store)
         topics = self.evaluator.judgments.topics
         for qid in qids:
             arrays = self.store.judgment_arrays(self.assessors, qid=qid).topics
             ids, grades = arrays.get(qid, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
             old = topics.get(qid)
-            made += _changed_grades(old, ids, grades)
+            grades_changed = _changed_grades(old, ids, grades)
+            if grades_changed:
+                made += grades_changed
+                self.last_topic = qid
             if (
                 old is not None
                 and np.array_equal(old.docids, ids)
@@ -354,6 +360,9 @@ class LiveEvaluation:
         return summary[[self._index[str(m)] for m in measures]]
 
     def snapshot(self, progress_topic: str | None = None) -> Snapshot:
+        """The current state; the progress curve of `progress_topic`, or of the topic of
+        the newest judgment when None."""
+        progress_topic = progress_topic or self.last_topic
         results = self.evaluator.results()
         summary = results.summary()
         user = [self._index[str(m)] for m in self.measures]
@@ -533,6 +542,7 @@ class LiveEvaluation:
                 if made == 0 and not self.checkpoints:
                     flush()  # the state before the first judgment (imported qrels)
                 made += 1
+                self.last_topic = e["qid"]
             docs = current.setdefault(e["qid"], {})
             if after is None:
                 docs.pop(e["doc_id"], None)

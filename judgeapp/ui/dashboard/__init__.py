@@ -25,7 +25,7 @@ def attach_dashboard(window: Any, controller: Any, *, threaded: bool = True) -> 
     window.add_view(TAB_TITLE, view)
     dashboard = DashboardController(view, parent=controller, threaded=threaded)
     dashboard.setObjectName("dashboard")
-    dashboard.attach(controller)
+    dashboard.attach(controller, TAB_TITLE)
     show = QAction("&Dashboard", window)
     show.setShortcut(QKeySequence("Ctrl+3"))
     show.triggered.connect(lambda: window.show_view(view))

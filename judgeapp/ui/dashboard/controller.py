@@ -35,7 +35,7 @@ from judgeapp.services.live_eval import (
 from judgeapp.services.workbench import Workbench
 from judgeapp.store import Changes
 from judgeapp.ui.dashboard.plots import COLOURS, LivePlot
-from judgeapp.ui.dashboard.view import DashboardView, MeasuresDialog
+from judgeapp.ui.dashboard.view import DashboardView, DashboardWindow, MeasuresDialog
 from judgeapp.ui.worker import Worker
 
 COALESCE_MS = 15  # judgments closer than this are evaluated together
@@ -102,6 +102,9 @@ class DashboardController(QObject):
         self.sig_timer = QTimer(self)
         self.sig_timer.setSingleShot(True)
         self.sig_timer.setInterval(SIGNIFICANCE_DELAY_MS)
+        self.main_window: Any = None
+        self.own_window: DashboardWindow | None = None
+        self.tab_title = "Dashboard"
         self.measures_dialog: MeasuresDialog | None = None
         self.file_dialog: QFileDialog | None = None
         self.view.set_ready_check(self.ready)
@@ -121,14 +124,17 @@ class DashboardController(QObject):
         v.test.currentIndexChanged.connect(self._on_test_changed)
         v.topic.currentIndexChanged.connect(self._on_topic_changed)
         v.measures_button.clicked.connect(self._on_measures_clicked)
+        v.window_button.toggled.connect(self._on_window_button_toggled)
         v.table.selectionModel().selectionChanged.connect(self._on_run_selection_changed)
         v.table.doubleClicked.connect(self._on_run_double_clicked)
         v.drill_table.doubleClicked.connect(self._on_drill_double_clicked)
         v.drill_kind.currentIndexChanged.connect(self._on_drill_kind_changed)
         v.drill_key.currentIndexChanged.connect(self._on_drill_key_changed)
 
-    def attach(self, main_controller: Any) -> None:
+    def attach(self, main_controller: Any, tab_title: str = "Dashboard") -> None:
         """Follow the main window's controller: its projects and its changes."""
+        self.main_window = main_controller.window
+        self.tab_title = tab_title
         main_controller.project_opened.connect(self._on_project_opened)
         main_controller.changes_applied.connect(self._on_changes_applied)
         main_controller.window.closing.connect(self.shutdown)
@@ -741,6 +747,34 @@ class DashboardController(QObject):
         except (OSError, ValueError) as exc:
             self.view.status.setText(f"Could not save the plot: {exc}")
 
+    # -- own window --------------------------------------------------------------------------------
+    def _on_window_button_toggled(self, checked: bool) -> None:
+        self.set_own_window(checked)
+
+    def set_own_window(self, own: bool) -> None:
+        """Move the dashboard out of the main window's tabs into a window of its own (to
+        watch it while judging), or back."""
+        v, main = self.view, self.main_window
+        if own == (self.own_window is not None) or main is None:
+            return
+        if own:
+            main.tabs.removeTab(main.tabs.indexOf(v))
+            window = DashboardWindow(main)
+            window.layout().addWidget(v)
+            window.closed.connect(lambda: self.set_own_window(False))
+            self.own_window = window
+            v.show()
+            window.show()
+        else:
+            window, self.own_window = self.own_window, None
+            window.layout().removeWidget(v)
+            main.add_view(self.tab_title, v)
+            window.hide()
+            window.deleteLater()
+        v.window_button.blockSignals(True)
+        v.window_button.setChecked(own)
+        v.window_button.blockSignals(False)
+
     # -- closing -------------------------------------------------------------------------------------
     def shutdown(self) -> None:
         """Stop timers, drop whatever is running, wait for the workers."""
@@ -748,6 +782,8 @@ class DashboardController(QObject):
         self.sig_generation += 1
         for timer in (self.timer, self.highlight_timer, self.sig_timer):
             timer.stop()
+        if self.own_window is not None:
+            self.own_window.close()
         self.pool.waitForDone(10_000)
         self.sig_pool.waitForDone(10_000)
         self.workbench = None

@@ -147,8 +147,9 @@ class _MatrixTableModel(QAbstractTableModel):
         if role == ROLE.ToolTipRole and section > 0:
             m = self._measures[section - 1]
             return f"{m}: {m.description}"
-        if role == ROLE.TextAlignmentRole and section > 0:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == ROLE.TextAlignmentRole:
+            # centred: the sort indicator sits at the right edge
+            return int(Qt.AlignmentFlag.AlignCenter)
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:

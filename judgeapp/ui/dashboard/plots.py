@@ -66,7 +66,7 @@ class LivePlot:
         self.figure = Figure(figsize=(4.0, 3.2), dpi=100, layout="constrained")
         self.canvas = PlotCanvas(self.figure, self._on_show)
         self.canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.canvas.setMinimumSize(220, 200)
+        self.canvas.setMinimumSize(150, 160)
         self.ax = self.figure.add_subplot()
         self.ax.tick_params(labelsize=FONT_SIZE)
         self.redraws = 0  # full draws + blits: what "one redraw per batch" counts

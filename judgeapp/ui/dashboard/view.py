@@ -40,6 +40,13 @@ from judgeapp.ui.dashboard.plots import (
 )
 
 
+def _compact(combo: QComboBox) -> None:
+    """A combo box as wide as its items, but allowed to shrink to a few characters: the
+    dashboard must fit a 1000 pixel wide window."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    combo.setMinimumContentsLength(4)
+
+
 def _table(model, parent=None) -> tuple[QTableView, QSortFilterProxyModel]:
     proxy = QSortFilterProxyModel(parent)
     proxy.setSourceModel(model)
@@ -71,28 +78,34 @@ class DashboardView(QWidget):
         # -- controls --------------------------------------------------------------------------
         self.assessor = QComboBox()
         self.assessor.setToolTip("Whose judgments drive the dashboard")
-        self.assessor.setMinimumContentsLength(12)
+        _compact(self.assessor)
         self.sources = QCheckBox("Imported qrels")
         self.sources.setToolTip("Include the judgments of imported qrels sources")
         self.level = QSpinBox()
         self.level.setRange(1, 99)
-        self.level.setPrefix("relevant ≥ ")
+        self.level.setPrefix("rel ≥ ")
         self.level.setToolTip("Relevance level (trec_eval -l): lowest grade counted relevant")
         self.baseline = QComboBox()
         self.baseline.setToolTip("Baseline run of the significance marks and of ΔAP")
-        self.baseline.setMinimumContentsLength(8)
+        _compact(self.baseline)
         self.test = QComboBox()
         self.test.addItem("t-test", "t")
-        self.test.addItem("randomization", "rand")
+        self.test.addItem("rand. test", "rand")
+        _compact(self.test)
         self.test.setToolTip(
             "Paired test against the baseline, Holm-corrected across runs; "
             "▲/▼ mark p < 0.05 (randomization: 10,000 seeded sign flips)"
         )
         self.topic = QComboBox()
         self.topic.setToolTip("Topic of the plots (the mean over topics by default)")
-        self.topic.setMinimumContentsLength(12)
-        self.topic.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        _compact(self.topic)
         self.measures_button = QPushButton("Measures…")
+        self.window_button = QToolButton()
+        self.window_button.setText("Own window")
+        self.window_button.setCheckable(True)
+        self.window_button.setToolTip(
+            "Show the dashboard in a window of its own, to watch it while judging"
+        )
         self.export_button = QToolButton()
         self.export_button.setText("Export")
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -116,6 +129,7 @@ class DashboardView(QWidget):
         controls.addStretch(1)
         controls.addWidget(self.measures_button)
         controls.addWidget(self.export_button)
+        controls.addWidget(self.window_button)
 
         # -- tables -----------------------------------------------------------------------------
         self.model = RunMeasureTableModel(self)
@@ -130,7 +144,7 @@ class DashboardView(QWidget):
         self.drill_kind.addItem("One run: topics × measures", "run")
         self.drill_kind.addItem("One topic: runs × measures", "topic")
         self.drill_key = QComboBox()
-        self.drill_key.setMinimumContentsLength(10)
+        _compact(self.drill_key)
         drill = QWidget()
         drill_top = QHBoxLayout()
         drill_top.addWidget(self.drill_kind)
@@ -216,6 +230,23 @@ class DashboardView(QWidget):
         for plot in self.plots:
             plot.canvas.draw()
         QApplication.processEvents()
+
+
+class DashboardWindow(QWidget):
+    """A top-level window holding the dashboard while it is out of the main window."""
+
+    closed = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setWindowTitle("Dashboard — judgeapp")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.resize(1280, 760)
+
+    def closeEvent(self, event) -> None:
+        self.closed.emit()
+        super().closeEvent(event)
 
 
 class MeasuresDialog(QDialog):
