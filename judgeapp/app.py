@@ -41,6 +41,10 @@ def build_main_window(settings=None, thread_pool=None):
     controller = MainController(
         window, open_workbench, settings, demo=demo_builder(), thread_pool=thread_pool
     )
+    # the evaluator's dashboard (issue 6): a tab fed by the controller's signals
+    from judgeapp.ui.dashboard import attach_dashboard
+
+    attach_dashboard(window, controller)
     return window, controller
 
 

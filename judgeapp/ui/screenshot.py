@@ -121,6 +121,9 @@ def render(
         window.show_view(target)
         for _ in range(5):
             QApplication.processEvents()
+        prepare = getattr(target, "prepare_screenshot", None)  # the dashboard: wait for its
+        if prepare is not None:  # evaluation (a worker) and its plots
+            prepare()
         pixmap = window.grab()
         out.parent.mkdir(parents=True, exist_ok=True)
         if not pixmap.save(str(out), "PNG"):
