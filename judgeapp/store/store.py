@@ -9,6 +9,7 @@ with `executemany`; the ORM classes in `models` define the schema.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -44,6 +45,27 @@ from judgeapp.store.schema import create_project_engine, database_url, upgrade
 ID_DTYPE = np.dtype("<i4")
 SCORE_DTYPE = np.dtype("<f8")
 DOC_BATCH = 2000
+
+
+def distinct_docnos(docnos: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    """The distinct docnos of a list and, for every entry, the index of its docno among them.
+
+    Works on the strings' hashes with numpy (the readers have computed them already, and
+    Python caches a str's hash), then checks every entry against its representative, so the
+    result is exact; only a true hash collision takes the slower dict path."""
+    n = len(docnos)
+    if n == 0:
+        return [], np.empty(0, dtype=np.int64)
+    hashes = np.fromiter(map(hash, docnos), dtype=np.int64, count=n)
+    _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    entries = np.empty(n, dtype=object)
+    entries[:] = docnos
+    unique = entries[first]
+    if (entries == unique[inverse]).all():
+        return unique.tolist(), inverse.astype(np.int64, copy=False)
+    table: dict[str, int] = {}
+    inverse = np.fromiter((table.setdefault(d, len(table)) for d in docnos), np.int64, n)
+    return list(table), inverse
 
 
 class StoreError(UserError, ValueError):
@@ -155,28 +177,35 @@ class Store(PoolStoreMixin):
 
     # -- docnos -------------------------------------------------------------------------------
     @staticmethod
-    def _intern(conn: Connection, docnos: Iterable[str]) -> dict[str, int]:
-        """Ids for these docnos, creating the missing ones. The matching happens inside
-        SQLite (a temporary table joined with `docnos`), so the cost follows the number of
-        docnos asked for, not the size of the project."""
-        unique = sorted(set(docnos))
+    def _intern_unique(conn: Connection, unique: Sequence[str]) -> np.ndarray:
+        """Ids of distinct docnos (int64, aligned with `unique`), creating missing ones.
+
+        The docnos travel to SQLite as one JSON array, and `json_each` joins them with the
+        `docnos` table inside SQLite: the cost follows the number of docnos asked for, not
+        the size of the project, with no Python work per docno."""
         if not unique:
-            return {}
-        conn.exec_driver_sql(
-            "CREATE TEMP TABLE IF NOT EXISTS incoming_docnos (docno TEXT PRIMARY KEY) WITHOUT ROWID"
-        )
-        conn.exec_driver_sql("DELETE FROM incoming_docnos")
-        conn.exec_driver_sql(
-            "INSERT INTO incoming_docnos (docno) VALUES (?)", [(d,) for d in unique]
-        )
-        conn.exec_driver_sql(
-            "INSERT OR IGNORE INTO docnos (docno) SELECT docno FROM incoming_docnos"
-        )
-        rows = conn.exec_driver_sql(
-            "SELECT i.docno, d.id FROM incoming_docnos AS i JOIN docnos AS d ON d.docno = i.docno"
-        ).fetchall()
-        conn.exec_driver_sql("DELETE FROM incoming_docnos")
-        return dict(rows)
+            return np.empty(0, dtype=np.int64)
+        payload = json.dumps(list(unique), ensure_ascii=False)
+        cursor = conn.connection.driver_connection.cursor()
+        try:
+            cursor.execute(
+                "INSERT OR IGNORE INTO docnos (docno) SELECT value FROM json_each(?) ORDER BY value",
+                (payload,),
+            )
+            rows = cursor.execute(
+                "SELECT d.id FROM json_each(?) AS j JOIN docnos AS d ON d.docno = j.value "
+                "ORDER BY j.key",
+                (payload,),
+            ).fetchall()
+        finally:
+            cursor.close()
+        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+
+    @classmethod
+    def _intern(cls, conn: Connection, docnos: Sequence[str]) -> np.ndarray:
+        """Ids for every entry of `docnos` (repeats allowed), creating missing docnos."""
+        unique, inverse = distinct_docnos(docnos)
+        return cls._intern_unique(conn, unique)[inverse]
 
     def docno_ids(self, docnos: Iterable[str]) -> dict[str, int]:
         """Ids of the docnos the project knows (unknown ones are left out)."""
@@ -193,8 +222,10 @@ class Store(PoolStoreMixin):
 
     def intern_docnos(self, docnos: Iterable[str]) -> dict[str, int]:
         """Ids for these docnos, adding the ones the project has not seen."""
+        unique = list(dict.fromkeys(docnos))
         with self._begin() as conn:
-            return self._intern(conn, docnos)
+            ids = self._intern_unique(conn, unique)
+        return dict(zip(unique, ids.tolist(), strict=True))
 
     def docnos_of(self, doc_ids: Iterable[int]) -> dict[int, str]:
         wanted = [int(i) for i in set(doc_ids)]
@@ -276,21 +307,19 @@ class Store(PoolStoreMixin):
             batch: list[tuple[Document, str | None]] = []
 
             def flush() -> None:
-                ids = self._intern(conn, (d.docno for d, _ in batch))
-                conn.execute(
-                    table.delete().where(table.c.doc_id.in_([ids[d.docno] for d, _ in batch]))
-                )
+                ids = self._intern(conn, [d.docno for d, _ in batch]).tolist()
+                conn.execute(table.delete().where(table.c.doc_id.in_(ids)))
                 conn.execute(
                     table.insert(),
                     [
                         {
-                            "doc_id": ids[d.docno],
+                            "doc_id": doc_id,
                             "title": d.title,
                             "text": d.text,
                             "fields": d.fields,
                             "source": source,
                         }
-                        for d, source in batch
+                        for doc_id, (d, source) in zip(ids, batch, strict=True)
                     ],
                 )
                 batch.clear()
@@ -375,10 +404,13 @@ class Store(PoolStoreMixin):
                 )
             if existing:
                 conn.execute(m.Run.__table__.delete().where(m.Run.id.in_(existing.values())))
-            ids = self._intern(
-                conn, (d for imp in imports for t in imp.run.topics.values() for d in t.docnos)
-            )
-            lookup = ids.__getitem__
+            # every entry of every run, in order; ids come back aligned with it
+            docnos: list[str] = []
+            for imp in imports:
+                for ranked in imp.run.topics.values():
+                    docnos += ranked.docnos
+            all_ids = self._intern(conn, docnos).astype(ID_DTYPE)
+            offset = 0
             for imp, name in zip(imports, names, strict=True):
                 run = imp.run
                 run_id = conn.execute(
@@ -396,7 +428,8 @@ class Store(PoolStoreMixin):
                 rows = []
                 for qid, ranked in run.topics.items():
                     n = len(ranked.docnos)
-                    doc_ids = np.fromiter(map(lookup, ranked.docnos), dtype=ID_DTYPE, count=n)
+                    doc_ids = all_ids[offset : offset + n]
+                    offset += n
                     scores = np.ascontiguousarray(ranked.scores, dtype=SCORE_DTYPE)
                     rows.append((run_id, qid, n, doc_ids.tobytes(), scores.tobytes()))
                 conn.exec_driver_sql(
@@ -530,12 +563,9 @@ class Store(PoolStoreMixin):
                             f"judgment source {source!r} has {len(previous)} judgments already "
                             "(import under another name, or replace)"
                         )
-                ids = self._intern(conn, qrels.docnos)
+                ids = self._intern(conn, qrels.docnos).tolist()
                 rows, events = [], []
-                for qid, docno, grade in zip(
-                    qrels.qids, qrels.docnos, qrels.grades.tolist(), strict=True
-                ):
-                    doc_id = ids[docno]
+                for qid, doc_id, grade in zip(qrels.qids, ids, qrels.grades.tolist(), strict=True):
                     before = previous.get((qid, doc_id))
                     if before == grade:
                         continue
