@@ -102,3 +102,28 @@ def oracle_ap(project: LiveProject, qrels: dict[str, dict[str, int]], level: int
         per_topic[name] = {q: v["map"] for q, v in scores.items()}
         means[name] = sum(per_topic[name].get(q, 0.0) for q in qrels) / len(qrels)
     return per_topic, means
+
+
+def oracle_t_marks(
+    per_topic: dict[str, dict[str, float]], baseline: str, qids, alpha: float = 0.05
+):
+    """Paired t-test of every run's per-topic AP against the baseline's over `qids` (a
+    topic a run lacks counts 0, as under trec_eval -c), scipy's ttest_rel, Holm's
+    correction by hand: {run: (corrected p, mark +1/-1/0)}."""
+    from scipy.stats import ttest_rel
+
+    base = [per_topic[baseline].get(q, 0.0) for q in qids]
+    raw = {}
+    for run in per_topic:
+        if run == baseline:
+            continue
+        values = [per_topic[run].get(q, 0.0) for q in qids]
+        raw[run] = 1.0 if values == base else float(ttest_rel(values, base).pvalue)
+    order = sorted(raw, key=raw.get)
+    out, running = {}, 0.0
+    for k, run in enumerate(order):
+        running = max(running, min(1.0, raw[run] * (len(order) - k)))
+        delta = sum(per_topic[run].get(q, 0.0) for q in qids) - sum(base)
+        mark = (1 if delta > 0 else -1) if running < alpha else 0
+        out[run] = (running, mark)
+    return out

@@ -556,6 +556,18 @@ class DashboardController(QObject):
 
         self._submit(work, done, pool=self.sig_pool)
 
+    def marks_ready(self) -> bool:
+        """The significance marks shown belong to the snapshot shown, baseline and test."""
+        sig, snap = self.sig, self.snapshot
+        return (
+            sig is not None
+            and snap is not None
+            and not self._sig_busy
+            and not self.sig_timer.isActive()
+            and (sig.generation, sig.version) == (snap.generation, snap.version)
+            and (sig.baseline, sig.test) == (self.baseline, self.test)
+        )
+
     def _on_baseline_changed(self, _index: int) -> None:
         if self._filling:
             return

@@ -1,0 +1,365 @@
+"""The evaluator's dashboard in the real main window, on small generated projects.
+
+Judgments go through the judging view's grade keys and undo through Ctrl+Z, as an
+assessor makes them; the numbers shown are checked against trec_eval (pytrec_eval on the
+qrels exported from the store, the `evaluate` command for the clipboard text)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from live_project import oracle_ap, oracle_t_marks, qrels_dict, read_run_dict, write_project
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
+
+from judgeapp.measures import DEFAULT_GUI_MEASURES
+from judgeapp.services.live_eval import JudgmentFilter
+from judgeapp.store import Changes, Store
+from judgeapp.ui.dashboard import find_dashboard
+from judgeapp.ui.dashboard.plots import COLOURS
+
+ROOT = Path(__file__).resolve().parents[2]
+ASSESSOR = "alice"
+TIMEOUT = 60_000
+
+
+def key(qtbot, window, text: str, modifier=Qt.KeyboardModifier.NoModifier) -> None:
+    """A key press where the user's focus is in the main window."""
+    if QApplication.activeWindow() is not window:
+        window.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    target = QApplication.focusWidget()
+    assert target is not None and window.isAncestorOf(target)
+    keys = {"Ctrl+Z": Qt.Key.Key_Z}
+    qtbot.keyClick(target, keys.get(text, text), modifier)
+
+
+@pytest.fixture(params=["worker", "gui-thread"])
+def mode(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def opened(tmp_path, qtbot, make_window, settings):
+    """A generated project open in the real window, a depth-10 pool, assessor alice."""
+
+    def open_it(threaded: bool = True):
+        project = write_project(tmp_path / "p")
+        settings.setValue("assessor", ASSESSOR)
+        window, controller = make_window()
+        dashboard = find_dashboard(controller)
+        assert dashboard is not None
+        dashboard.threaded = threaded
+        with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+            controller.open_project(str(project.db))
+        wb = controller.workbench
+        wb.build_pool("pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7)
+        controller.apply_changes(Changes(pools=True))
+        qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
+        return project, window, controller, dashboard
+
+    return open_it
+
+
+def shown(dashboard, measure: str = "AP") -> dict[str, float]:
+    model = dashboard.view.model
+    return {run: model.value(run, measure) for run in model.labels()}
+
+
+def docno(controller, doc_id: int) -> str:
+    return controller.workbench.store.docnos_of([doc_id])[doc_id]
+
+
+def oracle_means(project, controller, assessors=None, level=1) -> dict[str, float]:
+    rows = controller.workbench.store.qrels_rows(assessors)
+    return oracle_ap(project, qrels_dict(rows), level)[1]
+
+
+def test_judging_a_relevant_document_changes_exactly_the_runs_that_retrieved_it(
+    qtbot, opened, mode
+):
+    project, window, controller, dashboard = opened(threaded=mode == "worker")
+    before = shown(dashboard)
+    assert before == pytest.approx(oracle_means(project, controller), abs=1e-12)
+    controller.open_topic("4")  # judged by the source, nothing relevant yet
+    judging = controller.judging
+    doc = judging.current
+    assert doc is not None
+    name = docno(controller, doc)
+    retrieved = {run for run, lists in project.lists.items() if name in lists.get("4", [])}
+    assert retrieved and retrieved != set(project.runs)  # the test tells them apart
+
+    with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+        key(qtbot, window, "2")
+    after = shown(dashboard)
+    assert {run for run in after if after[run] != before[run]} == retrieved
+    assert after == pytest.approx(oracle_means(project, controller), abs=1e-12)
+    highlighted = {run for run, m in dashboard.view.model.highlighted() if m == "AP"}
+    assert highlighted == retrieved
+    for run in retrieved:
+        assert dashboard.view.model.delta(run, "AP") == pytest.approx(after[run] - before[run])
+
+    with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+        key(qtbot, window, "Ctrl+Z", Qt.KeyboardModifier.ControlModifier)
+    assert judging.queue.item(doc).grade is None
+    assert shown(dashboard) == before  # exactly the old values
+
+
+def test_a_burst_of_judgments_is_one_update_and_one_redraw(qtbot, opened):
+    project, window, controller, dashboard = opened()
+    view = dashboard.view
+    dashboard.set_own_window(True)  # watched beside the judging view
+    qtbot.waitExposed(dashboard.own_window)
+    qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
+    assert all(plot.canvas.isVisible() and plot.full_draws for plot in view.plots)
+    controller.open_topic("1")
+    qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
+    qtbot.wait(50)
+    redraws = [plot.redraws for plot in view.plots]
+    updates = dashboard.updates
+    for grade in (2, 0, 1, 3, 0):  # five keys in a row, no event loop in between
+        key(qtbot, window, str(grade))
+    qtbot.waitUntil(lambda: dashboard.updates > updates and dashboard.ready(), timeout=TIMEOUT)
+    qtbot.wait(300)  # nothing else arrives later
+    assert dashboard.updates == updates + 1
+    assert [plot.redraws - r for plot, r in zip(view.plots, redraws, strict=True)] == [1, 1, 1, 1]
+    assert shown(dashboard) == pytest.approx(oracle_means(project, controller), abs=1e-12)
+    assert dashboard.snapshot.progress.judged == 5
+    dashboard.set_own_window(False)
+    assert window.tabs.indexOf(view) >= 0
+
+
+def test_results_of_a_replaced_evaluation_are_dropped(qtbot, opened):
+    project, window, controller, dashboard = opened(threaded=True)
+    gate = threading.Event()
+    dashboard.pool.start(lambda: gate.wait(30))  # hold the evaluation thread
+    controller.open_topic("2")
+    updates = dashboard.updates
+    key(qtbot, window, "1")
+    qtbot.waitUntil(lambda: dashboard._busy, timeout=TIMEOUT)  # the update waits for the gate
+    dashboard.set_filter(JudgmentFilter(include_sources=False))  # a new evaluation
+    gate.set()
+    qtbot.waitUntil(
+        lambda: dashboard.ready() and not dashboard.config.judgments.include_sources,
+        timeout=TIMEOUT,
+    )
+    qtbot.wait(100)
+    assert dashboard.dropped >= 1
+    assert dashboard.updates == updates + 1  # only the new evaluation was shown
+    assert shown(dashboard) == pytest.approx(
+        oracle_means(project, controller, [ASSESSOR]), abs=1e-12
+    )
+
+
+def test_significance_marks_follow_the_baseline(qtbot, opened):
+    project, _window, controller, dashboard = opened()
+    store = controller.workbench.store
+    from judgeapp.services.judging import JudgingService
+
+    alice = JudgingService(store, ASSESSOR)
+    changes = Changes()
+    for qid in ("1", "2", "3", "4"):
+        for doc in project.lists["run5"][qid][:4]:
+            changes |= alice.record(qid, doc, 1).changes
+    controller.apply_changes(changes)
+    qtbot.waitUntil(lambda: dashboard.ready() and dashboard.marks_ready(), timeout=TIMEOUT)
+    model = dashboard.view.model
+    for baseline in ("weak", "run1"):
+        if dashboard.baseline != baseline:
+            combo = dashboard.view.baseline
+            combo.setCurrentIndex(combo.findData(baseline))
+            assert model.significance() is None  # the old baseline's marks are gone
+            qtbot.waitUntil(dashboard.marks_ready, timeout=TIMEOUT)
+        qrels = qrels_dict(store.qrels_rows())
+        per_topic, _ = oracle_ap(project, qrels)
+        expected = oracle_t_marks(per_topic, baseline, list(qrels))
+        for run, (p, mark) in expected.items():
+            assert model.sign(run, "AP") == mark, (baseline, run)
+            row = model.row_of(run)
+            index = model.index(row, 1)
+            assert index.data(model.PValueRole) == pytest.approx(p, rel=1e-9)
+            assert f"vs {baseline}" in index.data(Qt.ItemDataRole.ToolTipRole)
+            text = index.data(Qt.ItemDataRole.DisplayRole)
+            assert text.endswith("▲") if mark > 0 else text.endswith("▼") if mark < 0 else True
+        assert model.sign(baseline, "AP") == 0
+    assert any(model.sign(run, "AP") for run in project.runs)
+
+
+def test_drill_down_per_run_and_per_topic(qtbot, opened):
+    project, window, controller, dashboard = opened()
+    view = dashboard.view
+    window.show_view(view)
+    per_topic, _ = oracle_ap(project, qrels_dict(controller.workbench.store.qrels_rows()))
+    row = view.proxy.mapFromSource(view.model.index(view.model.row_of("run3"), 0))
+    view.table.doubleClicked.emit(row)
+    drill = view.drill_model
+    assert view.tables.currentIndex() == 1 and drill.mode == "run" and drill.key == "run3"
+    assert drill.labels() == ("1", "2", "3", "4")
+    for qid in drill.labels():
+        assert drill.value(qid, "AP") == pytest.approx(per_topic["run3"][qid], abs=1e-12)
+    topic_row = view.drill_proxy.mapFromSource(drill.index(drill.row_of("3"), 0))
+    view.drill_table.doubleClicked.emit(topic_row)
+    assert drill.mode == "topic" and drill.key == "3"
+    assert drill.labels() == tuple(project.runs)
+    for run in project.runs:
+        assert drill.value(run, "AP") == pytest.approx(per_topic[run].get("3", 0.0), abs=1e-12)
+
+
+def test_measures_dialog_validates_and_changes_the_columns(qtbot, opened):
+    project, _window, controller, dashboard = opened()
+    dialog = dashboard.show_measures_dialog()
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    dialog.editor.setPlainText("map\nbogus@3")
+    assert not ok.isEnabled()
+    assert "line 2 (bogus@3)" in dialog.problems.text()
+    dialog.editor.setPlainText("map\nP.5,10\nnDCG@10")
+    assert ok.isEnabled() and not dialog.problems.isVisibleTo(dialog)
+    with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+        qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+    model = dashboard.view.model
+    assert [str(m) for m in model.measures()] == ["AP", "P@5", "P@10", "nDCG@10"]
+    import pytrec_eval
+
+    qrels = qrels_dict(controller.workbench.store.qrels_rows())
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"P.5"})
+    for run, path in project.runs.items():
+        scores = evaluator.evaluate(read_run_dict(path))
+        want = sum(scores.get(q, {}).get("P_5", 0.0) for q in qrels) / len(qrels)
+        assert model.value(run, "P@5") == pytest.approx(want, abs=1e-12)
+    # kept with the project
+    stored = controller.workbench.store.get_setting("ui.dashboard")
+    assert stored["measures"] == ["map", "P.5,10", "nDCG@10"]
+
+
+def test_filter_controls(qtbot, opened):
+    project, window, controller, dashboard = opened()
+    view = dashboard.view
+    controller.open_topic("1")
+    with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+        key(qtbot, window, "3")
+    with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+        view.sources.setChecked(False)
+    assert shown(dashboard) == pytest.approx(
+        oracle_means(project, controller, [ASSESSOR]), abs=1e-12
+    )
+    assert dashboard.snapshot.qids == ("1",)
+    with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+        view.sources.setChecked(True)
+    with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+        view.level.setValue(2)
+    assert shown(dashboard) == pytest.approx(
+        oracle_means(project, controller, None, level=2), abs=1e-12
+    )
+    source = view.assessor.findText("qrels-source (imported)")
+    with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+        view.assessor.setCurrentIndex(source)
+    assert not view.sources.isEnabled()
+    assert shown(dashboard) == pytest.approx(
+        oracle_means(project, controller, ["qrels-source"], level=2), abs=1e-12
+    )
+
+
+def test_exports(qtbot, opened, tmp_path):
+    project, window, controller, dashboard = opened()
+    window.show_view(dashboard.view)
+    qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
+    store = controller.workbench.store
+    qrels = tmp_path / "exported.qrels"
+    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in store.qrels_rows()))
+    command = [sys.executable, str(ROOT / "main.py"), "evaluate", "-c", "-l", "1"]
+    for m in DEFAULT_GUI_MEASURES:
+        command += ["-m", m]
+    command += [str(qrels), *map(str, project.runs.values())]
+    expected = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    assert dashboard.copy_trec_eval() == expected
+    assert QApplication.clipboard().text() == expected
+
+    for fmt, suffix, marker in (
+        ("csv", "csv", "run,AP,"),
+        ("latex", "tex", "\\toprule"),
+        ("markdown", "md", "| Run | AP |"),
+    ):
+        out = dashboard.export_table(tmp_path / f"table.{suffix}", fmt)
+        text = out.read_text()
+        assert marker in text
+        assert all(run in text for run in project.runs)
+
+    pr = dashboard.view.pr_plot
+    for suffix, magic in (("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF")):
+        path = pr.save(tmp_path / f"pr.{suffix}")
+        assert path.read_bytes()[:5].startswith(magic)
+    # the live (animated) lines are in the file, not only the legend's handles
+    image = QImage(str(tmp_path / "pr.png"))
+    colour = int(COLOURS[0].lstrip("#"), 16)
+    hits = sum(
+        1
+        for x in range(0, image.width(), 2)
+        for y in range(0, image.height(), 2)
+        if image.pixel(x, y) & 0xFFFFFF == colour
+    )
+    assert hits > 100
+    assert "weak" in (tmp_path / "pr.svg").read_text()
+
+
+def test_models_pass_qtmodeltester(qtbot, opened, qtmodeltester):
+    _project, window, controller, dashboard = opened()
+    view = dashboard.view
+    dashboard.show_drill("run", "run2")
+    controller.open_topic("2")
+    with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+        key(qtbot, window, "2")
+    qtmodeltester.check(view.model)
+    qtmodeltester.check(view.drill_model)
+    changed = [run for run, m in view.model.highlighted()]
+    assert changed  # live changes came as dataChanged, not resets
+    resets = view.model.resets
+    with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+        key(qtbot, window, "0")
+    assert view.model.resets == resets
+
+
+def test_highlight_ends_and_the_tooltip_explains(qtbot, opened):
+    _project, window, controller, dashboard = opened()
+    dashboard.highlight_timer.setInterval(200)
+    controller.open_topic("3")
+    with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+        key(qtbot, window, "3")
+    model = dashboard.view.model
+    cells = model.highlighted()
+    assert cells
+    run, measure = cells[0]
+    index = model.index(model.row_of(run), [str(m) for m in model.measures()].index(measure) + 1)
+    assert "changed by" in index.data(Qt.ItemDataRole.ToolTipRole)
+    assert index.data(Qt.ItemDataRole.BackgroundRole) is not None
+    qtbot.waitUntil(lambda: not model.highlighted(), timeout=5_000)
+    assert index.data(model.DeltaRole) is None
+
+
+def test_dashboard_screenshot(tmp_path, qtbot, make_window):
+    from judgeapp.ui.screenshot import render
+
+    project = write_project(tmp_path / "p")
+    out = render("dashboard", tmp_path / "dashboard.png", str(project.db), (1000, 700))
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1000, 700)
+    colours = {image.pixel(x, y) for x in range(0, 1000, 5) for y in range(0, 700, 5)}
+    assert len(colours) > 40
+    with Store.open(project.db) as store:
+        assert store.pools() == []  # taken on a copy
+
+
+def test_no_judgments_no_numbers(qtbot, make_window, tmp_path, settings):
+    db = tmp_path / "empty.db"
+    _window, controller = make_window()
+    dashboard = find_dashboard(controller)
+    with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+        controller.open_project(str(db))
+    assert dashboard.view.model.rowCount(QModelIndex()) == 0
+    assert dashboard.last_error is None
+    assert np.isnan(dashboard.snapshot.means).all() or dashboard.snapshot.means.size == 0
