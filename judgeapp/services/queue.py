@@ -71,6 +71,8 @@ class JudgingQueue:
             state = states.get(doc, JudgmentState(None))
             self.items.append(self._item(doc, docnos.get(doc, str(doc)), state))
         self._row_of = {item.doc_id: i for i, item in enumerate(self.items)}
+        self._judged = sum(1 for item in self.items if item.grade is not None)
+        self._relevant = sum(1 for item in self.items if is_relevant(item.grade))
 
     def _item(self, doc_id: int, docno: str, state: JudgmentState) -> QueueItem:
         best_rank: int | None = None
@@ -93,10 +95,8 @@ class JudgingQueue:
         return self.items[self._row_of[doc_id]]
 
     def counts(self) -> tuple[int, int, int]:
-        """(pooled, judged, relevant) for this assessor."""
-        judged = sum(1 for item in self.items if item.grade is not None)
-        relevant = sum(1 for item in self.items if is_relevant(item.grade))
-        return len(self.items), judged, relevant
+        """(pooled, judged, relevant) for this assessor (kept up to date by `apply`)."""
+        return len(self.items), self._judged, self._relevant
 
     def first_unjudged(self) -> int | None:
         """Where to resume: the judging order's proposal (skips forgotten)."""
@@ -189,6 +189,8 @@ class JudgingQueue:
             before.runs,
         )
         self.items[row] = item
+        self._judged += (after.grade is not None) - (before.grade is not None)
+        self._relevant += is_relevant(after.grade) - is_relevant(before.grade)
         return item
 
     # -- search --------------------------------------------------------------------------------

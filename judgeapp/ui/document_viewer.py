@@ -109,9 +109,22 @@ class DocumentViewer(QWidget):
         # from the end, making the position visible scrolls it to the top of the view
         self.text.moveCursor(QTextCursor.MoveOperation.End)
         self.text.ensureCursorVisible()
-        cursor.setPosition(min(position, self.text.document().characterCount() - 1))
+        position = min(position, self.text.document().characterCount() - 1)
+        cursor.setPosition(position)
         self.text.setTextCursor(cursor)
         self.text.ensureCursorVisible()
+        # then line by line until the remembered line is the top one
+        bar = self.text.verticalScrollBar()
+        line = self.text.fontMetrics().lineSpacing()
+        for _ in range(100):
+            top = self.top_position()
+            below = self.text.cursorForPosition(QPoint(0, line + 1)).position()
+            if top > position and bar.value() > bar.minimum():
+                bar.setValue(bar.value() - 1)
+            elif below <= position and below > top and bar.value() < bar.maximum():
+                bar.setValue(bar.value() + 1)
+            else:
+                break
 
     def _apply_highlights(self) -> None:
         """New terms for the document on screen."""

@@ -149,6 +149,7 @@ class GradeBar(QWidget):
         for g in scale:
             button = QPushButton(f"{g.key}   {g.label}")
             button.setProperty("grade", True)
+            button.setCheckable(True)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.setToolTip(f"Judge as {g.label} (grade {g.grade}) and move on: key {g.key}")
             button.clicked.connect(lambda _=False, grade=g.grade: self.grade_clicked.emit(grade))
@@ -158,9 +159,8 @@ class GradeBar(QWidget):
 
     def show_state(self, grade: int | None, flagged: bool) -> None:
         for value, button in self.buttons.items():
-            button.setProperty("current", value == grade)
-            button.style().unpolish(button)
-            button.style().polish(button)
+            # the checked state marks the current grade: no re-polish, no relayout
+            button.setChecked(value == grade)
         self.flag_button.setChecked(flagged)
 
 
@@ -191,6 +191,8 @@ class JudgingView(QWidget):
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.progress_label = QLabel()
         self.progress_label.setObjectName("muted")
+        # labels that change with every judgment must not resize (and so relayout) the view
+        self.progress_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -202,6 +204,7 @@ class JudgingView(QWidget):
         self.viewer = DocumentViewer()
         self.position_label = QLabel()
         self.position_label.setObjectName("muted")
+        self.position_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.grade_bar = GradeBar()
         self.note = QLineEdit()
         self.note.setPlaceholderText("Note  ( N, Enter saves )")
@@ -285,13 +288,24 @@ class JudgingView(QWidget):
         return rows
 
     def configure_list(self) -> None:
+        """Column widths from the font and the longest docno, set once per topic: sizing
+        to contents would read every row of a 4000-document pool on each judgment."""
         header = self.list.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        if self.list_model.columnCount() > PoolTableModel.NOTE:
-            header.setSectionResizeMode(PoolTableModel.NOTE, QHeaderView.ResizeMode.Stretch)
-        if not self.list_model.blind:
-            header.setSectionResizeMode(PoolTableModel.NOTE, QHeaderView.ResizeMode.Interactive)
-            header.setSectionResizeMode(PoolTableModel.RUNS, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        metrics = self.list.fontMetrics()
+        model = self.list_model
+        longest = max((len(model.item(r).docno) for r in range(model.rowCount())), default=8)
+        widths = {
+            PoolTableModel.POSITION: metrics.horizontalAdvance(str(model.rowCount())) + 16,
+            PoolTableModel.DOCNO: metrics.horizontalAdvance("M" * min(longest, 24)) * 3 // 4 + 16,
+            PoolTableModel.STATE: metrics.horizontalAdvance("3 Perfectly relevant  ⚑") + 12,
+            PoolTableModel.RANK: metrics.horizontalAdvance("Best rank") + 16,
+        }
+        for col, width in widths.items():
+            if col < model.columnCount():
+                header.resizeSection(col, width)
+        last = model.columnCount() - 1
+        header.setSectionResizeMode(last, QHeaderView.ResizeMode.Stretch)
 
     def select_row(self, row: int | None) -> None:
         if row is None:

@@ -175,6 +175,17 @@ class TopicFilterProxyModel(QSortFilterProxyModel):
         return a < b
 
 
+_DISPLAY = int(ROLE.DisplayRole)
+_FOREGROUND = int(ROLE.ForegroundRole)
+_FONT = int(ROLE.FontRole)
+_TOOLTIP = int(ROLE.ToolTipRole)
+_ALIGN = int(ROLE.TextAlignmentRole)
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_POOL_ROLES = frozenset(
+    {_DISPLAY, _FOREGROUND, _FONT, _TOOLTIP, _ALIGN, USER + 1, USER + 2, USER + 3}
+)
+
+
 class PoolTableModel(QAbstractTableModel):
     """The pooled documents of one topic in judging order. In blind mode the rank and run
     columns do not exist at all (and their roles return nothing)."""
@@ -190,15 +201,18 @@ class PoolTableModel(QAbstractTableModel):
         self._items: list[QueueItem] = []
         self._row_of: dict[int, int] = {}
         self._labels: dict[int, str] = {}
+        self._cells: dict[int, tuple] = {}
         self.blind = True
 
     def set_scale(self, scale: Sequence[GradeInfo]) -> None:
         self._labels = {g.grade: g.label for g in scale}
+        self._cells = {}
 
     def set_items(self, items: Sequence[QueueItem], *, blind: bool) -> None:
         self.beginResetModel()
         self._items = list(items)
         self._row_of = {item.doc_id: i for i, item in enumerate(self._items)}
+        self._cells = {}
         self.blind = blind
         self.endResetModel()
 
@@ -207,6 +221,7 @@ class PoolTableModel(QAbstractTableModel):
         if i is None:
             return
         self._items[i] = item
+        self._cells.pop(i, None)
         self.dataChanged.emit(self.index(i, 0), self.index(i, self.columnCount() - 1))
 
     def row_of(self, doc_id: int) -> int | None:
@@ -239,45 +254,56 @@ class PoolTableModel(QAbstractTableModel):
         return text + ("  ⚑" if item.flagged else "")
 
     def data(self, index: Index, role: int = ROLE.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._items):
+        # called for every role of every visible cell on each repaint: the roles this
+        # model never answers leave first, and per-item values are built once and cached
+        role = int(role)
+        if role not in _POOL_ROLES or not index.isValid():
             return None
-        col = index.column()
-        if col >= self.columnCount():
+        row, col = index.row(), index.column()
+        if not 0 <= row < len(self._items) or col >= self.columnCount():
             return None
-        item = self._items[index.row()]
-        if role == ROLE.DisplayRole:
-            if col == self.POSITION:
-                return str(index.row() + 1)
-            if col == self.DOCNO:
-                return item.docno
-            if col == self.STATE:
-                return self.state_text(item)
-            if col == self.NOTE:
-                return " ".join(item.note.split())
-            if col == self.RANK:
-                return "" if item.best_rank is None else str(item.best_rank)
-            if col == self.RUNS:
-                return ", ".join(item.runs)
-            return None
+        cells = self._cells.get(row)
+        if cells is None:
+            cells = self._cells[row] = self._make_cells(row)
+        if role == _DISPLAY:
+            return cells[0][col]
+        item = self._items[row]
         if role == self.DocIdRole:
             return item.doc_id
         if role == self.GradeRole:
             return item.grade
         if role == self.FlaggedRole:
             return item.flagged
-        if role == ROLE.ForegroundRole and col == self.STATE:
-            if item.flagged:
-                return QBrush(theme.FLAGGED)
-            if item.grade is None:
-                return QBrush(theme.UNJUDGED)
+        if col == self.STATE:
+            if role == _FOREGROUND:
+                return cells[1]
+            if role == _FONT:
+                return cells[2]
+        if role == _TOOLTIP and col == self.NOTE and item.note:
+            return item.note
+        if role == _ALIGN and col in (self.POSITION, self.RANK):
+            return _RIGHT
+        return None
+
+    def _make_cells(self, row: int) -> tuple[tuple[str, ...], QBrush, QFont | None]:
+        item = self._items[row]
+        display = (
+            str(row + 1),
+            item.docno,
+            self.state_text(item),
+            " ".join(item.note.split()),
+            "" if item.best_rank is None else str(item.best_rank),
+            ", ".join(item.runs),
+        )
+        if item.flagged:
+            brush = QBrush(theme.FLAGGED)
+        elif item.grade is None:
+            brush = QBrush(theme.UNJUDGED)
+        else:
             colours = theme.GRADE_COLOURS
-            return QBrush(QColor(colours[max(0, min(item.grade, len(colours) - 1))]))
-        if role == ROLE.FontRole and col == self.STATE and item.grade is not None:
+            brush = QBrush(QColor(colours[max(0, min(item.grade, len(colours) - 1))]))
+        font = None
+        if item.grade is not None:
             font = QFont()
             font.setBold(item.grade > 0)
-            return font
-        if role == ROLE.ToolTipRole and col == self.NOTE and item.note:
-            return item.note
-        if role == ROLE.TextAlignmentRole and col in (self.POSITION, self.RANK):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
+        return display, brush, font

@@ -36,7 +36,7 @@ QPushButton:hover { background: #eef3fb; border-color: #9db9ee; }
 QPushButton:pressed { background: #dbe8fb; }
 QPushButton:disabled { color: #a3a9b1; background: #f4f5f7; }
 QPushButton[grade="true"] { padding: 8px 14px; font-weight: 600; text-align: left; }
-QPushButton[grade="true"][current="true"] { background: #dbe8fb; border: 2px solid #5b8def; }
+QPushButton[grade="true"]:checked { background: #dbe8fb; border-color: #5b8def; color: #111418; }
 QFrame#topicPanel { background: #fbfaf4; border: 1px solid #e9e4cc; border-radius: 4px; }
 QLabel#topicTitle { font-size: 13pt; font-weight: 600; color: #111418; }
 QLabel#docHeader { font-size: 11pt; font-weight: 600; color: #111418; }

@@ -61,11 +61,18 @@ class Worker(QRunnable):
         except Exception as exc:  # reported to the GUI thread, never lost
             self.traceback = traceback.format_exc()
             self.error = exc
-            self.signals.failed.emit(exc)
+            self._emit(self.signals.failed, exc)
         else:
-            self.signals.succeeded.emit(self.result)
+            self._emit(self.signals.succeeded, self.result)
         finally:
-            self.signals.finished.emit()
+            self._emit(self.signals.finished)
+
+    @staticmethod
+    def _emit(signal, *args) -> None:
+        try:
+            signal.emit(*args)
+        except RuntimeError:
+            pass  # the window (and the signals object) went away while the work ran
 
     def start(self, pool: QThreadPool | None = None) -> None:
         (pool or QThreadPool.globalInstance()).start(self)

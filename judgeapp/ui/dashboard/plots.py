@@ -13,6 +13,7 @@ update is a full `draw_idle()` instead. Either way a batch of judgments gives on
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -44,8 +45,15 @@ BETTER, WORSE = "#2f9e6e", "#c44e52"
 FONT_SIZE = 8
 
 
+# Margins around the axes in pixels (tick labels, axis labels, title). Fixed margins set
+# on resize instead of matplotlib's constrained layout, which costs more than the rest of
+# a full draw together.
+MARGINS = {"left": 44, "right": 8, "bottom": 34, "top": 20}
+
+
 class PlotCanvas(FigureCanvasQTAgg):
-    """A canvas that tells its plot when it becomes visible (hidden plots are not drawn)."""
+    """A canvas that tells its plot when it becomes visible (hidden plots are not drawn)
+    and keeps the axes' margins constant in pixels when it is resized."""
 
     def __init__(self, figure: Figure, on_show: Callable[[], None]) -> None:
         super().__init__(figure)
@@ -55,6 +63,16 @@ class PlotCanvas(FigureCanvasQTAgg):
         super().showEvent(event)
         self._on_show()
 
+    def resizeEvent(self, event) -> None:
+        w, h = max(event.size().width(), 1), max(event.size().height(), 1)
+        self.figure.subplots_adjust(
+            left=min(MARGINS["left"] / w, 0.4),
+            right=max(1 - MARGINS["right"] / w, 0.6),
+            bottom=min(MARGINS["bottom"] / h, 0.4),
+            top=max(1 - MARGINS["top"] / h, 0.6),
+        )
+        super().resizeEvent(event)  # redraws
+
 
 class LivePlot:
     """One figure with one axes on one canvas; subclasses create and update artists."""
@@ -63,13 +81,14 @@ class LivePlot:
     name = "plot"  # file name stem of exports
 
     def __init__(self) -> None:
-        self.figure = Figure(figsize=(4.0, 3.2), dpi=100, layout="constrained")
+        self.figure = Figure(figsize=(4.0, 3.2), dpi=100)
         self.canvas = PlotCanvas(self.figure, self._on_show)
         self.canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.canvas.setMinimumSize(150, 160)
         self.ax = self.figure.add_subplot()
         self.ax.tick_params(labelsize=FONT_SIZE)
         self.redraws = 0  # full draws + blits: what "one redraw per batch" counts
+        self.drawn_at = 0.0  # time.perf_counter() when the canvas last showed new data
         self.full_draws = 0
         self.blits = 0
         self.live: list[Artist] = []  # the animated artists, drawn over the background
@@ -86,6 +105,7 @@ class LivePlot:
         self._stale = False
         self.full_draws += 1
         self.redraws += 1
+        self.drawn_at = time.perf_counter()
 
     @property
     def pending(self) -> bool:
@@ -109,9 +129,10 @@ class LivePlot:
         self.canvas.restore_region(self._background)
         for artist in self.live:
             self.figure.draw_artist(artist)
-        self.canvas.blit(self.figure.bbox)
+        self.canvas.blit(self.figure.bbox)  # repaints now
         self.blits += 1
         self.redraws += 1
+        self.drawn_at = time.perf_counter()
 
     def _animate(self, *artists: Artist) -> None:
         for artist in artists:
@@ -140,7 +161,7 @@ class LivePlot:
         for artist in self.live:
             artist.set_animated(False)
         try:
-            self.figure.savefig(path, format=fmt, dpi=150)
+            self.figure.savefig(path, format=fmt, dpi=150, bbox_inches="tight")
         finally:
             for artist in self.live:
                 artist.set_animated(True)
@@ -406,12 +427,13 @@ class ProgressPlot(LivePlot):
             self.estimate.set_ydata([np.nan, np.nan])
             self.band.set_visible(False)
         self.note.set_text(text)
+        # limits with room to grow, so that most judgments only blit
         xmax = float(max(curve.pool_size or 0, n, 10))
         ymax = max(top, 4.0)
         x_lim, y_lim = self.limits
-        if xmax > x_lim or ymax * 1.05 > y_lim or (x_lim > 2.5 * xmax and n) or y_lim > 3 * ymax:
-            x_lim = xmax * 1.04
-            y_lim = ymax * 1.35 + 1
+        if xmax > x_lim or ymax * 1.05 > y_lim or x_lim > 3 * xmax or y_lim > 4 * ymax + 10:
+            x_lim = xmax * (1.04 if curve.pool_size else 1.5)
+            y_lim = ymax * 1.6 + 5
             self.ax.set_xlim(0, x_lim)
             self.ax.set_ylim(0, y_lim)
             self.limits = (x_lim, y_lim)
