@@ -2,7 +2,9 @@
 
 Formats:
 
-- ``trec``: TREC SGML, ``<DOC> <DOCNO>id</DOCNO> ... </DOC>``. The title is the first of
+- ``trec``: TREC SGML, ``<DOC> <DOCNO>id</DOCNO> ... </DOC>`` (or ``<DOC id="...">`` without
+  a DOCNO, as in AQUAINT-2; the DOC tag's other attributes go to ``fields``). The title is
+  the first of
   ``HEADLINE``, ``TITLE``, ``HEAD``, ``HL``, ``TI``, ``DOCTITLE`` (looked for at the top level
   first, then inside other elements such as FBIS's ``<HEADER>``); the text is every
   ``TEXT``, ``BODY``, ``LP``, ``LEADPARA`` or ``ABSTRACT`` element in order, plus any text not
@@ -57,14 +59,18 @@ def _check_docno(path: str, line: int, docno: str) -> str:
 
 
 def _trec(path: str) -> Iterator[Document]:
-    for line, body in iter_elements(path, "DOC"):
+    for line, attrs, body in iter_elements(path, "DOC"):
         found = _DOCNO.search(body)
-        if found is None:
-            raise FormatError(path, line, "document has no <DOCNO>")
-        docno = _check_docno(path, line, clean(found.group(1)))
+        if found is not None:
+            docno = clean(found.group(1))
+        elif "id" in attrs:  # <DOC id="APW_ENG_19980601.0001" type="story"> (AQUAINT-2)
+            docno = attrs["id"].strip()
+        else:
+            raise FormatError(path, line, "document has no <DOCNO> (nor an id attribute)")
+        docno = _check_docno(path, line, docno)
         title = ""
         texts: list[str] = []
-        fields: dict[str, str] = {}
+        fields: dict[str, str] = {k: v for k, v in attrs.items() if k != "id" or found}
         rest: list[str] = []
         pos = 0
         for element in _ELEMENT.finditer(body):

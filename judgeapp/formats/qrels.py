@@ -3,7 +3,7 @@
 TREC qrels (``trec``), ``qid iter docno grade`` per line, read as trec_eval 10.0 reads them
 (``get_qrels.c``):
 
-- exactly four columns separated by spaces or tabs (trec_eval refuses a fifth);
+- exactly four columns separated by ASCII white space (trec_eval refuses a fifth);
 - the iter column is ignored (``0``, ``Q0``, ANTIQUE's ``U0``/``Q0``/``E0``, COVID's
   ``0.5``...), the grade is an integer and may be negative (pooled but unjudged);
 - a line whose first non-blank character is ``#`` is a comment; a ``#`` inside a docno is

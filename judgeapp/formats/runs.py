@@ -2,8 +2,9 @@
 
 Rules (trec_eval 10.0, ``get_trec_results.c`` and ``form_res_rels.c``):
 
-- columns are separated by any run of spaces or tabs; columns after the tag are ignored
-  (trec_eval's ``results.trunc`` has such lines);
+- columns are separated by runs of ASCII white space (spaces, tabs, as C's ``isspace``; a
+  no-break space is part of a column); columns after the tag are ignored (trec_eval's
+  ``results.trunc`` has such lines);
 - a line whose first non-blank character is ``#`` is a comment; blank lines are skipped;
 - the iter and rank columns are ignored and not validated: trec_eval never reads them
   (it ranks by score), so a run with odd ranks evaluates there and must import here;

@@ -50,12 +50,25 @@ def one_line(content: str) -> str:
     return " ".join(clean(content).split())
 
 
-def iter_elements(path: PathArg, name: str) -> Iterator[tuple[int, str]]:
-    """``(line, body)`` for each top-level ``<name>...</name>`` block (tag case ignored)."""
-    tag = re.compile(rf"<(/?){name}(?:\s[^>]*)?>", re.I)
+_ATTRIBUTE = re.compile(r"""([\w.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+
+
+def attributes(tag_text: str) -> dict[str, str]:
+    """``name=value`` pairs of an opening tag (quoted or not)."""
+    return {
+        m.group(1): next(g for g in m.groups()[1:] if g is not None)
+        for m in _ATTRIBUTE.finditer(tag_text)
+    }
+
+
+def iter_elements(path: PathArg, name: str) -> Iterator[tuple[int, dict[str, str], str]]:
+    """``(line, attributes, body)`` for each top-level ``<name>...</name>`` block (tag case
+    ignored)."""
+    tag = re.compile(rf"<(/?){name}(\s[^>]*)?>", re.I)
     shown = f"<{name}>"
     inside = False
     opened = 0
+    attrs: dict[str, str] = {}
     parts: list[str] = []
     with open_chunks(path) as chunks:
         for chunk in chunks:
@@ -74,7 +87,7 @@ def iter_elements(path: PathArg, name: str) -> Iterator[tuple[int, str]]:
                 if match.group(1):  # closing tag
                     if not inside:
                         raise FormatError(path, line, f"</{name}> without an open {shown}")
-                    yield opened, "".join(parts)
+                    yield opened, attrs, "".join(parts)
                     inside = False
                 else:
                     if inside:
@@ -85,6 +98,7 @@ def iter_elements(path: PathArg, name: str) -> Iterator[tuple[int, str]]:
                             f"{shown} (missing </{name}>)",
                         )
                     inside, opened, parts = True, line, []
+                    attrs = attributes(match.group(2) or "")
                 pos = match.end()
             rest = text[pos:]
             if inside:

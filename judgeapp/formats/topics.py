@@ -123,8 +123,8 @@ def _sgml_doc(path: str, line: int, body: str) -> Topic:
 
 def _trec(path: str) -> list[Topic]:
     if first_tag(head_text(path)) == "doc":
-        return [_sgml_doc(path, line, body) for line, body in iter_elements(path, "DOC")]
-    return [_sgml_top(path, line, body) for line, body in iter_elements(path, "top")]
+        return [_sgml_doc(path, line, body) for line, _, body in iter_elements(path, "DOC")]
+    return [_sgml_top(path, line, body) for line, _, body in iter_elements(path, "top")]
 
 
 _XML_TITLE = ("query", "title")

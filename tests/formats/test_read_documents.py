@@ -159,3 +159,18 @@ def test_duplicate_docno_across_a_json_file(tmp_path: Path) -> None:
     )
     with pytest.raises(FormatError, match=r"c\.jsonl:3: duplicate docno a at lines 1 and 3"):
         read_documents(path)
+
+
+def test_doc_id_attribute_when_there_is_no_docno(tmp_path: Path) -> None:
+    """AQUAINT-2 style: <DOC id="..." type="story"> and no <DOCNO>."""
+    path = tmp_path / "aquaint.sgml"
+    path.write_text(
+        '<DOC id="APW_ENG_19980601.0001" type="story" >\n<HEADLINE>\nA headline\n</HEADLINE>\n'
+        "<TEXT>\n<P>\nOne.\n</P>\n</TEXT>\n</DOC>\n<DOC id='XIN_ENG_1.2'>\n<TEXT>Two.</TEXT>\n"
+        "</DOC>\n"
+    )
+    docs = read_documents(path)
+    assert [(d.docno, d.title, d.text, d.fields, d.line) for d in docs] == [
+        ("APW_ENG_19980601.0001", "A headline", "One.", {"type": "story"}, 1),
+        ("XIN_ENG_1.2", "", "Two.", {}, 11),
+    ]
