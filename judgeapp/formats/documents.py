@@ -88,9 +88,9 @@ def _trec(path: str) -> Iterator[Document]:
                 value = clean(content)
                 fields[key] = f"{fields[key]}\n{value}" if key in fields else value
         rest.append(body[pos:])
-        loose = clean("".join(rest))
-        if loose:  # text outside any element is still the document's text
-            texts.append(loose)
+        loose = "".join(rest)
+        if not loose.isspace() and loose:  # text outside any element is still the text
+            texts.append(clean(loose))
         if not title:
             nested = _NESTED_TITLE.search(body)
             if nested is not None:

@@ -20,6 +20,7 @@ _MARKUP = re.compile(r"<[^>]*>")
 _ENTITY = re.compile(r"&(amp|lt|gt|quot|apos|#\d+|#[xX][0-9a-fA-F]+);")
 _ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 _BLANKS = re.compile(r"\n{3,}")
+_TRAILING = re.compile(r"[ \t\f\v\r]+\n")
 
 
 def _entity(match: re.Match[str]) -> str:
@@ -41,8 +42,7 @@ def clean(content: str) -> str:
         content = _MARKUP.sub("", _PARAGRAPH.sub("\n", content))
     if "&" in content:
         content = _ENTITY.sub(_entity, content)
-    lines = [line.rstrip() for line in content.split("\n")]
-    return _BLANKS.sub("\n\n", "\n".join(lines)).strip()
+    return _BLANKS.sub("\n\n", _TRAILING.sub("\n", content)).strip()
 
 
 def one_line(content: str) -> str:
