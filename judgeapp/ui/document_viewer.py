@@ -15,7 +15,14 @@ import bisect
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QSyntaxHighlighter, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QPlainTextEdit,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from judgeapp.services.highlight import Highlighter, break_long_lines, reflow
 from judgeapp.store import DocumentRecord
@@ -31,6 +38,12 @@ class DocumentViewer(QWidget):
         self.header.setTextFormat(Qt.TextFormat.PlainText)
         self.meta = QLabel()
         self.meta.setObjectName("muted")
+        self.meta.setTextFormat(Qt.TextFormat.PlainText)
+        # Header and byline keep a fixed height (two lines, one line; longer text is elided,
+        # the whole of it in the tooltip): a height that followed each title would relayout
+        # and repaint the whole window on every judgment.
+        for label in (self.header, self.meta):
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.text = QPlainTextEdit()
         self.text.setObjectName("documentText")
         self.text.setReadOnly(True)
@@ -71,20 +84,30 @@ class DocumentViewer(QWidget):
             self._scroll[self.doc_id] = self.top_position()
         self.doc_id = doc_id
         if record is None:
-            self.header.setText(docno)
-            self.meta.setText("This document's text is not in the project.")
+            self.set_header(docno, "This document's text is not in the project.")
             body = ""
         else:
             title = " ".join(record.title.split())
-            self.header.setText(f"{docno}  ·  {title}" if title else docno)
             authors = record.fields.get("authors") if isinstance(record.fields, dict) else None
-            self.meta.setText(str(authors) if authors else "")
+            self.set_header(f"{docno}  ·  {title}" if title else docno, str(authors or ""))
             body = record.text
-        self.meta.setVisible(bool(self.meta.text()))
         text = break_long_lines(reflow(body))
         self._compute_spans(text)  # before the text goes in: its layout applies them
         self.text.setPlainText(text)
         self._scroll_to(self._scroll.get(doc_id, 0))
+
+    def set_header(self, header: str, meta: str = "") -> None:
+        width = max(self.header.width(), 200)
+        header_metrics = self.header.fontMetrics()
+        self.header.setFixedHeight(2 * header_metrics.lineSpacing() + 2)
+        self.header.setText(
+            header_metrics.elidedText(header, Qt.TextElideMode.ElideRight, 2 * width - 60)
+        )
+        self.header.setToolTip(header)
+        meta_metrics = self.meta.fontMetrics()
+        self.meta.setFixedHeight(meta_metrics.lineSpacing() + 2)
+        self.meta.setText(meta_metrics.elidedText(meta, Qt.TextElideMode.ElideRight, width))
+        self.meta.setToolTip(meta)
 
     def clear(self) -> None:
         if self.doc_id is not None:

@@ -115,9 +115,10 @@ class JudgingController(QObject):
         if queue is None:
             self.view.list_model.set_items([], blind=True)
             self.view.viewer.clear()
-            self.view.viewer.header.setText("This topic has no pool yet.")
-            self.view.viewer.meta.setText("Build a pool (Pool ▸ Build pool…) to start judging.")
-            self.view.viewer.meta.setVisible(True)
+            self.view.viewer.set_header(
+                "This topic has no pool yet.",
+                "Build a pool (Judging ▸ Build pool…) to start judging.",
+            )
             self._update_labels()
             self.topic_opened.emit(qid)
             return False
@@ -137,7 +138,7 @@ class JudgingController(QObject):
         self.current = doc_id
         if doc_id is None:
             self.view.viewer.clear()
-            self.view.viewer.header.setText("Every pooled document of this topic is judged.")
+            self.view.viewer.set_header("Every pooled document of this topic is judged.")
             self.view.select_row(None)
         else:
             item = queue.item(doc_id)
