@@ -134,13 +134,15 @@ def _read_block(path: PathArg, f: BinaryIO, size: int, kind: str | None, done: i
             path,
             None,
             f"truncated {kind} file: the compressed data ends before its end marker "
-            f"(after {done} bytes of text)",
+            "(the byte is where the decompressed text breaks off)",
+            byte=done,
         ) from None
     except (gzip.BadGzipFile, zlib.error, OSError, lzma.LZMAError) as exc:
         raise FormatError(
             path,
             None,
-            f"corrupt {kind or 'file'} data after {done} bytes of text: {exc}",
+            f"corrupt {kind or 'file'} data: {exc}",
+            byte=done,
         ) from None
 
 

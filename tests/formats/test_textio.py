@@ -5,6 +5,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
+import zlib
 from pathlib import Path
 
 import pytest
@@ -108,17 +109,18 @@ def test_truncated_and_corrupt_compressed_files(tmp_path: Path) -> None:
     whole = gzip.compress(b"".join(b"%d 0 doc%d 1\n" % (i, i) for i in range(2000)))
     cut = tmp_path / "cut.gz"
     cut.write_bytes(whole[: len(whole) // 2])
-    with pytest.raises(FormatError, match=r"cut\.gz: truncated gzip file"):
+    readable = len(zlib.decompressobj(31).decompress(whole[: len(whole) // 2]))
+    with pytest.raises(FormatError, match=rf"cut\.gz: byte {readable}: truncated gzip file"):
         lines_of(cut)
     bad = bytearray(whole)
     bad[-6] ^= 0xFF  # inside the CRC/length trailer
     broken = tmp_path / "broken.gz"
     broken.write_bytes(bytes(bad))
-    with pytest.raises(FormatError, match=r"broken\.gz: corrupt gzip data"):
+    with pytest.raises(FormatError, match=r"broken\.gz: byte \d+: corrupt gzip data"):
         lines_of(broken)
     xz = tmp_path / "cut.xz"
     xz.write_bytes(lzma.compress(b"abc\n" * 1000)[:-20])
-    with pytest.raises(FormatError, match=r"cut\.xz: (truncated|corrupt) xz"):
+    with pytest.raises(FormatError, match=r"cut\.xz: byte \d+: (truncated|corrupt) xz"):
         lines_of(xz)
 
 
