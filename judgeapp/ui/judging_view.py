@@ -209,7 +209,7 @@ class JudgingView(QWidget):
         self.note = QLineEdit()
         self.note.setPlaceholderText("Note  ( N, Enter saves )")
         self.terms = QLineEdit()
-        self.terms.setPlaceholderText("More terms to highlight, a, b  ( T )")
+        self.terms.setPlaceholderText("Terms to highlight, a, b  ( T )")
         fields = QHBoxLayout()
         fields.setSpacing(8)
         for button in (
@@ -234,9 +234,9 @@ class JudgingView(QWidget):
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([300, 900])
+        self.splitter.setSizes([370, 900])
         self.splitter.setChildrenCollapsible(False)
-        left.setMinimumWidth(220)
+        left.setMinimumWidth(260)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
@@ -297,7 +297,11 @@ class JudgingView(QWidget):
         longest = max((len(model.item(r).docno) for r in range(model.rowCount())), default=8)
         widths = {
             PoolTableModel.POSITION: metrics.horizontalAdvance(str(model.rowCount())) + 16,
-            PoolTableModel.DOCNO: metrics.horizontalAdvance("M" * min(longest, 24)) * 3 // 4 + 16,
+            PoolTableModel.DOCNO: max(
+                metrics.horizontalAdvance("M" * min(longest, 24)) * 3 // 4,
+                metrics.horizontalAdvance("Document") + 8,
+            )
+            + 16,
             PoolTableModel.STATE: metrics.horizontalAdvance("3 Perfectly relevant  ⚑") + 12,
             PoolTableModel.RANK: metrics.horizontalAdvance("Best rank") + 16,
         }
