@@ -187,7 +187,8 @@ def evaluate(args: argparse.Namespace, measure_args: list[str], run_files: list[
         raise CommandError(str(exc)) from exc
     except ValueError as exc:  # e.g. a measure that needs -N
         raise CommandError(str(exc)) from exc
-    empty = [runs[r].name for r, n in enumerate(results.num_topics) if n == 0]
+    # trec_eval stops when no topic was evaluated (a -c missing topic in 9.x is not)
+    empty = [runs[r].name for r, n in enumerate(results.evaluated.sum(axis=1)) if n == 0]
     if empty:
         raise CommandError(
             f"no topics with both results and judgments for run(s) {', '.join(empty)}"

@@ -71,6 +71,10 @@ class EvalOptions:
     def __post_init__(self) -> None:
         if self.version not in (9, 10):
             raise ValueError(f"trec_eval version must be 9 or 10, not {self.version}")
+        if self.relevance_level < 0:
+            # below 0 trec_eval counts unjudged documents as relevant in some measures and
+            # not in others; judgeapp does not imitate that
+            raise ValueError(f"the relevance level must be 0 or more, not {self.relevance_level}")
 
     @property
     def missing_policy(self) -> Missing:
@@ -189,6 +193,16 @@ class Results:
         }
 
 
+def _reset_after_bogus(m: Measure) -> bool:
+    """Whether trec_eval.c resets this value after scoring a missing topic's bogus ranking.
+    It matches printed names (strcmp "num_ret", "utility", "relstring", "rbp_resid";
+    strncmp "unj"), so parameterised ones (utility_2,-1,0,0) keep the bogus value; measures
+    given in ir_measures syntax are reset by family."""
+    if m.label is None:
+        return m.family in ("NumRet", "utility", "relstring", "unj", "rbp_resid")
+    return m.label in ("num_ret", "utility", "relstring", "rbp_resid") or m.label.startswith("unj")
+
+
 def _topic_stats(tj: TopicJudgments) -> TopicStats:
     return TopicStats(tj.grades[tj.grades >= 0], int(tj.grades.size))
 
@@ -229,7 +243,10 @@ class Evaluator:
             + [int(a.max()) for run in self.runs for a in run.topics.values() if a.size]
         )
         self._pad_id = top + 1
-        self._table = np.full(top + 2, NONPOOL, dtype=np.int32)
+        # trec_eval 10.0 -c evaluates a run's missing topic on a one-document "bogus"
+        # ranking whose document no judgment names: that document is this id
+        self._bogus_id = top + 2
+        self._table = np.full(top + 3, NONPOOL, dtype=np.int32)
         self._table[self._pad_id] = PAD
         self._matrices: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._plan = self._make_plan()
@@ -244,11 +261,8 @@ class Evaluator:
         self._ideals: dict[tuple, Ideal] = {}
         self._done = np.zeros(n_t, dtype=bool)
         self._text_rows = [i for i, m in enumerate(self.measures) if m.aggregate == "text"]
-        self._num_rel_rows = [
-            (i, m["rel"] or self.options.relevance_level)
-            for i, m in enumerate(self.measures)
-            if m.family == "NumRel"
-        ]
+        # trec_eval.c's clean-up after the bogus ranking of a missing topic
+        self._bogus_reset = [i for i, m in enumerate(self.measures) if _reset_after_bogus(m)]
 
     # -- planning ------------------------------------------------------------------------
     def _make_plan(self) -> list[tuple[tuple[int, bool], list[tuple[str, list[int]]]]]:
@@ -277,16 +291,20 @@ class Evaluator:
         if found is not None:
             return found
         limit = self.options.max_docs
+        bogus = np.array([self._bogus_id]) if self.options.missing_policy == "zero" else None
         lists = []
-        for run in self.runs:
+        present = np.ones(len(self.runs), dtype=bool)
+        for r, run in enumerate(self.runs):
             ids = run.topics.get(qid)
+            if ids is None:
+                present[r] = False
+                ids = bogus
             if ids is not None and limit is not None and limit >= 0:
                 ids = ids[:limit]
             lists.append(ids)
-        present = np.array([ids is not None for ids in lists], dtype=bool)
         num_ret = np.array([0 if ids is None else ids.size for ids in lists], dtype=np.int64)
         depth = int(num_ret.max(initial=0))
-        dtype = np.int32 if self._pad_id < 2**31 - 1 else np.int64
+        dtype = np.int32 if self._bogus_id < 2**31 - 1 else np.int64
         mat = np.full((len(self.runs), depth), self._pad_id, dtype=dtype)
         for r, ids in enumerate(lists):
             if ids is not None and ids.size:
@@ -299,7 +317,7 @@ class Evaluator:
         """trec_eval's relevance codes of every retrieved document: the grade, -1 not in
         the judgments, -2 judged with a negative grade (pooled, unjudged), PAD past the end."""
         tj = self.judgments.topics[qid]
-        inside = tj.docids < self._pad_id
+        inside = tj.docids < self._pad_id  # ids no run retrieved need no code
         ids = tj.docids[inside]
         grades = tj.grades[inside]
         table = self._table
@@ -361,18 +379,16 @@ class Evaluator:
                 if family == "relstring":
                     for i in idx:
                         strings = relstrings(view, int(self.measures[i].at))
+                        keep = not _reset_after_bogus(self.measures[i])
                         for row, text in enumerate(strings):
                             t, r = ts[row // n_runs], row % n_runs
-                            self._texts[i][r][t] = text if present[row] else ""
+                            self._texts[i][r][t] = text if present[row] or keep else ""
         evaluated = present.copy()
         if not present.all():
             absent = ~present
             if policy == "zero":
-                # trec_eval 10.0 -c: a missing topic scores 0 everywhere; only R is known
-                values[:, absent] = 0.0
-                for i, level in self._num_rel_rows:
-                    counts = np.array([st.num_rel(level) for st in stats], dtype=np.float64)
-                    values[i, absent] = counts[row_topic[absent]]
+                # trec_eval 10.0 -c scored the bogus ranking, then resets what it misleads
+                values[np.ix_(self._bogus_reset, absent)] = 0.0
                 evaluated[:] = True
             else:
                 values[:, absent] = np.nan

@@ -118,13 +118,49 @@ class Ideal:
     top_gain: float  # the highest gain any listed grade has (trec_eval starts from it)
 
 
+def _c_gain_order(entries: list[tuple[float, int]]) -> list[tuple[float, int]]:
+    """gain_init.c's qsort of the gain list, with its comparator ``(int)(g1 - g2)``: gains
+    less than 1 apart compare equal and keep their list order. glibc sorts such small arrays
+    with a stable top-down merge sort, reproduced here (entries: (gain, count))."""
+    if len(entries) <= 1:
+        return list(entries)
+    half = len(entries) // 2
+    left, right = _c_gain_order(entries[:half]), _c_gain_order(entries[half:])
+    out: list[tuple[float, int]] = []
+    i = j = 0
+    while i < len(left) and j < len(right):
+        if int(left[i][0] - right[j][0]) <= 0:  # C truncates the difference toward zero
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
+
+
 def build_ideal(stats: TopicStats, gains: tuple | None, dcg: str) -> Ideal:
-    g = transform_gain(gain_lookup(stats.grades, gains), dcg)
-    listed = [float(g.max())] if g.size else []
-    if gains:
-        listed += [float(transform_gain(np.float64(v), dcg)) for _, v in gains]
-    top = max(listed) if listed else 0.0
-    positive = np.sort(g[g > 0])[::-1]
+    """The ideal ranking as gain_init.c and m_ndcg.c build it: the listed grades (in the
+    order given) then grades 0..max, each with its gain and number of judged documents,
+    sorted by gain; walked from the top, it stops at the first gain <= 0 it reaches."""
+    counts = np.bincount(stats.grades) if stats.grades.size else np.zeros(0, dtype=np.int64)
+    listed: list[list[float]] = [[level, gain, 0] for level, gain in (gains or ())]
+    for level in range(counts.size):
+        found = next((e for e in listed if e[0] == level), None)
+        if found is not None:
+            found[2] = int(counts[level])
+        else:
+            listed.append([level, float(level), int(counts[level])])
+    entries = [(float(transform_gain(np.float64(g), dcg)), int(n)) for _, g, n in listed]
+    ordered = _c_gain_order(entries)
+    top = ordered[-1][0] if ordered else 0.0
+    seq: list[float] = []
+    for gain, count in reversed(ordered):
+        if count == 0:
+            continue
+        if gain <= 0:
+            break
+        seq.extend([gain] * count)
+    positive = np.array(seq, dtype=np.float64)
     terms = positive / discount(np.arange(positive.size), dcg)
     prefix = np.concatenate(([0.0], np.cumsum(terms)))  # cumsum adds in order
     return Ideal(positive, prefix, top)
@@ -214,13 +250,9 @@ class BatchView:
 
     @cached_property
     def _rel_all(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        if self.level >= 0:
-            row, pos, code = self.judged
-            keep = code >= self.level
-            row, pos = row[keep], pos[keep]
-        else:
-            # with L <= -1 trec_eval's measures count unjudged codes as relevant too
-            row, pos = nonzero2d((self.codes >= self.level) & (self.codes != PAD))
+        row, pos, code = self.judged  # the level is >= 0: only judged documents qualify
+        keep = code >= self.level
+        row, pos = row[keep], pos[keep]
         starts = _segment_starts(row, self.n_rows)
         k = np.arange(1, row.size + 1) - starts[row]
         return row, pos, k, starts
@@ -235,17 +267,9 @@ class BatchView:
         return self._rel_all[3]
 
     @cached_property
-    def rel_found(self) -> np.ndarray:
-        """Documents with code >= L per row (what m_map.c's rel_so_far ends at)."""
-        return np.diff(self.rel_starts)
-
-    @cached_property
     def num_rel_ret(self) -> np.ndarray:
-        """Relevant retrieved per row as trec_eval's res_rels counts it (judged docs only)."""
-        if self.level >= 0:
-            return self.rel_found
-        row, _, code = self.judged
-        return np.bincount(row[code >= self.level], minlength=self.n_rows)
+        """Relevant retrieved per row."""
+        return np.diff(self.rel_starts)
 
     @cached_property
     def unjudged_pool(self) -> tuple[np.ndarray, np.ndarray]:
@@ -388,7 +412,7 @@ def _ap(v: BatchView) -> np.ndarray:
     0 when none is retrieved."""
     if "ap" not in v.memo:
         total = v.sum_by_row(v.rel[0], v.rel_precision)
-        v.memo["ap"] = np.where(v.rel_found > 0, _safe_div(total, v.num_rel_f), 0.0)
+        v.memo["ap"] = np.where(v.num_rel_ret > 0, _safe_div(total, v.num_rel_f), 0.0)
     return v.memo["ap"]
 
 
@@ -414,7 +438,7 @@ def k_rprec(v: BatchView, ms, ctx) -> np.ndarray:
 
 
 def _nonrel_before_rel(v: BatchView) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For each judged relevant document (grade >= max(L, 0)): row, rank0, relevant so far
+    """For each judged relevant document (grade >= L): row, rank0, relevant so far
     (inclusive) and judged non-relevant so far (bpref and infAP count only judged docs)."""
     if "nonrel_before_rel" not in v.memo:
         row, pos, code = v.judged
@@ -555,7 +579,7 @@ def k_bing(v: BatchView, ms, ctx) -> np.ndarray:
     """m_binG.c: each relevant counts 1 / log2(2 + non-relevant before it), over R."""
     row, pos, k = v.rel
     total = v.sum_by_row(row, 1.0 / np.log2((3 + pos - k).astype(np.float64)))
-    return _each(np.where(v.rel_found > 0, _safe_div(total, v.num_rel_f), 0.0), ms)
+    return _each(np.where(v.num_rel_ret > 0, _safe_div(total, v.num_rel_f), 0.0), ms)
 
 
 def _gain_entries(v: BatchView, gains: tuple | None, dcg: str) -> tuple[np.ndarray, ...]:

@@ -353,6 +353,8 @@ def _normalise(param: Param, value: Any) -> Any:
             or (isinstance(value, float) and not value.is_integer())
         ):
             raise ValueError(f"{param.name} must be an integer, not {value!r}")
+        if param.name == "rel" and value < 0:
+            raise ValueError(f"rel must be 0 or more, not {value!r}")
         return int(value)
     if param.kind is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -378,7 +380,8 @@ def _normalise(param: Param, value: Any) -> Any:
             if isinstance(v, bool) or not isinstance(v, int | float):
                 raise ValueError(f"{param.name}: gain {v!r} for grade {k} is not a number")
             out.append((int(k), float(v)))
-        return tuple(sorted(out))
+        # the order given is kept: trec_eval's gain sort keeps it for gains < 1 apart
+        return tuple(out)
     raise TypeError(param.kind)
 
 

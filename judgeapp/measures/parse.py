@@ -242,16 +242,34 @@ def _spec_params(spec: TrecSpec, raw: str) -> list:
     return []
 
 
+# m_ndcg.c gives dcg, ideal_dcg and ndcg one parameter block. Each takes its printed name
+# from the block as it stands when that measure is initialised (table order), but all three
+# compute with what the block holds at the end: the parameters read last.
+SHARED_PARAMS = ("dcg", "ideal_dcg", "ndcg")
+
+
 def _trec_measures(marked: set[str], args: list[tuple[str, str]], version: int) -> list[Measure]:
+    def first_params(name: str) -> str | None:
+        return next((r for n, r in args if n == name), None)
+
+    final_shared = None
+    for name in SHARED_PARAMS:
+        if name in marked and first_params(name) is not None:
+            final_shared = first_params(name)
     out: list[Measure] = []
+    shared_label: str | None = None
     for spec in TREC_SPECS:
         if spec.name not in marked:
             continue
-        raw = next((r for name, r in args if name == spec.name), None)
-        values = list(spec.default) if raw is None or spec.style == "none" else None
+        raw = first_params(spec.name)
+        computed_with = raw
+        if spec.name in SHARED_PARAMS:
+            shared_label = raw if raw is not None else shared_label
+            raw, computed_with = shared_label, final_shared
+        values = list(spec.default) if computed_with is None or spec.style == "none" else None
         if values is None:
-            values = _spec_params(spec, raw)
-        if spec.style in ("none",):
+            values = _spec_params(spec, computed_with)
+        if spec.style == "none":
             raw = None
         out.extend(spec.make(spec, values, raw))
     return out

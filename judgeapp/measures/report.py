@@ -20,6 +20,10 @@ from judgeapp.measures.engine import Results
 def _number(value: float, integer: bool) -> str:
     if integer:
         return str(int(value)) if math.isfinite(value) else "0"
+    if math.isnan(value):
+        # printf shows the sign bit: x86's 0.0/0.0 (trec_eval's iprec on an empty list) is
+        # a negative NaN, "-nan"
+        return ("-nan" if math.copysign(1.0, value) < 0 else "nan").rjust(6)
     return f"{value:6.4f}"
 
 
