@@ -50,15 +50,16 @@ class JudgingService:
         if grade not in self.grades:
             scale = ", ".join(str(g) for g in sorted(self.grades))
             raise JudgingError(f"grade {grade} is not on the project's scale ({scale})")
-        doc_id = self.doc_id(doc)
-        current = self.store.judgment_state(qid, doc_id, self.assessor.id)
-        state = JudgmentState(
-            grade,
-            current.note if note is None else note,
-            current.flagged if flagged is None else flagged,
-        )
+
+        def judged(current: JudgmentState) -> JudgmentState:
+            return JudgmentState(
+                grade,
+                current.note if note is None else note,
+                current.flagged if flagged is None else flagged,
+            )
+
         return self.store.set_judgment(
-            qid, doc_id, self.assessor.id, state, time_spent=time_spent, origin=origin
+            qid, self.doc_id(doc), self.assessor.id, judged, time_spent=time_spent, origin=origin
         )
 
     def annotate(
@@ -66,16 +67,17 @@ class JudgingService:
     ) -> JudgmentChange:
         """Change the note or the unsure flag. A document not yet judged cannot carry
         either: its note waits for the grade (the GUI keeps it until then)."""
-        doc_id = self.doc_id(doc)
-        current = self.store.judgment_state(qid, doc_id, self.assessor.id)
-        if current.grade is None:
-            raise JudgingError("judge the document before adding a note or a flag")
-        state = JudgmentState(
-            current.grade,
-            current.note if note is None else note,
-            current.flagged if flagged is None else flagged,
-        )
-        return self.store.set_judgment(qid, doc_id, self.assessor.id, state, origin="judge")
+
+        def annotated(current: JudgmentState) -> JudgmentState:
+            if current.grade is None:
+                raise JudgingError("judge the document before adding a note or a flag")
+            return JudgmentState(
+                current.grade,
+                current.note if note is None else note,
+                current.flagged if flagged is None else flagged,
+            )
+
+        return self.store.set_judgment(qid, self.doc_id(doc), self.assessor.id, annotated)
 
     def restore(self, change: JudgmentChange, *, undo: bool) -> JudgmentChange:
         """Undo (back to `change.before`) or redo (to `change.after`) a recorded change,

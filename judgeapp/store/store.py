@@ -612,19 +612,25 @@ class Store(PoolStoreMixin):
         qid: str,
         doc_id: int,
         assessor_id: int,
-        state: JudgmentState,
+        state: JudgmentState | Callable[[JudgmentState], JudgmentState],
         *,
         time_spent: float = 0.0,
         origin: str = "judge",
     ) -> JudgmentChange:
         """Make the judgment of (qid, doc, assessor) equal `state` (grade None removes it),
         and append the change to the history, in one committed transaction: when this
-        returns, the judgment is on disk. Time spent is added to the judgment's total."""
+        returns, the judgment is on disk. Time spent is added to the judgment's total.
+
+        `state` may be a function of the current state (read in the same transaction), for
+        changes such as "this grade, keeping the note"; an exception from it changes nothing.
+        """
         now = utcnow()
         table = m.Judgment.__table__
         with self._begin() as conn:
             row = self._state(conn, qid, doc_id, assessor_id)
             before = JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
+            if callable(state):
+                state = state(before)
             if state.grade is None:
                 if row is None:
                     return JudgmentChange(qid, doc_id, assessor_id, before, before, Changes())
