@@ -31,20 +31,10 @@ from judgeapp.measures import EvalOptions, Evaluator, Judgments, Run, Vocabulary
 from judgeapp.measures.parse import parse_measures  # noqa: E402
 
 ROBUST = ROOT.parent / "shared" / "data" / "robust03"
-PYTREC_OFFICIAL = {
-    "runid",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-}
+PYTREC_OFFICIAL = set(
+    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall "
+    "P".split()
+)
 
 
 def best_of(repeat: int, fn) -> float:

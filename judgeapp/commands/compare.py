@@ -112,19 +112,7 @@ def _rows(comparisons, alpha: float):
 
 
 def _table(comparisons, alpha: float) -> str:
-    head = (
-        "measure",
-        "run",
-        "mean",
-        "delta",
-        "d",
-        "t",
-        "p(t)",
-        "p(t,adj)",
-        "p(rand)",
-        "p(rand,adj)",
-        "",
-    )
+    head = (*"measure run mean delta d t p(t) p(t,adj) p(rand) p(rand,adj)".split(), "")
     lines = [head]
     for c, r, name, sig in _rows(comparisons, alpha):
         if r == c.baseline:
