@@ -884,13 +884,16 @@ def k_unj(v: BatchView, ms, ctx) -> np.ndarray:
 
 
 def k_judged(v: BatchView, ms, ctx) -> np.ndarray:
+    """ir_measures' Judged: share of the top min(k, retrieved) that the judgments name, with
+    any grade (a negative grade counts: it is in the qrels)."""
     out = np.zeros((len(ms), v.n_rows))
+    negative = v.keys(*v.unjudged_pool) if v.any_unjudged_pool else None
     for i, m in enumerate(ms):
-        if m.at is None:
-            judged, ret = v.num_judged, v.num_ret
-        else:
-            judged = v.judged_below(np.array([m.at]))[:, 0]
-            ret = np.minimum(v.num_ret, m.at)
+        cut = np.array([v.depth if m.at is None else m.at])
+        judged = v.judged_below(cut)[:, 0]
+        if negative is not None:
+            judged = judged + v.count_below(negative, cut)[:, 0]
+        ret = np.minimum(v.num_ret, cut[0])
         out[i] = np.where(ret > 0, _safe_div(judged, ret.astype(np.float64)), 0.0)
     return out
 

@@ -287,7 +287,9 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "Judged",
-            "Share of the top min(k, retrieved) documents that are judged (grade >= 0).",
+            "Share of the top min(k, retrieved) documents that have a judgment (as in "
+            "ir_measures: any grade, negative included; trec_eval's unj counts negative "
+            "grades as unjudged).",
             params=(JUDGED_ONLY,),
         ),
     )

@@ -238,3 +238,17 @@ def test_qids_are_strings_01_is_not_1():
     results = Evaluator(Judgments.from_arrays(judged), [run], ["map"]).evaluate()
     assert results.qids == ("01", "1")
     assert results.values[0, 0].tolist() == [0.0, 0.0]
+
+
+def test_judged_counts_any_grade_unj_only_non_negative():
+    """Judged@k (ir_measures): documents the judgments name, negative grades included;
+    trec_eval's unj_k counts a negative grade as unjudged (pooled, not judged)."""
+    judged = {"1": ([1, 2, 3], [1, -1, 0])}
+    run = Run.from_arrays("r", {"1": [1, 2, 9, 3]})  # judged, negative, absent, judged
+    results = Evaluator(
+        Judgments.from_arrays(judged),
+        [run],
+        ["Judged@4", "Judged@10", "Judged", "unj.4", "relstring"],
+    ).evaluate()
+    assert results.values[:4, 0, 0].tolist() == [0.75, 0.75, 0.75, 0.5]
+    assert results.texts[4][0][0] == "1.-0"
