@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from judgeapp.commands import CommandError, open_store, progress_bar
 
 ORDER = 45
-STRATEGY_CHOICES = ("depth", "take", "rbp", "rrf")
+STRATEGY_CHOICES = ("depth", "take", "rbp", "rrf", "sample")
 ORDER_CHOICES = ("blind", "rank", "mtf", "hedge", "maxmean", "maxmean-ns")
 
 
@@ -22,7 +22,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Pool the project's runs per topic. `--depth K` alone is TREC depth-K "
         "pooling; `--budget N` takes N documents per topic, by best rank (take), summed "
         "RBP weight (rbp, --p) or reciprocal-rank fusion (rrf, --k); with a budget, --depth "
-        "limits the candidates. `--add-to POOL` grows an existing pool instead (more runs, "
+        "limits the candidates. `--strategy sample --budget N` draws a stratified random "
+        "sample of N documents per topic from the runs' top --depth (default 1000) beside the "
+        "documents judged already, for estimating how many relevant ones are missing. "
+        "`--add-to POOL` grows an existing pool instead (more runs, "
         "more depth, or --budget more documents per topic); judgments are never lost.",
     )
     p.add_argument("db", metavar="DB", help="project: file path or SQLAlchemy URL")

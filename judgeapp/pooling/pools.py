@@ -13,6 +13,11 @@ Strategies (`strategy`, parameters in brackets):
   runs, ``sum_s (1-p) p^(rank_s - 1)``; ties by best rank, then document id.
 - ``rrf`` [budget, k, depth]: reciprocal-rank fusion, ``sum_s 1 / (k + rank_s)``.
 
+- ``sample`` [budget, depth, edges]: a stratified random sample of `budget` documents from
+  the runs' top `depth` (default 1000), beside the documents judged already, each with its
+  inclusion probability and stratum, for estimating the relevant documents still missing
+  (see judgeapp.pooling.estimate).
+
 For the Take@N strategies `depth` (optional) limits the candidates to each run's top `depth`;
 a document's contributors are then every run that retrieved it within that limit.
 
@@ -29,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-STRATEGIES = ("depth", "take", "rbp", "rrf")
+STRATEGIES = ("depth", "take", "rbp", "rrf", "sample")
+DEFAULT_SAMPLE_DEPTH = 1000
 DEFAULT_P = 0.8
 DEFAULT_RRF_K = 60
 
@@ -54,6 +60,9 @@ class PoolTopic:
     run_idx: np.ndarray  # int32, indexes `runs`
     ranks: np.ndarray  # int32
     inclusion_prob: np.ndarray  # float64, 1.0 unless the document was drawn by sampling
+    # sample pools only: 0 for documents judged before the draw, 1, 2, ... the best-rank
+    # stratum a document was drawn from (see judgeapp.pooling.estimate)
+    stratum: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.doc_ids)
@@ -100,7 +109,7 @@ def empty_topic(qid: str, runs: Sequence[str]) -> PoolTopic:
 
 
 @dataclass(slots=True)
-class _Entries:
+class Candidates:
     """Every (document, run, rank) of the candidate lists, grouped by document."""
 
     doc_ids: np.ndarray  # unique, ascending
@@ -120,7 +129,7 @@ class _Entries:
         return np.add.reduceat(values, self.offsets[:-1])
 
 
-def _entries(run_lists: Sequence[np.ndarray], depth: int | None) -> _Entries:
+def candidates(run_lists: Sequence[np.ndarray], depth: int | None) -> Candidates:
     docs, runs, ranks = [], [], []
     for i, ids in enumerate(run_lists):
         ids = np.asarray(ids)[:depth]
@@ -129,7 +138,7 @@ def _entries(run_lists: Sequence[np.ndarray], depth: int | None) -> _Entries:
         ranks.append(np.arange(1, len(ids) + 1, dtype=np.int32))
     if not docs:
         none = np.empty(0, np.int32)
-        return _Entries(np.empty(0, np.int64), np.zeros(1, np.int64), none, none)
+        return Candidates(np.empty(0, np.int64), np.zeros(1, np.int64), none, none)
     doc = np.concatenate(docs)
     run = np.concatenate(runs)
     rank = np.concatenate(ranks)
@@ -141,10 +150,10 @@ def _entries(run_lists: Sequence[np.ndarray], depth: int | None) -> _Entries:
     doc, run, rank = doc[keep], run[keep], rank[keep]
     starts = np.flatnonzero(np.r_[True, doc[1:] != doc[:-1]]) if len(doc) else np.empty(0, int)
     offsets = np.r_[starts, len(doc)].astype(np.int64)
-    return _Entries(doc[starts], offsets, run, rank)
+    return Candidates(doc[starts], offsets, run, rank)
 
 
-def _select(entries: _Entries, chosen: np.ndarray) -> tuple[np.ndarray, ...]:
+def subset(entries: Candidates, chosen: np.ndarray) -> tuple[np.ndarray, ...]:
     """Sub-CSR of the chosen document positions (ascending)."""
     counts = np.diff(entries.offsets)[chosen]
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
@@ -173,7 +182,7 @@ def depth_pool(qid: str, runs: Sequence[str], run_lists: Sequence[np.ndarray], d
     """TREC depth-`depth` pool of one topic over `run_lists` (parallel to `runs`)."""
     if depth < 1:
         raise PoolingError(f"pool depth must be at least 1, not {depth}")
-    e = _entries(run_lists, depth)
+    e = candidates(run_lists, depth)
     return PoolTopic(
         qid,
         tuple(runs),
@@ -198,7 +207,7 @@ def fusion_scores(
     raise PoolingError(f"no fusion score for strategy {strategy!r}")
 
 
-def take_order(e: _Entries, strategy: str, p: float, k: float) -> np.ndarray:
+def take_order(e: Candidates, strategy: str, p: float, k: float) -> np.ndarray:
     """Positions of the candidate documents, most wanted first."""
     best = e.best_rank
     n_runs = np.diff(e.offsets)
@@ -226,12 +235,12 @@ def take_pool(
         raise PoolingError(f"pool budget must not be negative, not {budget}")
     if strategy == "rbp" and not 0.0 < p < 1.0:
         raise PoolingError(f"RBP persistence p must lie strictly between 0 and 1, not {p}")
-    e = _entries(run_lists, depth)
+    e = candidates(run_lists, depth)
     order = take_order(e, strategy, p, k)
     if exclude is not None and len(exclude):
         order = order[~np.isin(e.doc_ids[order], exclude)]
     chosen = np.sort(order[:budget])
-    doc_ids, offsets, run_idx, ranks = _select(e, chosen)
+    doc_ids, offsets, run_idx, ranks = subset(e, chosen)
     return PoolTopic(
         qid,
         tuple(runs),
@@ -274,6 +283,13 @@ def normalise_params(strategy: str, params: Mapping[str, Any]) -> dict[str, Any]
             )
     if strategy == "rrf":
         out["k"] = float(params.get("k", DEFAULT_RRF_K))
+    if strategy == "sample":
+        from judgeapp.pooling.estimate import DEFAULT_EDGES
+
+        out["depth"] = int(depth if depth is not None else DEFAULT_SAMPLE_DEPTH)
+        out["edges"] = [int(e) for e in params.get("edges", DEFAULT_EDGES)]
+        if out["edges"] != sorted(set(out["edges"])) or out["edges"][0] < 1:
+            raise PoolingError(f"strata edges must be increasing ranks, not {out['edges']}")
     return out
 
 
@@ -283,11 +299,28 @@ def pool_topic(
     run_lists: Sequence[np.ndarray],
     strategy: str,
     params: Mapping[str, Any],
+    *,
+    judged: np.ndarray | None = None,
+    seed: int = 0,
 ) -> PoolTopic:
-    """One topic's pool by `strategy` with `params` (see `normalise_params`)."""
+    """One topic's pool by `strategy` with `params` (see `normalise_params`). A ``sample``
+    keeps the documents in `judged` and draws `budget` more with `seed`."""
     params = normalise_params(strategy, params)
     if strategy == "depth":
         return depth_pool(qid, runs, run_lists, params["depth"])
+    if strategy == "sample":
+        from judgeapp.pooling.estimate import sample_topic
+
+        return sample_topic(
+            qid,
+            runs,
+            run_lists,
+            depth=params["depth"],
+            size=params["budget"],
+            judged=judged,
+            edges=params["edges"],
+            seed=topic_seed(seed, qid),
+        )
     return _take_with(qid, runs, run_lists, strategy, params)
 
 
@@ -318,9 +351,13 @@ def build_pool(
     params: Mapping[str, Any],
     qids: Sequence[str] | None = None,
     progress: Callable[[int, int | None, str], None] | None = None,
+    *,
+    judged: Mapping[str, np.ndarray] | None = None,
+    seed: int = 0,
 ) -> dict[str, PoolTopic]:
     """Pool every topic (or `qids`) of `lists` (run -> qid -> doc ids, or (doc ids, scores)
-    as `Store.load_ranked_lists` gives them). A run without a topic contributes nothing."""
+    as `Store.load_ranked_lists` gives them). A run without a topic contributes nothing.
+    A ``sample`` takes each topic's judged doc ids from `judged` and a seed from `seed`."""
     runs = list(lists)
     topics = (
         sorted({q for t in lists.values() for q in t}, key=str.encode) if qids is None else qids
@@ -329,7 +366,15 @@ def build_pool(
     for n, qid in enumerate(topics):
         if progress:
             progress(n, len(topics), f"topic {qid}")
-        out[qid] = pool_topic(qid, runs, topic_lists(lists, qid), strategy, params)
+        out[qid] = pool_topic(
+            qid,
+            runs,
+            topic_lists(lists, qid),
+            strategy,
+            params,
+            judged=None if judged is None else judged.get(qid),
+            seed=seed,
+        )
     if progress:
         progress(len(topics), len(topics), "pooled")
     return out
@@ -358,6 +403,8 @@ def extend_topic(
     `old.runs`, lists parallel to it) under `params` (a depth never smaller than before;
     for Take@N strategies `budget` is how many new documents to add). Documents already
     pooled stay, with their contributors recomputed over all runs."""
+    if strategy == "sample":
+        raise PoolingError("a sample cannot grow (its inclusion probabilities would be lost)")
     params = normalise_params(strategy, params)
     missing = [r for r in old.runs if r not in runs]
     if missing:
@@ -368,7 +415,7 @@ def extend_topic(
     else:
         new = _take_with(old.qid, runs, run_lists, strategy, params, exclude=old.doc_ids)
     # contributors of the documents already pooled, over every run now in the pool
-    e = _entries(run_lists, depth)
+    e = candidates(run_lists, depth)
     keep_old = old.doc_ids
     pos = np.searchsorted(e.doc_ids, keep_old)
     pos_clipped = np.minimum(pos, max(len(e.doc_ids) - 1, 0))
@@ -380,7 +427,7 @@ def extend_topic(
     parts = [new]
     if found.any():
         chosen = pos[found]
-        doc_ids, offsets, run_idx, ranks = _select(e, chosen)
+        doc_ids, offsets, run_idx, ranks = subset(e, chosen)
         parts.append(
             PoolTopic(
                 old.qid,

@@ -152,6 +152,9 @@ class PoolDoc(Base):
     run_ids: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
     ranks: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
     inclusion_prob: Mapped[float] = mapped_column(Float, nullable=False, default=1.0)
+    # sample pools (judgeapp.pooling.estimate): 0 for documents judged before the draw, else
+    # the best-rank stratum the document was drawn from; NULL in other pools (schema 0002)
+    stratum: Mapped[int | None] = mapped_column(Integer, nullable=True)
     added_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
 
 

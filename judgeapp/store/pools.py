@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sqlalchemy import func, select
 
+from judgeapp.pooling.estimate import Estimate, curve_estimate, sample_estimate
 from judgeapp.pooling.order import DEFAULT_ORDER, ORDERS, JudgingOrder, make_order
 from judgeapp.pooling.pools import (
     PoolingError,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from judgeapp.services.progress import ProgressFn
 
 ID_DTYPE = np.dtype("<i4")
+DOC_COLUMNS = "qid, doc_id, best_rank, n_runs, run_ids, ranks, inclusion_prob, stratum"
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +109,7 @@ class PoolStoreMixin:
             pool_id = self._pool_id(conn, name)
             runs, to_index = self._pool_runs(conn, pool_id)
             rows = conn.exec_driver_sql(
-                "SELECT qid, doc_id, best_rank, n_runs, run_ids, ranks, inclusion_prob "
-                "FROM pool_docs WHERE pool_id = ? AND qid = ? ORDER BY doc_id",
+                f"SELECT {DOC_COLUMNS} FROM pool_docs WHERE pool_id = ? AND qid = ? ORDER BY doc_id",
                 (pool_id, qid),
             ).fetchall()
         return _topic_from_rows(qid, runs, to_index, rows)
@@ -119,8 +120,7 @@ class PoolStoreMixin:
             pool_id = self._pool_id(conn, name)
             runs, to_index = self._pool_runs(conn, pool_id)
             rows = conn.exec_driver_sql(
-                "SELECT qid, doc_id, best_rank, n_runs, run_ids, ranks, inclusion_prob "
-                "FROM pool_docs WHERE pool_id = ? ORDER BY qid, doc_id",
+                f"SELECT {DOC_COLUMNS} FROM pool_docs WHERE pool_id = ? ORDER BY qid, doc_id",
                 (pool_id,),
             ).fetchall()
         by_topic: dict[str, list] = {}
@@ -199,6 +199,54 @@ class PoolStoreMixin:
         events = self.judging_events(qid, assessors)
         return judging.replay((d, g, g is not None and g >= min_grade) for d, g in events)
 
+    def judging_curve(
+        self,
+        name: str,
+        qid: str,
+        assessors: Sequence[str] | None = None,
+        min_grade: int = 1,
+    ) -> np.ndarray:
+        """Relevance (bool) of the topic's judged pooled documents in the order they were
+        first judged, by their current grades: the found-vs-judged curve is its cumsum."""
+        topic = self.pool_topic(name, qid)
+        pooled = set(topic.doc_ids.tolist())
+        first: dict[int, None] = {}
+        current: dict[int, int | None] = {}
+        for doc, grade in self.judging_events(qid, assessors):
+            if doc in pooled:
+                first.setdefault(doc, None)
+                current[doc] = grade
+        return np.array(
+            [current[d] >= min_grade for d in first if current[d] is not None], dtype=bool
+        )
+
+    def estimate_relevant(
+        self,
+        name: str,
+        qid: str,
+        *,
+        assessors: Sequence[str] | None = None,
+        min_grade: int = 1,
+        level: float = 0.95,
+    ) -> Estimate | None:
+        """The topic's total relevant documents, estimated with an interval: from the sample
+        when the pool is one (None until every stratum has a judged document), else by
+        extrapolating the found-vs-judged curve over the pool (None before any judgment)."""
+        info = self.pool(name)
+        if info.strategy == "sample":
+            topic = self.pool_topic(name, qid)
+            judged = self.judgment_arrays(assessors, qid).topics.get(qid)
+            if judged is None or not len(topic):
+                return None
+            return sample_estimate(topic, judged, min_grade=min_grade, level=level)
+        size = self.pool_sizes(name).get(qid, 0)
+        curve = self.judging_curve(name, qid, assessors, min_grade)
+        if not len(curve):
+            return None
+        return curve_estimate(
+            curve, size, adaptive=info.judging_order != "blind", level=level, qid=qid
+        )
+
     # -- writing ---------------------------------------------------------------------------
     def create_pool(
         self,
@@ -228,7 +276,10 @@ class PoolStoreMixin:
             raise _error("the project has no runs to pool")
         if qids is not None:
             clean["topics"] = list(qids)
-        topics = build_pool(lists.runs, strategy, clean, qids, progress)
+        judged = None
+        if strategy == "sample":  # documents judged now form the sample's certain stratum
+            judged = {q: ids for q, (ids, _) in self.judgment_arrays().topics.items()}
+        topics = build_pool(lists.runs, strategy, clean, qids, progress, judged=judged, seed=seed)
         now = _now()
         with self._begin() as conn:
             pool_id = conn.execute(
@@ -263,6 +314,8 @@ class PoolStoreMixin:
         for Take@N pools `budget` is how many new documents per topic to add, the pool's
         budget by default). No pooled document is ever dropped and judgments stay."""
         info = self.pool(name)
+        if info.strategy == "sample":
+            raise _error(f"pool {name!r} is a sample; a sample cannot grow (draw a new one)")
         all_runs = list(info.runs) + [r for r in dict.fromkeys(runs) if r not in info.runs]
         merged = {k: v for k, v in info.params.items() if k not in ("extensions", "topics")}
         merged.update(params or {})
@@ -416,7 +469,7 @@ class PoolStoreMixin:
     ) -> None:
         sql = (
             "INSERT INTO pool_docs (pool_id, qid, doc_id, best_rank, n_runs, run_ids, ranks, "
-            "inclusion_prob, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            "inclusion_prob, stratum, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         )
         if upsert:
             sql += (
@@ -436,15 +489,17 @@ class PoolStoreMixin:
             rank_blob = topic.ranks.astype(ID_DTYPE).tobytes()
             bounds = (topic.offsets * ID_DTYPE.itemsize).tolist()
             n_runs = topic.n_runs.tolist()
+            strata = [None] * len(topic) if topic.stratum is None else topic.stratum.tolist()
             rows = [
-                (pool_id, qid, d, b, n, run_blob[lo:hi], rank_blob[lo:hi], p, stamp)
-                for d, b, n, lo, hi, p in zip(
+                (pool_id, qid, d, b, n, run_blob[lo:hi], rank_blob[lo:hi], p, h, stamp)
+                for d, b, n, lo, hi, p, h in zip(
                     topic.doc_ids.tolist(),
                     topic.best_rank.tolist(),
                     n_runs,
                     bounds[:-1],
                     bounds[1:],
                     topic.inclusion_prob.tolist(),
+                    strata,
                     strict=True,
                 )
             ]
@@ -463,6 +518,9 @@ def _topic_from_rows(
     run_db = np.frombuffer(b"".join(r[4] for r in rows), ID_DTYPE)
     ranks = np.frombuffer(b"".join(r[5] for r in rows), ID_DTYPE).astype(np.int32)
     prob = np.fromiter((r[6] for r in rows), np.float64, n)
+    stratum = None
+    if rows[0][7] is not None:  # a sample pool: every row has its stratum
+        stratum = np.fromiter((r[7] for r in rows), np.int32, n)
     inside = run_db < len(to_index)
     run_idx = np.where(inside, to_index[np.where(inside, run_db, 0)], -1).astype(np.int32)
     if (run_idx < 0).any():  # a run deleted from the project since: drop its entries
@@ -471,4 +529,4 @@ def _topic_from_rows(
         counts = np.bincount(owner[keep], minlength=n)
         run_idx, ranks = run_idx[keep], ranks[keep]
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    return PoolTopic(qid, runs, doc_ids, best, offsets, run_idx, ranks, prob)
+    return PoolTopic(qid, runs, doc_ids, best, offsets, run_idx, ranks, prob, stratum)

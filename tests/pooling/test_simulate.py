@@ -18,6 +18,8 @@ from judgeapp.pooling.simulate import (
     summed_curve,
 )
 
+ROBUST_TOPICS = [str(q) for q in range(601, 651)]
+
 
 def test_judgments_needed_uses_the_ceiling_of_the_share():
     found = np.array([0, 1, 1, 2, 3, 3, 4])  # 4 relevant
@@ -50,28 +52,14 @@ def test_replay_and_summed_curve():
     assert summed_curve([replay, other]).tolist() == [0, 1, 2, 3, 3]
 
 
-ROBUST_TOPICS = [str(q) for q in range(601, 651)]
-
-
 @pytest.fixture(scope="module")
-def robust(shared_data):
-    from judgeapp.formats import read_qrels, read_run
-    from judgeapp.measures import Judgments, Vocabulary
-
-    vocab = Vocabulary()
-    judged = Judgments.from_qrels(
-        read_qrels(shared_data / "robust03" / "robust03_qrels.txt"), vocab
-    )
-    lists = {}
-    for path in sorted((shared_data / "robust03" / "runs").glob("input.*.gz")):
-        run = read_run(path)
-        lists[run.tag] = {q: vocab.ids(t.docnos) for q, t in run.topics.items()}
+def robust(robust03):
+    lists, qrels = robust03
     names = list(lists)
     empty = np.empty(0, np.int64)
     pool = {
         q: depth_pool(q, names, [lists[r].get(q, empty) for r in names], 100) for q in ROBUST_TOPICS
     }
-    qrels = {q: (judged.topics[q].docids, judged.topics[q].grades) for q in ROBUST_TOPICS}
     return pool, lists, qrels
 
 

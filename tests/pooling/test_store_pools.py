@@ -194,3 +194,87 @@ def test_open_judging_order_resumes_from_the_history(store):
     assert resumed.upcoming(20) == live.upcoming(20)
     other = store.open_judging_order("p", "1", order="blind")
     assert not other.exposes_runs and other.remaining == resumed.remaining
+
+
+def test_sample_pool_keeps_judged_documents_certain_and_records_strata(store):
+    judge(store, "1", "a", 1)
+    judge(store, "1", "e", 0)
+    info = store.create_pool(
+        "s", strategy="sample", params={"budget": 2, "depth": 4, "edges": [2]}, seed=1
+    )
+    assert info.params == {"budget": 2, "depth": 4, "edges": [2]}
+    topic = store.pool_topic("s", "1")
+    names = store.docnos_of(topic.doc_ids)
+    strata = {
+        names[int(d)]: (int(h), float(p))
+        for d, h, p in zip(topic.doc_ids, topic.stratum, topic.inclusion_prob, strict=True)
+    }
+    assert strata["a"] == (0, 1.0) and strata["e"] == (0, 1.0)
+    # left at depth 4 over A, B, C: best rank <= 2: b, c, g; deeper: d, f, h
+    top = [d for d, (h, _) in strata.items() if h == 1]
+    deep = [d for d, (h, _) in strata.items() if h == 2]
+    assert len(top) == 1 and top[0] in "bcg" and strata[top[0]][1] == pytest.approx(1 / 3)
+    assert len(deep) == 1 and deep[0] in "dfh" and strata[deep[0]][1] == pytest.approx(1 / 3)
+    assert store.pool_topic("s", "2").stratum is not None
+    with pytest.raises(StoreError, match="a sample cannot grow"):
+        store.extend_pool("s", runs=["C"])
+    # the estimate waits until both strata have a judged document, then it is Horvitz-Thompson
+    assert store.estimate_relevant("s", "1") is None
+    judge(store, "1", top[0], 2)
+    judge(store, "1", deep[0], 0)
+    est = store.estimate_relevant("s", "1")
+    assert est.method == "sample"
+    assert est.point == pytest.approx(1 + 3 * 1 + 3 * 0)  # a, plus 3 x 1/1 and 3 x 0/1
+
+
+def test_curve_estimate_of_a_judged_pool(store):
+    store.create_pool("p", params={"depth": 4}, judging_order="mtf")
+    assert store.estimate_relevant("p", "1") is None
+    for docno, grade in (("a", 1), ("b", 0), ("c", 2)):
+        judge(store, "1", docno, grade)
+    judge(store, "1", "b", 1)  # a re-grade keeps its place in the curve
+    assert store.judging_curve("p", "1").tolist() == [True, True, True]
+    est = store.estimate_relevant("p", "1")
+    size = store.pool_sizes("p")["1"]
+    assert est.method == "curve" and est.found == 3 and est.judged == 3
+    assert 3 <= est.low <= est.point <= est.high <= size
+
+
+def test_a_schema_0001_project_with_a_pool_upgrades_and_keeps_it(tmp_path):
+    import shutil
+    import sqlite3
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parent.parent / "store" / "fixtures" / "schema_0001.db"
+    path = tmp_path / "old.db"
+    shutil.copy(sample, path)
+    with sqlite3.connect(path) as con:  # a pool as judgeapp with schema 0001 wrote it
+        con.execute(
+            "INSERT INTO pools (id, name, strategy, params, judging_order, seed, created_at, "
+            "updated_at) VALUES (7, 'old', 'depth', '{\"depth\": 2}', 'mtf', 3, "
+            "'2026-01-01 00:00:00.000000', '2026-01-01 00:00:00.000000')"
+        )
+        run_id, doc_id = con.execute("SELECT r.id, d.id FROM runs r, docnos d LIMIT 1").fetchone()
+        con.execute("INSERT INTO pool_runs VALUES (7, ?)", (run_id,))
+        con.execute(
+            "INSERT INTO pool_docs (pool_id, qid, doc_id, best_rank, n_runs, run_ids, ranks, "
+            "inclusion_prob, added_at) VALUES (7, '1', ?, 2, 1, ?, ?, 1.0, "
+            "'2026-01-01 00:00:00.000000')",
+            (doc_id, np.array([run_id], "<i4").tobytes(), np.array([2], "<i4").tobytes()),
+        )
+    store = Store.open(path)
+    try:
+        assert store.backup is not None
+        info = store.pool("old")
+        assert (info.judging_order, info.seed, info.params, info.n_docs) == (
+            "mtf",
+            3,
+            {"depth": 2},
+            1,
+        )
+        topic = store.pool_topic("old", "1")
+        assert topic.doc_ids.tolist() == [doc_id] and topic.stratum is None
+        assert topic.contributors(doc_id) == [(info.runs[0], 2)]
+        assert len(store.qrels_rows()) == 3  # the sample's judgments are still there
+    finally:
+        store.close()

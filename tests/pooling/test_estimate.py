@@ -1,0 +1,270 @@
+"""Estimators of the relevant documents still missing, checked where the truth is known:
+hand-made samples, synthetic topics, and fully judged TREC topics with judgments hidden.
+
+Coverage tests use fixed seeds; each states its tolerance. The interval of the sampling
+estimator is conservative by design (see judgeapp/pooling/estimate.py), so its tests
+check coverage from below and also that it is not vacuous."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from judgeapp.pooling import PoolingError, depth_pool
+from judgeapp.pooling.estimate import (
+    Estimate,
+    allocate,
+    curve_estimate,
+    knee_advice,
+    recall_advice,
+    sample_estimate,
+    sample_topic,
+    strata_of,
+)
+from judgeapp.pooling.incomplete import incomplete_measures, label, measure_names
+from judgeapp.pooling.pools import PoolTopic
+
+ROBUST_TOPICS = [str(q) for q in range(601, 651)]
+
+
+def test_strata_by_best_rank():
+    ranks = np.array([1, 10, 11, 20, 21, 40, 41, 641, 1000])
+    assert strata_of(ranks).tolist() == [1, 1, 2, 2, 3, 3, 4, 8, 8]
+    assert strata_of(ranks, edges=(5,)).tolist() == [1, 2, 2, 2, 2, 2, 2, 2, 2]
+
+
+def test_allocation_is_equal_and_capped():
+    assert allocate(np.array([100, 100, 100]), 30).tolist() == [10, 10, 10]
+    assert allocate(np.array([3, 100, 100]), 30).tolist() == [3, 14, 13]  # 3 + 27 shared
+    assert allocate(np.array([2, 2]), 10).tolist() == [2, 2]
+
+
+def test_sample_keeps_judged_documents_and_draws_each_stratum():
+    # one run ranking docs 100..139: strata by rank 1-10, 11-20, 21-40
+    lists = [np.arange(100, 140)]
+    judged = np.array([100, 125])
+    topic = sample_topic("1", ["A"], lists, depth=40, size=9, judged=judged, seed=4)
+    certain = topic.doc_ids[topic.stratum == 0]
+    assert certain.tolist() == [100, 125]
+    assert (topic.inclusion_prob[topic.stratum == 0] == 1.0).all()
+    # 9 draws, 3 per stratum, from 9, 10 and 19 undrawn documents
+    for h, size in ((1, 9), (2, 10), (3, 19)):
+        members = topic.stratum == h
+        assert members.sum() == 3
+        assert np.allclose(topic.inclusion_prob[members], 3 / size)
+    assert (topic.best_rank[topic.stratum == 1] <= 10).all()
+    again = sample_topic("1", ["A"], lists, depth=40, size=9, judged=judged, seed=4)
+    assert again.doc_ids.tolist() == topic.doc_ids.tolist()
+    with pytest.raises(PoolingError, match="cannot cover its 3 strata"):
+        sample_topic("1", ["A"], lists, depth=40, size=2)
+
+
+def hand_sample() -> PoolTopic:
+    # certain: docs 1 (relevant), 2; stratum 1: N = 10, drew 3, 4; stratum 2: N = 40, drew 5-8
+    doc_ids = np.arange(1, 9)
+    prob = np.array([1, 1, 0.2, 0.2, 0.1, 0.1, 0.1, 0.1])
+    stratum = np.array([0, 0, 1, 1, 2, 2, 2, 2], np.int32)
+    n = len(doc_ids)
+    return PoolTopic(
+        "1",
+        ("A",),
+        doc_ids,
+        np.arange(1, n + 1, dtype=np.int32),
+        np.arange(n + 1),
+        np.zeros(n, np.int32),
+        np.arange(1, n + 1, dtype=np.int32),
+        prob,
+        stratum,
+    )
+
+
+def test_horvitz_thompson_by_hand():
+    topic = hand_sample()
+    judged = (np.array([1, 2, 3, 4, 5, 6, 7, 8]), np.array([2, 0, 1, 0, 0, 0, 1, 0]))
+    est = sample_estimate(topic, judged, level=0.95)
+    # 1 certain + 10 * 1/2 + 40 * 1/4 = 16
+    assert est.point == pytest.approx(16.0)
+    assert (est.found, est.judged, est.method) == (3, 8, "sample")
+    # variance with shares smoothed to (r + 1/2) / (m + 1):
+    # stratum 1: 10^2 (1 - 2/10) (1.5/3)(1.5/3) / 2 = 10
+    # stratum 2: 40^2 (1 - 4/40) (1.5/5)(3.5/5) / 4 = 75.6
+    half = 1.959963985 * np.sqrt(10 + 75.6)
+    assert est.high == pytest.approx(16 + half)
+    # 16 - half = -2.1 is below what was seen: 3 relevant documents judged
+    assert est.low == 3.0
+
+
+def test_interval_is_clipped_to_what_is_possible():
+    topic = hand_sample()
+    judged = (np.arange(1, 9), np.array([0, 0, 0, 0, 0, 0, 0, 0]))
+    est = sample_estimate(topic, judged)
+    assert est.point == 0.0 and est.low == 0.0  # nothing relevant seen: cannot go below 0
+    assert est.high > 0.0  # but unseen relevant documents remain possible
+
+
+def test_sample_estimate_waits_for_every_stratum():
+    topic = hand_sample()
+    assert sample_estimate(topic, (np.array([1, 3, 5]), np.array([1, 1, 0]))) is not None
+    assert sample_estimate(topic, (np.array([1, 3]), np.array([1, 1]))) is None
+
+
+def synthetic_topic(rng, n_docs=600, n_runs=8):
+    """Runs that rank the relevant documents of a hidden truth higher, more or less well."""
+    relevance = rng.random(n_docs) < 0.08
+    lists = []
+    for _ in range(n_runs):
+        noise = rng.normal(size=n_docs) + 1.5 * relevance * rng.uniform(0.5, 1.5)
+        lists.append(np.argsort(-noise)[:300])
+    return relevance, lists
+
+
+def test_sample_interval_covers_the_truth_on_synthetic_topics():
+    rng = np.random.default_rng(2024)
+    hits = cases = 0
+    for _ in range(40):
+        relevance, lists = synthetic_topic(rng)
+        pool = depth_pool("t", list("ABCDEFGH"), lists, 300)
+        truth = int(relevance[pool.doc_ids].sum())
+        grades = relevance.astype(np.int64)
+        for seed in range(10):
+            topic = sample_topic("t", list("ABCDEFGH"), lists, depth=300, size=60, seed=seed)
+            est = sample_estimate(topic, (np.arange(600), grades), level=0.9)
+            hits += est.low <= truth <= est.high
+            cases += 1
+    # 400 cases; nominal 0.90, tolerance 0.03 below (about three standard errors)
+    assert hits / cases >= 0.87
+
+
+def test_curve_estimate_is_exact_when_the_pool_is_judged():
+    est = curve_estimate([True, False, True], 3)
+    assert (est.point, est.low, est.high, est.found) == (2, 2, 2, 2)
+
+
+def test_curve_interval_covers_the_truth_in_random_order():
+    # a fully judged pool of 400 with 40 relevant, judged in random order; half hidden
+    rng = np.random.default_rng(7)
+    hits = 0
+    for seed in range(200):
+        relevant = np.zeros(400, bool)
+        relevant[rng.choice(400, 40, replace=False)] = True
+        est = curve_estimate(relevant[:200], 400, adaptive=False, level=0.9, seed=seed)
+        hits += est.low <= 40 <= est.high
+    # 200 cases; nominal 0.90, tolerance 0.05 below
+    assert hits / 200 >= 0.85
+
+
+def test_curve_estimate_without_relevant_documents_stays_finite():
+    est = curve_estimate(np.zeros(100, bool), 1000, level=0.95)
+    assert est.low == 0 and 0 <= est.point < est.high < 1000
+
+
+@pytest.fixture(scope="module")
+def robust(robust03):
+    return robust03
+
+
+def robust_topic(robust, qid):
+    lists, qrels = robust
+    names = list(lists)
+    run_lists = [lists[r].get(qid, np.empty(0, np.int64)) for r in names]
+    return names, run_lists, qrels[qid]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("level", "judged_first"), [(0.95, 0), (0.8, 0), (0.95, 100)])
+def test_robust03_sample_interval_covers_the_hidden_count(robust, level, judged_first):
+    """Depth-100 pools of 601-650 are fully judged: sample 60 (or, after judging the first
+    100 documents in MTF order, 40) per topic and hide every other judgment."""
+    from judgeapp.pooling.simulate import replay_topic
+
+    hits = cases = 0
+    widths = []
+    for qid in ROBUST_TOPICS:
+        names, run_lists, (ids, grades) = robust_topic(robust, qid)
+        pool = depth_pool(qid, names, run_lists, 100)
+        truth = int(np.isin(ids[grades >= 1], pool.doc_ids).sum())
+        before = None
+        if judged_first:
+            replay = replay_topic(
+                "mtf", pool, dict(zip(names, run_lists, strict=True)), {qid: (ids, grades)}
+            )
+            before = replay.order[:judged_first]
+        for seed in range(20):
+            size = 40 if judged_first else 60
+            topic = sample_topic(
+                qid, names, run_lists, depth=100, size=size, judged=before, seed=seed
+            )
+            est = sample_estimate(topic, (ids, grades), level=level)
+            hits += est.low <= truth <= est.high
+            widths.append(est.high - est.low)
+            cases += 1
+    coverage = hits / cases
+    # 1000 cases: nominal level, 0.02 below allowed (about three standard errors at 0.95)
+    assert coverage >= level - 0.02
+    assert np.median(widths) < 60  # and the interval says something (pools hold ~470)
+
+
+@pytest.mark.slow
+def test_robust03_curve_interval_covers_in_blind_order(robust):
+    from judgeapp.pooling.simulate import replay_topic
+
+    hits = cases = 0
+    for qid in ROBUST_TOPICS:
+        names, run_lists, (ids, grades) = robust_topic(robust, qid)
+        pool = depth_pool(qid, names, run_lists, 100)
+        for seed in range(6):
+            r = replay_topic(
+                "blind", pool, dict(zip(names, run_lists, strict=True)), {qid: (ids, grades)}, seed
+            )
+            half = len(pool) // 2
+            est = curve_estimate(r.relevant_at[:half], len(pool), adaptive=False, seed=seed)
+            hits += est.low <= r.relevant <= est.high
+            cases += 1
+    # 300 cases, nominal 0.95, tolerance 0.04 below
+    assert hits / cases >= 0.91
+
+
+def test_knee_method():
+    # 30 relevant in the first 50, then 1 in the next 150
+    steep = np.r_[np.ones(30, bool), np.zeros(20, bool), [True], np.zeros(149, bool)]
+    advice = knee_advice(steep)
+    # the knee is where the curve lies furthest above its chord: at 30 judgments (all found
+    # but one): ratio (30/30) / ((31 - 30 + 1) / 170) = 85
+    assert advice.knee == 30
+    assert advice.ratio == pytest.approx(85.0)
+    assert advice.stop
+    assert not knee_advice(steep[:120]).stop  # fewer than 150 judged
+    rng = np.random.default_rng(1)
+    flat = rng.random(400) < 0.1  # no knee: relevant documents keep coming
+    assert not knee_advice(flat).stop
+
+
+def test_recall_advice():
+    est = Estimate("1", "curve", point=50.0, low=45.0, high=60.0, level=0.9, found=48, judged=300)
+    advice = recall_advice(est, target=0.8)
+    assert advice.recall == pytest.approx(48 / 50)
+    assert advice.recall_low == pytest.approx(0.8)
+    assert advice.confidence == pytest.approx(0.95)
+    assert advice.reached
+    assert not recall_advice(est, target=0.85).reached
+
+
+def test_incomplete_measures_by_hand():
+    # ranking 1 4 2 3 5 6; judged 1 (grade 1), 2 (0), 3 (2); 4 and 5 pooled, not yet judged
+    values = incomplete_measures(
+        np.array([1, 4, 2, 3, 5, 6]),
+        np.array([1, 2, 3]),
+        np.array([1, 0, 2]),
+        pooled_unjudged=np.array([4, 5]),
+    )
+    assert list(values) == measure_names()
+    assert values["Judged@10"] == pytest.approx(3 / 6)  # of the 6 retrieved, 3 judged
+    assert values["AP"] == pytest.approx((1 / 1 + 2 / 4) / 2)
+    assert values["AP(judged_only=True)"] == pytest.approx((1 / 1 + 2 / 3) / 2)
+    assert values["Bpref"] == pytest.approx((1 + 0) / 2)
+    # graded RBP, gain grade / 2: 0.2 * 1/2 + 0.2 * 0.8^3 * 2/2
+    assert values["rbp(p=0.8)"] == pytest.approx(0.1 + 0.2 * 0.8**3)
+    # residual: unjudged ranks 2, 5, 6 plus everything after rank 6
+    assert values["rbp_resid(p=0.8)"] == pytest.approx(0.2 * (0.8 + 0.8**4 + 0.8**5) + 0.8**6)
+    assert label("rbp(p=0.8)") == "RBP (p=0.8)"
+    assert label("AP(judged_only=True)") == "AP, condensed"
