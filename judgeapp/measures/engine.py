@@ -224,10 +224,17 @@ class Evaluator:
         from judgeapp.measures.parse import parse_measures
 
         self.options = options or EvalOptions()
-        texts = [m for m in measures]
         resolved: list[Measure] = []
-        for m in texts:
-            resolved.extend([m] if isinstance(m, Measure) else parse_measures([m]))
+        texts: list[str] = []  # consecutive texts parse together (trec_eval's order rules)
+        for m in [*measures, None]:
+            if isinstance(m, str):
+                texts.append(m)
+                continue
+            if texts:
+                resolved.extend(parse_measures(texts, self.options.version))
+                texts = []
+            if m is not None:
+                resolved.append(m)
         seen: set[Measure] = set()
         self.measures: tuple[Measure, ...] = tuple(
             m for m in resolved if not (m in seen or seen.add(m))

@@ -110,8 +110,9 @@ def test_results_api():
         judgments, runs, ["map", "P.5,10", "nDCG@10", "num_ret"], EvalOptions(complete=True)
     ).evaluate()
     assert results.values.shape == (5, 6, 5)
-    assert results.index("P_5") == results.index("P@5") == 1
-    assert results.index("Precision@5") == 1  # any spelling the parser reads
+    assert [m.name for m in results.measures] == ["num_ret", "map", "P_5", "P_10", "nDCG@10"]
+    assert results.index("P_5") == results.index("P@5") == 2
+    assert results.index("Precision@5") == 2  # any spelling the parser reads
     r = results.run_index("run2")
     assert results.value("map", "run2") == results.mean("AP")[r]
     assert results.value("P_10", "run2", "3") == results.per_topic("P@10")[r, 2]
@@ -127,20 +128,22 @@ def test_summary_aggregates_as_trec_eval():
     """Means add topics in order then divide; counts are sums; gm_* is exp(mean(log(max(v,
     1e-5)))); num_q counts topics. Checked against plain Python on the per-topic values."""
     judgments, runs = make_case(5)
-    ms = ["map", "gm_map", "num_rel_ret", "num_q", "bpref", "gm_bpref"]
+    ms = ["map", "gm_map", "num_rel_ret", "num_q"]
     results = Evaluator(judgments, runs, ms, EvalOptions(version=9)).evaluate()
-    summary = results.summary()
+    # rows in the order of ms, whatever order trec_eval prints them in
+    summary = results.summary()[[results.index(m) for m in ms]]
+    values = results.values[[results.index(m) for m in ms]]
     for r in range(len(runs)):
         topics = [t for t in range(len(results.qids)) if results.evaluated[r, t]]
         total = 0.0
         for t in topics:
-            total += results.values[0, r, t]
+            total += values[0, r, t]
         assert summary[0, r] == total / len(topics)
         logs = 0.0
         for t in topics:
-            logs += math.log(max(results.values[1, r, t], 1e-5))
+            logs += math.log(max(values[1, r, t], 1e-5))
         assert summary[1, r] == math.exp(logs / len(topics))
-        assert summary[2, r] == sum(results.values[2, r, t] for t in topics)
+        assert summary[2, r] == sum(values[2, r, t] for t in topics)
         assert summary[3, r] == len(topics)
 
 
@@ -166,14 +169,14 @@ def test_missing_topics_by_policy():
     js = Judgments.from_arrays(judged)
     with pytest.raises(MissingTopicError, match="topic 2"):
         Evaluator(js, [run], ["map"]).evaluate()
-    zero = Evaluator(js, [run], ["map", "num_q", "num_rel"], EvalOptions(complete=True)).evaluate()
+    zero = Evaluator(js, [run], ["num_q", "num_rel", "map"], EvalOptions(complete=True)).evaluate()
     assert zero.evaluated.tolist() == [[True, True]]
-    assert zero.summary()[:, 0].tolist() == [0.5, 2, 2]
-    skip = Evaluator(js, [run], ["map", "num_q"], EvalOptions(version=9)).evaluate()
-    assert skip.evaluated.tolist() == [[True, False]] and math.isnan(skip.values[0, 0, 1])
-    assert skip.summary()[:, 0].tolist() == [1.0, 1]
-    nine_c = Evaluator(js, [run], ["map", "num_q"], EvalOptions(version=9, complete=True))
-    assert nine_c.evaluate().summary()[:, 0].tolist() == [0.5, 2]  # counted, not printed
+    assert zero.summary()[:, 0].tolist() == [2, 2, 0.5]
+    skip = Evaluator(js, [run], ["num_q", "map"], EvalOptions(version=9)).evaluate()
+    assert skip.evaluated.tolist() == [[True, False]] and math.isnan(skip.values[1, 0, 1])
+    assert skip.summary()[:, 0].tolist() == [1, 1.0]
+    nine_c = Evaluator(js, [run], ["num_q", "map"], EvalOptions(version=9, complete=True))
+    assert nine_c.evaluate().summary()[:, 0].tolist() == [2, 0.5]  # counted, not printed
     gui = Evaluator(js, [run], ["map"], EvalOptions(missing="skip")).evaluate()
     assert gui.summary()[0, 0] == 1.0
 
@@ -245,10 +248,15 @@ def test_judged_counts_any_grade_unj_only_non_negative():
     trec_eval's unj_k counts a negative grade as unjudged (pooled, not judged)."""
     judged = {"1": ([1, 2, 3], [1, -1, 0])}
     run = Run.from_arrays("r", {"1": [1, 2, 9, 3]})  # judged, negative, absent, judged
-    results = Evaluator(
-        Judgments.from_arrays(judged),
-        [run],
-        ["Judged@4", "Judged@10", "Judged", "unj.4", "relstring"],
-    ).evaluate()
-    assert results.values[:4, 0, 0].tolist() == [0.75, 0.75, 0.75, 0.5]
-    assert results.texts[4][0][0] == "1.-0"
+    names = ["Judged@4", "Judged@10", "Judged", "unj_4"]
+    results = Evaluator(Judgments.from_arrays(judged), [run], [*names, "relstring"]).evaluate()
+    assert [results.value(n, "r", "1") for n in names] == [0.75, 0.75, 0.75, 0.5]
+    assert results.texts[results.index("relstring")][0][0] == "1.-0"
+
+
+def test_measure_texts_parse_together():
+    """Texts given to the Evaluator follow trec_eval's rules as a whole: its order, the
+    first parameters of a measure win."""
+    judgments, runs = make_case(7)
+    ev = Evaluator(judgments, runs, ["P.10", "map", "P.5", "nDCG@10"], EvalOptions(complete=True))
+    assert [m.name for m in ev.measures] == ["map", "P_10", "nDCG@10"]
