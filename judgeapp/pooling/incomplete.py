@@ -61,17 +61,27 @@ def incomplete_measures(
     """The measures of `measure_names(k, p)` for one ranking (doc ids in rank order) against
     one topic's judgments; `pooled_unjudged` (doc ids) are pooled documents awaiting
     judgment, which infAP treats as sampled-but-unjudged rather than as outside the pool."""
-    from judgeapp.measures import EvalOptions, Evaluator, Judgments, Run
-
     ids = np.asarray(judged_ids, np.int64)
     grades = np.asarray(grades, np.int64)
+    ranking = np.asarray(ranking, np.int64)
+    names = measure_names(k, p)
+    values = _evaluate(ranking, ids, grades, [n for n in names if n != "infAP"], relevance_level)
     if pooled_unjudged is not None and len(pooled_unjudged):
+        # only infAP reads grade -1 as "pooled, not judged yet"; elsewhere it would count as
+        # a judgment (Judged@k) or a judged non-relevant document (condensed lists)
         extra = np.setdiff1d(np.asarray(pooled_unjudged, np.int64), ids)
         ids = np.concatenate([ids, extra])
         grades = np.concatenate([grades, np.full(len(extra), -1, np.int64)])
-    names = measure_names(k, p)
+    values.update(_evaluate(ranking, ids, grades, ["infAP"], relevance_level))
+    return {name: values[name] for name in names}
+
+
+def _evaluate(
+    ranking: np.ndarray, ids: np.ndarray, grades: np.ndarray, names: list[str], level: int
+) -> dict[str, float]:
+    from judgeapp.measures import EvalOptions, Evaluator, Judgments, Run
+
     judgments = Judgments.from_arrays({"q": (ids, grades)})
-    run = Run.from_arrays("run", {"q": np.asarray(ranking, np.int64)})
-    options = EvalOptions(relevance_level=relevance_level)
-    results = Evaluator(judgments, [run], names, options).evaluate()
+    run = Run.from_arrays("run", {"q": ranking})
+    results = Evaluator(judgments, [run], names, EvalOptions(relevance_level=level)).evaluate()
     return {name: float(results.value(name, "run", "q")) for name in names}

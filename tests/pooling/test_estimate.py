@@ -266,5 +266,12 @@ def test_incomplete_measures_by_hand():
     assert values["rbp(p=0.8)"] == pytest.approx(0.1 + 0.2 * 0.8**3)
     # residual: unjudged ranks 2, 5, 6 plus everything after rank 6
     assert values["rbp_resid(p=0.8)"] == pytest.approx(0.2 * (0.8 + 0.8**4 + 0.8**5) + 0.8**6)
+    # without pooled-unjudged documents infAP treats every unjudged one as non-relevant: AP
+    plain = incomplete_measures(
+        np.array([1, 4, 2, 3, 5, 6]), np.array([1, 2, 3]), np.array([1, 0, 2])
+    )
+    assert plain["infAP"] == pytest.approx(plain["AP"])
+    assert values["infAP"] != pytest.approx(values["AP"])  # 4 and 5 now stand for a sample
+    assert plain["Judged@10"] == values["Judged@10"]
     assert label("rbp(p=0.8)") == "RBP (p=0.8)"
     assert label("AP(judged_only=True)") == "AP, condensed"
