@@ -148,22 +148,33 @@ def recompute(ours, repeat: int) -> list[tuple[str, float, float]]:
         qid = ev.qids[len(ev.qids) // 2]
         tj = judgments.topics[qid]
         rng = np.random.default_rng(1)
-        times = []
+        wall, cpu = [], []
         for _ in range(max(repeat * 20, 50)):
             grades = tj.grades.copy()
             grades[rng.integers(grades.size)] = rng.integers(0, 3)  # one judgment changes
             ev.set_topic_judgments(qid, tj.docids, grades)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             ev.recompute_topic(qid)
-            times.append(time.perf_counter() - t0)
-        out.append((set_name, statistics.median(times), max(times)))
+            wall.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+        out.append((set_name, statistics.median(wall), max(wall), statistics.median(cpu)))
     return out
+
+
+def machine_load() -> str:
+    try:
+        import os
+
+        return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+    except OSError:
+        return "load average unknown"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="best of N (default 3)")
     args = parser.parse_args()
+    print(machine_load())
     rows: list[tuple[str, str, float, float]] = []
     if ROBUST.is_dir():
         pyt, ours, what = robust_inputs()
@@ -180,9 +191,12 @@ def main() -> int:
     for label, set_name, t_pyt, t_ours in rows:
         print(f"{label:<10} {set_name:<9} {t_pyt:>14.3f} {t_ours:>11.3f} {t_pyt / t_ours:>8.1f}x")
     print()
-    print("one-topic recompute, 100 runs x 1000 docs (median / max over the repetitions):")
-    for set_name, med, worst in recompute(ours, args.repeat):
-        print(f"  {set_name:<9} {med * 1000:6.2f} ms / {worst * 1000:6.2f} ms  (target < 5 ms)")
+    print("one-topic recompute, 100 runs x 1000 docs, target < 5 ms (wall median / wall max /")
+    print("CPU median: on a shared machine the wall clock also counts waiting for a core):")
+    for set_name, med, worst, cpu in recompute(ours, args.repeat):
+        print(
+            f"  {set_name:<9} {med * 1000:6.2f} ms / {worst * 1000:6.2f} ms / {cpu * 1000:6.2f} ms"
+        )
     return 0
 
 
