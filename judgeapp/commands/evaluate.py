@@ -112,16 +112,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def evaluation_options(args: argparse.Namespace):
-    from judgeapp.measures import EvalOptions
+    from judgeapp.measures import EvalOptions, EvaluationError
 
-    return EvalOptions(
-        version=args.version,
-        relevance_level=args.level,
-        judged_only=args.judged_only,
-        max_docs=args.max_docs,
-        num_docs=args.num_docs,
-        complete=args.complete,
-    )
+    try:
+        return EvalOptions(
+            version=args.version,
+            relevance_level=args.level,
+            judged_only=args.judged_only,
+            max_docs=args.max_docs,
+            num_docs=args.num_docs,
+            complete=args.complete,
+        )
+    except EvaluationError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 def load_inputs(args: argparse.Namespace, run_files: list[str]):
@@ -172,7 +175,7 @@ class _readable:
 
 def evaluate(args: argparse.Namespace, measure_args: list[str], run_files: list[str]):
     """Run the evaluation the arguments ask for; user errors become CommandError."""
-    from judgeapp.measures import Evaluator, MeasureError, MissingTopicError, parse_measures
+    from judgeapp.measures import EvaluationError, Evaluator, MeasureError, parse_measures
 
     try:
         measures = parse_measures(measure_args, version=args.version)
@@ -181,11 +184,10 @@ def evaluate(args: argparse.Namespace, measure_args: list[str], run_files: list[
     judgments, runs = load_inputs(args, run_files)
     if not runs:
         raise CommandError("no runs to evaluate")
+    options = evaluation_options(args)
     try:
-        results = Evaluator(judgments, runs, measures, evaluation_options(args)).evaluate()
-    except MissingTopicError as exc:
-        raise CommandError(str(exc)) from exc
-    except ValueError as exc:  # e.g. a measure that needs -N
+        results = Evaluator(judgments, runs, measures, options).evaluate()
+    except EvaluationError as exc:  # a missing topic (10.0 without -c), a measure needing -N
         raise CommandError(str(exc)) from exc
     # trec_eval stops when no topic was evaluated (a -c missing topic in 9.x is not)
     empty = [runs[r].name for r, n in enumerate(results.evaluated.sum(axis=1)) if n == 0]

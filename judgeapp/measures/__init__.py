@@ -26,6 +26,7 @@ from judgeapp.measures.measure import (
     FAMILIES,
     RR,
     Bpref,
+    EvaluationError,
     F,
     Family,
     IPrec,
@@ -49,15 +50,8 @@ from judgeapp.measures.measure import (
 from judgeapp.measures.parse import MeasureError, parse_measure, parse_measures
 from judgeapp.measures.report import format_results, format_trec
 
-DEFAULT_GUI_MEASURES: tuple[str, ...] = (
-    "AP",
-    "nDCG@10",
-    "P@10",
-    "R@100",
-    "RR",
-    "Bpref",
-    "Judged@10",
-)
+# the dashboard's default columns
+DEFAULT_GUI_MEASURES: tuple[str, ...] = tuple("AP nDCG@10 P@10 R@100 RR Bpref Judged@10".split())
 
 __all__ = [
     "AP",
@@ -66,6 +60,7 @@ __all__ = [
     "RR",
     "Bpref",
     "EvalOptions",
+    "EvaluationError",
     "Evaluator",
     "F",
     "Family",

@@ -31,7 +31,7 @@ from judgeapp.measures.kernels import (
     build_ideal,
     relstrings,
 )
-from judgeapp.measures.measure import Measure
+from judgeapp.measures.measure import EvaluationError, Measure
 
 # topics evaluated together are stacked into one (topics x runs, depth) matrix; this caps
 # its cells (and so the memory of one pass) while keeping numpy's per-call cost amortised
@@ -40,7 +40,7 @@ BATCH_CELLS = 4_000_000
 Missing = Literal["error", "zero", "skip"]
 
 
-class MissingTopicError(ValueError):
+class MissingTopicError(EvaluationError):
     """A run lacks topics of the judgments (trec_eval 10.0 stops; use complete/-c)."""
 
 
@@ -70,11 +70,13 @@ class EvalOptions:
 
     def __post_init__(self) -> None:
         if self.version not in (9, 10):
-            raise ValueError(f"trec_eval version must be 9 or 10, not {self.version}")
+            raise EvaluationError(f"trec_eval version must be 9 or 10, not {self.version}")
         if self.relevance_level < 0:
             # below 0 trec_eval counts unjudged documents as relevant in some measures and
             # not in others; judgeapp does not imitate that
-            raise ValueError(f"the relevance level must be 0 or more, not {self.relevance_level}")
+            raise EvaluationError(
+                f"the relevance level must be 0 or more, not {self.relevance_level}"
+            )
 
     @property
     def missing_policy(self) -> Missing:

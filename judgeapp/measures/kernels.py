@@ -25,7 +25,7 @@ from functools import cached_property
 
 import numpy as np
 
-from judgeapp.measures.measure import ELEVEN_LEVELS, Measure
+from judgeapp.measures.measure import ELEVEN_LEVELS, EvaluationError, Measure
 
 NONPOOL = -1  # retrieved, not in the judgments
 UNJUDGED = -2  # in the judgments with a negative grade: pooled but not judged
@@ -783,7 +783,7 @@ def _retrieved_counts(v: BatchView, m: Measure) -> tuple[np.ndarray, np.ndarray,
 def _collection_size(m: Measure, ctx: KernelContext) -> float:
     n = m["N"] or ctx.num_docs
     if n <= 0:
-        raise ValueError(f"{m} needs the collection size: give N= or -N")
+        raise EvaluationError(f"{m} needs the collection size: give N= or -N")
     return float(n)
 
 

@@ -21,6 +21,16 @@ from typing import Any, Literal
 
 Aggregate = Literal["mean", "gmean", "sum", "count", "text"]
 
+
+class MeasureError(ValueError):
+    """Unknown measure or bad parameter."""
+
+
+class EvaluationError(ValueError):
+    """Options or inputs the evaluation cannot work with (a measure needing the collection
+    size without one, a negative relevance level, a missing topic in trec_eval 10.0 mode)."""
+
+
 # the standard recall levels of trec_eval's iprec_at_recall and 11pt_avg
 ELEVEN_LEVELS: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 

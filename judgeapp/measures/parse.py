@@ -19,12 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from judgeapp.measures.measure import ALIASES, ELEVEN_LEVELS, FAMILIES, Measure
-
-
-class MeasureError(ValueError):
-    """Unknown measure or bad parameter."""
-
+from judgeapp.measures.measure import ALIASES, ELEVEN_LEVELS, FAMILIES, Measure, MeasureError
 
 _FLOAT_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?)")
 _INT_PREFIX = re.compile(r"\s*[+-]?\d+")
