@@ -373,17 +373,29 @@ class Hedge(JudgingOrder):
 
     def _reset(self) -> None:
         self._log_w = np.zeros(self._value.shape[1])
+        self._compact()
 
-    def _scores(self) -> np.ndarray:
+    def _compact(self) -> None:
+        """Keep the rows of the documents still unjudged together: the score of every
+        candidate is recomputed at each step (all weights change), so the cost follows the
+        unjudged part of the pool, not all of it."""
+        self._active = np.flatnonzero(~self._judged)
+        self._active_value = np.ascontiguousarray(self._value[self._active])
+
+    def _scores(self) -> tuple[np.ndarray, np.ndarray]:
+        """(local indices, scores) of the unjudged documents; judged ones score -inf."""
+        if 4 * int(self._judged[self._active].sum()) > len(self._active):
+            self._compact()
         w = np.exp(self._log_w - self._log_w.max()) if len(self._log_w) else self._log_w
-        scores = self._value @ w
-        scores[self._judged] = -np.inf
-        return scores
+        scores = self._active_value @ w
+        scores[self._judged[self._active]] = -np.inf
+        return self._active, scores
 
     def _propose(self) -> tuple[int, int] | None:
         if self._judged.all():
             return None
-        return int(np.argmax(self._scores())), -1
+        active, scores = self._scores()
+        return int(active[np.argmax(scores)]), -1
 
     def _learn(self, i: int, arm: int, relevant: bool) -> None:
         u = self._value[i]
@@ -391,9 +403,9 @@ class Hedge(JudgingOrder):
         self._log_w += loss * self._log_beta
 
     def upcoming(self, limit: int) -> list[int]:
-        scores = self._scores()
+        active, scores = self._scores()
         order = np.argsort(-scores, kind="stable")[:limit]
-        return self.doc_ids[order[np.isfinite(scores[order])]].tolist()
+        return self.doc_ids[active[order[np.isfinite(scores[order])]]].tolist()
 
 
 ORDERS: dict[str, type[JudgingOrder]] = {
