@@ -177,9 +177,7 @@ def write_outputs(out: Path, strategies, results, table, header, docnos) -> None
 
 
 def plot_curves(path: Path, curves: dict, relevant: int) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
+    # a bare Figure renders with Agg and touches no pyplot state or GUI backend
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(7, 4.5), dpi=120)
