@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Pool RUN files to --depth, then judge every pooled document in the "
         "order of each --strategy, taking grades from the qrels (pooled documents the qrels "
         "lack count as non-relevant; their number is reported). Prints the judgments each "
-        "strategy needed to find 50/80/90/100%% of the pool's relevant documents, summed "
+        "strategy needed to find 50/80/90/100% of the pool's relevant documents, summed "
         "over topics, as a tab-separated table, and writes per-strategy curves (CSV, PNG) "
         "to --out. Also runs Zobel's pool-bias test (per run: MAP without the documents "
         "only it pooled, and Kendall's tau between the system rankings).",
