@@ -19,9 +19,11 @@ Rules (trec_eval 10.0, ``get_trec_results.c`` and ``form_res_rels.c``):
 Topics come out in byte order of qid, as trec_eval prints them. The run's tag is the tag of
 its first line (trec_eval keeps the last line's; runs virtually always have one tag).
 
-Speed: a run is read in 8 MiB chunks; each chunk is tokenised by one ``str.split`` and its
-columns sliced out (see :mod:`judgeapp.formats.columns`), scores are converted in one pass,
-and topics already in order (the usual case) are only checked, with numpy, not sorted.
+Speed: a run is read in chunks of a few hundred KiB; each chunk is tokenised by one
+``str.split`` and its columns sliced out (see :mod:`judgeapp.formats.columns`); scores and
+docno hashes are computed while the chunk's strings are in the CPU cache. Ordering then runs
+on numpy arrays for the whole file; topics already in order (the usual case) are only
+checked, and only tied docnos are compared.
 """
 
 from __future__ import annotations
@@ -62,22 +64,34 @@ class _RunBuilder:
         self.lines: list[np.ndarray] = []
         self.hashes: list[np.ndarray] = []  # hash(docno), for the duplicate check
         self.stretches: list[list] = []  # [qid, start, stop] over all entries
+        self.seams: list[int] = []  # where each chunk after the first starts
         self.tag: str | None = None
         self.n = 0
 
     def add(
         self, qids: list[str], docnos: list[str], scores: np.ndarray, lines: np.ndarray
     ) -> None:
-        stretches = self.stretches
-        for qid, start, stop in _stretches(qids):
+        stretches = _stretches(qids)
+        if len(scores) > 1:
+            # break this chunk's ties now, while its strings are in the CPU cache; build()
+            # then only has to look at ties that run across a chunk boundary
+            tied = scores[1:] == scores[:-1]
+            if tied.any():
+                for _, _, stop in stretches[:-1]:
+                    tied[stop - 1] = False  # no tie across topics
+                if tied.any():
+                    docnos, lines = _break_ties(docnos, lines, tied)
+        for qid, start, stop in stretches:
             start += self.n
             stop += self.n
-            if stretches and stretches[-1][0] == qid and stretches[-1][2] == start:
-                stretches[-1][2] = stop  # the topic goes on across a chunk boundary
+            last = self.stretches[-1] if self.stretches else None
+            if last is not None and last[0] == qid and last[2] == start:
+                last[2] = stop  # the topic goes on across a chunk boundary
             else:
-                stretches.append([qid, start, stop])
+                self.stretches.append([qid, start, stop])
+        if self.n:
+            self.seams.append(self.n)
         self.docnos += docnos
-        # hashed now, while the chunk's strings are still in the CPU cache
         self.hashes.append(np.fromiter(map(hash, docnos), np.int64, len(docnos)))
         self.scores.append(scores)
         self.lines.append(lines)
@@ -131,13 +145,15 @@ class _RunBuilder:
         topic = np.repeat(stretch_codes, stretch_sizes)  # each entry's topic, in qid order
         suspects = _maybe_duplicates(topic, np.concatenate(self.hashes), qids)
         docnos = self.docnos
+        seams: np.ndarray | None = np.array(self.seams, dtype=np.int64)
         if len(self.stretches) != len(qids) or (np.diff(stretch_codes) < 0).any():
             # topics spread over the file or out of qid order: gather them
             gather = np.argsort(topic, kind="stable")
             docnos = _objects(docnos)[gather].tolist()
             scores, lines = scores[gather], lines[gather]
+            seams = None  # neighbours have changed: every tie is looked at again
         bounds = np.concatenate(([0], np.cumsum(np.bincount(topic, minlength=len(qids)))))
-        docnos, scores, lines = trec_order(docnos, scores, lines, bounds)
+        docnos, scores, lines = trec_order(docnos, scores, lines, bounds, seams)
         topics: dict[str, RankedTopic] = {}
         for k, qid in enumerate(qids):
             a, b = int(bounds[k]), int(bounds[k + 1])
@@ -159,12 +175,19 @@ def _maybe_duplicates(topic: np.ndarray, hashes: np.ndarray, qids: list[str]) ->
 
 
 def trec_order(
-    docnos: list[str], scores: np.ndarray, lines: np.ndarray, bounds: np.ndarray
+    docnos: list[str],
+    scores: np.ndarray,
+    lines: np.ndarray,
+    bounds: np.ndarray,
+    seams: np.ndarray | None = None,
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Put each topic ``[bounds[k], bounds[k+1])`` in trec_eval order: score descending,
     then docno descending. Works on the whole file at once, so its cost does not grow with
     the number of topics; topics already in order (the usual case) are only checked.
-    Returns new (or the same, when nothing moves) docnos, scores and lines."""
+
+    ``seams`` (positions where a piece starts whose ties are already broken) limits the
+    tie-breaking to stretches of equal scores that cross a seam, as long as nothing has to
+    be re-sorted. Returns new (or the same, when nothing moves) docnos, scores and lines."""
     n = len(docnos)
     if n < 2:
         return docnos, scores, lines
@@ -174,50 +197,51 @@ def trec_order(
         order = np.lexsort((-scores, topic))  # stable: ties keep file order for now
         docnos = _objects(docnos)[order].tolist()
         scores, lines = scores[order], lines[order]
+        seams = None
     tied = (scores[1:] == scores[:-1]) & same_topic
+    if seams is not None:
+        tied = _across(tied, seams)
     if tied.any():
         docnos, lines = _break_ties(docnos, lines, tied)
     return docnos, scores, lines
 
 
+def _across(tied: np.ndarray, seams: np.ndarray) -> np.ndarray:
+    """Only the stretches of ``tied`` that contain a pair ``(seam - 1, seam)``."""
+    pairs = seams - 1
+    if pairs.size == 0 or not tied[pairs].any():
+        return np.zeros_like(tied)
+    run = np.cumsum(~tied)  # equal within each stretch of True (and its leading False)
+    return tied & np.isin(run, run[pairs[tied[pairs]]])
+
+
 def _break_ties(
     docnos: list[str], lines: np.ndarray, tied: np.ndarray
 ) -> tuple[list[str], np.ndarray]:
-    """Order each stretch of equal scores by docno descending (``docnos`` in place).
+    """Order each stretch of equal scores by docno descending.
 
-    Runs usually write tied documents in ascending docno order, so every stretch is
-    classified in bulk (one C-level comparison per tied pair, touching only tied docnos):
-    stretches already descending stay, ascending ones are reversed, and only mixed ones are
-    sorted one by one."""
+    Only tied docnos are touched: they are copied once into a numpy string array (numpy
+    compares code points, as Python does), checked pair by pair, and, where some stretch
+    is out of order, all stretches are sorted together by two stable argsorts. Returns
+    new (or the same) docnos and lines."""
     at = np.flatnonzero(tied)  # i where scores[i] == scores[i + 1] in the same topic
-    left, right = _pick(docnos, at), _pick(docnos, at + 1)
-    desc = np.fromiter(map(operator.gt, left, right), bool, len(at))
-    if desc.all():
-        return docnos, lines
-    asc = np.fromiter(map(operator.lt, left, right), bool, len(at))
     first = np.flatnonzero(np.concatenate(([True], at[1:] != at[:-1] + 1)))  # into `at`
-    pairs = np.diff(np.append(first, len(at)))
+    size = np.diff(np.append(first, len(at))) + 1  # elements per stretch
     starts = at[first]
-    stops = starts + pairs + 1  # stretch k is docnos[starts[k]:stops[k]]
-    n_desc = np.add.reduceat(desc, first, dtype=np.int64)
-    n_asc = np.add.reduceat(asc, first, dtype=np.int64)
+    pos = np.repeat(starts, size) + np.arange(size.sum())  # every tied element
+    pos -= np.repeat(np.cumsum(size) - size, size)
+    stretch = np.repeat(np.arange(len(starts)), size)
+    keys = np.array(_pick(docnos, pos))
+    in_order = (keys[:-1] > keys[1:]) | (stretch[:-1] != stretch[1:])
+    if in_order.all():
+        return docnos, lines
+    by_docno = np.argsort(keys, kind="stable")[::-1]
+    order = pos[by_docno[np.argsort(stretch[by_docno], kind="stable")]]
+    objects = _objects(docnos)
+    objects[pos] = objects[order]
     lines = lines.copy()
-    flip = np.flatnonzero(n_asc == pairs)
-    if flip.size:
-        size = pairs[flip] + 1
-        pos = np.repeat(starts[flip], size) + np.arange(size.sum())
-        pos -= np.repeat(np.cumsum(size) - size, size)
-        lines[pos] = lines[np.repeat(starts[flip] + stops[flip] - 1, size) - pos]
-        for a, b in zip(starts[flip].tolist(), stops[flip].tolist(), strict=True):
-            segment = docnos[a:b]
-            segment.reverse()
-            docnos[a:b] = segment
-    for k in np.flatnonzero((n_asc != pairs) & (n_desc != pairs)).tolist():
-        a, b = int(starts[k]), int(stops[k])
-        order = sorted(range(a, b), key=docnos.__getitem__, reverse=True)
-        lines[a:b] = lines[order]
-        docnos[a:b] = [docnos[i] for i in order]
-    return docnos, lines
+    lines[pos] = lines[order]
+    return objects.tolist(), lines
 
 
 def _pick(items: list[str], at: np.ndarray) -> tuple[str, ...]:
@@ -230,10 +254,8 @@ def _pick(items: list[str], at: np.ndarray) -> tuple[str, ...]:
 
 
 def _objects(items: list[str]) -> np.ndarray:
-    """The list as a numpy object array (for fancy indexing and comparisons at C speed)."""
-    out = np.empty(len(items), dtype=object)
-    out[:] = items
-    return out
+    """The list as a numpy object array (for fancy indexing at C speed)."""
+    return np.fromiter(items, dtype=object, count=len(items))
 
 
 def _stretches(qids: list[str]) -> list[tuple[str, int, int]]:

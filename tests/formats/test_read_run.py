@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judgeapp.formats import FormatError, read_run, textio
 
@@ -304,3 +306,35 @@ def test_only_ascii_white_space_separates_columns(tmp_path: Path) -> None:
     text = "1 Q0 doc\u00a0x 1 2 t\n1 Q0 doc\x1cy 2 1 t\n1\tQ0\x0bdoc-z 3 0 t\n"
     run = read_run(write(tmp_path, text))
     assert run.topics["1"].docnos == ["doc\u00a0x", "doc\x1cy", "doc-z"]
+
+
+@given(
+    entries=st.lists(
+        st.tuples(
+            st.sampled_from(["1", "01", "2", "10"]),
+            st.text(alphabet="abcXYZ\u00e9-#", min_size=1, max_size=4),
+            st.sampled_from([0.5, 1.0, 1.0, 2.0, -3.0, 1e-9]),
+        ),
+        min_size=1,
+        max_size=80,
+        unique_by=lambda e: (e[0], e[1]),
+    ),
+    chunk=st.sampled_from([8, 40, 200, 1 << 18]),
+    comments=st.booleans(),
+)
+@settings(max_examples=150, deadline=None)
+def test_any_run_in_any_chunking_matches_the_oracle(
+    tmp_path_factory: pytest.TempPathFactory, entries, chunk: int, comments: bool
+) -> None:
+    """Topics interleaved or not, scores in any order, heavy ties, ties across chunks."""
+    path = tmp_path_factory.mktemp("run") / "run.txt"
+    rows = [f"{q} Q0 {d} {i} {s!r} tag\n" for i, (q, d, s) in enumerate(entries)]
+    if comments:
+        rows.insert(len(rows) // 2, "# a comment\n")
+    path.write_text("".join(rows), encoding="utf-8")
+    textio_chunk = textio.CHUNK_BYTES
+    try:
+        textio.CHUNK_BYTES = chunk
+        assert_trec_order(path)
+    finally:
+        textio.CHUNK_BYTES = textio_chunk
