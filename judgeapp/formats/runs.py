@@ -19,7 +19,7 @@ Rules (trec_eval 10.0, ``get_trec_results.c`` and ``form_res_rels.c``):
 Topics come out in byte order of qid, as trec_eval prints them. The run's tag is the tag of
 its first line (trec_eval keeps the last line's; runs virtually always have one tag).
 
-Speed: a run is read in chunks of a few hundred KiB; each chunk is tokenised by one
+Speed: a run is read in chunks of 64 KiB (see :mod:`judgeapp.formats.textio`); each chunk is tokenised by one
 ``str.split`` and its columns sliced out (see :mod:`judgeapp.formats.columns`); scores and
 docno hashes are computed while the chunk's strings are in the CPU cache. Ordering then runs
 on numpy arrays for the whole file; topics already in order (the usual case) are only
