@@ -11,8 +11,8 @@ is a :class:`FormatError` that says where:
 - a truncated or corrupt compressed stream;
 - a file that cannot be opened.
 
-The readers work on :func:`iter_chunks`: large pieces of decoded text that always end at a
-line boundary, so that a fast reader can tokenise a whole piece with one ``str.split`` while
+The readers work on :func:`iter_chunks`: pieces of decoded text that always end at a line
+boundary, so that a fast reader can tokenise a whole piece with one ``str.split`` while
 line numbers stay exact (each chunk knows the number of its first line).
 """
 
@@ -80,7 +80,8 @@ def _open_raw(path: PathArg) -> BinaryIO:
 
 class _Gunzip:
     """Decompresses gzip with zlib directly: zlib checks the header, CRC and length itself
-    (wbits=31), and 1 MiB of input per call avoids GzipFile's per-8 KiB Python overhead.
+    (wbits=31), without GzipFile's Python-level buffering. Input goes in by 16 KiB, about
+    one chunk of text, so that the part zlib could not yet use stays small.
     Concatenated members are read one after the other, as gzip does; NUL padding after the
     last member is ignored. ``read(size)`` returns at most ``size`` bytes."""
 
@@ -93,7 +94,7 @@ class _Gunzip:
     def read(self, size: int) -> bytes:
         while True:
             if not self.pending:
-                self.pending = self.raw.read(1 << 20)
+                self.pending = self.raw.read(1 << 14)
                 if not self.pending:
                     if self.started and not self.inflate.eof:
                         raise EOFError("compressed data ends before the end-of-stream marker")
