@@ -4,9 +4,12 @@ Each case is ``(relative_path, kind, expected_substring)``: reading the file (re
 :data:`MALFORMED`) as ``kind`` ("topics", "docs", "run" or "qrels"; the format detected from
 the content) must raise ``judgeapp.formats.FormatError`` whose text starts with the file's
 path and contains ``expected_substring`` (file name, line and problem). Importers can reuse
-the list to check that a failed import leaves a project exactly as it was:
+the list to check that a failed import leaves a project exactly as it was; with the
+repository root on sys.path (``python -m pytest`` from there):
 
     from tests.formats.malformed_cases import CASES, MALFORMED
+
+(tests here import it as ``malformed_cases``: pytest puts this folder on sys.path).
 
 The files are made by tests/data/malformed/make_corpus.py.
 """
