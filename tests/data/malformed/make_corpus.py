@@ -53,7 +53,9 @@ def main() -> None:
     broken = bytearray(whole)
     broken[len(broken) // 2] ^= 0xFF
     raw("run_corrupt.gz", bytes(broken))
-    raw("run_binary.bin", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00" + bytes(range(256)))
+    raw(
+        "run_binary.bin", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00" + bytes(range(256))
+    )
     raw("run_latin1.txt", RUN.replace("FBIS3-1", "FBIS3-caf\u00e9").encode("latin-1"))
     raw("run_nul.txt", RUN.replace("LA010189-0001", "LA010189\x00-0001").encode())
     raw("run_utf16.txt", RUN.encode("utf-16"))
@@ -81,7 +83,9 @@ def main() -> None:
         "    <question>which tools?</narrative>\n  </topic>\n</topics>\n",
     )
     text("topics_no_tab.tsv", "1\tgarden tools\n2\tseed packets\n3 lighthouse keepers\n")
-    text("topics_bad_json.jsonl", '{"qid": "1", "title": "garden tools"}\n{"qid": "2", "title": }\n')
+    text(
+        "topics_bad_json.jsonl", '{"qid": "1", "title": "garden tools"}\n{"qid": "2", "title": }\n'
+    )
     text("topics_no_id.jsonl", '{"qid": "1", "title": "garden tools"}\n{"title": "seed packets"}\n')
     text(
         "topics_registry.json",
@@ -95,7 +99,9 @@ def main() -> None:
     # documents
     doc = "<DOC>\n<DOCNO> D-{n} </DOCNO>\n<TEXT>\nText of document {n}.\n</TEXT>\n</DOC>\n"
     text("docs_unterminated.sgml", doc.format(n=1) + doc.format(n=2).replace("</DOC>\n", ""))
-    text("docs_missing_docno.sgml", doc.format(n=1) + "<DOC>\n<TEXT>\nNo number.\n</TEXT>\n</DOC>\n")
+    text(
+        "docs_missing_docno.sgml", doc.format(n=1) + "<DOC>\n<TEXT>\nNo number.\n</TEXT>\n</DOC>\n"
+    )
     text("docs_duplicate.sgml", doc.format(n=1) + doc.format(n=2) + doc.format(n=1))
     text("docs_docno_space.sgml", doc.format(n="7 8"))
     text("docs_close_without_open.sgml", doc.format(n=1) + "</DOC>\n")
