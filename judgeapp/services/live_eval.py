@@ -44,6 +44,7 @@ from judgeapp.services.evaluation import judgments_from_store, runs_from_store
 from judgeapp.store import Store
 
 NDCG_CUTOFFS: tuple[int, ...] = (1, 2, 3, 5, 10, 15, 20, 30, 50, 100, 200, 500, 1000)
+RECENT_CHECKPOINTS = 3  # checkpoints compared with the current ranking (and the reference)
 SETTLED_TAU = 0.9  # Voorhees (SIGIR 1998): rankings with tau >= 0.9 count as equivalent
 
 
@@ -219,14 +220,22 @@ class Snapshot:
     judged_at_k: np.ndarray  # mean Judged@k per run
     changed_topics: frozenset[str]
     judgments: int
-    stability: Stability | None
-    warnings: tuple[DashboardWarning, ...]
+    warnings: tuple[DashboardWarning, ...]  # judging coverage (ranking stability: below)
     progress: ProgressCurve | None
     results: Results  # the table's measures only, for trec_eval-format output
+    rank_measure: str  # the measure the system ranking is read from
+    rank_means: np.ndarray  # its mean per run
+    checkpoints: tuple[Checkpoint, ...]  # the ranking at earlier points of the judging
 
     @property
     def num_topics(self) -> int:
         return len(self.qids)
+
+    @property
+    def stability(self) -> Stability | None:
+        """Kendall's tau against the checkpoints (computed when asked: the dashboard asks
+        in the background, after the numbers are on screen)."""
+        return stability_of(self)
 
     def topic_index(self, qid: str) -> int:
         return self.qids.index(qid)
@@ -273,6 +282,7 @@ class LiveEvaluation:
         self._judged = Measure("Judged", self.config.judged_k)
         self._rank_measure = _ranking_measure(self.measures)
         self.assessors, self.persons = self.config.judgments.resolve(store)
+        self._known = {a.name for a in store.assessors()}
         self._all = list(
             dict.fromkeys([*self.measures, self._ap, *self._iprec, *self._ndcg, self._judged])
         )
@@ -281,6 +291,10 @@ class LiveEvaluation:
         self.last_topic: str | None = None  # the topic of the newest judgment made
         self.checkpoints: list[Checkpoint] = []
         self.changed: frozenset[str] = frozenset()
+        # judging progress per topic: doc -> (position in the judging, grade), kept up to date
+        self._progress: dict[str, dict[int, tuple[int, int]]] = {}
+        self._progress_seq: dict[str, int] = {}
+        self._progress_persons: list[str] = []
         self._build()
         if history:
             self._replay_history()
@@ -300,21 +314,28 @@ class LiveEvaluation:
         """Evaluate everything again from the store (new runs, qrels imported, ...)."""
         self.runs = runs_from_store(self.store)
         self.assessors, self.persons = self.config.judgments.resolve(self.store)
+        self._known = {a.name for a in self.store.assessors()}
         self._pool_sizes = None
         self._build()
         self.version += 1
 
     # -- live updates ------------------------------------------------------------------------
-    def update(self, qids: Iterable[str]) -> frozenset[str]:
+    def update(self, qids: Iterable[str], assessor: str | None = None) -> frozenset[str]:
         """Re-read the judgments of `qids` and recompute those topics for every run.
-        Returns the topics whose effective judgments actually changed."""
+        `assessor`: who judged (the GUI's current assessor); one the evaluation has not
+        seen yet is added when the filter takes every person. Returns the topics whose
+        effective judgments actually changed."""
         changed: set[str] = set()
         rebuild = False
         made = 0
-        # "every person" includes one who judged for the first time since the last update
-        self.assessors, self.persons = self.config.judgments.resolve(self.store)
+        if assessor is not None and assessor not in self._known:
+            self.assessors, self.persons = self.config.judgments.resolve(self.store)
+            self._known = {a.name for a in self.store.assessors()}
         topics = self.evaluator.judgments.topics
         for qid in qids:
+            state = self._progress.get(qid)
+            if state is not None and self._progress_persons == self.persons:
+                self._progress_refresh(qid, state)  # every update: undone ones leave it
             arrays = self.store.judgment_arrays(self.assessors, qid=qid).topics
             ids, grades = arrays.get(qid, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
             old = topics.get(qid)
@@ -364,7 +385,7 @@ class LiveEvaluation:
         the newest judgment when None."""
         progress_topic = progress_topic or self.last_topic
         results = self.evaluator.results()
-        summary = results.summary()
+        summary = _summary(results)
         user = [self._index[str(m)] for m in self.measures]
         empty = not results.qids
         means = summary[user].copy()
@@ -390,7 +411,6 @@ class LiveEvaluation:
             complete=True,
             complete_num_rel=results.complete_num_rel,
         )
-        stability = self.stability(means_now=self._rank_means(summary))
         return Snapshot(
             generation=self.generation,
             version=self.version,
@@ -409,10 +429,12 @@ class LiveEvaluation:
             judged_at_k=judged,
             changed_topics=self.changed,
             judgments=self.judgments,
-            stability=stability,
-            warnings=tuple(self._warnings(results.run_names, judged, stability)),
+            warnings=tuple(coverage_warnings(self.config, results.run_names, judged)),
             progress=None if progress_topic is None else self.progress(progress_topic),
             results=table,
+            rank_measure=str(self._rank_measure),
+            rank_means=self._rank_means(summary),
+            checkpoints=tuple(self.checkpoints),
         )
 
     def _rank_means(self, summary: np.ndarray | None = None) -> np.ndarray:
@@ -420,82 +442,13 @@ class LiveEvaluation:
             summary = self.evaluator.results().summary()
         return summary[self._index[str(self._rank_measure)]].copy()
 
-    def _warnings(
-        self, runs: Sequence[str], judged: np.ndarray, stability: Stability | None
-    ) -> list[DashboardWarning]:
-        out: list[DashboardWarning] = []
-        k, limit = self.config.judged_k, self.config.judged_threshold
-        for r in np.argsort(judged, kind="stable"):
-            value = judged[r]
-            if np.isfinite(value) and value < limit:
-                out.append(
-                    DashboardWarning(
-                        "coverage",
-                        f"{runs[r]}: only {value:.0%} of its top {k} are judged "
-                        f"(Judged@{k} below {limit:.0%}); its scores are likely too low",
-                        runs[r],
-                    )
-                )
-        if stability is not None:
-            ref = stability.reference
-            if ref is None:
-                out.append(
-                    DashboardWarning(
-                        "stability",
-                        f"Ranking by {stability.measure}: fewer than {stability.window} "
-                        "judgments so far, too early to tell whether it has settled",
-                        severity=0,
-                    )
-                )
-            elif stability.settled:
-                out.append(
-                    DashboardWarning(
-                        "stability",
-                        f"Ranking by {stability.measure} has settled: Kendall's tau "
-                        f"{ref[1]:.3f} against the ranking {stability.judgments - ref[0]} "
-                        "judgments ago",
-                        severity=0,
-                    )
-                )
-            else:
-                tau = "undefined" if math.isnan(ref[1]) else f"{ref[1]:.3f}"
-                out.append(
-                    DashboardWarning(
-                        "stability",
-                        f"Ranking by {stability.measure} is still moving: Kendall's tau "
-                        f"{tau} against the ranking {stability.judgments - ref[0]} judgments "
-                        f"ago (settled from {stability.threshold})",
-                    )
-                )
-        return out
-
     # -- ranking stability ---------------------------------------------------------------------
     def _checkpoint(self) -> None:
         if self.evaluator.qids:
             self.checkpoints.append(Checkpoint(self.judgments, self._rank_means()))
 
-    def stability(self, means_now: np.ndarray | None = None) -> Stability | None:
-        if len(self.runs) < 2:
-            return None
-        from scipy.stats import kendalltau
-
-        now = self._rank_means() if means_now is None else means_now
-        points = []
-        for cp in self.checkpoints:
-            if cp.judgments >= self.judgments:
-                continue
-            if np.ptp(cp.means) == 0 or np.ptp(now) == 0:
-                tau = float("nan")  # a ranking of ties (e.g. nothing relevant yet)
-            else:
-                tau = float(kendalltau(now, cp.means).statistic)
-            points.append((cp.judgments, tau))
-        return Stability(
-            str(self._rank_measure),
-            self.judgments,
-            tuple(points),
-            self.config.settle_window,
-            self.config.settled_tau,
-        )
+    def stability(self) -> Stability | None:
+        return self.snapshot().stability
 
     def _replay_history(self) -> None:
         """Rebuild the checkpoints from the judgment history: the events of the chosen
@@ -568,27 +521,139 @@ class LiveEvaluation:
 
     def progress(self, qid: str) -> ProgressCurve:
         """Relevant documents found against documents judged for one topic, counting the
-        chosen persons' judgments (imported qrels are not judging progress)."""
+        chosen persons' judgments (imported qrels are not judging progress).
+
+        The order is the order in which the documents judged now were judged (a document
+        whose judgment was undone and given again counts from the new one). It is read from
+        the judgment history the first time a topic is shown; after that each update of
+        the topic applies what changed, from the persons' current judgments of it."""
         level = self.config.judgments.relevance_level
-        if self.persons:
-            events = self.store.judging_events(qid, self.persons)
-        else:
-            events = []
-        since: dict[int, int] = {}
-        grade: dict[int, int] = {}
-        for i, (doc, g) in enumerate(events):
-            if g is None:
-                since.pop(doc, None)
-                grade.pop(doc, None)
-                continue
-            since.setdefault(doc, i)
-            grade[doc] = g
-        order = sorted(since, key=since.__getitem__)
+        state = self._progress.get(qid)
+        if state is None or self._progress_persons != self.persons:
+            state = self._progress_from_history(qid)
+        order = sorted(state, key=lambda d: state[d][0])
         relevant = np.cumsum(
-            np.fromiter((grade[d] >= level for d in order), dtype=np.int64, count=len(order))
+            np.fromiter((state[d][1] >= level for d in order), dtype=np.int64, count=len(order))
         )
         curve = ProgressCurve(qid, relevant, self.pool_size(qid))
         return replace(curve, estimate=estimate_total(self.store, self.pool, qid, curve))
+
+    def _progress_from_history(self, qid: str) -> dict[int, tuple[int, int]]:
+        if self._progress_persons != self.persons:
+            self._progress.clear()
+            self._progress_persons = list(self.persons)
+        events = self.store.judging_events(qid, self.persons) if self.persons else []
+        state: dict[int, tuple[int, int]] = {}  # doc -> (position, grade)
+        for i, (doc, g) in enumerate(events):
+            if g is None:
+                state.pop(doc, None)
+            else:
+                state[doc] = (state[doc][0] if doc in state else i, g)
+        self._progress[qid] = state
+        self._progress_seq[qid] = len(events)
+        return state
+
+    def _progress_refresh(self, qid: str, state: dict[int, tuple[int, int]]) -> None:
+        arrays = self.store.judgment_arrays(self.persons, qid=qid).topics if self.persons else {}
+        ids, grades = arrays.get(qid, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
+        now = dict(zip(ids.tolist(), grades.tolist(), strict=True))
+        for doc in [d for d in state if d not in now]:
+            del state[doc]
+        seq = self._progress_seq.get(qid, 0)
+        for doc, g in now.items():
+            if doc in state:
+                state[doc] = (state[doc][0], g)
+            else:
+                state[doc] = (seq, g)
+                seq += 1
+        self._progress_seq[qid] = seq
+
+
+def coverage_warnings(
+    config: DashboardConfig, runs: Sequence[str], judged: np.ndarray
+) -> list[DashboardWarning]:
+    """Runs whose top ranks are poorly judged (mean Judged@k below the threshold), worst
+    first."""
+    out: list[DashboardWarning] = []
+    k, limit = config.judged_k, config.judged_threshold
+    for r in np.argsort(judged, kind="stable"):
+        value = judged[r]
+        if np.isfinite(value) and value < limit:
+            out.append(
+                DashboardWarning(
+                    "coverage",
+                    f"{runs[r]}: only {value:.0%} of its top {k} are judged "
+                    f"(Judged@{k} below {limit:.0%}); its scores are likely too low",
+                    runs[r],
+                )
+            )
+    return out
+
+
+def stability_of(snapshot: Snapshot) -> Stability | None:
+    """Kendall's tau (scipy.stats.kendalltau, tau-b) of the snapshot's system ranking
+    against the newest checkpoints and against the one the "settled" verdict reads."""
+    if len(snapshot.run_names) < 2:
+        return None
+    from scipy.stats import kendalltau
+
+    config, made, now = snapshot.config, snapshot.judgments, snapshot.rank_means
+    earlier = [cp for cp in snapshot.checkpoints if cp.judgments < made]
+    old = [i for i, cp in enumerate(earlier) if cp.judgments <= made - config.settle_window]
+    keep = set(range(max(len(earlier) - RECENT_CHECKPOINTS, 0), len(earlier))) | set(old[-1:])
+    points = []
+    for i, cp in enumerate(earlier):
+        if i not in keep:
+            continue
+        if np.ptp(cp.means) == 0 or np.ptp(now) == 0:
+            tau = float("nan")  # a ranking of ties (e.g. nothing relevant yet)
+        else:
+            tau = float(kendalltau(now, cp.means).statistic)
+        points.append((cp.judgments, tau))
+    return Stability(
+        snapshot.rank_measure, made, tuple(points), config.settle_window, config.settled_tau
+    )
+
+
+def stability_warning(stability: Stability | None) -> DashboardWarning | None:
+    """Whether the system ranking has settled, in words."""
+    if stability is None:
+        return None
+    ref = stability.reference
+    if ref is None:
+        return DashboardWarning(
+            "stability",
+            f"Ranking by {stability.measure}: fewer than {stability.window} judgments so "
+            "far, too early to tell whether it has settled",
+            severity=0,
+        )
+    ago = stability.judgments - ref[0]
+    if stability.settled:
+        return DashboardWarning(
+            "stability",
+            f"Ranking by {stability.measure} has settled: Kendall's tau {ref[1]:.3f} "
+            f"against the ranking {ago} judgments ago",
+            severity=0,
+        )
+    tau = "undefined" if math.isnan(ref[1]) else f"{ref[1]:.3f}"
+    return DashboardWarning(
+        "stability",
+        f"Ranking by {stability.measure} is still moving: Kendall's tau {tau} against the "
+        f"ranking {ago} judgments ago (settled from {stability.threshold})",
+    )
+
+
+def _summary(results: Results) -> np.ndarray:
+    """`results.summary()`, computing only the plain means when every measure is one: the
+    engine's summary also takes logarithms of every value (for gm_map and the like), a
+    few milliseconds at TREC scale, after every judgment. The means are summed topic by
+    topic in trec_eval's order, as the engine sums them, so the numbers are the same."""
+    if any(m.aggregate != "mean" for m in results.measures) or not results.complete:
+        return results.summary()
+    n = len(results.qids)
+    values = np.where(results.evaluated[None, :, :], results.values, 0.0)
+    sums = np.moveaxis(values, 2, 0).sum(axis=0)
+    return sums / n if n else sums
 
 
 def _changed_grades(old, ids: np.ndarray, grades: np.ndarray) -> int:

@@ -82,6 +82,16 @@ def test_initial_evaluation_is_trec_eval(project, store):
     assert_matches_oracle(project, store, snap)
 
 
+def test_fast_means_are_the_engines_summary_to_the_bit(project, store):
+    from judgeapp.services.live_eval import _summary
+
+    live = LiveEvaluation(store)
+    JudgingService(store, "alice").record("4", project.lists["run3"]["4"][2], 1)
+    live.update({"4"})
+    results = live.evaluator.results()
+    assert np.array_equal(_summary(results), results.summary())
+
+
 def test_table_as_trec_eval_output_equals_the_evaluate_command(project, store, tmp_path):
     snap = LiveEvaluation(store).snapshot()
     qrels = tmp_path / "exported.qrels"
@@ -141,7 +151,7 @@ def test_topic_that_loses_its_last_judgment_leaves_the_evaluation(project, store
     alice = JudgingService(store, "alice")
     doc = project.lists["run3"]["2"][0]
     change = alice.record("2", doc, 1)
-    live.update({"2"})
+    live.update({"2"}, assessor="alice")  # a new assessor: every person includes her
     snap = live.snapshot()
     assert snap.qids == ("2",)
     assert_matches_oracle(project, store, snap, assessors=["alice"])
@@ -253,13 +263,35 @@ def test_progress_curve_follows_judgments_and_undo(project, store):
     changes = [alice.record("3", d, g) for d, g in zip(docs, grades, strict=True)]
     alice.restore(changes[1], undo=True)  # the second document is unjudged again
     alice.record("3", docs[2], 0)  # and the third re-graded: not relevant any more
-    live.update({"3"})
+    live.update({"3"}, assessor="alice")
     curve = live.snapshot("3").progress
     assert curve.qid == "3"
     # judged in order 1, 3, 4, 5, 6 with current grades 2, 0, 0, 3, 1
     assert curve.relevant.tolist() == [1, 1, 1, 2, 3]
     assert curve.pool_size is None
     assert live.snapshot().progress.qid == "3"  # the newest judgment's topic by default
+
+
+def test_progress_kept_up_to_date_equals_progress_from_history(project, store):
+    live = LiveEvaluation(store)
+    alice = JudgingService(store, "alice")
+    docs = project.lists["run4"]["2"][:8]
+    alice.record("2", docs[0], 1)
+    live.update({"2"}, assessor="alice")
+    assert live.snapshot("2").progress.relevant.tolist() == [1]  # read from the history
+    changes = []
+    for doc, grade in zip(docs[1:], [0, 2, 0, 1, 3, 0], strict=False):
+        changes.append(alice.record("2", doc, grade))
+        live.update({"2"}, assessor="alice")  # kept up to date, judgment by judgment
+    alice.restore(changes[2], undo=True)
+    live.update({"2"}, assessor="alice")
+    alice.record("2", docs[1], 2)  # re-graded: relevant now
+    live.update({"2"}, assessor="alice")
+    alice.record("2", docs[3], 1)  # judged again after its undo: counts from now
+    live.update({"2"}, assessor="alice")
+    kept = live.snapshot("2").progress.relevant.tolist()
+    fresh = LiveEvaluation(store).progress("2").relevant.tolist()
+    assert kept == fresh == [1, 2, 3, 4, 5, 5, 6]  # d0 d1 d2 d4 d5 d6, then d3
 
 
 def test_progress_knows_the_pool_size(project, store):

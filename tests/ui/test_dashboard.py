@@ -102,8 +102,12 @@ def test_judging_a_relevant_document_changes_exactly_the_runs_that_retrieved_it(
     assert after == pytest.approx(oracle_means(project, controller), abs=1e-12)
     highlighted = {run for run, m in dashboard.view.model.highlighted() if m == "AP"}
     assert highlighted == retrieved
+    model = dashboard.view.model
     for run in retrieved:
-        assert dashboard.view.model.delta(run, "AP") == pytest.approx(after[run] - before[run])
+        delta = after[run] - before[run]
+        assert model.delta(run, "AP") == pytest.approx(delta)
+        cell = model.index(model.row_of(run), 1)
+        assert cell.data(Qt.ItemDataRole.DisplayRole).endswith(f"({delta:+.3f})")
 
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         key(qtbot, window, "Ctrl+Z", Qt.KeyboardModifier.ControlModifier)
@@ -186,9 +190,13 @@ def test_significance_marks_follow_the_baseline(qtbot, opened):
             assert index.data(model.PValueRole) == pytest.approx(p, rel=1e-9)
             assert f"vs {baseline}" in index.data(Qt.ItemDataRole.ToolTipRole)
             text = index.data(Qt.ItemDataRole.DisplayRole)
-            assert text.endswith("▲") if mark > 0 else text.endswith("▼") if mark < 0 else True
+            assert ("▲" in text, "▼" in text) == (mark > 0, mark < 0)
         assert model.sign(baseline, "AP") == 0
     assert any(model.sign(run, "AP") for run in project.runs)
+    # the ranking's stability is worked out in the same background pass
+    warnings = dashboard.view.warnings
+    texts = [warnings.item(i).text() for i in range(warnings.count())]
+    assert any(text.startswith("ℹ Ranking by AP") for text in texts)
 
 
 def test_drill_down_per_run_and_per_topic(qtbot, opened):

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QFileDialog, QListWidgetItem
 
 from judgeapp.measures import DEFAULT_GUI_MEASURES
@@ -30,7 +30,9 @@ from judgeapp.services.live_eval import (
     LiveEvaluation,
     Significance,
     Snapshot,
+    Stability,
     significance,
+    stability_warning,
 )
 from judgeapp.services.workbench import Workbench
 from judgeapp.store import Changes
@@ -38,7 +40,7 @@ from judgeapp.ui.dashboard.plots import COLOURS, LivePlot
 from judgeapp.ui.dashboard.view import DashboardView, DashboardWindow, MeasuresDialog
 from judgeapp.ui.worker import Worker
 
-COALESCE_MS = 15  # judgments closer than this are evaluated together
+COALESCE_MS = 2  # judgments closer than this go together (and any while an update runs)
 HIGHLIGHT_MS = 6000  # how long the change of the last judgment stays highlighted
 SIGNIFICANCE_DELAY_MS = 150  # the tests wait for a pause in the judging
 MAX_PLOT_RUNS = len(COLOURS)
@@ -67,6 +69,7 @@ class DashboardController(QObject):
         self.live: LiveEvaluation | None = None
         self.snapshot: Snapshot | None = None
         self.sig: Significance | None = None
+        self.stability: Stability | None = None
         self.generation = 0
         self.sig_generation = 0
         self.baseline: str | None = None
@@ -76,6 +79,7 @@ class DashboardController(QObject):
         self.topic: str | None = None  # the plots' topic; None: mean over topics
         self.progress_topic: str | None = None  # the last judged topic
         self.updates = 0  # snapshots applied
+        self.changed_cells: list[tuple[int, int]] = []  # (run, measure) the last update changed
         self.dropped = 0  # stale results dropped
         self.last_error: str | None = None
         self.last_latency: float | None = None  # seconds from a change to its snapshot shown
@@ -189,6 +193,7 @@ class DashboardController(QObject):
         self.workbench = workbench
         self.snapshot = None
         self.sig = None
+        self.stability = None
         self.topic = None
         self.progress_topic = workbench.last_topic()
         self.plot_runs = []
@@ -380,13 +385,15 @@ class DashboardController(QObject):
         live, gen = self.live, self.generation
         topic = self.progress_topic
         repool, self._pool_changed = self._pool_changed, False
-        pool = self.workbench.pool_name() if repool and self.workbench is not None else None
+        wb = self.workbench
+        pool = wb.pool_name() if repool and wb is not None else None
+        assessor = wb.assessor if wb is not None else None
         self._busy = True
 
         def work() -> Snapshot:
             if repool:
                 live.set_pool(pool)
-            live.update(qids)
+            live.update(qids, assessor)
             return live.snapshot(topic)
 
         self._submit(work, lambda snap: self._on_updated(gen, snap), inline=not self.threaded)
@@ -428,6 +435,7 @@ class DashboardController(QObject):
             self._choose_defaults(snap)
             self._fill_view_controls(snap)
         changed = v.model.set_matrix(snap.run_names, snap.measures, snap.means.T, fresh=fresh)
+        self.changed_cells = changed
         v.model.set_baseline(self.baseline)
         if changed:
             self.highlight_timer.start()
@@ -507,17 +515,23 @@ class DashboardController(QObject):
             plot.refresh(full=needs_full)
 
     def _show_warnings(self, snap: Snapshot) -> None:
+        """Coverage warnings of the snapshot, and the ranking's stability as last worked
+        out in the background."""
+        warnings = list(snap.warnings)
+        settled = stability_warning(self.stability)
+        if settled is not None:
+            warnings.append(settled)
         w = self.view.warnings
-        texts = [x.text for x in snap.warnings]
+        texts = [("⚠ " if x.severity else "ℹ ") + x.text for x in warnings]
+        if not warnings:
+            texts = ["Every run's top ranks are judged well enough."]
         if [w.item(i).text() for i in range(w.count())] == texts:
             return
         w.clear()
-        for warning in snap.warnings:
-            item = QListWidgetItem(("⚠ " if warning.severity else "ℹ ") + warning.text)
-            item.setData(0x0100, warning.kind)
+        for text, warning in zip(texts, warnings or [None], strict=True):
+            item = QListWidgetItem(text)
+            item.setData(Qt.ItemDataRole.UserRole, None if warning is None else warning.kind)
             w.addItem(item)
-        if not snap.warnings:
-            w.addItem("Every run's top ranks are judged well enough.")
 
     def _show_status(self, snap: Snapshot) -> None:
         judged = f"{snap.num_topics} judged topics"
@@ -527,26 +541,35 @@ class DashboardController(QObject):
             f"{snap.config.judgments.relevance_level} semantics"
         )
 
-    # -- significance ------------------------------------------------------------------------------
+    # -- significance and ranking stability (in the background) --------------------------------
     def _on_sig_timer_timeout(self) -> None:
+        """Significance marks and Kendall's tau of the snapshot shown, worked out in their
+        own thread once the judging pauses: they never delay the numbers."""
         if self._sig_busy:
             self._sig_pending = True
             return
         snap, baseline = self.snapshot, self.baseline
-        if snap is None or baseline is None or baseline not in snap.run_names:
+        if snap is None:
             return
+        if baseline not in snap.run_names:
+            baseline = None
         self.sig_generation += 1
         gen, test = self.sig_generation, self.test
         self._sig_busy = True
 
-        def work() -> Significance:
-            return significance(snap, baseline, test=test)
+        def work() -> tuple[Significance | None, Stability | None]:
+            sig = None if baseline is None else significance(snap, baseline, test=test)
+            return sig, snap.stability
 
-        def done(sig: Significance) -> None:
+        def done(result: tuple[Significance | None, Stability | None]) -> None:
             self._sig_busy = False
-            if gen == self.sig_generation and sig.generation == self.generation:
+            sig, stability = result
+            if gen == self.sig_generation and snap.generation == self.generation:
                 self.sig = sig
+                self.stability = stability
                 self.view.model.set_significance(sig)
+                if self.snapshot is not None:
+                    self._show_warnings(self.snapshot)
                 self.significance_updated.emit(sig)
             else:
                 self.dropped += 1

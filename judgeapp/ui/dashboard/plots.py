@@ -20,11 +20,12 @@ from pathlib import Path
 import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Rectangle
-from matplotlib.text import Text
-from PySide6.QtWidgets import QSizePolicy
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from judgeapp.measures.measure import ELEVEN_LEVELS
 from judgeapp.services.live_eval import ProgressCurve, Snapshot
@@ -58,6 +59,20 @@ class PlotCanvas(FigureCanvasQTAgg):
     def __init__(self, figure: Figure, on_show: Callable[[], None]) -> None:
         super().__init__(figure)
         self._on_show = on_show
+        self.painted_at = 0.0  # time.perf_counter() of the last paint on screen
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        self.painted_at = time.perf_counter()
+
+    def update_region(self, bbox) -> None:
+        """Schedule a repaint of a region given in display (pixel) coordinates: painted
+        with the table and the other plots in one pass of the event loop (matplotlib's
+        blit() repaints at once, each canvas on its own)."""
+        ratio = self.device_pixel_ratio
+        left, bottom, width, height = (int(v / ratio) for v in bbox.bounds)
+        top = self.rect().height() - (bottom + height)
+        self.update(left - 1, top - 1, width + 3, height + 3)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -95,11 +110,24 @@ class LivePlot:
         self._background = None
         self._stale = True
         self.canvas.mpl_connect("draw_event", self._on_draw)
+        # numbers that change with every judgment go in a Qt caption under the canvas:
+        # text is the dearest thing matplotlib draws, Qt draws it for next to nothing
+        self.caption = QLabel()
+        self.caption.setObjectName("muted")
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.caption.setWordWrap(True)
+        self.widget = QWidget()
+        layout = QVBoxLayout(self.widget)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.canvas, 1)
+        layout.addWidget(self.caption)
 
     # -- drawing ----------------------------------------------------------------------------
     def _on_draw(self, _event) -> None:
-        # a full draw just rendered everything but the animated artists
-        self._background = self.canvas.copy_from_bbox(self.figure.bbox)
+        # a full draw just rendered everything but the animated artists; what they cover
+        # is the axes, whose picture is kept as the background of the live updates
+        self._background = self.canvas.copy_from_bbox(self.ax.bbox)
         for artist in self.live:
             self.figure.draw_artist(artist)
         self._stale = False
@@ -129,7 +157,7 @@ class LivePlot:
         self.canvas.restore_region(self._background)
         for artist in self.live:
             self.figure.draw_artist(artist)
-        self.canvas.blit(self.figure.bbox)  # repaints now
+        self.canvas.update_region(self.ax.bbox)
         self.blits += 1
         self.redraws += 1
         self.drawn_at = time.perf_counter()
@@ -169,13 +197,13 @@ class LivePlot:
         return path
 
 
-def _legend(ax, lines: Sequence[Line2D], loc: str) -> None:
+def _legend(ax, handles: Sequence[Line2D], loc: str) -> None:
     legend = ax.get_legend()
     if legend is not None:
         legend.remove()
-    if lines:
+    if handles:
         ax.legend(
-            handles=list(lines),
+            handles=list(handles),
             loc=loc,
             fontsize=FONT_SIZE - 1,
             frameon=True,
@@ -186,37 +214,43 @@ def _legend(ax, lines: Sequence[Line2D], loc: str) -> None:
 
 
 class _RunLinesPlot(LivePlot):
-    """One line per chosen run."""
+    """One curve per chosen run: all curves one LineCollection and all their points one
+    PathCollection, so a live update draws two artists whatever the number of runs."""
 
-    legend_loc = "best"  # placed at each full draw, where the lines leave room
+    legend_loc = "best"  # placed at each full draw, where the curves leave room
 
     def __init__(self) -> None:
         super().__init__()
         self.runs: tuple[str, ...] = ()
-        self.lines: list[Line2D] = []
+        self.x = np.zeros(0)
+        self.curves: LineCollection | None = None
+        self.points: PathCollection | None = None
 
     def configure_runs(self, runs: Sequence[str], x: Sequence[float]) -> None:
         self._forget_live()
         self.runs = tuple(runs)
-        self.lines = []
-        for i, run in enumerate(self.runs):
-            (line,) = self.ax.plot(
-                x,
-                np.full(len(x), np.nan),
-                color=COLOURS[i % len(COLOURS)],
-                marker="o",
-                markersize=2.5,
-                linewidth=1.4,
-                label=run,
-            )
-            self.lines.append(line)
-        self._animate(*self.lines)
-        _legend(self.ax, self.lines, self.legend_loc)
+        self.x = np.asarray(x, dtype=np.float64)
+        colours = [COLOURS[i % len(COLOURS)] for i in range(len(self.runs))]
+        self.curves = LineCollection([], colors=colours, linewidths=1.4)
+        self.ax.add_collection(self.curves, autolim=False)
+        self.points = self.ax.scatter(
+            np.repeat(self.x, len(self.runs)) if self.runs else [],
+            np.full(self.x.size * len(self.runs), np.nan),
+            s=6,
+            c=[c for c in colours for _ in self.x] or None,
+            zorder=3,
+        )
+        self._animate(self.curves, self.points)
+        handles = [
+            Line2D([], [], color=c, marker="o", markersize=3, linewidth=1.4, label=run)
+            for c, run in zip(colours, self.runs, strict=True)
+        ]
+        _legend(self.ax, handles, self.legend_loc)
 
     def show_values(
         self, snapshot: Snapshot, per_topic: np.ndarray, mean: np.ndarray, topic: str | None
     ) -> bool:
-        """Lines from `per_topic` [run, topic, x] for one topic, or from `mean` [run, x];
+        """Curves from `per_topic` [run, topic, x] for one topic, or from `mean` [run, x];
         True when the title changed (a full draw)."""
         index = {r: i for i, r in enumerate(snapshot.run_names)}
         if topic is not None and topic in snapshot.qids:
@@ -225,9 +259,13 @@ class _RunLinesPlot(LivePlot):
         else:
             values = mean
             title = f"{self.title}, mean of {snapshot.num_topics} topics"
-        empty = np.full(values.shape[1], np.nan)
-        for run, line in zip(self.runs, self.lines, strict=True):
-            line.set_ydata(values[index[run]] if run in index else empty)
+        ys = np.full((len(self.runs), self.x.size), np.nan)
+        for i, run in enumerate(self.runs):
+            if run in index:
+                ys[i] = values[index[run]]
+        if self.curves is not None and self.points is not None:
+            self.curves.set_segments([np.column_stack([self.x, y]) for y in ys])
+            self.points.set_offsets(np.column_stack([np.tile(self.x, len(self.runs)), ys.ravel()]))
         return self._title(title)
 
 
@@ -246,6 +284,7 @@ class PrecisionRecallPlot(_RunLinesPlot):
         ax.set_xlabel("Recall", fontsize=FONT_SIZE)
         ax.set_ylabel("Interpolated precision", fontsize=FONT_SIZE)
         ax.grid(True, color="#e6e8eb", linewidth=0.6)
+        self.caption.setText("11-point interpolated, as trec_eval's iprec_at_recall")
 
     def configure(self, runs: Sequence[str]) -> None:
         self.configure_runs(runs, ELEVEN_LEVELS)
@@ -270,6 +309,7 @@ class NdcgCutoffPlot(_RunLinesPlot):
         ax.set_ylabel("nDCG@k", fontsize=FONT_SIZE)
         ax.grid(True, color="#e6e8eb", linewidth=0.6, which="major")
         self.cutoffs: tuple[int, ...] = ()
+        self.caption.setText("nDCG at cutoffs from 1 to 1000 (trec_eval ndcg_cut)")
 
     def configure(self, runs: Sequence[str], cutoffs: Sequence[int]) -> None:
         self.cutoffs = tuple(cutoffs)
@@ -281,7 +321,8 @@ class NdcgCutoffPlot(_RunLinesPlot):
 
 
 def _nice_limit(value: float) -> float:
-    """The smallest of 0.05, 0.1, 0.2, 0.25, 0.5, 1 (and so on) at least `value`."""
+    """The smallest of 0.05, 0.1, 0.2, 0.25, 0.5, 0.75, 1 (and then whole numbers) at least
+    `value`."""
     for limit in (0.05, 0.1, 0.2, 0.25, 0.5, 0.75, 1.0):
         if value <= limit:
             return limit
@@ -289,10 +330,11 @@ def _nice_limit(value: float) -> float:
 
 
 class ApDifferencePlot(LivePlot):
-    """Per-topic AP of one run minus the baseline's, sorted, as bars."""
+    """Per-topic AP of one run minus the baseline's, sorted, as bars (one PolyCollection)."""
 
     title = "AP difference"
     name = "ap-difference"
+    HALF_WIDTH = 0.42
 
     def __init__(self) -> None:
         super().__init__()
@@ -302,29 +344,18 @@ class ApDifferencePlot(LivePlot):
         ax.set_ylabel("ΔAP", fontsize=FONT_SIZE)
         ax.set_xticks([])
         ax.grid(True, axis="y", color="#e6e8eb", linewidth=0.6)
-        self.bars: list[Rectangle] = []
-        self.summary: Text | None = None
+        self.bars: PolyCollection | None = None
         self.limit = 0.0
         self.key: tuple = ()
+        self._better, self._worse = to_rgba(BETTER), to_rgba(WORSE)
 
     def configure(self, run: str | None, baseline: str | None, n_topics: int) -> None:
         self._forget_live()
         self.key = (run, baseline, n_topics)
-        self.bars = list(
-            self.ax.bar(np.arange(n_topics), np.zeros(n_topics), width=0.85, color=BETTER)
-        )
+        self.bars = PolyCollection([], linewidths=0)
+        self.ax.add_collection(self.bars, autolim=False)
+        self._animate(self.bars)
         self.ax.set_xlim(-0.8, max(n_topics, 1) - 0.2)
-        self.summary = self.ax.text(
-            0.99,
-            0.97,
-            "",
-            transform=self.ax.transAxes,
-            ha="right",
-            va="top",
-            fontsize=FONT_SIZE,
-            bbox={"boxstyle": "round,pad=0.25", "facecolor": "white", "alpha": 0.8, "lw": 0},
-        )
-        self._animate(*self.bars, self.summary)
         self.limit = 0.0
         if run is None or baseline is None:
             self._title("ΔAP: choose a run and a baseline")
@@ -332,8 +363,9 @@ class ApDifferencePlot(LivePlot):
             self._title(f"AP: {run} − {baseline}, per topic")
 
     def update(self, snapshot: Snapshot, run: str | None, baseline: str | None) -> bool:
+        n = snapshot.num_topics
         if run is None or baseline is None or run not in snapshot.run_names:
-            diffs = np.zeros(len(self.bars))
+            diffs = np.zeros(n)
         else:
             r = snapshot.run_names.index(run)
             b = snapshot.run_names.index(baseline)
@@ -344,14 +376,24 @@ class ApDifferencePlot(LivePlot):
             self.limit = _nice_limit(max(biggest * 1.1, 1e-9))
             self.ax.set_ylim(-self.limit, self.limit)
             full = True
-        for bar, d in zip(self.bars, diffs, strict=False):
-            bar.set_height(d)
-            bar.set_color(BETTER if d >= 0 else WORSE)
-        if self.summary is not None:
-            better = int((diffs > 0).sum())
-            worse = int((diffs < 0).sum())
-            mean = float(diffs.mean()) if diffs.size else 0.0
-            self.summary.set_text(f"better on {better}, worse on {worse}; mean {mean:+.4f}")
+        if self.bars is not None:
+            x = np.arange(n, dtype=np.float64)
+            left, right = x - self.HALF_WIDTH, x + self.HALF_WIDTH
+            zero = np.zeros(n)
+            verts = np.stack(
+                [
+                    np.column_stack([left, zero]),
+                    np.column_stack([left, diffs]),
+                    np.column_stack([right, diffs]),
+                    np.column_stack([right, zero]),
+                ],
+                axis=1,
+            )
+            self.bars.set_verts(verts)
+            self.bars.set_facecolor([self._better if d >= 0 else self._worse for d in diffs])
+        better, worse = int((diffs > 0).sum()), int((diffs < 0).sum())
+        mean = float(diffs.mean()) if diffs.size else 0.0
+        self.caption.setText(f"better on {better}, worse on {worse} topics; mean ΔAP {mean:+.4f}")
         return full
 
 
@@ -372,17 +414,7 @@ class ProgressPlot(LivePlot):
         self.band = ax.axhspan(0, 0, color=COLOURS[1], alpha=0.18, linewidth=0)
         self.estimate = ax.axhline(np.nan, color=COLOURS[1], linestyle="--", linewidth=1.2)
         self.pool = ax.axvline(np.nan, color="#6b727c", linestyle=":", linewidth=1.0)
-        self.note = ax.text(
-            0.02,
-            0.97,
-            "",
-            transform=ax.transAxes,
-            ha="left",
-            va="top",
-            fontsize=FONT_SIZE,
-            bbox={"boxstyle": "round,pad=0.25", "facecolor": "white", "alpha": 0.8, "lw": 0},
-        )
-        self._animate(self.found, self.band, self.estimate, self.pool, self.note)
+        self._animate(self.found, self.band, self.estimate, self.pool)
         self.topic: str | None = None
         self.limits = (0.0, 0.0)
 
@@ -393,7 +425,7 @@ class ProgressPlot(LivePlot):
             self.estimate.set_ydata([np.nan, np.nan])
             self.pool.set_xdata([np.nan, np.nan])
             self.band.set_visible(False)
-            self.note.set_text("judge a topic to follow its progress")
+            self.caption.setText("judge a topic to follow its progress")
             self.topic = None
             if self.limits != (10.0, 5.0):
                 self.ax.set_xlim(0, 10)
@@ -405,14 +437,12 @@ class ProgressPlot(LivePlot):
             self.topic = curve.qid
             full |= self._title(f"Judging progress, topic {curve.qid}")
         n = curve.judged
-        x = np.arange(0, n + 1)
-        y = np.concatenate([[0], curve.relevant])
-        self.found.set_data(x, y)
+        self.found.set_data(np.arange(0, n + 1), np.concatenate([[0], curve.relevant]))
         top = float(curve.found)
         text = f"{curve.found} relevant in {n} judged"
         if curve.pool_size:
             self.pool.set_xdata([curve.pool_size, curve.pool_size])
-            text += f" (pool {curve.pool_size})"
+            text += f" of {curve.pool_size} pooled (dotted)"
         else:
             self.pool.set_xdata([np.nan, np.nan])
         if curve.estimate is not None:
@@ -422,11 +452,11 @@ class ProgressPlot(LivePlot):
             self.band.set_y(low)
             self.band.set_height(high - low)
             top = max(top, high)
-            text += f"\nestimated total {point:.0f} ({low:.0f}–{high:.0f})"
+            text += f"; estimated total {point:.0f} ({low:.0f}–{high:.0f}, dashed)"
         else:
             self.estimate.set_ydata([np.nan, np.nan])
             self.band.set_visible(False)
-        self.note.set_text(text)
+        self.caption.setText(text)
         # limits with room to grow, so that most judgments only blit
         xmax = float(max(curve.pool_size or 0, n, 10))
         ymax = max(top, 4.0)

@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
 
 from judgeapp.measures import DEFAULT_GUI_MEASURES
 from judgeapp.services.live_eval import validate_measures
-from judgeapp.ui.dashboard.delegates import DeltaDelegate
 from judgeapp.ui.dashboard.models import DrillDownTableModel, RunMeasureTableModel
 from judgeapp.ui.dashboard.plots import (
     ApDifferencePlot,
@@ -62,7 +61,6 @@ def _table(model, parent=None) -> tuple[QTableView, QSortFilterProxyModel]:
     table.setWordWrap(False)
     table.verticalHeader().setVisible(False)
     table.verticalHeader().setDefaultSectionSize(24)
-    table.setItemDelegate(DeltaDelegate(model.DeltaRole, table))
     header = table.horizontalHeader()
     header.setHighlightSections(False)
     header.setMinimumSectionSize(60)
@@ -182,7 +180,7 @@ class DashboardView(QWidget):
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(4)
         for i, plot in enumerate(self.plots):
-            grid.addWidget(plot.canvas, 0, i)
+            grid.addWidget(plot.widget, 0, i)
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.tables)
