@@ -188,10 +188,17 @@ class Store(PoolStoreMixin):
         payload = json.dumps(list(unique), ensure_ascii=False)
         cursor = conn.connection.driver_connection.cursor()
         try:
+            (before,) = cursor.execute("SELECT coalesce(max(id), 0) FROM docnos").fetchone()
             cursor.execute(
-                "INSERT OR IGNORE INTO docnos (docno) SELECT value FROM json_each(?) ORDER BY value",
+                "INSERT OR IGNORE INTO docnos (docno) SELECT value FROM json_each(?) ORDER BY key",
                 (payload,),
             )
+            if cursor.rowcount == len(unique):
+                # all new: this transaction holds the write lock, so they took the next ids
+                # in array order (checked, then no lookup is needed)
+                (after,) = cursor.execute("SELECT max(id) FROM docnos").fetchone()
+                if after == before + len(unique):
+                    return np.arange(before + 1, after + 1, dtype=np.int64)
             rows = cursor.execute(
                 "SELECT d.id FROM json_each(?) AS j JOIN docnos AS d ON d.docno = j.value "
                 "ORDER BY j.key",

@@ -196,3 +196,13 @@ def test_info_reports_gaps(store):
     by_qid = {t.qid: t for t in info.per_topic}
     assert (by_qid["1"].runs, by_qid["1"].retrieved, by_qid["1"].judged) == (1, 2, 1)
     assert by_qid["1"].relevant == 1 and by_qid["2"].title is None
+
+
+def test_interning_gives_each_docno_one_id_whether_new_or_known(store):
+    first = store.intern_docnos(["b", "a", "c"])  # all new: ids follow the given order
+    assert sorted(first.values()) == [1, 2, 3] and first["b"] < first["a"] < first["c"]
+    mixed = store.intern_docnos(["z", "a", "y", "b"])  # some known, some new
+    assert mixed["a"] == first["a"] and mixed["b"] == first["b"]
+    assert len({*first.values(), mixed["z"], mixed["y"]}) == 5
+    assert store.docno_ids(["a", "b", "c", "y", "z", "nope"]) == {**first, **mixed}
+    assert store.docnos_of(mixed.values()) == {v: k for k, v in mixed.items()}
