@@ -76,6 +76,17 @@ def docno(controller, doc_id: int) -> str:
     return controller.workbench.store.docnos_of([doc_id])[doc_id]
 
 
+def show_unjudged(controller, qid: str) -> int:
+    """Open `qid` in the judging view on a pooled document nobody judged yet (the blind
+    order is not the same in every process: document ids are given in set order)."""
+    controller.open_topic(qid)
+    store = controller.workbench.store
+    judged = {j.doc_id for j in store.judgments(qid)}
+    doc = next(int(d) for d in store.pool_topic("pool", qid).doc_ids if int(d) not in judged)
+    controller.judging.show_document(doc)
+    return doc
+
+
 def oracle_means(project, controller, assessors=None, level=1) -> dict[str, float]:
     rows = controller.workbench.store.qrels_rows(assessors)
     return oracle_ap(project, qrels_dict(rows), level)[1]
@@ -89,11 +100,18 @@ def test_judging_a_relevant_document_changes_exactly_the_runs_that_retrieved_it(
     assert before == pytest.approx(oracle_means(project, controller), abs=1e-12)
     controller.open_topic("4")  # judged by the source, nothing relevant yet
     judging = controller.judging
-    doc = judging.current
-    assert doc is not None
-    name = docno(controller, doc)
-    retrieved = {run for run, lists in project.lists.items() if name in lists.get("4", [])}
-    assert retrieved and retrieved != set(project.runs)  # the test tells them apart
+    store = controller.workbench.store
+    pooled = [int(d) for d in store.pool_topic("pool", "4").doc_ids]
+
+    def retrieved_by(doc: int) -> set[str]:
+        name = docno(controller, doc)
+        return {run for run, lists in project.lists.items() if name in lists.get("4", [])}
+
+    # a pooled document some runs retrieved and others did not, shown in the judging view
+    doc = next(d for d in pooled if 0 < len(retrieved_by(d)) < len(project.runs))
+    retrieved = retrieved_by(doc)
+    judging.show_document(doc)
+    assert judging.current == doc
 
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         key(qtbot, window, "2")
@@ -132,7 +150,9 @@ def test_a_burst_of_judgments_is_one_update_and_one_redraw(qtbot, opened):
     qtbot.waitUntil(lambda: dashboard.updates > updates and dashboard.ready(), timeout=TIMEOUT)
     qtbot.wait(300)  # nothing else arrives later
     assert dashboard.updates == updates + 1
-    assert [plot.redraws - r for plot, r in zip(view.plots, redraws, strict=True)] == [1, 1, 1, 1]
+    # one redraw of each plot whose data changed, none of the others
+    drawn = [plot.redraws - r for plot, r in zip(view.plots, redraws, strict=True)]
+    assert max(drawn) == 1 and view.progress_plot.redraws - redraws[3] == 1
     assert shown(dashboard) == pytest.approx(oracle_means(project, controller), abs=1e-12)
     assert dashboard.snapshot.progress.judged == 5
     dashboard.set_own_window(False)
@@ -319,9 +339,9 @@ def test_models_pass_qtmodeltester(qtbot, opened, qtmodeltester):
     _project, window, controller, dashboard = opened()
     view = dashboard.view
     dashboard.show_drill("run", "run2")
-    controller.open_topic("2")
+    show_unjudged(controller, "2")
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
-        key(qtbot, window, "2")
+        key(qtbot, window, "3")
     qtmodeltester.check(view.model)
     qtmodeltester.check(view.drill_model)
     changed = [run for run, m in view.model.highlighted()]
@@ -335,7 +355,7 @@ def test_models_pass_qtmodeltester(qtbot, opened, qtmodeltester):
 def test_highlight_ends_and_the_tooltip_explains(qtbot, opened):
     _project, window, controller, dashboard = opened()
     dashboard.highlight_timer.setInterval(200)
-    controller.open_topic("3")
+    show_unjudged(controller, "3")
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         key(qtbot, window, "3")
     model = dashboard.view.model

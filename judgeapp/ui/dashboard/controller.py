@@ -92,6 +92,7 @@ class DashboardController(QObject):
         self._dirty_since: float | None = None
         self._workers: set[Worker] = set()
         self._pool_changed = False
+        self._drill_stale = False
         self._filling = False  # setting combo boxes from code: no slot reactions
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)  # updates run one after another, in order
@@ -134,6 +135,7 @@ class DashboardController(QObject):
         v.drill_table.doubleClicked.connect(self._on_drill_double_clicked)
         v.drill_kind.currentIndexChanged.connect(self._on_drill_kind_changed)
         v.drill_key.currentIndexChanged.connect(self._on_drill_key_changed)
+        v.tables.currentChanged.connect(self._on_tables_current_changed)
 
     def attach(self, main_controller: Any, tab_title: str = "Dashboard") -> None:
         """Follow the main window's controller: its projects and its changes."""
@@ -439,7 +441,10 @@ class DashboardController(QObject):
         v.model.set_baseline(self.baseline)
         if changed:
             self.highlight_timer.start()
-        self._update_drill(fresh=structure)
+        if v.tables.currentWidget() is v.table and not structure:
+            self._drill_stale = True  # the drill-down is not on screen: brought up to date
+        else:  # when its tab is shown
+            self._update_drill(fresh=structure)
         self._update_topics(snap, old)
         self._update_plots(snap, structure or (old is not None and old.qids != snap.qids))
         self._show_warnings(snap)
@@ -724,6 +729,11 @@ class DashboardController(QObject):
             v.drill_model.set_matrix(
                 snap.run_names, snap.measures, snap.per_topic[:, :, t].T, fresh=fresh
             )
+
+    def _on_tables_current_changed(self, _index: int) -> None:
+        if self._drill_stale and self.view.tables.currentWidget() is not self.view.table:
+            self._drill_stale = False
+            self._update_drill(fresh=True)
 
     def _on_highlight_timer_timeout(self) -> None:
         self.view.model.clear_changes()

@@ -76,7 +76,7 @@ class _MatrixTableModel(QAbstractTableModel):
         self._values = np.zeros((0, 0))
         self._delta = np.full((0, 0), np.nan)  # NaN: no highlight
         # per cell, what data() returns: [row][column], column 0 the label
-        self._text: list[list[str]] = []
+        self._text: list[list[str | None]] = []  # None: to be prepared when asked
         self._tint: list[list[QBrush | None]] = []
         self._tip: list[list[str | None]] = []
         self.resets = 0  # model resets (new rows or columns), counted for the tests
@@ -111,6 +111,8 @@ class _MatrixTableModel(QAbstractTableModel):
             return []
         old = self._values
         changed = ~((old == values) | (np.isnan(old) & np.isnan(values)))
+        if not changed.any():
+            return []  # the last change stays highlighted until the next one
         was_highlighted = ~np.isnan(self._delta)
         self._delta = np.where(changed, values - old, np.nan)
         self._values = values.copy()
@@ -129,9 +131,15 @@ class _MatrixTableModel(QAbstractTableModel):
             self._emit_cells(highlighted)
 
     def _refresh_cells(self, mask: np.ndarray) -> None:
-        """Prepare text, tint and tooltip of the cells in `mask` (rows x measures)."""
+        """Forget the prepared text, tint and tooltip of the cells in `mask` (rows x
+        measures): they are prepared again when the view asks for them, so only the cells
+        on screen are ever formatted."""
         for r, c in zip(*np.nonzero(mask), strict=True):
-            self._refresh_cell(int(r), int(c))
+            self._text[r][c + 1] = None
+
+    def _prepared(self, r: int, col: int) -> None:
+        if col and self._text[r][col] is None:
+            self._refresh_cell(r, col - 1)
 
     def _refresh_cell(self, r: int, c: int) -> None:
         text = _value_text(self._values[r, c], self._measures[c].is_count) + self._mark(r, c)
@@ -222,12 +230,15 @@ class _MatrixTableModel(QAbstractTableModel):
         if r < 0 or r >= len(self._text) or col < 0 or col > len(self._names):
             return None
         if role == DISPLAY:
+            self._prepared(r, col)
             return self._text[r][col]
         if role == ALIGN:
             return RIGHT if col else None
         if role == BACKGROUND:
+            self._prepared(r, col)
             return self._tint[r][col]
         if role == TOOLTIP:
+            self._prepared(r, col)
             return self._tip[r][col]
         if role >= USER:
             return self._user_data(r, col, role)
@@ -322,7 +333,10 @@ class RunMeasureTableModel(_MatrixTableModel):
     def data(self, index: Index, role: int = DISPLAY) -> Any:
         if role == FOREGROUND:
             r, col = index.row(), index.column()
-            return self._fg[r][col] if 0 <= r < len(self._fg) else None
+            if not (0 <= r < len(self._fg)):
+                return None
+            self._prepared(r, col)
+            return self._fg[r][col]
         if role == FONT:
             r = index.row()
             is_base = 0 <= r < len(self._labels) and self._labels[r] == self.baseline

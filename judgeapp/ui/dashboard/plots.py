@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
-from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -109,6 +109,8 @@ class LivePlot:
         self.live: list[Artist] = []  # the animated artists, drawn over the background
         self._background = None
         self._stale = True
+        self._changed = True
+        self._data_key: tuple = ()
         self.canvas.mpl_connect("draw_event", self._on_draw)
         # numbers that change with every judgment go in a Qt caption under the canvas:
         # text is the dearest thing matplotlib draws, Qt draws it for next to nothing
@@ -146,7 +148,8 @@ class LivePlot:
 
     def refresh(self, full: bool = False) -> None:
         """Show the artists' new data: one redraw (a blit, or a full draw when `full`,
-        when nothing was drawn yet, or after changes while hidden)."""
+        when nothing was drawn yet, or after changes while hidden); none when the data are
+        what is shown already."""
         if not self.canvas.isVisible():
             self._stale = True  # drawn when shown
             return
@@ -154,6 +157,8 @@ class LivePlot:
             self._stale = True
             self.canvas.draw_idle()
             return
+        if not self._changed:
+            return  # this batch changed nothing the plot shows
         self.canvas.restore_region(self._background)
         for artist in self.live:
             self.figure.draw_artist(artist)
@@ -161,6 +166,16 @@ class LivePlot:
         self.blits += 1
         self.redraws += 1
         self.drawn_at = time.perf_counter()
+
+    def _data(self, *parts: object) -> None:
+        """Note what the artists now show: a refresh with nothing new draws nothing."""
+        key = tuple(p.tobytes() if isinstance(p, np.ndarray) else p for p in parts)
+        self._changed = key != self._data_key
+        self._data_key = key
+
+    def _caption(self, text: str) -> None:
+        if self.caption.text() != text:
+            self.caption.setText(text)
 
     def _animate(self, *artists: Artist) -> None:
         for artist in artists:
@@ -214,8 +229,8 @@ def _legend(ax, handles: Sequence[Line2D], loc: str) -> None:
 
 
 class _RunLinesPlot(LivePlot):
-    """One curve per chosen run: all curves one LineCollection and all their points one
-    PathCollection, so a live update draws two artists whatever the number of runs."""
+    """One curve per chosen run, all of them one LineCollection: a live update draws one
+    artist whatever the number of runs."""
 
     legend_loc = "best"  # placed at each full draw, where the curves leave room
 
@@ -224,25 +239,17 @@ class _RunLinesPlot(LivePlot):
         self.runs: tuple[str, ...] = ()
         self.x = np.zeros(0)
         self.curves: LineCollection | None = None
-        self.points: PathCollection | None = None
 
     def configure_runs(self, runs: Sequence[str], x: Sequence[float]) -> None:
         self._forget_live()
         self.runs = tuple(runs)
         self.x = np.asarray(x, dtype=np.float64)
         colours = [COLOURS[i % len(COLOURS)] for i in range(len(self.runs))]
-        self.curves = LineCollection([], colors=colours, linewidths=1.4)
+        self.curves = LineCollection([], colors=colours, linewidths=1.5)
         self.ax.add_collection(self.curves, autolim=False)
-        self.points = self.ax.scatter(
-            np.repeat(self.x, len(self.runs)) if self.runs else [],
-            np.full(self.x.size * len(self.runs), np.nan),
-            s=6,
-            c=[c for c in colours for _ in self.x] or None,
-            zorder=3,
-        )
-        self._animate(self.curves, self.points)
+        self._animate(self.curves)
         handles = [
-            Line2D([], [], color=c, marker="o", markersize=3, linewidth=1.4, label=run)
+            Line2D([], [], color=c, linewidth=1.5, label=run)
             for c, run in zip(colours, self.runs, strict=True)
         ]
         _legend(self.ax, handles, self.legend_loc)
@@ -263,9 +270,9 @@ class _RunLinesPlot(LivePlot):
         for i, run in enumerate(self.runs):
             if run in index:
                 ys[i] = values[index[run]]
-        if self.curves is not None and self.points is not None:
+        if self.curves is not None:
             self.curves.set_segments([np.column_stack([self.x, y]) for y in ys])
-            self.points.set_offsets(np.column_stack([np.tile(self.x, len(self.runs)), ys.ravel()]))
+        self._data(ys)
         return self._title(title)
 
 
@@ -391,9 +398,10 @@ class ApDifferencePlot(LivePlot):
             )
             self.bars.set_verts(verts)
             self.bars.set_facecolor([self._better if d >= 0 else self._worse for d in diffs])
+        self._data(diffs)
         better, worse = int((diffs > 0).sum()), int((diffs < 0).sum())
         mean = float(diffs.mean()) if diffs.size else 0.0
-        self.caption.setText(f"better on {better}, worse on {worse} topics; mean ΔAP {mean:+.4f}")
+        self._caption(f"better on {better}, worse on {worse} topics; mean ΔAP {mean:+.4f}")
         return full
 
 
@@ -425,7 +433,8 @@ class ProgressPlot(LivePlot):
             self.estimate.set_ydata([np.nan, np.nan])
             self.pool.set_xdata([np.nan, np.nan])
             self.band.set_visible(False)
-            self.caption.setText("judge a topic to follow its progress")
+            self._caption("judge a topic to follow its progress")
+            self._data(None)
             self.topic = None
             if self.limits != (10.0, 5.0):
                 self.ax.set_xlim(0, 10)
@@ -456,7 +465,8 @@ class ProgressPlot(LivePlot):
         else:
             self.estimate.set_ydata([np.nan, np.nan])
             self.band.set_visible(False)
-        self.caption.setText(text)
+        self._caption(text)
+        self._data(curve.qid, curve.relevant, curve.pool_size, curve.estimate)
         # limits with room to grow, so that most judgments only blit
         xmax = float(max(curve.pool_size or 0, n, 10))
         ymax = max(top, 4.0)
