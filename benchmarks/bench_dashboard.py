@@ -221,6 +221,7 @@ def run_judgments(args, threaded: bool, n: int) -> dict[str, list[float]]:
                 break
             target = QApplication.focusWidget() or window.judging_view
             updates = dashboard.updates
+            redraws = [p.redraws for p in view.plots]
             table.at = 0.0
             committed[0] = 0.0
             t0 = time.perf_counter()
@@ -235,13 +236,14 @@ def run_judgments(args, threaded: bool, n: int) -> dict[str, list[float]]:
                 raise SystemExit(f"the key for {qid} did not record a judgment")
             deadline = t0 + 30.0
 
-            def shown_yet(updates: int = updates, t0: float = t0) -> bool:
+            def shown_yet(updates: int = updates, t0: float = t0, redraws=redraws) -> bool:
                 if dashboard.updates == updates or not dashboard.ready():
                     return False
                 # a judgment that changes no visible cell (a non-relevant document below
                 # every cutoff, or rows scrolled out of view) leaves nothing to repaint
-                if any(p.canvas.painted_at < t0 for p in view.plots):
-                    return False  # every plot shows the new values: its canvas repainted
+                for p, before in zip(view.plots, redraws, strict=True):
+                    if p.redraws > before and p.canvas.painted_at < t0:
+                        return False  # a plot with new data shows it once it has repainted
                 return table.at >= t0 or not any(map(visible, dashboard.changed_cells))
 
             if not wait_for(shown_yet, deadline - time.perf_counter()):
@@ -252,7 +254,12 @@ def run_judgments(args, threaded: bool, n: int) -> dict[str, list[float]]:
                         f"{[p.pending for p in view.plots]}, cells {len(dashboard.changed_cells)}, "
                         f"table painted {table.at >= t0}, error {dashboard.last_error}"
                     )
-            shown = max(table.at, max(p.canvas.painted_at for p in view.plots))
+            painted = [
+                p.canvas.painted_at
+                for p, n in zip(view.plots, redraws, strict=True)
+                if p.redraws > n
+            ]
+            shown = max([table.at, *painted])
             totals.append(shown - t0)
             from_commit.append(shown - committed[0])
             done += 1

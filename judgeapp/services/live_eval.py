@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -535,8 +535,7 @@ class LiveEvaluation:
         relevant = np.cumsum(
             np.fromiter((state[d][1] >= level for d in order), dtype=np.int64, count=len(order))
         )
-        curve = ProgressCurve(qid, relevant, self.pool_size(qid))
-        return replace(curve, estimate=estimate_total(self.store, self.pool, qid, curve))
+        return ProgressCurve(qid, relevant, self.pool_size(qid))
 
     def _progress_from_history(self, qid: str) -> dict[int, tuple[int, int]]:
         if self._progress_persons != self.persons:
@@ -667,15 +666,27 @@ def _changed_grades(old, ids: np.ndarray, grades: np.ndarray) -> int:
 
 
 def estimate_total(
-    store: Store, pool: str | None, qid: str, curve: ProgressCurve
+    store: Store,
+    pool: str | None,
+    qid: str,
+    persons: Sequence[str],
+    relevance_level: int = 1,
+    level: float = 0.95,
 ) -> tuple[float, float, float] | None:
-    """The pooling estimate of the topic's total relevant documents (point, low, high), when
-    judgeapp.pooling provides one for this topic; None otherwise."""
-    try:
-        from judgeapp.pooling import estimate  # noqa: F401
-    except ImportError:
+    """The pooling estimate of the topic's total relevant documents, (point, low, high) of
+    a `level` interval (Store.estimate_relevant: Horvitz-Thompson on a sample pool, else
+    extrapolation of the found-vs-judged curve over the pool), from the persons' judgments;
+    None without a pool, a judgment or enough of a sample. Tens of milliseconds at TREC
+    scale: the dashboard asks for it in the background."""
+    if pool is None or not persons:
         return None
-    return None
+    try:
+        found = store.estimate_relevant(
+            pool, qid, assessors=list(persons), min_grade=relevance_level, level=level
+        )
+    except Exception:  # the pool went away meanwhile, or the topic is not in it
+        return None
+    return None if found is None else (found.point, found.low, found.high)
 
 
 # -- significance against a baseline ---------------------------------------------------------

@@ -144,19 +144,38 @@ def test_a_burst_of_judgments_is_one_update_and_one_redraw(qtbot, opened):
     qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
     qtbot.wait(50)
     redraws = [plot.redraws for plot in view.plots]
-    updates = dashboard.updates
+    updates, dropped = dashboard.updates, dashboard.dropped
     for grade in (2, 0, 1, 3, 0):  # five keys in a row, no event loop in between
         key(qtbot, window, str(grade))
     qtbot.waitUntil(lambda: dashboard.updates > updates and dashboard.ready(), timeout=TIMEOUT)
-    qtbot.wait(300)  # nothing else arrives later
-    assert dashboard.updates == updates + 1
     # one redraw of each plot whose data changed, none of the others
     drawn = [plot.redraws - r for plot, r in zip(view.plots, redraws, strict=True)]
     assert max(drawn) == 1 and view.progress_plot.redraws - redraws[3] == 1
+    qtbot.wait(300)  # no other update arrives later
+    assert dashboard.updates == updates + 1
+    # the update the first key started came back stale (four more judgments since): dropped
+    assert dashboard.dropped == dropped + 1
     assert shown(dashboard) == pytest.approx(oracle_means(project, controller), abs=1e-12)
     assert dashboard.snapshot.progress.judged == 5
     dashboard.set_own_window(False)
     assert window.tabs.indexOf(view) >= 0
+
+
+def test_progress_shows_the_pooling_estimate(qtbot, opened):
+    _project, window, controller, dashboard = opened()
+    for grade in (1, 0, 0, 2, 0, 0):
+        show_unjudged(controller, "2")
+        with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
+            key(qtbot, window, str(grade))
+    qtbot.waitUntil(lambda: dashboard.ready() and dashboard.marks_ready(), timeout=TIMEOUT)
+    store = controller.workbench.store
+    expected = store.estimate_relevant("pool", "2", assessors=[ASSESSOR], min_grade=1)
+    assert expected is not None
+    assert dashboard.estimate == ("2", (expected.point, expected.low, expected.high))
+    plot = dashboard.view.progress_plot
+    assert f"estimated total {expected.point:.0f}" in plot.caption.text()
+    assert plot.estimate.get_ydata()[0] == pytest.approx(expected.point)
+    assert plot.found.get_ydata()[-1] == 2  # two relevant among the six judged
 
 
 def test_results_of_a_replaced_evaluation_are_dropped(qtbot, opened):

@@ -1,19 +1,23 @@
 """The dashboard's controller: keeps the live evaluation in step with the judgments.
 
 It listens to the main controller: `project_opened(Workbench)` starts a full evaluation,
-`changes_applied(Changes)` marks the changed topics dirty. A short single-shot timer
-coalesces a burst of judgments into one update; the update (re-read those topics, recompute
-them for every run, take a snapshot) runs in a one-thread pool, or inline on the GUI thread
-(`threaded=False`), and is tagged with the evaluation's generation: a result from before a
-reload (another project, filter, measure set) is dropped. While an update runs, new dirty
-topics wait and go together in the next one. The snapshot then updates the table models
-(`dataChanged` for changed cells) and the plots (artists updated in place, one redraw per
-batch). Significance tests run after that in their own one-thread pool, debounced, with
-their own generation numbers, so a slow randomization test never delays the numbers.
+`changes_applied(Changes)` marks the changed topics dirty. The update (re-read those
+topics, recompute them for every run, take a snapshot) runs in a one-thread pool, started
+at once when it is idle; judgments that come while it runs are dirty topics for the next
+update, and the result it brings is stale: it is dropped (up to MAX_HELD in a row) and the
+next update starts at once, so a burst of judgments is shown once. Every job is tagged with
+the evaluation's generation: a result from before a reload (another project, filter or
+measure set) is dropped too. With `threaded=False` the update runs on the GUI thread after
+a short single-shot timer that coalesces a burst. The snapshot then updates the table
+models (`dataChanged` for changed cells) and the plots (artists updated in place, one
+redraw per batch). Significance tests and the ranking's stability follow in their own
+one-thread pool, debounced, with their own generation numbers: a slow randomization test
+never delays the numbers.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,9 +32,11 @@ from judgeapp.services.live_eval import (
     DashboardConfig,
     JudgmentFilter,
     LiveEvaluation,
+    ProgressCurve,
     Significance,
     Snapshot,
     Stability,
+    estimate_total,
     significance,
     stability_warning,
 )
@@ -43,6 +49,7 @@ from judgeapp.ui.worker import Worker
 COALESCE_MS = 2  # judgments closer than this go together (and any while an update runs)
 HIGHLIGHT_MS = 6000  # how long the change of the last judgment stays highlighted
 SIGNIFICANCE_DELAY_MS = 150  # the tests wait for a pause in the judging
+MAX_HELD = 3  # stale results dropped in a row before one is shown anyway
 MAX_PLOT_RUNS = len(COLOURS)
 AUTO_PLOT_RUNS = 5
 SETTINGS_KEY = "ui.dashboard"
@@ -70,6 +77,7 @@ class DashboardController(QObject):
         self.snapshot: Snapshot | None = None
         self.sig: Significance | None = None
         self.stability: Stability | None = None
+        self.estimate: tuple[str | None, tuple[float, float, float] | None] = (None, None)
         self.generation = 0
         self.sig_generation = 0
         self.baseline: str | None = None
@@ -93,6 +101,7 @@ class DashboardController(QObject):
         self._workers: set[Worker] = set()
         self._pool_changed = False
         self._drill_stale = False
+        self._held = 0
         self._filling = False  # setting combo boxes from code: no slot reactions
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)  # updates run one after another, in order
@@ -196,6 +205,7 @@ class DashboardController(QObject):
         self.snapshot = None
         self.sig = None
         self.stability = None
+        self.estimate = (None, None)
         self.topic = None
         self.progress_topic = workbench.last_topic()
         self.plot_runs = []
@@ -367,7 +377,12 @@ class DashboardController(QObject):
                 self.progress_topic = next(iter(changes.topics))
         if self._dirty_since is None:
             self._dirty_since = time.perf_counter()
-        self._schedule()
+        if self.threaded and not self._busy and self.live is not None:
+            # the worker starts at once, beside the rest of the judging view's work; what
+            # comes while it runs waits for the next update (see _on_updated)
+            self._on_timer_timeout()
+        else:
+            self._schedule()
 
     def _schedule(self) -> None:
         if not self.timer.isActive():  # a throttle, not a debounce: a long burst still updates
@@ -405,6 +420,15 @@ class DashboardController(QObject):
             self.dropped += 1
             return
         self._busy = False
+        if (self._dirty or self._reload_requested) and self._held < MAX_HELD:
+            # newer judgments came while it ran: this result is stale already and the next
+            # one follows at once (a burst is shown once); a flood of judgments still shows
+            # every few results
+            self._held += 1
+            self.dropped += 1
+            self._resubmit_if_dirty()
+            return
+        self._held = 0
         self._apply(snapshot, fresh=False)
         self._resubmit_if_dirty()
 
@@ -413,7 +437,10 @@ class DashboardController(QObject):
             self._reload_requested = False
             self.reload()
         elif self._dirty or self._view_dirty:
-            self._schedule()
+            if self.threaded:
+                self._on_timer_timeout()
+            else:
+                self._schedule()
 
     def ready(self) -> bool:
         """True once the project is shown and no update is waiting."""
@@ -514,10 +541,25 @@ class DashboardController(QObject):
             pr: pr.update(snap, self.topic) or full_lines,
             ndcg: ndcg.update(snap, self.topic) or full_lines,
             diff: diff.update(snap, self.diff_run, self.baseline) or full_diff,
-            prog: prog.update(snap.progress),
+            prog: prog.update(self._progress_curve(snap)),
         }
         for plot, needs_full in full.items():
             plot.refresh(full=needs_full)
+
+    def _progress_curve(self, snap: Snapshot) -> ProgressCurve | None:
+        """The snapshot's progress curve with the latest estimate of the topic's total
+        (worked out in the background; the previous one stays until the next arrives)."""
+        curve = snap.progress
+        qid, total = self.estimate
+        if curve is not None and total is not None and qid == curve.qid:
+            curve = dataclasses.replace(curve, estimate=total)
+        return curve
+
+    def _show_progress(self) -> None:
+        snap = self.snapshot
+        if snap is not None:
+            plot = self.view.progress_plot
+            plot.refresh(full=plot.update(self._progress_curve(snap)))
 
     def _show_warnings(self, snap: Snapshot) -> None:
         """Coverage warnings of the snapshot, and the ranking's stability as last worked
@@ -561,20 +603,32 @@ class DashboardController(QObject):
         self.sig_generation += 1
         gen, test = self.sig_generation, self.test
         self._sig_busy = True
+        wb, live = self.workbench, self.live
+        pool = wb.pool_name() if wb is not None else None
+        persons = list(live.persons) if live is not None else []
+        store = wb.store if wb is not None else None
+        qid = snap.progress.qid if snap.progress is not None else None
+        level = snap.config.judgments.relevance_level
 
-        def work() -> tuple[Significance | None, Stability | None]:
+        def work() -> tuple:
             sig = None if baseline is None else significance(snap, baseline, test=test)
-            return sig, snap.stability
+            total = None
+            if qid is not None and store is not None:
+                total = estimate_total(store, pool, qid, persons, level)
+            return sig, snap.stability, (qid, total)
 
-        def done(result: tuple[Significance | None, Stability | None]) -> None:
+        def done(result: tuple) -> None:
             self._sig_busy = False
-            sig, stability = result
+            sig, stability, estimate = result
             if gen == self.sig_generation and snap.generation == self.generation:
                 self.sig = sig
                 self.stability = stability
                 self.view.model.set_significance(sig)
                 if self.snapshot is not None:
                     self._show_warnings(self.snapshot)
+                if estimate != self.estimate:
+                    self.estimate = estimate
+                    self._show_progress()
                 self.significance_updated.emit(sig)
             else:
                 self.dropped += 1
