@@ -248,12 +248,12 @@ def run_judgments(args, threaded: bool, n: int) -> dict[str, list[float]]:
 
             if not wait_for(shown_yet, deadline - time.perf_counter()):
                 raise SystemExit(
-                        f"no update 30 s after judging in topic {qid}: updates "
-                        f"{dashboard.updates - updates}, busy {dashboard._busy}, dirty "
-                        f"{dashboard._dirty}, timer {dashboard.timer.isActive()}, pending "
-                        f"{[p.pending for p in view.plots]}, cells {len(dashboard.changed_cells)}, "
-                        f"table painted {table.at >= t0}, error {dashboard.last_error}"
-                    )
+                    f"no update 30 s after judging in topic {qid}: updates "
+                    f"{dashboard.updates - updates}, busy {dashboard._busy}, dirty "
+                    f"{dashboard._dirty}, timer {dashboard.timer.isActive()}, pending "
+                    f"{[p.pending for p in view.plots]}, cells {len(dashboard.changed_cells)}, "
+                    f"table painted {table.at >= t0}, error {dashboard.last_error}"
+                )
             painted = [
                 p.canvas.painted_at
                 for p, n in zip(view.plots, redraws, strict=True)
@@ -352,8 +352,8 @@ def main() -> int:
         r = results[threaded]
         print(f"\nrecompute in the {label}: {len(r['total'])} judgments")
         print(f"  full evaluation on opening        {r['load'][0]:7.2f} s")
-        print(f"  grade key -> table and plots shown {ms(r['total'])}")
-        print(f"  commit -> table and plots shown   {ms(r['commit'])}")
+        print(f"  grade key -> table and plots shown  {ms(r['total'])}")
+        print(f"  judgment committed -> shown       {ms(r['commit'])}")
         print(f"  GUI thread busy per update        {ms(r['gui'] + r['compute'])}")
         if r["compute"]:
             print(f"    of which the recomputation      {ms(r['compute'])}")
@@ -361,17 +361,22 @@ def main() -> int:
         full, blits = r["plots"]
         print(f"  plot redraws                      {blits} blits, {full} full draws")
     total = results[True]["total"]
-    median, p95 = statistics.median(total), percentile(total, 0.95)
+    median = statistics.median(total)
     print(
         f"\npeer: pytrec_eval, all {n_judged} judged topics x {args.runs} runs, "
         f"{len(PEER_MEASURES)} measures: {peer * 1e3:.1f} ms per judgment "
-        f"({peer / median:.1f}x our median judgment-to-screen time)"
+        f"({peer / median:.1f}x our median grade-key-to-screen time)"
     )
-    verdict = "ok" if median < 0.050 and p95 < 0.100 else "MISSED"
-    print(
-        f"target: median < 50 ms and p95 < 100 ms (worker thread): "
-        f"{median * 1e3:.1f} / {p95 * 1e3:.1f} ms  {verdict}"
-    )
+    for label, values in (
+        ("grade key -> shown", total),
+        ("judgment committed -> shown", results[True]["commit"]),
+    ):
+        med, p95 = statistics.median(values), percentile(values, 0.95)
+        verdict = "ok" if med < 0.050 and p95 < 0.100 else "MISSED"
+        print(
+            f"target (worker thread), {label}: median {med * 1e3:.1f} ms < 50, "
+            f"p95 {p95 * 1e3:.1f} ms < 100  {verdict}"
+        )
     return 0
 
 

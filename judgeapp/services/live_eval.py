@@ -571,21 +571,25 @@ class LiveEvaluation:
 def coverage_warnings(
     config: DashboardConfig, runs: Sequence[str], judged: np.ndarray
 ) -> list[DashboardWarning]:
-    """Runs whose top ranks are poorly judged (mean Judged@k below the threshold), worst
-    first."""
-    out: list[DashboardWarning] = []
+    """Runs whose top ranks are poorly judged (mean Judged@k below the threshold): a summary
+    line, then one line per run, worst first."""
     k, limit = config.judged_k, config.judged_threshold
-    for r in np.argsort(judged, kind="stable"):
-        value = judged[r]
-        if np.isfinite(value) and value < limit:
-            out.append(
-                DashboardWarning(
-                    "coverage",
-                    f"{runs[r]}: only {value:.0%} of its top {k} are judged "
-                    f"(Judged@{k} below {limit:.0%}); its scores are likely too low",
-                    runs[r],
-                )
-            )
+    low = [int(r) for r in np.argsort(judged, kind="stable") if judged[r] < limit]
+    if not low:
+        return []
+    lowest, highest = judged[low[0]], judged[low[-1]]
+    span = f"{lowest:.0%}" if lowest == highest else f"{lowest:.0%} to {highest:.0%}"
+    out = [
+        DashboardWarning(
+            "coverage",
+            f"{len(low)} of {len(runs)} runs have fewer than {limit:.0%} of their top {k} "
+            f"judged ({span}): their scores are likely underestimated",
+        )
+    ]
+    out += [
+        DashboardWarning("coverage", f"{runs[r]}: Judged@{k} = {judged[r]:.0%}", runs[r])
+        for r in low
+    ]
     return out
 
 

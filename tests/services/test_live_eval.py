@@ -312,9 +312,10 @@ def test_coverage_warnings_name_the_poorly_judged_runs(project, store):
         ]
         expected[run] = sum(fractions) / len(fractions)
     assert snap.judged_at_k == pytest.approx([expected[r] for r in snap.run_names], abs=1e-12)
-    warned = [w.run for w in snap.warnings if w.kind == "coverage"]
+    warned = [w.run for w in snap.warnings if w.kind == "coverage" and w.run is not None]
     assert set(warned) == {r for r, v in expected.items() if v < 0.5}
     assert warned == sorted(warned, key=expected.get)  # worst first
+    assert snap.warnings[0].text.startswith(f"{len(warned)} of {len(expected)} runs")
 
 
 def _ranking_means(project, qrels) -> list[float]:

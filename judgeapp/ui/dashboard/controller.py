@@ -102,6 +102,7 @@ class DashboardController(QObject):
         self._pool_changed = False
         self._drill_stale = False
         self._held = 0
+        self._analysed: tuple = ()  # (generation, version, baseline, test) of the marks
         self._filling = False  # setting combo boxes from code: no slot reactions
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)  # updates run one after another, in order
@@ -121,7 +122,7 @@ class DashboardController(QObject):
         self.tab_title = "Dashboard"
         self.measures_dialog: MeasuresDialog | None = None
         self.file_dialog: QFileDialog | None = None
-        self.view.set_ready_check(self.ready)
+        self.view.set_ready_check(lambda: self.ready() and self.marks_ready())
         self._connect()
         self._build_export_menu()
 
@@ -567,7 +568,7 @@ class DashboardController(QObject):
         warnings = list(snap.warnings)
         settled = stability_warning(self.stability)
         if settled is not None:
-            warnings.append(settled)
+            warnings.insert(0, settled)  # one verdict first, then the runs
         w = self.view.warnings
         texts = [("⚠ " if x.severity else "ℹ ") + x.text for x in warnings]
         if not warnings:
@@ -621,6 +622,7 @@ class DashboardController(QObject):
             self._sig_busy = False
             sig, stability, estimate = result
             if gen == self.sig_generation and snap.generation == self.generation:
+                self._analysed = (snap.generation, snap.version, baseline, test)
                 self.sig = sig
                 self.stability = stability
                 self.view.model.set_significance(sig)
@@ -641,14 +643,11 @@ class DashboardController(QObject):
     def marks_ready(self) -> bool:
         """The significance marks shown belong to the snapshot shown, baseline and test."""
         sig, snap = self.sig, self.snapshot
-        return (
-            sig is not None
-            and snap is not None
-            and not self._sig_busy
-            and not self.sig_timer.isActive()
-            and (sig.generation, sig.version) == (snap.generation, snap.version)
-            and (sig.baseline, sig.test) == (self.baseline, self.test)
-        )
+        if snap is None or self._sig_busy or self.sig_timer.isActive():
+            return False
+        if self._analysed != (snap.generation, snap.version, self.baseline, self.test):
+            return False
+        return sig is None or (sig.baseline, sig.test) == (self.baseline, self.test)
 
     def _on_baseline_changed(self, _index: int) -> None:
         if self._filling:

@@ -10,7 +10,7 @@ the next change or until `clear_changes()` (the controller's highlight timer).
 A repaint asks `data()` for some ten roles of every visible cell, so what it returns is
 prepared when the values change (texts, brushes, tooltips per cell) and `data()` only looks
 it up: the table repaints after every judgment. The change of a cell shows in its text,
-"0.3005 (+0.012)", and as a green or red tint.
+"0.3005  +.0120", and as a green or red tint.
 """
 
 from __future__ import annotations
@@ -56,6 +56,16 @@ def _value_text(value: float, count: bool) -> str:
     if not np.isfinite(value):
         return "–"
     return f"{value:.0f}" if count else f"{value:.4f}"
+
+
+def _delta_text(delta: float) -> str:
+    """A change, short enough to stand beside the value in a narrow column: +.0123, −.0004,
+    +1.250 (a true minus sign; the leading zero dropped below 1)."""
+    sign = "+" if delta >= 0 else "−"
+    size = abs(delta)
+    if size >= 1:
+        return f"{sign}{size:.3f}"
+    return sign + f"{size:.4f}"[1:]
 
 
 class _MatrixTableModel(QAbstractTableModel):
@@ -150,7 +160,7 @@ class _MatrixTableModel(QAbstractTableModel):
         else:
             # the change in the text and as a tint: no Python delegate, so that repainting
             # the table after each judgment stays cheap
-            text += f" ({d:+.3f})"
+            text += f"  {_delta_text(d)}"
             self._tint[r][c + 1] = None if d == 0 else (UP_TINT if d > 0 else DOWN_TINT)
             self._tip[r][c + 1] = f"changed by {d:+.4f} at the last judgment"
         self._text[r][c + 1] = text

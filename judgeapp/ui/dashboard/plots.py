@@ -49,7 +49,7 @@ FONT_SIZE = 8
 # Margins around the axes in pixels (tick labels, axis labels, title). Fixed margins set
 # on resize instead of matplotlib's constrained layout, which costs more than the rest of
 # a full draw together.
-MARGINS = {"left": 44, "right": 8, "bottom": 34, "top": 20}
+MARGINS = {"left": 54, "right": 10, "bottom": 40, "top": 22}
 
 
 class PlotCanvas(FigureCanvasQTAgg):
@@ -291,7 +291,7 @@ class PrecisionRecallPlot(_RunLinesPlot):
         ax.set_xlabel("Recall", fontsize=FONT_SIZE)
         ax.set_ylabel("Interpolated precision", fontsize=FONT_SIZE)
         ax.grid(True, color="#e6e8eb", linewidth=0.6)
-        self.caption.setText("11-point interpolated, as trec_eval's iprec_at_recall")
+        self.caption.setText("interpolated as trec_eval's iprec_at_recall")
 
     def configure(self, runs: Sequence[str]) -> None:
         self.configure_runs(runs, ELEVEN_LEVELS)
@@ -316,7 +316,7 @@ class NdcgCutoffPlot(_RunLinesPlot):
         ax.set_ylabel("nDCG@k", fontsize=FONT_SIZE)
         ax.grid(True, color="#e6e8eb", linewidth=0.6, which="major")
         self.cutoffs: tuple[int, ...] = ()
-        self.caption.setText("nDCG at cutoffs from 1 to 1000 (trec_eval ndcg_cut)")
+        self.caption.setText("trec_eval's ndcg_cut, k from 1 to 1000")
 
     def configure(self, runs: Sequence[str], cutoffs: Sequence[int]) -> None:
         self.cutoffs = tuple(cutoffs)
@@ -401,7 +401,7 @@ class ApDifferencePlot(LivePlot):
         self._data(diffs)
         better, worse = int((diffs > 0).sum()), int((diffs < 0).sum())
         mean = float(diffs.mean()) if diffs.size else 0.0
-        self._caption(f"better on {better}, worse on {worse} topics; mean ΔAP {mean:+.4f}")
+        self._caption(f"better on {better}, worse on {worse}; mean {mean:+.4f}")
         return full
 
 
@@ -451,7 +451,7 @@ class ProgressPlot(LivePlot):
         text = f"{curve.found} relevant in {n} judged"
         if curve.pool_size:
             self.pool.set_xdata([curve.pool_size, curve.pool_size])
-            text += f" of {curve.pool_size} pooled (dotted)"
+            text += f" of {curve.pool_size} pooled"
         else:
             self.pool.set_xdata([np.nan, np.nan])
         if curve.estimate is not None:
@@ -461,7 +461,7 @@ class ProgressPlot(LivePlot):
             self.band.set_y(low)
             self.band.set_height(high - low)
             top = max(top, high)
-            text += f"; estimated total {point:.0f} ({low:.0f}–{high:.0f}, dashed)"
+            text += f"; estimated total {point:.0f} ({low:.0f}–{high:.0f})"
         else:
             self.estimate.set_ydata([np.nan, np.nan])
             self.band.set_visible(False)

@@ -61,6 +61,9 @@ def _table(model, parent=None) -> tuple[QTableView, QSortFilterProxyModel]:
     table.setWordWrap(False)
     table.verticalHeader().setVisible(False)
     table.verticalHeader().setDefaultSectionSize(24)
+    font = table.font()  # a dense numeric table: a point smaller than the rest
+    font.setPointSizeF(max(font.pointSizeF() - 1, 7.0))
+    table.setFont(font)
     header = table.horizontalHeader()
     header.setHighlightSections(False)
     header.setMinimumSectionSize(60)
@@ -187,7 +190,7 @@ class DashboardView(QWidget):
         top.addWidget(coverage)
         top.setStretchFactor(0, 3)
         top.setStretchFactor(1, 1)
-        top.setSizes([860, 380])
+        top.setSizes([900, 340])
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
         body.addWidget(plots)
