@@ -168,7 +168,7 @@ def test_progress_shows_the_pooling_estimate(qtbot, opened):
         show_unjudged(controller, "2")
         with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
             key(qtbot, window, str(grade))
-    qtbot.waitUntil(lambda: dashboard.ready() and dashboard.marks_ready(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: dashboard.ready() and dashboard.analysis_ready(), timeout=TIMEOUT)
     store = controller.workbench.store
     expected = store.estimate_relevant("pool", "2", assessors=[ASSESSOR], min_grade=1)
     assert expected is not None

@@ -48,7 +48,8 @@ from judgeapp.ui.worker import Worker
 
 COALESCE_MS = 2  # judgments closer than this go together (and any while an update runs)
 HIGHLIGHT_MS = 6000  # how long the change of the last judgment stays highlighted
-SIGNIFICANCE_DELAY_MS = 150  # the tests wait for a pause in the judging
+SIGNIFICANCE_DELAY_MS = 300  # the tests wait for a pause in the judging
+ESTIMATE_DELAY_MS = 1000  # the estimate of the total relevant for a longer pause
 MAX_HELD = 3  # stale results dropped in a row before one is shown anyway
 MAX_PLOT_RUNS = len(COLOURS)
 AUTO_PLOT_RUNS = 5
@@ -58,6 +59,7 @@ SETTINGS_KEY = "ui.dashboard"
 class DashboardController(QObject):
     updated = Signal(object)  # the Snapshot now shown by the table and the plots
     significance_updated = Signal(object)  # the Significance now shown as marks
+    estimated = Signal(object)  # (qid, (point, low, high) or None): the progress estimate
     failed = Signal(str)
 
     def __init__(
@@ -117,12 +119,16 @@ class DashboardController(QObject):
         self.sig_timer = QTimer(self)
         self.sig_timer.setSingleShot(True)
         self.sig_timer.setInterval(SIGNIFICANCE_DELAY_MS)
+        self.estimate_timer = QTimer(self)
+        self.estimate_timer.setSingleShot(True)
+        self.estimate_timer.setInterval(ESTIMATE_DELAY_MS)
+        self._estimate_busy = False
         self.main_window: Any = None
         self.own_window: DashboardWindow | None = None
         self.tab_title = "Dashboard"
         self.measures_dialog: MeasuresDialog | None = None
         self.file_dialog: QFileDialog | None = None
-        self.view.set_ready_check(lambda: self.ready() and self.marks_ready())
+        self.view.set_ready_check(lambda: self.ready() and self.analysis_ready())
         self._connect()
         self._build_export_menu()
 
@@ -132,6 +138,7 @@ class DashboardController(QObject):
         self.timer.timeout.connect(self._on_timer_timeout)
         self.highlight_timer.timeout.connect(self._on_highlight_timer_timeout)
         self.sig_timer.timeout.connect(self._on_sig_timer_timeout)
+        self.estimate_timer.timeout.connect(self._on_estimate_timer_timeout)
         v.assessor.currentIndexChanged.connect(self._on_filter_changed)
         v.sources.toggled.connect(self._on_filter_changed)
         v.level.valueChanged.connect(self._on_filter_changed)
@@ -483,6 +490,7 @@ class DashboardController(QObject):
             self._dirty_since = None if not self._dirty else time.perf_counter()
         self.updated.emit(snap)
         self.sig_timer.start()
+        self.estimate_timer.start()
 
     def _choose_defaults(self, snap: Snapshot) -> None:
         runs = snap.run_names
@@ -604,23 +612,14 @@ class DashboardController(QObject):
         self.sig_generation += 1
         gen, test = self.sig_generation, self.test
         self._sig_busy = True
-        wb, live = self.workbench, self.live
-        pool = wb.pool_name() if wb is not None else None
-        persons = list(live.persons) if live is not None else []
-        store = wb.store if wb is not None else None
-        qid = snap.progress.qid if snap.progress is not None else None
-        level = snap.config.judgments.relevance_level
 
         def work() -> tuple:
             sig = None if baseline is None else significance(snap, baseline, test=test)
-            total = None
-            if qid is not None and store is not None:
-                total = estimate_total(store, pool, qid, persons, level)
-            return sig, snap.stability, (qid, total)
+            return sig, snap.stability
 
         def done(result: tuple) -> None:
             self._sig_busy = False
-            sig, stability, estimate = result
+            sig, stability = result
             if gen == self.sig_generation and snap.generation == self.generation:
                 self._analysed = (snap.generation, snap.version, baseline, test)
                 self.sig = sig
@@ -628,9 +627,6 @@ class DashboardController(QObject):
                 self.view.model.set_significance(sig)
                 if self.snapshot is not None:
                     self._show_warnings(self.snapshot)
-                if estimate != self.estimate:
-                    self.estimate = estimate
-                    self._show_progress()
                 self.significance_updated.emit(sig)
             else:
                 self.dropped += 1
@@ -639,6 +635,40 @@ class DashboardController(QObject):
                 self.sig_timer.start()
 
         self._submit(work, done, pool=self.sig_pool)
+
+    def _on_estimate_timer_timeout(self) -> None:
+        """The pooling estimate of the progress topic's total relevant documents: a few
+        hundred milliseconds at TREC scale, so only once the judging pauses for a second
+        (an assessor reading a document); the last one stays on screen until then."""
+        snap, wb, live = self.snapshot, self.workbench, self.live
+        if snap is None or snap.progress is None or wb is None or live is None:
+            return
+        if self._estimate_busy:
+            self.estimate_timer.start()  # once the running one is done
+            return
+        self._estimate_busy = True
+        gen, store, pool = self.generation, wb.store, wb.pool_name()
+        qid, persons = snap.progress.qid, list(live.persons)
+        level = snap.config.judgments.relevance_level
+
+        def work():
+            return qid, estimate_total(store, pool, qid, persons, level)
+
+        def done(estimate) -> None:
+            self._estimate_busy = False
+            if gen != self.generation:
+                self.dropped += 1
+                return
+            if estimate != self.estimate:
+                self.estimate = estimate
+                self._show_progress()
+            self.estimated.emit(estimate)
+
+        self._submit(work, done, pool=self.sig_pool)
+
+    def analysis_ready(self) -> bool:
+        """Marks, stability and the estimate belong to what is shown (screenshots, tests)."""
+        return self.marks_ready() and not self._estimate_busy and not self.estimate_timer.isActive()
 
     def marks_ready(self) -> bool:
         """The significance marks shown belong to the snapshot shown, baseline and test."""
@@ -878,7 +908,7 @@ class DashboardController(QObject):
         """Stop timers, drop whatever is running, wait for the workers."""
         self.generation += 1
         self.sig_generation += 1
-        for timer in (self.timer, self.highlight_timer, self.sig_timer):
+        for timer in (self.timer, self.highlight_timer, self.sig_timer, self.estimate_timer):
             timer.stop()
         if self.own_window is not None:
             self.own_window.close()

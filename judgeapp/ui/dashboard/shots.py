@@ -68,7 +68,7 @@ def render_more(out_dir: str | Path, db: str | None = None, size=(1280, 800)) ->
                 )
                 controller.apply_changes(change.changes)
         view.prepare_screenshot()
-        _wait(app, lambda: dashboard.ready() and dashboard.marks_ready())
+        _wait(app, lambda: dashboard.ready() and dashboard.analysis_ready())
         path = out / "dashboard-live.png"
         window.grab().save(str(path), "PNG")
         written.append(path)
