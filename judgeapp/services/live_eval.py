@@ -17,7 +17,13 @@ trec_eval's ``iprec_at_recall`` (precision-recall curves), nDCG at a ladder of c
 Ranking stability: the ranking of the runs (by the first averaged measure of the table) is
 kept at checkpoints every ``checkpoint_every`` judgments; on load the checkpoints are rebuilt
 by replaying the judgment history, topic by topic, through a one-measure evaluator. Kendall's
-tau (``scipy.stats.kendalltau``, tau-b) compares the current ranking with each checkpoint.
+tau (``scipy.stats.kendalltau``, tau-b) compares the current ranking with the newest
+checkpoints and with the one the "settled" verdict reads (``Snapshot.stability``, computed
+when asked: the dashboard asks in the background, with the significance tests).
+
+Judging progress (``ProgressCurve``): relevant found against documents judged by the chosen
+persons, read from the history once per topic, then kept up to date by each update; the
+pooling estimate of the total relevant (``estimate_total``) is left to the background too.
 """
 
 from __future__ import annotations
