@@ -180,12 +180,15 @@ class Store(PoolStoreMixin):
     def _intern_unique(conn: Connection, unique: Sequence[str]) -> np.ndarray:
         """Ids of distinct docnos (int64, aligned with `unique`), creating missing ones.
 
-        The docnos travel to SQLite as one JSON array, and `json_each` joins them with the
-        `docnos` table inside SQLite: the cost follows the number of docnos asked for, not
-        the size of the project, with no Python work per docno."""
+        New docnos take the next ids in docno order, so the same inputs give the same ids in
+        any process (ids order pools and seed the blind shuffle). The docnos travel to
+        SQLite as one JSON array, and `json_each` joins them with the `docnos` table inside
+        SQLite: the cost follows the number of docnos asked for, not the project's size."""
         if not unique:
             return np.empty(0, dtype=np.int64)
-        payload = json.dumps(list(unique), ensure_ascii=False)
+        order = sorted(range(len(unique)), key=unique.__getitem__)
+        payload = json.dumps([unique[i] for i in order], ensure_ascii=False)
+        ids = np.empty(len(unique), dtype=np.int64)
         cursor = conn.connection.driver_connection.cursor()
         try:
             (before,) = cursor.execute("SELECT coalesce(max(id), 0) FROM docnos").fetchone()
@@ -198,7 +201,8 @@ class Store(PoolStoreMixin):
                 # in array order (checked, then no lookup is needed)
                 (after,) = cursor.execute("SELECT max(id) FROM docnos").fetchone()
                 if after == before + len(unique):
-                    return np.arange(before + 1, after + 1, dtype=np.int64)
+                    ids[order] = np.arange(before + 1, after + 1, dtype=np.int64)
+                    return ids
             rows = cursor.execute(
                 "SELECT d.id FROM json_each(?) AS j JOIN docnos AS d ON d.docno = j.value "
                 "ORDER BY j.key",
@@ -206,7 +210,8 @@ class Store(PoolStoreMixin):
             ).fetchall()
         finally:
             cursor.close()
-        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        ids[order] = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        return ids
 
     @classmethod
     def _intern(cls, conn: Connection, docnos: Sequence[str]) -> np.ndarray:
