@@ -186,8 +186,9 @@ class Store(PoolStoreMixin):
         SQLite: the cost follows the number of docnos asked for, not the project's size."""
         if not unique:
             return np.empty(0, dtype=np.int64)
-        order = sorted(range(len(unique)), key=unique.__getitem__)
-        payload = json.dumps([unique[i] for i in order], ensure_ascii=False)
+        # numpy's fixed-width text sort compares code points, which is Python's str order
+        order = np.argsort(np.array(unique, dtype=str), kind="stable")
+        payload = json.dumps([unique[i] for i in order.tolist()], ensure_ascii=False)
         ids = np.empty(len(unique), dtype=np.int64)
         cursor = conn.connection.driver_connection.cursor()
         try:
