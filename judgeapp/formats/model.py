@@ -33,11 +33,15 @@ class Document:
 class RankedTopic:
     """One topic of a run, already in trec_eval order: score descending, then docno
     descending in byte order (trec_eval form_res_rels.c). ``lines`` are the source line
-    numbers in the same order, so later checks can still point into the file."""
+    numbers in the same order, so later checks can still point into the file.
+    ``hashes``, when the reader gives them, are the docnos' ``hash()`` values (this process
+    only), computed while the strings were in the CPU cache, so that a store can find the
+    distinct docnos of millions of entries without touching every string again."""
 
     docnos: list[str]
     scores: np.ndarray  # float64, same length as docnos
     lines: np.ndarray  # int64 source line numbers
+    hashes: np.ndarray | None = None  # int64 hash(docno), same order
 
 
 @dataclass(slots=True)

@@ -143,7 +143,11 @@ class _RunBuilder:
         stretch_codes = np.array([code[q] for q, _, _ in self.stretches], dtype=np.int64)
         stretch_sizes = np.array([b - a for _, a, b in self.stretches], dtype=np.int64)
         topic = np.repeat(stretch_codes, stretch_sizes)  # each entry's topic, in qid order
-        suspects = _maybe_duplicates(topic, np.concatenate(self.hashes), qids)
+        hashes = np.concatenate(self.hashes)
+        suspects = _maybe_duplicates(topic, hashes, qids)
+        # each entry's hash, found again by its source line once the entries are in order
+        hash_by_line = np.zeros(int(lines.max()) + 1, dtype=np.int64)
+        hash_by_line[lines] = hashes
         docnos = self.docnos
         seams: np.ndarray | None = np.array(self.seams, dtype=np.int64)
         if len(self.stretches) != len(qids) or (np.diff(stretch_codes) < 0).any():
@@ -160,7 +164,12 @@ class _RunBuilder:
             ranked = docnos[a:b]
             if qid in suspects and len(set(ranked)) != b - a:
                 raise duplicate_error(self.path, qid, ranked, lines[a:b])
-            topics[qid] = RankedTopic(docnos=ranked, scores=scores[a:b], lines=lines[a:b])
+            topics[qid] = RankedTopic(
+                docnos=ranked,
+                scores=scores[a:b],
+                lines=lines[a:b],
+                hashes=hash_by_line[lines[a:b]],
+            )
         assert self.tag is not None
         return RunFile(path=self.path, tag=self.tag, topics=topics, n_lines=self.n)
 

@@ -47,22 +47,32 @@ SCORE_DTYPE = np.dtype("<f8")
 DOC_BATCH = 2000
 
 
-def distinct_docnos(docnos: Sequence[str]) -> tuple[list[str], np.ndarray]:
+def distinct_docnos(
+    docnos: Sequence[str], hashes: np.ndarray | None = None
+) -> tuple[list[str], np.ndarray]:
     """The distinct docnos of a list and, for every entry, the index of its docno among them.
 
-    Works on the strings' hashes with numpy (the readers have computed them already, and
-    Python caches a str's hash), then checks every entry against its representative, so the
-    result is exact; only a true hash collision takes the slower dict path."""
+    Works on the strings' hashes with numpy (given by the run reader, which computed them
+    while the strings were in the CPU cache), then checks every entry against its
+    representative, so the result is exact; only a true hash collision takes the slower
+    dict path."""
     n = len(docnos)
     if n == 0:
         return [], np.empty(0, dtype=np.int64)
-    hashes = np.fromiter(map(hash, docnos), dtype=np.int64, count=n)
-    _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    if hashes is None or len(hashes) != n:
+        hashes = np.fromiter(map(hash, docnos), dtype=np.int64, count=n)
+    order = np.argsort(hashes)  # any member of a group may represent it: no stable sort
+    ordered = hashes[order]
+    starts = np.empty(n, dtype=bool)
+    starts[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(starts) - 1
     entries = np.empty(n, dtype=object)
     entries[:] = docnos
-    unique = entries[first]
+    unique = entries[order[starts]]
     if (entries == unique[inverse]).all():
-        return unique.tolist(), inverse.astype(np.int64, copy=False)
+        return unique.tolist(), inverse
     table: dict[str, int] = {}
     inverse = np.fromiter((table.setdefault(d, len(table)) for d in docnos), np.int64, n)
     return list(table), inverse
@@ -215,9 +225,12 @@ class Store(PoolStoreMixin):
         return ids
 
     @classmethod
-    def _intern(cls, conn: Connection, docnos: Sequence[str]) -> np.ndarray:
-        """Ids for every entry of `docnos` (repeats allowed), creating missing docnos."""
-        unique, inverse = distinct_docnos(docnos)
+    def _intern(
+        cls, conn: Connection, docnos: Sequence[str], hashes: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Ids for every entry of `docnos` (repeats allowed), creating missing docnos.
+        `hashes`, if given, are the entries' hash() values (see distinct_docnos)."""
+        unique, inverse = distinct_docnos(docnos, hashes)
         return cls._intern_unique(conn, unique)[inverse]
 
     def docno_ids(self, docnos: Iterable[str]) -> dict[str, int]:
@@ -419,10 +432,16 @@ class Store(PoolStoreMixin):
                 conn.execute(m.Run.__table__.delete().where(m.Run.id.in_(existing.values())))
             # every entry of every run, in order; ids come back aligned with it
             docnos: list[str] = []
+            hashes: list[np.ndarray] | None = []
             for imp in imports:
                 for ranked in imp.run.topics.values():
                     docnos += ranked.docnos
-            all_ids = self._intern(conn, docnos).astype(ID_DTYPE)
+                    if hashes is not None and ranked.hashes is not None:
+                        hashes.append(ranked.hashes)
+                    else:
+                        hashes = None
+            known = np.concatenate(hashes) if hashes else None
+            all_ids = self._intern(conn, docnos, known).astype(ID_DTYPE)
             offset = 0
             for imp, name in zip(imports, names, strict=True):
                 run = imp.run
