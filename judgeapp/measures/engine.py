@@ -465,6 +465,23 @@ class Evaluator:
                 row.insert(t, "")
         self._ideals = {}
 
+    def remove_topic(self, qid: str) -> None:
+        """Forget a topic (its judgments are gone): trec_eval would not see it at all."""
+        t = self._topic_index.get(qid)
+        if t is None:
+            return
+        del self.judgments.topics[qid]
+        self._qids = self.judgments.qids
+        self._topic_index = {q: i for i, q in enumerate(self._qids)}
+        self._values = np.delete(self._values, t, axis=0)
+        self._evaluated = np.delete(self._evaluated, t, axis=0)
+        self._done = np.delete(self._done, t)
+        for rows in self._texts.values():
+            for row in rows:
+                del row[t]
+        self._matrices.pop(qid, None)
+        self._ideals = {}
+
     def recompute_topic(self, qid: str) -> Results:
         """Recompute one topic for every run and return the updated results."""
         self._compute([self._topic_index[qid]])

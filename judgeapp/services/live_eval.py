@@ -332,7 +332,6 @@ class LiveEvaluation:
         seen yet is added when the filter takes every person. Returns the topics whose
         effective judgments actually changed."""
         changed: set[str] = set()
-        rebuild = False
         made = 0
         if assessor is not None and assessor not in self._known:
             self.assessors, self.persons = self.config.judgments.resolve(self.store)
@@ -358,13 +357,10 @@ class LiveEvaluation:
             changed.add(qid)
             if ids.size == 0:
                 # the topic is no longer judged: trec_eval would not see it at all
-                rebuild = True
+                self.evaluator.remove_topic(qid)
                 continue
             self.evaluator.set_topic_judgments(qid, ids, grades)
-            if not rebuild:
-                self.evaluator.recompute_topic(qid)
-        if rebuild:
-            self._build()
+            self.evaluator.recompute_topic(qid)
         self.version += 1
         self.changed = frozenset(changed)
         if made:

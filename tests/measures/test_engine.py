@@ -96,6 +96,22 @@ def test_a_judgment_on_a_new_topic_adds_it():
     assert_same_results(updated, fresh)
 
 
+@pytest.mark.parametrize("options", OPTIONS)
+def test_removing_a_topic_equals_a_fresh_evaluation_without_it(options):
+    judgments, runs = make_case(4)
+    live = Evaluator(judgments, runs, ALL, options)
+    live.evaluate()
+    live.remove_topic("3")
+    live.remove_topic("nope")  # unknown: nothing happens
+    after = live.evaluate()
+    assert after.qids == ("1", "2", "4", "5")
+    fresh = Evaluator(Judgments(dict(judgments.topics)), runs, ALL, options).evaluate()
+    assert_same_results(after, fresh)
+    back = make_case(4)[0].topics["3"]
+    live.set_topic_judgments("3", back.docids, back.grades)
+    assert_same_results(live.recompute_topic("3"), Evaluator(*make_case(4), ALL, options).evaluate())
+
+
 def test_batching_does_not_change_a_bit(monkeypatch):
     judgments, runs = make_case(3)
     together = Evaluator(judgments, runs, ALL, EvalOptions(complete=True)).evaluate()
