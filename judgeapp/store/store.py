@@ -290,32 +290,23 @@ class Store(PoolStoreMixin):
             conn.execute(table.insert(), rows)
         return Changes(topic_list=True)
 
+    _TOPIC_COLUMNS = (
+        m.Topic.qid,
+        m.Topic.title,
+        m.Topic.description,
+        m.Topic.narrative,
+        m.Topic.fields,
+        m.Topic.source,
+    )
+
     def topics(self) -> list[TopicRecord]:
         with self._read() as conn:
-            rows = conn.execute(
-                select(
-                    m.Topic.qid,
-                    m.Topic.title,
-                    m.Topic.description,
-                    m.Topic.narrative,
-                    m.Topic.fields,
-                    m.Topic.source,
-                )
-            ).all()
+            rows = conn.execute(select(*self._TOPIC_COLUMNS)).all()
         return sorted((TopicRecord(*row) for row in rows), key=lambda t: t.qid.encode())
 
     def topic(self, qid: str) -> TopicRecord | None:
         with self._read() as conn:
-            row = conn.execute(
-                select(
-                    m.Topic.qid,
-                    m.Topic.title,
-                    m.Topic.description,
-                    m.Topic.narrative,
-                    m.Topic.fields,
-                    m.Topic.source,
-                ).where(m.Topic.qid == qid)
-            ).first()
+            row = conn.execute(select(*self._TOPIC_COLUMNS).where(m.Topic.qid == qid)).first()
         return None if row is None else TopicRecord(*row)
 
     # -- documents --------------------------------------------------------------------------
@@ -373,7 +364,7 @@ class Store(PoolStoreMixin):
                 progress(count)
         return count
 
-    def document(self, docno: str) -> DocumentRecord | None:
+    def _document(self, where: Any) -> DocumentRecord | None:
         with self._read() as conn:
             row = conn.execute(
                 select(
@@ -385,25 +376,15 @@ class Store(PoolStoreMixin):
                     m.Document.source,
                 )
                 .join(m.Docno, m.Docno.id == m.Document.doc_id)
-                .where(m.Docno.docno == docno)
+                .where(where)
             ).first()
         return None if row is None else DocumentRecord(*row)
 
+    def document(self, docno: str) -> DocumentRecord | None:
+        return self._document(m.Docno.docno == docno)
+
     def document_by_id(self, doc_id: int) -> DocumentRecord | None:
-        with self._read() as conn:
-            row = conn.execute(
-                select(
-                    m.Document.doc_id,
-                    m.Docno.docno,
-                    m.Document.title,
-                    m.Document.text,
-                    m.Document.fields,
-                    m.Document.source,
-                )
-                .join(m.Docno, m.Docno.id == m.Document.doc_id)
-                .where(m.Document.doc_id == doc_id)
-            ).first()
-        return None if row is None else DocumentRecord(*row)
+        return self._document(m.Document.doc_id == doc_id)
 
     def count_documents(self) -> int:
         with self._read() as conn:
