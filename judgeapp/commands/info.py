@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
         info = store.info()
         runs = store.runs()
         assessors = store.assessors()
+        pools = store.pools()
     finally:
         store.close()
     print(f"project      {args.db}")
@@ -41,6 +42,14 @@ def run(args: argparse.Namespace) -> int:
         )
     for a in assessors:
         print(f"  {a.kind:<6} {a.name}")
+    for p in pools:
+        size = ", ".join(
+            f"{k} {v}" for k, v in p.params.items() if k in ("depth", "budget", "p", "k")
+        )
+        print(
+            f"  pool {p.name:<23} {p.strategy} ({size}), {len(p.runs)} runs, "
+            f"{p.n_topics} topics, {p.n_docs} documents, {p.judging_order} order"
+        )
     gaps = [
         ("topics in runs but not in the project", info.run_topics_missing),
         ("topics judged but not in the project", info.judged_topics_missing),
