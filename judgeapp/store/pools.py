@@ -88,6 +88,11 @@ class PoolStoreMixin:
             ids = [i for (i,) in conn.execute(select(m.Pool.id).order_by(m.Pool.id))]
             return [self._pool_info(conn, i) for i in ids]
 
+    def pool_names(self) -> list[str]:
+        """The pools' names, oldest first (what `pools()` lists, without counting documents)."""
+        with self._read() as conn:
+            return list(conn.execute(select(m.Pool.name).order_by(m.Pool.id)).scalars())
+
     def pool(self, name: str) -> PoolInfo:
         with self._read() as conn:
             return self._pool_info(conn, self._pool_id(conn, name))
@@ -138,13 +143,20 @@ class PoolStoreMixin:
             pool_id = self._pool_id(conn, name)
             ids = self._assessor_ids(conn, assessors)
             judged_sql, params = self._effective_sql(ids, None)
-            rows = conn.exec_driver_sql(
-                "SELECT p.qid, COUNT(*), COUNT(j.grade), "
-                "COALESCE(SUM(CASE WHEN j.grade >= ? THEN 1 ELSE 0 END), 0) "
-                f"FROM pool_docs AS p LEFT JOIN ({judged_sql}) AS j "
-                "ON j.qid = p.qid AND j.doc_id = p.doc_id WHERE p.pool_id = ? GROUP BY p.qid",
+            sizes = conn.exec_driver_sql(
+                "SELECT qid, COUNT(*) FROM pool_docs WHERE pool_id = ? GROUP BY qid", (pool_id,)
+            ).fetchall()
+            # the judgments drive the join (CROSS JOIN keeps them outside), each looked up
+            # in the pool by its primary key: joining the other way round scans the
+            # judgments once per pooled document (seconds with a few hundred judgments)
+            judged = conn.exec_driver_sql(
+                "SELECT j.qid, COUNT(*), SUM(CASE WHEN j.grade >= ? THEN 1 ELSE 0 END) "
+                f"FROM ({judged_sql}) AS j CROSS JOIN pool_docs AS p "
+                "ON p.pool_id = ? AND p.qid = j.qid AND p.doc_id = j.doc_id GROUP BY j.qid",
                 (min_grade, *params, pool_id),
             ).fetchall()
+        counts = {qid: (n, rel) for qid, n, rel in judged}
+        rows = [(qid, size, *counts.get(qid, (0, 0))) for qid, size in sizes]
         return sorted((PoolTopicProgress(*r) for r in rows), key=lambda p: p.qid.encode())
 
     def judging_events(
@@ -208,8 +220,11 @@ class PoolStoreMixin:
     ) -> np.ndarray:
         """Relevance (bool) of the topic's judged pooled documents in the order they were
         first judged, by their current grades: the found-vs-judged curve is its cumsum."""
-        topic = self.pool_topic(name, qid)
-        pooled = set(topic.doc_ids.tolist())
+        return self._curve(set(self._pooled_doc_ids(name, qid)), qid, assessors, min_grade)
+
+    def _curve(
+        self, pooled: set[int], qid: str, assessors: Sequence[str] | None, min_grade: int
+    ) -> np.ndarray:
         first: dict[int, None] = {}
         current: dict[int, int | None] = {}
         for doc, grade in self.judging_events(qid, assessors):
@@ -232,20 +247,34 @@ class PoolStoreMixin:
         """The topic's total relevant documents, estimated with an interval: from the sample
         when the pool is one (None until every stratum has a judged document), else by
         extrapolating the found-vs-judged curve over the pool (None before any judgment)."""
-        info = self.pool(name)
-        if info.strategy == "sample":
+        with self._read() as conn:  # what kind of pool it is (not its counts: `pool()`)
+            strategy, judging_order = conn.execute(
+                select(m.Pool.strategy, m.Pool.judging_order).where(
+                    m.Pool.id == self._pool_id(conn, name)
+                )
+            ).one()
+        if strategy == "sample":
             topic = self.pool_topic(name, qid)
             judged = self.judgment_arrays(assessors, qid).topics.get(qid)
             if judged is None or not len(topic):
                 return None
             return sample_estimate(topic, judged, min_grade=min_grade, level=level)
-        size = self.pool_sizes(name).get(qid, 0)
-        curve = self.judging_curve(name, qid, assessors, min_grade)
+        pooled = set(self._pooled_doc_ids(name, qid))
+        curve = self._curve(pooled, qid, assessors, min_grade)
         if not len(curve):
             return None
         return curve_estimate(
-            curve, size, adaptive=info.judging_order != "blind", level=level, qid=qid
+            curve, len(pooled), adaptive=judging_order != "blind", level=level, qid=qid
         )
+
+    def _pooled_doc_ids(self, name: str, qid: str) -> list[int]:
+        """The topic's pooled documents (ids only: the primary key answers it)."""
+        with self._read() as conn:
+            pool_id = self._pool_id(conn, name)
+            rows = conn.exec_driver_sql(
+                "SELECT doc_id FROM pool_docs WHERE pool_id = ? AND qid = ?", (pool_id, qid)
+            ).fetchall()
+        return [doc for (doc,) in rows]
 
     # -- writing ---------------------------------------------------------------------------
     def create_pool(

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Self
 
@@ -705,18 +706,17 @@ class Store(PoolStoreMixin):
     def _assessor_ids(self, conn: Connection, assessors: Sequence[str] | None) -> list[int] | None:
         if assessors is None:
             return None
-        rows = dict(
-            conn.execute(
-                select(m.Assessor.name, m.Assessor.id).where(m.Assessor.name.in_(assessors))
-            ).all()
-        )
+        # every assessor in one plain query: a handful of rows, and no IN list to compile
+        rows = dict(conn.exec_driver_sql("SELECT name, id FROM assessors").fetchall())
         missing = [a for a in assessors if a not in rows]
         if missing:
             raise StoreError(f"no assessor or judgment source named {missing[0]!r}")
         return [rows[a] for a in assessors]
 
-    def _effective_sql(self, ids: list[int] | None, qid: str | None) -> tuple[str, tuple]:
-        """The newest judgment per (topic, document) among the chosen assessors."""
+    @staticmethod
+    def _judgment_where(ids: list[int] | None, qid: str | None) -> tuple[str, tuple]:
+        """The WHERE clause choosing the judgments of assessors `ids` (all: None) and of
+        topic `qid` (all: None)."""
         where, params = [], []
         if ids is not None:
             where.append(f"assessor_id IN ({','.join('?' * len(ids))})")
@@ -724,13 +724,17 @@ class Store(PoolStoreMixin):
         if qid is not None:
             where.append("qid = ?")
             params.append(qid)
-        clause = ("WHERE " + " AND ".join(where)) if where else ""
+        return ("WHERE " + " AND ".join(where)) if where else "", tuple(params)
+
+    def _effective_sql(self, ids: list[int] | None, qid: str | None) -> tuple[str, tuple]:
+        """The newest judgment per (topic, document) among the chosen assessors."""
+        clause, params = self._judgment_where(ids, qid)
         sql = (
             "SELECT qid, doc_id, grade FROM (SELECT qid, doc_id, grade, ROW_NUMBER() OVER "
             "(PARTITION BY qid, doc_id ORDER BY updated_at DESC, id DESC) AS rn "
             f"FROM judgments {clause}) WHERE rn = 1"
         )
-        return sql, tuple(params)
+        return sql, params
 
     def judgment_arrays(
         self, assessors: Sequence[str] | None = None, qid: str | None = None
@@ -738,19 +742,28 @@ class Store(PoolStoreMixin):
         """Effective judgments (newest per topic and document among `assessors`, all of
         them by default) as arrays per topic, for evaluation."""
         with self._read() as conn:
-            ids = self._assessor_ids(conn, assessors)
-            sql, params = self._effective_sql(ids, qid)
-            rows = conn.exec_driver_sql(sql + " ORDER BY qid, doc_id", params).fetchall()
+            clause, params = self._judgment_where(self._assessor_ids(conn, assessors), qid)
+            # every judgment, each document's newest last: a plain sort, several times
+            # faster in SQLite than the window function of `_effective_sql`
+            rows = conn.exec_driver_sql(
+                f"SELECT qid, doc_id, grade FROM judgments {clause} "
+                "ORDER BY qid, doc_id, updated_at, id",
+                params,
+            ).fetchall()
         topics: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         if rows:
+            n = len(rows)
             qids = [r[0] for r in rows]
-            doc_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-            grades = np.fromiter((r[2] for r in rows), dtype=np.int64, count=len(rows))
-            start = 0
-            for end in range(1, len(rows) + 1):
-                if end == len(rows) or qids[end] != qids[start]:
-                    topics[qids[start]] = (doc_ids[start:end], grades[start:end])
-                    start = end
+            doc_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=n)
+            grades = np.fromiter((r[2] for r in rows), dtype=np.int64, count=n)
+            # topic boundaries, and the newest judgment of each (topic, document)
+            bounds = [0] + [i for i in range(1, n) if qids[i] != qids[i - 1]] + [n]
+            newest = np.ones(n, dtype=bool)
+            newest[:-1] = doc_ids[1:] != doc_ids[:-1]
+            newest[np.array(bounds[1:-1], dtype=np.int64) - 1] = True
+            for start, end in pairwise(bounds):
+                keep = newest[start:end]
+                topics[qids[start]] = (doc_ids[start:end][keep], grades[start:end][keep])
         return JudgmentArrays(topics)
 
     def judgments(

@@ -129,6 +129,38 @@ def test_effective_judgments_take_the_newest_per_document(store):
         store.qrels_rows(["nobody"])
 
 
+def test_judgment_arrays_agree_with_the_exported_qrels_for_any_assessors(store):
+    # two readings of "effective": the arrays the evaluation reads (a sort) and the rows
+    # `export qrels` writes (a window function); many changes by three assessors
+    rng = np.random.default_rng(3)
+    names = ["ann", "bob", "cy"]
+    people = {n: store.assessor(n).id for n in names}
+    ids = list(store.intern_docnos([f"d{i}" for i in range(12)]).values())
+    for _ in range(300):
+        store.set_judgment(
+            str(rng.integers(1, 4)),
+            int(rng.choice(ids)),
+            people[str(rng.choice(names))],
+            JudgmentState(int(rng.integers(0, 4))),
+        )
+    names_of = store.docnos_of(ids)
+    for chosen in (None, ["ann"], ["bob", "cy"]):
+        expected = store.qrels_rows(chosen)
+        arrays = store.judgment_arrays(chosen).topics
+        got = [
+            (qid, names_of[int(d)], int(g))
+            for qid, (docs, grades) in arrays.items()
+            for d, g in zip(docs, grades, strict=True)
+        ]
+        assert sorted(got) == sorted(expected)
+        for qid in ("1", "2", "3"):
+            one = store.judgment_arrays(chosen, qid=qid).topics
+            assert [str(q) for q in one] == ([qid] if qid in arrays else [])
+            if qid in arrays:
+                assert np.array_equal(one[qid][0], arrays[qid][0])
+                assert np.array_equal(one[qid][1], arrays[qid][1])
+
+
 def test_reimporting_a_qrels_source_needs_replace_and_records_updates(store):
     store.import_qrels([(qrels([("1", "a", 1), ("1", "b", 0)]), "src")])
     with pytest.raises(StoreError, match="has 2 judgments already"):
