@@ -28,9 +28,16 @@ def demo_builder():
     return ensure_demo_project
 
 
-def build_main_window(settings=None, thread_pool=None):
-    """The main window and its controller, wired to real services (no project open yet)."""
-    from PySide6.QtCore import QSettings
+DASHBOARD_DELAY_MS = 250
+
+
+def build_main_window(settings=None, thread_pool=None, *, defer_dashboard: bool = False):
+    """The main window and its controller, wired to real services (no project open yet).
+
+    With `defer_dashboard` the evaluator's dashboard (which imports matplotlib, a second or
+    so) is attached a moment after the event loop starts, so the topic list shows first;
+    otherwise at once."""
+    from PySide6.QtCore import QSettings, QTimer
 
     from judgeapp.ui.controller import MainController
     from judgeapp.ui.main_window import MainWindow
@@ -41,11 +48,18 @@ def build_main_window(settings=None, thread_pool=None):
     controller = MainController(
         window, open_workbench, settings, demo=demo_builder(), thread_pool=thread_pool
     )
-    # the evaluator's dashboard (issue 6): a tab fed by the controller's signals
+    if defer_dashboard:
+        QTimer.singleShot(DASHBOARD_DELAY_MS, window, lambda: _attach_dashboard(window, controller))
+    else:
+        _attach_dashboard(window, controller)
+    return window, controller
+
+
+def _attach_dashboard(window, controller) -> None:
+    """The evaluator's dashboard (issue 6): a tab fed by the controller's signals."""
     from judgeapp.ui.dashboard import attach_dashboard
 
     attach_dashboard(window, controller)
-    return window, controller
 
 
 def ensure_app(argv: list[str] | None = None):
@@ -65,7 +79,7 @@ def ensure_app(argv: list[str] | None = None):
 def run_gui(db: str | None = None) -> int:
     """Open the main window on `db`, or on the demo project; returns the exit code."""
     app = ensure_app()
-    window, controller = build_main_window()
+    window, controller = build_main_window(defer_dashboard=True)
     controller.restore_geometry()
     window.show()
     if db is not None:

@@ -109,7 +109,9 @@ def test_removing_a_topic_equals_a_fresh_evaluation_without_it(options):
     assert_same_results(after, fresh)
     back = make_case(4)[0].topics["3"]
     live.set_topic_judgments("3", back.docids, back.grades)
-    assert_same_results(live.recompute_topic("3"), Evaluator(*make_case(4), ALL, options).evaluate())
+    assert_same_results(
+        live.recompute_topic("3"), Evaluator(*make_case(4), ALL, options).evaluate()
+    )
 
 
 def test_batching_does_not_change_a_bit(monkeypatch):

@@ -1,18 +1,21 @@
 """The dashboard's controller: keeps the live evaluation in step with the judgments.
 
 It listens to the main controller: `project_opened(Workbench)` starts a full evaluation,
-`changes_applied(Changes)` marks the changed topics dirty. The update (re-read those
-topics, recompute them for every run, take a snapshot) runs in a one-thread pool, started
-at once when it is idle; judgments that come while it runs are dirty topics for the next
-update, and the result it brings is stale: it is dropped (up to MAX_HELD in a row) and the
-next update starts at once, so a burst of judgments is shown once. Every job is tagged with
-the evaluation's generation: a result from before a reload (another project, filter or
-measure set) is dropped too. With `threaded=False` the update runs on the GUI thread after
-a short single-shot timer that coalesces a burst. The snapshot then updates the table
-models (`dataChanged` for changed cells) and the plots (artists updated in place, one
-redraw per batch). Significance tests and the ranking's stability follow in their own
-one-thread pool, debounced, with their own generation numbers: a slow randomization test
-never delays the numbers.
+`changes_applied(Changes)` marks the changed topics dirty and starts a short single-shot
+timer (which also lets the judging view show its next document first). The update then
+re-reads those topics, recomputes them for every run and takes a snapshot. An update of one
+topic (a judgment, an undo) runs right there on the GUI thread, in a few milliseconds: a
+worker would compete with the GUI thread for the interpreter lock and take longer to show
+the same numbers. Larger updates and every full evaluation run in a one-thread pool;
+judgments that come while one runs are dirty topics for the next update, and the result it
+brings is stale: it is dropped (up to MAX_HELD in a row) and the next update starts at
+once, so a burst of judgments is shown once. Every job is tagged with the evaluation's
+generation: a result from before a reload (another project, filter or measure set) is
+dropped too. With `threaded=False` everything runs on the GUI thread. The snapshot then
+updates the table models (`dataChanged` for changed cells) and the plots (artists updated
+in place, one redraw per batch). Significance tests and the ranking's stability follow in
+their own one-thread pool, debounced, with their own generation numbers: a slow
+randomization test never delays the numbers.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ COALESCE_MS = 2  # judgments closer than this go together (and any while an upda
 HIGHLIGHT_MS = 6000  # how long the change of the last judgment stays highlighted
 SIGNIFICANCE_DELAY_MS = 300  # the tests wait for a pause in the judging
 ESTIMATE_DELAY_MS = 1000  # the estimate of the total relevant for a longer pause
+INLINE_TOPICS = 1  # an update of this many topics runs on the GUI thread (see _on_timer_timeout)
 MAX_HELD = 3  # stale results dropped in a row before one is shown anyway
 MAX_PLOT_RUNS = len(COLOURS)
 AUTO_PLOT_RUNS = 5
@@ -73,6 +77,7 @@ class DashboardController(QObject):
         super().__init__(parent)
         self.view = view
         self.threaded = threaded
+        self.inline_topics = INLINE_TOPICS
         self.workbench: Workbench | None = None
         self.config = DashboardConfig()
         self.live: LiveEvaluation | None = None
@@ -153,6 +158,7 @@ class DashboardController(QObject):
         v.drill_kind.currentIndexChanged.connect(self._on_drill_kind_changed)
         v.drill_key.currentIndexChanged.connect(self._on_drill_key_changed)
         v.tables.currentChanged.connect(self._on_tables_current_changed)
+        v.shown.connect(self._on_view_shown)
 
     def attach(self, main_controller: Any, tab_title: str = "Dashboard") -> None:
         """Follow the main window's controller: its projects and its changes."""
@@ -161,6 +167,8 @@ class DashboardController(QObject):
         main_controller.project_opened.connect(self._on_project_opened)
         main_controller.changes_applied.connect(self._on_changes_applied)
         main_controller.window.closing.connect(self.shutdown)
+        if getattr(main_controller, "workbench", None) is not None:
+            self._on_project_opened(main_controller.workbench)  # attached after the opening
 
     def _build_export_menu(self) -> None:
         menu = self.view.export_menu
@@ -385,20 +393,21 @@ class DashboardController(QObject):
                 self.progress_topic = next(iter(changes.topics))
         if self._dirty_since is None:
             self._dirty_since = time.perf_counter()
-        if self.threaded and not self._busy and self.live is not None:
-            # the worker starts at once, beside the rest of the judging view's work; what
-            # comes while it runs waits for the next update (see _on_updated)
-            self._on_timer_timeout()
-        else:
-            self._schedule()
+        self._schedule()
 
     def _schedule(self) -> None:
         if not self.timer.isActive():  # a throttle, not a debounce: a long burst still updates
             self.timer.start()
 
+    def _on_view_shown(self) -> None:
+        if self._dirty or self._view_dirty or self._reload_requested:
+            self._schedule()  # what changed while it was hidden
+
     def _on_timer_timeout(self) -> None:
         if self._busy or self.live is None:
             return  # picked up when the running job is done
+        if not self.view.isVisible():
+            return  # nobody looks: the changed topics wait until it is shown
         if self._reload_requested:
             self._reload_requested = False
             self.reload()
@@ -421,7 +430,11 @@ class DashboardController(QObject):
             live.update(qids, assessor)
             return live.snapshot(topic)
 
-        self._submit(work, lambda snap: self._on_updated(gen, snap), inline=not self.threaded)
+        # one changed topic is recomputed here, on the GUI thread, once the judging view
+        # has shown the next document: a few milliseconds, less than handing it to a
+        # worker that competes with the GUI thread for the interpreter lock
+        inline = not self.threaded or (len(qids) <= self.inline_topics and not repool)
+        self._submit(work, lambda snap: self._on_updated(gen, snap), inline=inline)
 
     def _on_updated(self, gen: int, snapshot: Snapshot) -> None:
         if gen != self.generation:
@@ -445,10 +458,7 @@ class DashboardController(QObject):
             self._reload_requested = False
             self.reload()
         elif self._dirty or self._view_dirty:
-            if self.threaded:
-                self._on_timer_timeout()
-            else:
-                self._schedule()
+            self._schedule()
 
     def ready(self) -> bool:
         """True once the project is shown and no update is waiting."""

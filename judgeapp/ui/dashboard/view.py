@@ -74,6 +74,8 @@ def _table(model, parent=None) -> tuple[QTableView, QSortFilterProxyModel]:
 class DashboardView(QWidget):
     """Everything the evaluator looks at while judging goes on."""
 
+    shown = Signal()  # it became visible (its tab chosen, its own window opened)
+
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         # -- controls --------------------------------------------------------------------------
@@ -212,6 +214,10 @@ class DashboardView(QWidget):
         rows = sorted({self.proxy.mapToSource(i).row() for i in self.table.selectedIndexes()})
         labels = self.model.labels()
         return [labels[r] for r in rows if 0 <= r < len(labels)]
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.shown.emit()
 
     def set_ready_check(self, ready) -> None:
         """`ready()` says when the dashboard has shown the project (for screenshots)."""
