@@ -9,11 +9,12 @@ the file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from judgeapp.pooling.estimate import Estimate
 from judgeapp.services import imports
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.progress import ProgressFn, no_progress
@@ -111,6 +112,30 @@ class Workbench:
             for t in topics
         ]
 
+    def topic_estimates(
+        self, qids: Iterable[str] | None = None, progress: ProgressFn = no_progress
+    ) -> dict[str, Estimate]:
+        """The estimate of each topic's total relevant documents in the pool being judged,
+        from this assessor's judgments (`Store.estimate_relevant`), for `qids` or every
+        topic they judged in the pool; topics it cannot estimate yet are left out. Seconds
+        at TREC scale: the GUI calls it in a worker."""
+        pool = self.pool_name()
+        if pool is None or self.judging is None:
+            return {}
+        who = [self.judging.assessor.name]
+        if qids is None:
+            qids = [p.qid for p in self.store.pool_progress(pool, who) if p.judged]
+        qids = list(qids)
+        estimates = {}
+        for i, qid in enumerate(qids):
+            progress(i, len(qids), f"estimating topic {qid}")
+            estimate = self.store.estimate_relevant(
+                pool, qid, assessors=who, min_grade=RELEVANT_FROM
+            )
+            if estimate is not None:
+                estimates[qid] = estimate
+        return estimates
+
     def topic_row(self, qid: str) -> TopicRow | None:
         for row in self.topic_rows():  # one grouped query; cheap next to a judgment
             if row.qid == qid:
@@ -140,7 +165,7 @@ class Workbench:
 
     def pool_name(self) -> str | None:
         """The pool being judged: the one chosen last, else the newest."""
-        names = [p.name for p in self.store.pools()]
+        names = self.store.pool_names()
         chosen = self.store.get_setting("ui.pool")
         if chosen in names:
             return chosen

@@ -15,11 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QObject, QSettings, Qt, QThreadPool, Signal
+from PySide6.QtCore import QModelIndex, QObject, QSettings, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
+from judgeapp.pooling.estimate import Estimate
 from judgeapp.services.progress import Cancelled, ProgressFn
+from judgeapp.services.rows import TopicRow
 from judgeapp.services.workbench import Workbench
 from judgeapp.store import Changes
 from judgeapp.ui.dialogs import AssessorDialog, ImportDialog, PoolDialog, TaskDialog
@@ -28,6 +30,7 @@ from judgeapp.ui.main_window import MainWindow
 from judgeapp.ui.worker import Worker
 
 MAX_RECENT = 8
+ESTIMATE_DELAY_MS = 800  # the topic list's estimates wait for a pause in the judging
 Opener = Callable[[str], Workbench]
 
 
@@ -35,6 +38,7 @@ class MainController(QObject):
     project_opened = Signal(object)  # the Workbench
     changes_applied = Signal(object)  # Changes: what a committed change touched
     task_finished = Signal(object)  # the Worker, with its result or error, once it is done
+    estimates_updated = Signal(object)  # {qid: Estimate} now shown in the topic list
 
     def __init__(
         self,
@@ -61,6 +65,17 @@ class MainController(QObject):
         self.file_dialog: QFileDialog | None = None
         self.assessor_dialog: AssessorDialog | None = None
         self.last_error: str | None = None
+        # the topic list's "estimated missing relevant": computed in a worker of its own
+        self.estimates: dict[str, Estimate] = {}
+        self._estimate_pending: set[str] | None = set()  # None: every judged topic
+        self._estimate_worker: Worker | None = None
+        self._estimate_generation = 0
+        self.estimate_pool = QThreadPool(self)
+        self.estimate_pool.setMaxThreadCount(1)
+        self.estimate_timer = QTimer(self)
+        self.estimate_timer.setSingleShot(True)
+        self.estimate_timer.setInterval(ESTIMATE_DELAY_MS)
+        self.estimate_timer.timeout.connect(self._run_estimates)
         undo = self.undo_stack.createUndoAction(self, "&Undo")
         redo = self.undo_stack.createRedoAction(self, "&Redo")
         window.add_undo_actions(undo, redo)
@@ -102,6 +117,7 @@ class MainController(QObject):
             self._error("Cannot open project", f"{db}: {exc}")
             return None
         if self.workbench is not None:
+            self._stop_estimates()
             self.workbench.close()
         self.workbench = workbench
         assessor = self._remembered_assessor(workbench)
@@ -109,6 +125,7 @@ class MainController(QObject):
         self._remember_project(db)
         self.judging.set_workbench(workbench)
         self.window.setWindowTitle(f"{workbench.display_name()} — judgeapp")
+        self._reset_estimates()
         self.refresh_topics()
         self._rebuild_pool_menu()
         self._update_status()
@@ -176,6 +193,7 @@ class MainController(QObject):
         self.settings.setValue("assessor", name)
         qid = self.judging.queue.qid if self.judging.queue is not None else wb.last_topic()
         self.judging.set_workbench(wb)
+        self._reset_estimates()
         self.refresh_topics()
         self._update_status()
         if qid is not None:
@@ -186,9 +204,82 @@ class MainController(QObject):
         view = self.window.topics_view
         wb = self.workbench
         rows = [] if wb is None else wb.topic_rows()
-        view.model.set_rows(rows)
+        view.model.set_rows([self._with_estimate(r) for r in rows])
         view.show_estimates(view.model.show_estimates)
         self._update_summary()
+
+    # -- estimates of the relevant documents still missing, in the topic list -------------------
+    def _with_estimate(self, row: TopicRow) -> TopicRow:
+        est = self.estimates.get(row.qid)
+        if est is None:
+            return dataclasses.replace(row, missing=None, missing_low=None, missing_high=None)
+        return dataclasses.replace(
+            row,
+            missing=est.missing,
+            missing_low=max(est.low - est.found, 0.0),
+            missing_high=max(est.high - est.found, 0.0),
+        )
+
+    def request_estimates(self, qids=None, *, delay: bool = True) -> None:
+        """Estimate again the topics `qids` (every judged topic: None), after a pause."""
+        if qids is None:
+            self._estimate_pending = None
+        elif self._estimate_pending is not None:
+            self._estimate_pending |= set(qids)
+        self.estimate_timer.start(ESTIMATE_DELAY_MS if delay else 0)
+
+    def _reset_estimates(self) -> None:
+        """Another project, pool or assessor: every estimate shown is void."""
+        self._estimate_generation += 1
+        if self._estimate_worker is not None:
+            self._estimate_worker.cancel()
+        self.estimates = {}
+        self.request_estimates(None, delay=False)
+
+    def _stop_estimates(self) -> None:
+        self.estimate_timer.stop()
+        if self._estimate_worker is not None:
+            self._estimate_worker.cancel()
+        self.estimate_pool.waitForDone()
+
+    def _run_estimates(self) -> None:
+        wb = self.workbench
+        if wb is None:
+            return
+        if self._estimate_worker is not None:
+            return  # started again when the running one is done
+        qids, self._estimate_pending = self._estimate_pending, set()
+        if qids is not None and not qids:
+            return
+        gen = self._estimate_generation
+        worker = Worker(lambda progress: wb.topic_estimates(qids, progress), "estimates")
+        self._estimate_worker = worker
+        worker.signals.succeeded.connect(lambda result: self._on_estimates(gen, qids, result))
+        worker.signals.finished.connect(self._on_estimates_finished)
+        worker.start(self.estimate_pool)
+
+    def _on_estimates(self, gen: int, qids, result: dict[str, Estimate]) -> None:
+        if gen != self._estimate_generation:
+            return  # for another project, pool or assessor
+        if qids is None:
+            self.estimates = dict(result)
+        else:
+            for qid in qids:
+                self.estimates.pop(qid, None)
+            self.estimates.update(result)
+        view = self.window.topics_view
+        for row in view.model.rows():
+            new = self._with_estimate(row)
+            if new != row:
+                view.model.update_row(new)
+        view.model.show_estimates = bool(self.estimates)
+        view.show_estimates(bool(self.estimates))
+        self.estimates_updated.emit(dict(self.estimates))
+
+    def _on_estimates_finished(self) -> None:
+        self._estimate_worker = None
+        if self._estimate_pending is None or self._estimate_pending:
+            self.estimate_timer.start(0)
 
     def _update_summary(self) -> None:
         rows = self.window.topics_view.model.rows()
@@ -262,6 +353,10 @@ class MainController(QObject):
             current = self.judging.queue.qid if self.judging.queue is not None else None
             if current is not None:
                 self.judging.open_topic(current)
+        if changes.topic_list or changes.pools:
+            self._reset_estimates()
+        elif changes.topics:
+            self.request_estimates(changes.topics)
         if changes.topic_list or changes.pools or len(changes.topics) > 5:
             self.refresh_topics()  # one grouped query for all rows
         elif changes.topics:
@@ -282,7 +377,7 @@ class MainController(QObject):
             else:
                 new = self.workbench.topic_row(qid) if self.workbench else None
             if new is not None:
-                model.update_row(new)
+                model.update_row(self._with_estimate(new))
         self._update_summary()
 
     def _on_judging_changed(self, changes: Changes) -> None:
@@ -478,6 +573,7 @@ class MainController(QObject):
 
     # -- closing ---------------------------------------------------------------------------------------
     def _on_window_closing(self) -> None:
+        self._stop_estimates()
         if self.worker is not None:
             self.worker.cancel()
             self.thread_pool.waitForDone()

@@ -428,3 +428,67 @@ def test_screenshots_render_real_views(tmp_path, qtbot, project):
     assert Store.open(db).pools() == []  # the picture was taken on a copy
     with pytest.raises(ValueError, match="unknown view"):
         render("nothing", tmp_path / "d.png", db)
+
+
+def test_topic_list_estimates_the_relevant_documents_still_missing(tmp_path, qtbot, make_window):
+    """The "Est. missing" column: filled in the background for the topics judged in the
+    pool, equal to the store's estimate, and following the judgments of a topic."""
+    from live_project import write_project
+
+    from judgeapp.services.queue import RELEVANT_FROM
+    from judgeapp.store import Changes
+
+    project = write_project(tmp_path / "p")
+    window, controller = make_window()
+    controller.open_project(str(project.db))
+    choose_assessor(controller, ASSESSOR)
+    wb = controller.workbench
+    wb.build_pool("pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7)
+    controller.apply_changes(Changes(pools=True))
+    topics = window.topics_view
+    model = topics.model
+    assert topics.table.isColumnHidden(model.MISSING)  # nothing judged: nothing to estimate
+
+    qid = sorted(wb.store.pool_sizes("pool"), key=int)[0]
+    controller.open_topic(qid)
+    judging = controller.judging
+    for grade in [2, 0, 1, 0, 0, 3, 0, 0]:
+        key(qtbot, str(grade))
+    qtbot.waitUntil(lambda: qid in controller.estimates, timeout=30_000)  # after a pause
+
+    def expected():
+        return wb.store.estimate_relevant(
+            "pool", qid, assessors=[ASSESSOR], min_grade=RELEVANT_FROM
+        )
+
+    est = expected()
+    assert est is not None and est.found == 3 and est.judged == 8
+    row = model.topic(model.row_of(qid))
+    assert row.missing == pytest.approx(est.missing)
+    assert row.missing_low == pytest.approx(max(est.low - est.found, 0.0))
+    assert row.missing_high == pytest.approx(max(est.high - est.found, 0.0))
+    assert not topics.table.isColumnHidden(model.MISSING)
+    cell = model.index(model.row_of(qid), model.MISSING)
+    assert cell.data() == f"{est.missing:.1f}"
+    others = [r for r in model.rows() if r.qid != qid]
+    assert all(r.missing is None and r.judged == 0 for r in others)
+
+    # three more relevant documents: the estimate follows
+    for grade in [1, 1, 2]:
+        key(qtbot, str(grade))
+    qtbot.waitUntil(
+        lambda: qid in controller.estimates and controller.estimates[qid].judged == 11,
+        timeout=30_000,
+    )
+    est = expected()
+    assert est.found == 6
+    qtbot.waitUntil(lambda: model.topic(model.row_of(qid)).missing == pytest.approx(est.missing))
+    assert judging.queue is not None and judging.queue.counts()[1] == 11
+
+    # another assessor has judged nothing: no estimates, at once and once computed
+    with qtbot.waitSignal(controller.estimates_updated, timeout=30_000) as blocker:
+        choose_assessor(controller, "bob")
+        assert all(r.missing is None for r in model.rows())
+    assert blocker.args == [{}]
+    assert all(r.missing is None for r in model.rows())
+    assert topics.table.isColumnHidden(model.MISSING)
