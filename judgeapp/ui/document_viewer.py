@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import bisect
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QSyntaxHighlighter, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
-    QLabel,
     QPlainTextEdit,
-    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -27,23 +25,18 @@ from PySide6.QtWidgets import (
 from judgeapp.services.highlight import Highlighter, break_long_lines, reflow
 from judgeapp.store import DocumentRecord
 from judgeapp.ui import theme
+from judgeapp.ui.text_line import TextLine
 
 
 class DocumentViewer(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.header = QLabel()
-        self.header.setObjectName("docHeader")
-        self.header.setWordWrap(True)
-        self.header.setTextFormat(Qt.TextFormat.PlainText)
-        self.meta = QLabel()
-        self.meta.setObjectName("muted")
-        self.meta.setTextFormat(Qt.TextFormat.PlainText)
         # Header and byline keep a fixed height (two lines, one line; longer text is elided,
-        # the whole of it in the tooltip): a height that followed each title would relayout
-        # and repaint the whole window on every judgment.
-        for label in (self.header, self.meta):
-            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        # the whole of it in the tooltip) and never relayout the window (see TextLine).
+        self.header = TextLine(lines=2)
+        self.header.setObjectName("docHeader")
+        self.meta = TextLine(lines=1)
+        self.meta.setObjectName("muted")
         self.text = QPlainTextEdit()
         self.text.setObjectName("documentText")
         self.text.setReadOnly(True)
@@ -97,16 +90,9 @@ class DocumentViewer(QWidget):
         self._scroll_to(self._scroll.get(doc_id, 0))
 
     def set_header(self, header: str, meta: str = "") -> None:
-        width = max(self.header.width(), 200)
-        header_metrics = self.header.fontMetrics()
-        self.header.setFixedHeight(2 * header_metrics.lineSpacing() + 2)
-        self.header.setText(
-            header_metrics.elidedText(header, Qt.TextElideMode.ElideRight, 2 * width - 60)
-        )
+        self.header.setText(header)
         self.header.setToolTip(header)
-        meta_metrics = self.meta.fontMetrics()
-        self.meta.setFixedHeight(meta_metrics.lineSpacing() + 2)
-        self.meta.setText(meta_metrics.elidedText(meta, Qt.TextElideMode.ElideRight, width))
+        self.meta.setText(meta)
         self.meta.setToolTip(meta)
 
     def clear(self) -> None:

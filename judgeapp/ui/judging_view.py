@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from judgeapp.store import GradeInfo, TopicRecord
 from judgeapp.ui.document_viewer import DocumentViewer
 from judgeapp.ui.models import PoolTableModel
+from judgeapp.ui.text_line import TextLine
 
 ACTIVITY_EVENTS = frozenset(
     {
@@ -189,10 +190,9 @@ class JudgingView(QWidget):
         self.list.setWordWrap(False)
         self.list.horizontalHeader().setHighlightSections(False)
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.progress_label = QLabel()
+        # lines that change with every judgment must not relayout the view (see TextLine)
+        self.progress_label = TextLine()
         self.progress_label.setObjectName("muted")
-        # labels that change with every judgment must not resize (and so relayout) the view
-        self.progress_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -202,9 +202,8 @@ class JudgingView(QWidget):
         left_layout.addWidget(self.progress_label)
 
         self.viewer = DocumentViewer()
-        self.position_label = QLabel()
+        self.position_label = TextLine()
         self.position_label.setObjectName("muted")
-        self.position_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.grade_bar = GradeBar()
         self.note = QLineEdit()
         self.note.setPlaceholderText("Note  ( N, Enter saves )")
@@ -316,7 +315,11 @@ class JudgingView(QWidget):
             self.list.clearSelection()
             return
         self.list.selectRow(row)
-        self.list.scrollTo(self.list_model.index(row, 0))
+        index = self.list_model.index(row, 0)
+        if not self.list.viewport().rect().contains(self.list.visualRect(index)):
+            # out of view: bring it to the middle, so the next few documents need no
+            # scrolling (a list that scrolls by one row per judgment repaints on each)
+            self.list.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
 
     # -- activity: every input event in the view or its children ---------------------------
     def watch_activity(self, app: QObject) -> None:

@@ -39,8 +39,8 @@ QPushButton[grade="true"] { padding: 8px 14px; font-weight: 600; text-align: lef
 QPushButton[grade="true"]:checked { background: #dbe8fb; border-color: #5b8def; color: #111418; }
 QFrame#topicPanel { background: #fbfaf4; border: 1px solid #e9e4cc; border-radius: 4px; }
 QLabel#topicTitle { font-size: 13pt; font-weight: 600; color: #111418; }
-QLabel#docHeader { font-size: 11pt; font-weight: 600; color: #111418; }
-QLabel#muted { color: #6b727c; }
+QLabel#docHeader, TextLine#docHeader { font-size: 11pt; font-weight: 600; color: #111418; }
+QLabel#muted, TextLine#muted { color: #6b727c; }
 QPlainTextEdit#documentText { border: none; background: #ffffff; padding: 4px 10px;
                               selection-background-color: #cfe0fb; }
 QProgressBar { border: 1px solid #cfd4da; border-radius: 3px; background: #f1f3f5;
