@@ -278,8 +278,12 @@ class MainController(QObject):
 
     def _on_estimates_finished(self) -> None:
         self._estimate_worker = None
-        if self._estimate_pending is None or self._estimate_pending:
-            self.estimate_timer.start(0)
+        if self._estimate_pending is None:
+            self.estimate_timer.start(0)  # a reset came while it ran
+        elif self._estimate_pending:
+            # judgments came while it ran: they wait for the next pause too (started at
+            # once, estimates would follow the judging back to back, competing with it)
+            self.estimate_timer.start(ESTIMATE_DELAY_MS)
 
     def _update_summary(self) -> None:
         rows = self.window.topics_view.model.rows()

@@ -492,3 +492,41 @@ def test_topic_list_estimates_the_relevant_documents_still_missing(tmp_path, qtb
     assert blocker.args == [{}]
     assert all(r.missing is None for r in model.rows())
     assert topics.table.isColumnHidden(model.MISSING)
+
+
+def test_estimates_wait_for_a_pause_also_after_one_ran(tmp_path, qtbot, make_window):
+    """Judgments made while an estimate runs wait for the next pause in the judging: the
+    estimates never follow the judging back to back (they would compete with it)."""
+    import threading
+
+    from live_project import write_project
+
+    from judgeapp.store import Changes
+    from judgeapp.ui.controller import ESTIMATE_DELAY_MS
+
+    project = write_project(tmp_path / "p")
+    _window, controller = make_window()
+    controller.open_project(str(project.db))
+    choose_assessor(controller, ASSESSOR)
+    wb = controller.workbench
+    wb.build_pool("pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7)
+    gate, calls = threading.Event(), []
+    estimate = wb.topic_estimates
+
+    def held(qids=None, progress=None):
+        calls.append(qids)
+        gate.wait(30)
+        return estimate(qids, progress) if progress else estimate(qids)
+
+    wb.topic_estimates = held
+    controller.apply_changes(Changes(pools=True))  # a reset: estimates start at once
+    qtbot.waitUntil(lambda: calls == [None], timeout=10_000)
+    controller.open_topic("1")
+    key(qtbot, "2")  # while the estimate runs
+    gate.set()
+    qtbot.waitUntil(lambda: controller._estimate_worker is None, timeout=10_000)
+    assert calls == [None]
+    assert controller.estimate_timer.isActive()
+    assert controller.estimate_timer.interval() == ESTIMATE_DELAY_MS
+    qtbot.waitUntil(lambda: len(calls) == 2, timeout=10_000)
+    assert calls[1] == {"1"}

@@ -128,6 +128,8 @@ class DashboardController(QObject):
         self.estimate_timer.setSingleShot(True)
         self.estimate_timer.setInterval(ESTIMATE_DELAY_MS)
         self._estimate_busy = False
+        self._analysis_waiting = False  # tests or an estimate skipped while hidden
+        self._shut = False
         self.main_window: Any = None
         self.own_window: DashboardWindow | None = None
         self.tab_title = "Dashboard"
@@ -402,6 +404,10 @@ class DashboardController(QObject):
     def _on_view_shown(self) -> None:
         if self._dirty or self._view_dirty or self._reload_requested:
             self._schedule()  # what changed while it was hidden
+        if self._analysis_waiting:
+            self._analysis_waiting = False
+            self.sig_timer.start()
+            self.estimate_timer.start()
 
     def _on_timer_timeout(self) -> None:
         if self._busy or self.live is None:
@@ -614,6 +620,9 @@ class DashboardController(QObject):
         if self._sig_busy:
             self._sig_pending = True
             return
+        if not self.view.isVisible():
+            self._analysis_waiting = True  # worked out when it is shown
+            return
         snap, baseline = self.snapshot, self.baseline
         if snap is None:
             return
@@ -652,6 +661,9 @@ class DashboardController(QObject):
         (an assessor reading a document); the last one stays on screen until then."""
         snap, wb, live = self.snapshot, self.workbench, self.live
         if snap is None or snap.progress is None or wb is None or live is None:
+            return
+        if not self.view.isVisible():
+            self._analysis_waiting = True  # worked out when it is shown
             return
         if self._estimate_busy:
             self.estimate_timer.start()  # once the running one is done
@@ -915,11 +927,15 @@ class DashboardController(QObject):
 
     # -- closing -------------------------------------------------------------------------------------
     def shutdown(self) -> None:
-        """Stop timers, drop whatever is running, wait for the workers."""
+        """Stop timers, drop whatever is running, wait for the workers (once)."""
+        if self._shut:
+            return
+        self._shut = True
         self.generation += 1
         self.sig_generation += 1
         for timer in (self.timer, self.highlight_timer, self.sig_timer, self.estimate_timer):
             timer.stop()
+            timer.timeout.disconnect()  # a job finishing late may start one: nothing runs
         if self.own_window is not None:
             self.own_window.close()
         self.pool.waitForDone(10_000)
