@@ -236,6 +236,10 @@ class MainController(QObject):
         self.estimates = {}
         self.request_estimates(None, delay=False)
 
+    def estimates_settled(self) -> bool:
+        """No estimate running or waiting (screenshots, tests)."""
+        return self._estimate_worker is None and not self.estimate_timer.isActive()
+
     def _stop_estimates(self) -> None:
         self.estimate_timer.stop()
         if self._estimate_worker is not None:

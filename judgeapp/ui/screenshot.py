@@ -68,6 +68,15 @@ def _prepare(db: str, simulate: int, topics: int) -> str | None:
         return qids[min(topics, len(qids)) - 1]
 
 
+def _wait_until(condition, seconds: float = 60.0) -> None:
+    import time
+
+    end = time.monotonic() + seconds
+    while not condition() and time.monotonic() < end:
+        QApplication.processEvents()
+        time.sleep(0.01)
+
+
 def render(
     view: str,
     out: str | Path,
@@ -104,6 +113,7 @@ def render(
             target = window.topics_view
             if qid is not None:
                 window.topics_view.select_qid(qid)
+            _wait_until(controller.estimates_settled)  # the estimates column (a worker)
         elif view == "judging":
             if qid is not None:
                 controller.judging.open_topic(qid)
