@@ -119,12 +119,79 @@ def curves(lists, qrels, seeds: int) -> list[str]:
     return out
 
 
+SPREADS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
+ADAPTIVE = ("rank", "mtf", "hedge", "maxmean", "maxmean-ns")
+
+
+def adaptive_replays(lists, qrels) -> dict[tuple[str, str, float], tuple]:
+    """(order, qid, share) -> (relevance of the judged documents, pool size, truth)."""
+    names = list(lists)
+    empty = np.empty(0, np.int64)
+    out = {}
+    for order in ADAPTIVE:
+        for qid in TOPICS:
+            run_lists = [lists[r].get(qid, empty) for r in names]
+            pool = depth_pool(qid, names, run_lists, 100)
+            replay = replay_topic(
+                order, pool, dict(zip(names, run_lists, strict=True)), {qid: qrels[qid]}
+            )
+            for share in (0.25, 0.5):
+                n = int(share * len(pool))
+                out[order, qid, share] = (replay.relevant_at[:n], len(pool), replay.relevant)
+    return out
+
+
+def calibrate(lists, qrels) -> list[str]:
+    """The smallest spread of the grid whose 95% intervals cover at least 95% of the
+    calibration topics' cases at each share judged (adaptive orders together), and its
+    coverage on the held-out topics."""
+    replays = adaptive_replays(lists, qrels)
+    first, second = TOPICS[:25], TOPICS[25:]
+
+    def cases(qids, share, spread):
+        got = []
+        for order in ADAPTIVE:
+            for qid in qids:
+                relevant, size, truth = replays[order, qid, share]
+                est = curve_estimate(relevant, size, adaptive=True, spread=spread)
+                got.append((est.point, est.low, est.high, truth))
+        return got
+
+    def coverage(got) -> float:
+        arr = np.array(got)
+        return float(((arr[:, 1] <= arr[:, 3]) & (arr[:, 3] <= arr[:, 2])).mean())
+
+    out = ["| spread | share judged | calibration topics 601-625 | held-out topics 626-650 |"]
+    out.append("|---:|---|---:|---:|")
+    chosen = None
+    for spread in SPREADS:
+        fits = []
+        for share in (0.25, 0.5):
+            cal, held = cases(first, share, spread), cases(second, share, spread)
+            fits.append(coverage(cal) >= 0.95)
+            out.append(f"| {spread} | {share:.0%} | {coverage(cal):.3f} | {coverage(held):.3f} |")
+        if chosen is None and all(fits):
+            chosen = spread
+            break
+    out.append(f"\nchosen: ADAPTIVE_SPREAD = {chosen}")
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=20, help="samples (or blind shuffles)")
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="choose the curve estimator's spread for adaptive orders (ADAPTIVE_SPREAD)",
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     lists, qrels = load()
+    if args.calibrate:
+        print("\n".join(calibrate(lists, qrels)))
+        print(f"\n({time.perf_counter() - start:.0f} s)")
+        return 0
     print("# Estimator coverage on TREC 2003 Robust, topics 601-650\n")
     print(f"Produced by `python benchmarks/estimator_coverage.py --seeds {args.seeds}`.\n")
     print("## (a) Sampling estimator (Horvitz-Thompson over a stratified sample)\n")
