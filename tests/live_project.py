@@ -10,6 +10,8 @@ the runs that retrieved that document.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,3 +129,18 @@ def oracle_t_marks(
         mark = (1 if delta > 0 else -1) if running < alpha else 0
         out[run] = (running, mark)
     return out
+
+
+def evaluate_command_output(project: LiveProject, store, folder: Path) -> str:
+    """What `main.py evaluate -c -l 1` prints for the dashboard's default measures, the
+    store's effective judgments (exported as qrels into `folder`) and the project's runs."""
+    from judgeapp.measures import DEFAULT_GUI_MEASURES
+
+    qrels = folder / "exported.qrels"
+    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in store.qrels_rows()))
+    root = Path(__file__).resolve().parents[1]
+    command = [sys.executable, str(root / "main.py"), "evaluate", "-c", "-l", "1"]
+    for m in DEFAULT_GUI_MEASURES:
+        command += ["-m", m]
+    command += [str(qrels), *map(str, project.runs.values())]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout

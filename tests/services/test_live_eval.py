@@ -8,14 +8,13 @@ from __future__ import annotations
 import csv
 import io
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from live_project import (
     SOURCE,
+    evaluate_command_output,
     oracle_ap,
     oracle_t_marks,
     qrels_dict,
@@ -94,13 +93,7 @@ def test_fast_means_are_the_engines_summary_to_the_bit(project, store):
 
 def test_table_as_trec_eval_output_equals_the_evaluate_command(project, store, tmp_path):
     snap = LiveEvaluation(store).snapshot()
-    qrels = tmp_path / "exported.qrels"
-    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in store.qrels_rows()))
-    command = [sys.executable, str(ROOT / "main.py"), "evaluate", "-c", "-l", "1"]
-    for m in DEFAULT_GUI_MEASURES:
-        command += ["-m", m]
-    command += [str(qrels), *map(str, project.runs.values())]
-    expected = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    expected = evaluate_command_output(project, store, tmp_path)
     assert dashboard_tables.to_trec_eval(snap) == expected
 
 

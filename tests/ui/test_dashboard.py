@@ -6,19 +6,23 @@ qrels exported from the store, the `evaluate` command for the clipboard text).""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
-from live_project import oracle_ap, oracle_t_marks, qrels_dict, read_run_dict, write_project
+from live_project import (
+    evaluate_command_output,
+    oracle_ap,
+    oracle_t_marks,
+    qrels_dict,
+    read_run_dict,
+    write_project,
+)
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from judgeapp.measures import DEFAULT_GUI_MEASURES
 from judgeapp.services.live_eval import JudgmentFilter
 from judgeapp.store import Changes, Store
 from judgeapp.ui.dashboard import find_dashboard
@@ -372,13 +376,7 @@ def test_exports(qtbot, opened, tmp_path):
     window.show_view(dashboard.view)
     qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
     store = controller.workbench.store
-    qrels = tmp_path / "exported.qrels"
-    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in store.qrels_rows()))
-    command = [sys.executable, str(ROOT / "main.py"), "evaluate", "-c", "-l", "1"]
-    for m in DEFAULT_GUI_MEASURES:
-        command += ["-m", m]
-    command += [str(qrels), *map(str, project.runs.values())]
-    expected = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    expected = evaluate_command_output(project, store, tmp_path)
     assert dashboard.copy_trec_eval() == expected
     assert QApplication.clipboard().text() == expected
 
