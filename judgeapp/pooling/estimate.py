@@ -26,8 +26,8 @@ Two estimators of a topic's total number of relevant documents:
     draws from the Laplace approximation, each followed by Bernoulli draws for every pooled
     document not judged yet, give the predictive distribution of the relevant documents
     left in the pool; the interval is its central quantiles. For adaptive orders the
-    interval is ADAPTIVE_SPREAD times wider about its median (calibrated, see there). This estimate covers the pool
-    only (an ordering says nothing about documents no run pooled).
+    interval is ADAPTIVE_SPREAD times wider about its median (calibrated, see there). This
+    estimate covers the pool only (an ordering says nothing about documents no run pooled).
 
 Stopping advice: `knee_advice` (Cormack and Grossman, SIGIR 2016: at the knee s of the gain
 curve, stop once the slope ratio (rel_s / s) / ((rel_n - rel_s + 1) / (n - s)) is at least 6
@@ -74,6 +74,11 @@ class Estimate:
     @property
     def missing(self) -> float:
         return max(self.point - self.found, 0.0)
+
+    @property
+    def missing_interval(self) -> tuple[float, float]:
+        """The interval of the relevant documents not found yet."""
+        return max(self.low - self.found, 0.0), max(self.high - self.found, 0.0)
 
 
 # -- (a) stratified sampling ------------------------------------------------------------------

@@ -213,12 +213,8 @@ class MainController(QObject):
         est = self.estimates.get(row.qid)
         if est is None:
             return dataclasses.replace(row, missing=None, missing_low=None, missing_high=None)
-        return dataclasses.replace(
-            row,
-            missing=est.missing,
-            missing_low=max(est.low - est.found, 0.0),
-            missing_high=max(est.high - est.found, 0.0),
-        )
+        low, high = est.missing_interval
+        return dataclasses.replace(row, missing=est.missing, missing_low=low, missing_high=high)
 
     def request_estimates(self, qids=None, *, delay: bool = True) -> None:
         """Estimate again the topics `qids` (every judged topic: None), after a pause."""
