@@ -128,7 +128,7 @@ class DashboardController(QObject):
         self.estimate_timer.setSingleShot(True)
         self.estimate_timer.setInterval(ESTIMATE_DELAY_MS)
         self._estimate_busy = False
-        self._analysis_waiting = False  # tests or an estimate skipped while hidden
+        self._analysis_waiting = False  # significance tests or estimate skipped while hidden
         self._shut = False
         self.main_window: Any = None
         self.own_window: DashboardWindow | None = None
@@ -620,8 +620,7 @@ class DashboardController(QObject):
         if self._sig_busy:
             self._sig_pending = True
             return
-        if not self.view.isVisible():
-            self._analysis_waiting = True  # worked out when it is shown
+        if self._analysis_deferred():
             return
         snap, baseline = self.snapshot, self.baseline
         if snap is None:
@@ -655,6 +654,13 @@ class DashboardController(QObject):
 
         self._submit(work, done, pool=self.sig_pool)
 
+    def _analysis_deferred(self) -> bool:
+        """True when the dashboard is out of sight: its analysis waits until it is shown."""
+        if self.view.isVisible():
+            return False
+        self._analysis_waiting = True
+        return True
+
     def _on_estimate_timer_timeout(self) -> None:
         """The pooling estimate of the progress topic's total relevant documents: a few
         hundred milliseconds at TREC scale, so only once the judging pauses for a second
@@ -662,8 +668,7 @@ class DashboardController(QObject):
         snap, wb, live = self.snapshot, self.workbench, self.live
         if snap is None or snap.progress is None or wb is None or live is None:
             return
-        if not self.view.isVisible():
-            self._analysis_waiting = True  # worked out when it is shown
+        if self._analysis_deferred():
             return
         if self._estimate_busy:
             self.estimate_timer.start()  # once the running one is done
