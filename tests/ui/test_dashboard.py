@@ -463,3 +463,32 @@ def test_no_judgments_no_numbers(qtbot, make_window, tmp_path, settings):
     assert dashboard.view.model.rowCount(QModelIndex()) == 0
     assert dashboard.last_error is None
     assert np.isnan(dashboard.snapshot.means).all() or dashboard.snapshot.means.size == 0
+
+
+def test_the_app_attaches_the_dashboard_once_the_topic_list_shows(
+    qtbot, settings, tmp_path, monkeypatch
+):
+    """As `python main.py` builds it: the topic list first, the dashboard (matplotlib) a
+    moment later, evaluating the project already open; then the loaded app is frozen for
+    the garbage collector."""
+    import judgeapp.app
+    from judgeapp.app import build_main_window, ensure_app
+
+    frozen = []
+    monkeypatch.setattr(judgeapp.app.gc, "freeze", lambda: frozen.append(True))
+    ensure_app()
+    project = write_project(tmp_path / "p")
+    settings.setValue("assessor", ASSESSOR)
+    window, controller = build_main_window(settings, defer_dashboard=True)
+    qtbot.addWidget(window)
+    window.show()
+    controller.open_project(str(project.db))
+    assert window.topics_view.model.rowCount() == 4
+    assert find_dashboard(controller) is None and not frozen
+    qtbot.waitUntil(lambda: find_dashboard(controller) is not None, timeout=10_000)
+    dashboard = find_dashboard(controller)
+    assert frozen == [True]
+    window.show_view(dashboard.view)
+    qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
+    assert shown(dashboard) == pytest.approx(oracle_means(project, controller), abs=1e-12)
+    window.close()
