@@ -47,8 +47,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "bench-out"
 
-CANDIDATES = 20_000
-LIST_LEN = 1000
+from trec_scale import LIST_LEN, noisy_runs  # noqa: E402  (beside this file)
+
 SOURCE = "trec-depth-10"
 ASSESSOR = "bench assessor"
 PEER_MEASURES = {"map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank", "bpref"}
@@ -63,23 +63,18 @@ def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
     from judgeapp.store import RunImport, Store
 
     rng = np.random.default_rng(seed)
-    quality = rng.uniform(0.3, 3.0, n_runs)
     lists: list[dict[str, RankedTopic]] = [{} for _ in range(n_runs)]
     topics, qrels = [], ([], [], [])
     scores = np.linspace(1000.0, 1.0, LIST_LEN)
-    for t in range(n_topics):
+    for t, truth, ranked in noisy_runs(rng, n_runs, n_topics):
         qid = str(401 + t)
         topics.append(Topic(qid, f"generated topic {qid}"))
-        truth = rng.standard_normal(CANDIDATES) * 2.0
         grade = np.digitize(truth, np.quantile(truth, [0.985, 0.995, 0.999]))
         top10: set[int] = set()
-        for r in range(n_runs):
-            noisy = quality[r] * truth + rng.standard_normal(CANDIDATES) * 3.0
-            top = np.argpartition(-noisy, LIST_LEN)[:LIST_LEN]
-            ranked = top[np.argsort(-noisy[top])]
-            top10.update(ranked[:10].tolist())
+        for r, (top, _scores) in enumerate(ranked):
+            top10.update(top[:10].tolist())
             lists[r][qid] = RankedTopic(
-                [docno(t, d) for d in ranked.tolist()], scores, np.arange(LIST_LEN)
+                [docno(t, d) for d in top.tolist()], scores, np.arange(LIST_LEN)
             )
         for d in sorted(top10):
             qrels[0].append(qid)

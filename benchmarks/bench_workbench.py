@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "bench-out"
 
-CANDIDATES = 20_000
-LIST_LEN = 1000
+from trec_scale import CANDIDATES, LIST_LEN, noisy_runs  # noqa: E402  (beside this file)
+
 DEPTH = 100
 WORDS = (
     "flow shock wave boundary layer heat transfer pressure wing aircraft model speed "
@@ -55,11 +55,10 @@ def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
     from judgeapp.store import RunImport, Store
 
     rng = np.random.default_rng(seed)
-    quality = rng.uniform(0.3, 3.0, n_runs)
     lists: list[dict[str, RankedTopic]] = [{} for _ in range(n_runs)]
     pooled: set[int] = set()
     topics = []
-    for t in range(n_topics):
+    for t, _truth, ranked in noisy_runs(rng, n_runs, n_topics):
         qid = str(401 + t)
         words = rng.choice(WORDS, 4, replace=False)
         topics.append(
@@ -73,17 +72,12 @@ def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
                 None,
             )
         )
-        base = t * CANDIDATES
-        truth = rng.standard_normal(CANDIDATES) * 2.0
-        for r in range(n_runs):
-            noisy = quality[r] * truth + rng.standard_normal(CANDIDATES) * 3.0
-            top = np.argpartition(-noisy, LIST_LEN)[:LIST_LEN]
-            top = top[np.argsort(-noisy[top])]
-            ids = base + top
+        for r, (top, scores) in enumerate(ranked):
+            ids = t * CANDIDATES + top
             pooled.update(ids[:DEPTH].tolist())
             lists[r][qid] = RankedTopic(
                 [f"D{i}" for i in ids.tolist()],
-                np.sort(noisy[top])[::-1].astype(np.float64),
+                scores.astype(np.float64),
                 np.arange(LIST_LEN, dtype=np.int64),
             )
     tmp = path.with_suffix(".building")
