@@ -183,7 +183,6 @@ def run_judgments(args, mode: str, n: int) -> dict[str, list[float]]:
     if mode == "worker":
         dashboard.inline_topics = 0
     view = dashboard.view
-    gui_busy: list[float] = []
 
     # The GUI thread waits in Qt's event loop, sleeping until an event comes, as it does in
     # use: a Python loop spinning processEvents(), or a fast timer waking it, would take the

@@ -430,20 +430,30 @@ def test_screenshots_render_real_views(tmp_path, qtbot, project):
         render("nothing", tmp_path / "d.png", db)
 
 
-def test_topic_list_estimates_the_relevant_documents_still_missing(tmp_path, qtbot, make_window):
-    """The "Est. missing" column: filled in the background for the topics judged in the
-    pool, equal to the store's estimate, and following the judgments of a topic."""
+@pytest.fixture
+def pooled_project(tmp_path, make_window):
+    """The small generated project open in the real window, assessor alice, a blind
+    depth-10 pool built in the store (not yet announced to the window: Changes(pools=True))."""
     from live_project import write_project
-
-    from judgeapp.services.queue import RELEVANT_FROM
-    from judgeapp.store import Changes
 
     project = write_project(tmp_path / "p")
     window, controller = make_window()
     controller.open_project(str(project.db))
     choose_assessor(controller, ASSESSOR)
+    controller.workbench.build_pool(
+        "pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7
+    )
+    return window, controller
+
+
+def test_topic_list_estimates_the_relevant_documents_still_missing(qtbot, pooled_project):
+    """The "Est. missing" column: filled in the background for the topics judged in the
+    pool, equal to the store's estimate, and following the judgments of a topic."""
+    from judgeapp.services.queue import RELEVANT_FROM
+    from judgeapp.store import Changes
+
+    window, controller = pooled_project
     wb = controller.workbench
-    wb.build_pool("pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7)
     controller.apply_changes(Changes(pools=True))
     topics = window.topics_view
     model = topics.model
@@ -494,22 +504,16 @@ def test_topic_list_estimates_the_relevant_documents_still_missing(tmp_path, qtb
     assert topics.table.isColumnHidden(model.MISSING)
 
 
-def test_estimates_wait_for_a_pause_also_after_one_ran(tmp_path, qtbot, make_window):
+def test_estimates_wait_for_a_pause_also_after_one_ran(qtbot, pooled_project):
     """Judgments made while an estimate runs wait for the next pause in the judging: the
     estimates never follow the judging back to back (they would compete with it)."""
     import threading
 
-    from live_project import write_project
-
     from judgeapp.store import Changes
     from judgeapp.ui.controller import ESTIMATE_DELAY_MS
 
-    project = write_project(tmp_path / "p")
-    _window, controller = make_window()
-    controller.open_project(str(project.db))
-    choose_assessor(controller, ASSESSOR)
+    _window, controller = pooled_project
     wb = controller.workbench
-    wb.build_pool("pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7)
     gate, calls = threading.Event(), []
     estimate = wb.topic_estimates
 
