@@ -4,7 +4,8 @@ redo, and the `judge` command alike. Each call is committed before it returns.""
 from __future__ import annotations
 
 from judgeapp.errors import UserError
-from judgeapp.store import JudgmentChange, JudgmentState, Store
+from judgeapp.records import JudgmentChange, JudgmentState
+from judgeapp.store import Store
 
 
 class JudgingError(UserError, ValueError):

@@ -8,39 +8,34 @@ with `executemany`; the ORM classes in `models` define the schema.
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from itertools import pairwise
 from pathlib import Path
 from typing import Any, Self
 
 import numpy as np
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, func, select
 
-from judgeapp.errors import UserError
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.model import Document, QrelsFile, RunFile, Topic
-from judgeapp.store import models as m
-from judgeapp.store.pools import PoolStoreMixin
-from judgeapp.store.records import (
+from judgeapp.records import (
     DEFAULT_SCALE,
     AssessorInfo,
     Changes,
     DocumentRecord,
     GradeInfo,
-    JudgmentArrays,
     JudgmentChange,
     JudgmentRecord,
+    JudgmentRows,
     JudgmentState,
-    ProjectInfo,
     RankedLists,
     RunInfo,
-    TopicCounts,
     TopicRecord,
 )
+from judgeapp.store import models as m
+from judgeapp.store.base import StoreError, utcnow
+from judgeapp.store.pools import PoolStoreMixin
 from judgeapp.store.schema import create_project_engine, database_url, upgrade
 
 ID_DTYPE = np.dtype("<i4")
@@ -79,14 +74,6 @@ def distinct_docnos(
     return list(table), inverse
 
 
-class StoreError(UserError, ValueError):
-    """A request the project cannot honour (a name taken, an unknown run, ...)."""
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
 @dataclass(frozen=True, slots=True)
 class RunImport:
     """A parsed run file and how to store it."""
@@ -98,11 +85,6 @@ class RunImport:
 
 class Store(PoolStoreMixin):
     """One open project database. Pool methods live in `judgeapp.store.pools`."""
-
-    def __init__(self, engine: Engine, url: str, backup: str | None = None) -> None:
-        self._engine = engine
-        self.url = url
-        self.backup = backup  # where the pre-upgrade copy went, if the schema was upgraded
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
@@ -117,24 +99,11 @@ class Store(PoolStoreMixin):
         store._ensure_defaults()
         return store
 
-    def close(self) -> None:
-        self._engine.dispose()
-
     def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    @contextlib.contextmanager
-    def _begin(self) -> Iterator[Connection]:
-        with self._engine.begin() as conn:
-            yield conn
-
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[Connection]:
-        with self._engine.connect() as conn:
-            yield conn
 
     def _ensure_defaults(self) -> None:
         with self._read() as conn:
@@ -703,68 +672,54 @@ class Store(PoolStoreMixin):
             row = self._state(conn, qid, doc_id, assessor_id)
         return JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
 
-    def _assessor_ids(self, conn: Connection, assessors: Sequence[str] | None) -> list[int] | None:
-        if assessors is None:
-            return None
-        # every assessor in one plain query: a handful of rows, and no IN list to compile
-        rows = dict(conn.exec_driver_sql("SELECT name, id FROM assessors").fetchall())
-        missing = [a for a in assessors if a not in rows]
-        if missing:
-            raise StoreError(f"no assessor or judgment source named {missing[0]!r}")
-        return [rows[a] for a in assessors]
-
     @staticmethod
     def _judgment_where(ids: list[int] | None, qid: str | None) -> tuple[str, tuple]:
-        """The WHERE clause choosing the judgments of assessors `ids` (all: None) and of
-        topic `qid` (all: None)."""
-        where, params = [], []
+        """The WHERE clause choosing the judgments (table alias `j`) of assessors `ids`
+        (all: None) and of topic `qid` (all: None)."""
+        where: list[str] = []
+        params: list[Any] = []
         if ids is not None:
-            where.append(f"assessor_id IN ({','.join('?' * len(ids))})")
+            where.append(f"j.assessor_id IN ({','.join('?' * len(ids))})")
             params.extend(ids)
         if qid is not None:
-            where.append("qid = ?")
+            where.append("j.qid = ?")
             params.append(qid)
         return ("WHERE " + " AND ".join(where)) if where else "", tuple(params)
 
-    def _effective_sql(self, ids: list[int] | None, qid: str | None) -> tuple[str, tuple]:
-        """The newest judgment per (topic, document) among the chosen assessors."""
-        clause, params = self._judgment_where(ids, qid)
-        sql = (
-            "SELECT qid, doc_id, grade FROM (SELECT qid, doc_id, grade, ROW_NUMBER() OVER "
-            "(PARTITION BY qid, doc_id ORDER BY updated_at DESC, id DESC) AS rn "
-            f"FROM judgments {clause}) WHERE rn = 1"
-        )
-        return sql, params
-
-    def judgment_arrays(
-        self, assessors: Sequence[str] | None = None, qid: str | None = None
-    ) -> JudgmentArrays:
-        """Effective judgments (newest per topic and document among `assessors`, all of
-        them by default) as arrays per topic, for evaluation."""
+    def judgment_rows(
+        self,
+        assessors: Sequence[str] | None = None,
+        qid: str | None = None,
+        *,
+        docnos: bool = False,
+    ) -> JudgmentRows:
+        """The stored judgments of `assessors` (all by default), of `qid` (all topics by
+        default), grouped by topic and document with each document's most recently changed
+        judgment last (see `JudgmentRows`); with their docnos if `docnos`. Which of them
+        counts is a policy's choice (`judgeapp.services.policy`), not the store's."""
+        columns = "j.qid, j.doc_id, j.assessor_id, j.grade"
+        join = ""
+        if docnos:
+            columns += ", d.docno"
+            join = "JOIN docnos AS d ON d.id = j.doc_id "
         with self._read() as conn:
             clause, params = self._judgment_where(self._assessor_ids(conn, assessors), qid)
-            # every judgment, each document's newest last: a plain sort, several times
-            # faster in SQLite than the window function of `_effective_sql`
             rows = conn.exec_driver_sql(
-                f"SELECT qid, doc_id, grade FROM judgments {clause} "
-                "ORDER BY qid, doc_id, updated_at, id",
+                f"SELECT {columns} FROM judgments AS j {join}{clause} "
+                "ORDER BY j.qid, j.doc_id, j.updated_at, j.id",
                 params,
             ).fetchall()
-        topics: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        if rows:
-            n = len(rows)
-            qids = [r[0] for r in rows]
-            doc_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=n)
-            grades = np.fromiter((r[2] for r in rows), dtype=np.int64, count=n)
-            # topic boundaries, and the newest judgment of each (topic, document)
-            bounds = [0] + [i for i in range(1, n) if qids[i] != qids[i - 1]] + [n]
-            newest = np.ones(n, dtype=bool)
-            newest[:-1] = doc_ids[1:] != doc_ids[:-1]
-            newest[np.array(bounds[1:-1], dtype=np.int64) - 1] = True
-            for start, end in pairwise(bounds):
-                keep = newest[start:end]
-                topics[qids[start]] = (doc_ids[start:end][keep], grades[start:end][keep])
-        return JudgmentArrays(topics)
+        n = len(rows)
+        qids = [r[0] for r in rows]
+        starts = [0] + [i for i in range(1, n) if qids[i] != qids[i - 1]] if n else []
+        return JudgmentRows(
+            qids=[qids[i] for i in starts],
+            bounds=np.array([*starts, n], dtype=np.int64),
+            doc_ids=np.fromiter((r[1] for r in rows), dtype=np.int64, count=n),
+            assessor_ids=np.fromiter((r[2] for r in rows), dtype=np.int64, count=n),
+            grades=np.fromiter((r[3] for r in rows), dtype=np.int64, count=n),
+            docnos=[r[4] for r in rows] if docnos else None,
+        )
 
     def judgments(
         self, qid: str | None = None, assessors: Sequence[str] | None = None
@@ -795,19 +750,6 @@ class Store(PoolStoreMixin):
             rows = conn.execute(stmt.order_by(m.Judgment.qid, m.Docno.docno)).all()
         return [JudgmentRecord(*row) for row in rows]
 
-    def qrels_rows(self, assessors: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
-        """Effective judgments as (qid, docno, grade), in qid then docno byte order: what
-        `export qrels` writes."""
-        with self._read() as conn:
-            ids = self._assessor_ids(conn, assessors)
-            sql, params = self._effective_sql(ids, None)
-            rows = conn.exec_driver_sql(
-                f"SELECT e.qid, d.docno, e.grade FROM ({sql}) AS e "
-                "JOIN docnos AS d ON d.id = e.doc_id",
-                params,
-            ).fetchall()
-        return sorted(rows, key=lambda r: (r[0].encode(), r[1].encode()))
-
     def history(self, qid: str | None = None, doc_id: int | None = None) -> list[dict[str, Any]]:
         stmt = select(m.JudgmentEvent.__table__).order_by(m.JudgmentEvent.id)
         if qid is not None:
@@ -817,72 +759,53 @@ class Store(PoolStoreMixin):
         with self._read() as conn:
             return [dict(row._mapping) for row in conn.execute(stmt)]
 
+    def history_events(
+        self, qid: str | None = None, assessors: Sequence[str] | None = None
+    ) -> list[tuple[str, int, int, int | None]]:
+        """The judgment history as (qid, doc id, assessor id, grade or None for a removal),
+        oldest first: the input for replaying how judgments changed."""
+        with self._read() as conn:
+            ids = self._assessor_ids(conn, assessors)
+            stmt = select(
+                m.JudgmentEvent.qid,
+                m.JudgmentEvent.doc_id,
+                m.JudgmentEvent.assessor_id,
+                m.JudgmentEvent.grade,
+            ).order_by(m.JudgmentEvent.id)
+            if qid is not None:
+                stmt = stmt.where(m.JudgmentEvent.qid == qid)
+            if ids is not None:
+                stmt = stmt.where(m.JudgmentEvent.assessor_id.in_(ids))
+            return [tuple(row) for row in conn.execute(stmt).all()]  # type: ignore[misc]
+
     # -- overview ---------------------------------------------------------------------------
-    def info(self) -> ProjectInfo:
-        """Counts per topic and the gaps between topics, runs, judgments and documents."""
-        lists = self.load_ranked_lists()
-        judged = self.judgment_arrays()
+    def totals(self) -> dict[str, int]:
+        """How many rows each kind of record has: documents (with text), docnos, assessors,
+        judgments, pools, topics."""
         with self._read() as conn:
 
             def count(model: type) -> int:
-                return conn.execute(select(func.count()).select_from(model)).scalar_one()
+                return int(conn.execute(select(func.count()).select_from(model)).scalar_one())
 
-            n_docs, n_docnos = count(m.Document), count(m.Docno)
-            n_assessors, n_judgments, n_pools = count(m.Assessor), count(m.Judgment), count(m.Pool)
-            titles = dict(conn.execute(select(m.Topic.qid, m.Topic.title)).all())
-            with_text = np.fromiter(
+            return {
+                "documents": count(m.Document),
+                "docnos": count(m.Docno),
+                "assessors": count(m.Assessor),
+                "judgments": count(m.Judgment),
+                "pools": count(m.Pool),
+                "topics": count(m.Topic),
+            }
+
+    def topic_titles(self) -> dict[str, str]:
+        with self._read() as conn:
+            return {qid: title for qid, title in conn.execute(select(m.Topic.qid, m.Topic.title))}
+
+    def document_ids_with_text(self) -> np.ndarray:
+        """Ids of the documents whose text is in the project (int64, unordered)."""
+        with self._read() as conn:
+            return np.fromiter(
                 (i for (i,) in conn.execute(select(m.Document.doc_id))), dtype=np.int64
             )
-        run_qids: dict[str, int] = {}
-        retrieved: dict[str, set[int]] = {}
-        for topics in lists.runs.values():
-            for qid, (ids, _) in topics.items():
-                run_qids[qid] = run_qids.get(qid, 0) + 1
-                retrieved.setdefault(qid, set()).update(ids.tolist())
-        per_topic = []
-        for qid in sorted(set(titles) | set(run_qids) | set(judged.topics), key=str.encode):
-            ids, grades = judged.topics.get(qid, (np.empty(0), np.empty(0)))
-            per_topic.append(
-                TopicCounts(
-                    qid=qid,
-                    title=titles.get(qid),
-                    runs=run_qids.get(qid, 0),
-                    retrieved=len(retrieved.get(qid, ())),
-                    judged=len(ids),
-                    relevant=int((grades >= 1).sum()),
-                )
-            )
-        all_retrieved = (
-            np.unique(np.concatenate([ids for t in lists.runs.values() for ids, _ in t.values()]))
-            if lists.n_entries
-            else np.empty(0, dtype=np.int64)
-        )
-        all_judged = (
-            np.unique(np.concatenate([ids for ids, _ in judged.topics.values()]))
-            if len(judged)
-            else np.empty(0, dtype=np.int64)
-        )
-        return ProjectInfo(
-            topics=len(titles),
-            documents=n_docs,
-            docnos=n_docnos,
-            runs=len(lists.runs),
-            ranked_entries=lists.n_entries,
-            assessors=n_assessors,
-            judgments=n_judgments,
-            pools=n_pools,
-            per_topic=per_topic,
-            run_topics_missing=[q for q in sorted(run_qids, key=str.encode) if q not in titles],
-            judged_topics_missing=[
-                q for q in sorted(judged.topics, key=str.encode) if q not in titles
-            ],
-            topics_without_runs=[q for q in sorted(titles, key=str.encode) if q not in run_qids],
-            topics_without_judgments=[
-                q for q in sorted(titles, key=str.encode) if q not in judged.topics
-            ],
-            retrieved_docs_without_text=int(np.count_nonzero(~np.isin(all_retrieved, with_text))),
-            judged_docs_without_text=int(np.count_nonzero(~np.isin(all_judged, with_text))),
-        )
 
     def integrity_check(self) -> str:
         with self._read() as conn:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from judgeapp.cli import main
+from judgeapp.services.policy import qrels_rows
 from judgeapp.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,7 +79,7 @@ def test_sigkill_mid_stream_loses_no_recorded_judgment(tmp_path):
     assert proc.returncode == -signal.SIGKILL
     store = Store.open(db)
     assert store.integrity_check() == "ok"
-    stored = {f"{q} {d} {g}" for q, d, g in store.qrels_rows()}
+    stored = {f"{q} {d} {g}" for q, d, g in qrels_rows(store)}
     assert set(recorded) <= stored
     assert stored - set(recorded) <= {"999 DOC-LAST 1"}
     assert len(store.history()) == len(stored)

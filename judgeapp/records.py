@@ -1,4 +1,6 @@
-"""Plain records the store returns. Callers never hold live ORM objects."""
+"""Plain records shared by every layer (store, services, UI): what the store returns and what
+a state change reports. No behaviour beyond small helpers, no imports from judgeapp; callers
+never hold live ORM objects."""
 
 from __future__ import annotations
 
@@ -142,6 +144,26 @@ class JudgmentChange:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgmentRows:
+    """Stored judgments as they are (every assessor's, not yet reduced to one per document),
+    grouped by topic, then by document, each document's most recently changed judgment
+    last: what a judgment policy (`judgeapp.services.policy`) reads.
+
+    Topic ``qids[i]`` owns rows ``bounds[i]:bounds[i+1]``; `docnos` is filled only when
+    asked for (exports)."""
+
+    qids: list[str]
+    bounds: np.ndarray  # int64, len(qids) + 1
+    doc_ids: np.ndarray  # int64, ascending within a topic
+    assessor_ids: np.ndarray  # int64
+    grades: np.ndarray  # int64
+    docnos: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+
+@dataclass(frozen=True, slots=True)
 class JudgmentArrays:
     """Effective judgments as arrays, per qid: doc ids (int64, ascending) and grades."""
 
@@ -178,3 +200,48 @@ class ProjectInfo:
     topics_without_judgments: list[str]
     retrieved_docs_without_text: int  # distinct retrieved docnos with no document text
     judged_docs_without_text: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolInfo:
+    id: int
+    name: str
+    strategy: str  # depth, take, rbp, rrf, sample
+    params: dict[str, Any]  # depth / budget / p / k, topics, and the history of extensions
+    judging_order: str  # a name in judgeapp.pooling.order.ORDERS
+    seed: int
+    runs: tuple[str, ...]  # in the order of the runs' ids (import order)
+    created_at: datetime
+    updated_at: datetime
+    n_topics: int
+    n_docs: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolRows:
+    """The pooled documents of one topic as stored: parallel arrays sorted by document id
+    (`judgeapp.pooling.pools.PoolTopic` adds the pooling operations on top).
+
+    Contributors are stored CSR-style: document ``i``'s runs are
+    ``runs[run_idx[offsets[i]:offsets[i+1]]]`` with ranks ``ranks[offsets[i]:offsets[i+1]]``
+    (1-based positions in each run's list), in run order."""
+
+    qid: str
+    runs: tuple[str, ...]
+    doc_ids: np.ndarray  # int64, ascending
+    best_rank: np.ndarray  # int32
+    offsets: np.ndarray  # int64, len(doc_ids) + 1
+    run_idx: np.ndarray  # int32, indexes `runs`
+    ranks: np.ndarray  # int32
+    inclusion_prob: np.ndarray  # float64, 1.0 unless the document was drawn by sampling
+    # sample pools only: 0 for documents judged before the draw, 1, 2, ... the best-rank
+    # stratum a document was drawn from (see judgeapp.pooling.estimate)
+    stratum: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def n_runs(self) -> np.ndarray:
+        """How many runs contributed each document."""
+        return np.diff(self.offsets)
