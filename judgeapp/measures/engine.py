@@ -18,7 +18,6 @@ import numpy as np
 
 from judgeapp.measures.data import Judgments, Run, TopicJudgments
 from judgeapp.measures.kernels import (
-    KERNELS,
     MIN_GEO_MEAN,
     NONPOOL,
     PAD,
@@ -32,6 +31,7 @@ from judgeapp.measures.kernels import (
     relstrings,
 )
 from judgeapp.measures.measure import EvaluationError, Measure
+from judgeapp.measures.registry import KERNELS
 
 # topics evaluated together are stacked into one (topics x runs, depth) matrix; this caps
 # its cells (and so the memory of one pass) while keeping numpy's per-call cost amortised
