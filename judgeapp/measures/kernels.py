@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -77,7 +78,9 @@ def lround(x: np.ndarray | float) -> np.ndarray:
     return (t + (x - t >= 0.5)).astype(np.int64)
 
 
-def recall_counts(levels: Sequence[float], num_rel: np.ndarray, version: int) -> np.ndarray:
+def recall_counts(
+    levels: Sequence[float] | np.ndarray, num_rel: np.ndarray, version: int
+) -> np.ndarray:
     """(rows, levels): trec_eval's conversion of recall levels into counts of relevant
     documents: 10.0 lround(x*R) (m_iprec_at_recall.c); 9.x (long)(x*R + 0.9)."""
     x = np.asarray(levels, dtype=np.float64)[None, :] * num_rel.astype(np.float64)[:, None]
@@ -96,7 +99,7 @@ def _segment_starts(row: np.ndarray, n_rows: int) -> np.ndarray:
     return np.searchsorted(row, np.arange(n_rows + 1))
 
 
-def _safe_div(num: np.ndarray, den: np.ndarray | float) -> np.ndarray:
+def _safe_div(num: np.ndarray | float, den: np.ndarray | float) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.true_divide(num, den)
 
@@ -113,7 +116,10 @@ def gain_lookup(grades: np.ndarray, gains: tuple[tuple[int, float], ...] | None)
     return out
 
 
-def transform_gain(gain: np.ndarray, dcg: str) -> np.ndarray:
+GainT = TypeVar("GainT", np.ndarray, np.float64)
+
+
+def transform_gain(gain: GainT, dcg: str) -> GainT:
     if dcg == "exp-log2":
         return np.exp2(gain) - 1.0
     return gain
@@ -247,7 +253,7 @@ class BatchView:
             self.codes = codes
             self.num_ret = num_ret
         self.depth = self.codes.shape[1]
-        self.memo: dict[str, object] = {}  # results kernels share (bpref and gm_bpref, ...)
+        self.memo: dict[str, Any] = {}  # results kernels share (bpref and gm_bpref, ...)
 
     # -- sparse entries ------------------------------------------------------------------
     @cached_property
@@ -708,7 +714,7 @@ def k_rr(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     ],
 )
 def k_iprec(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
-    counts = recall_counts([m.at for m in ms], v.num_rel, ctx.version)
+    counts = recall_counts(np.array([m.at for m in ms], dtype=np.float64), v.num_rel, ctx.version)
     return v.iprec_at_counts(counts).T
 
 
