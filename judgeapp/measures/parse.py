@@ -26,6 +26,7 @@ from judgeapp.measures.registry import (
     TREC_NAMES,
     TrecSpec,
     nicknames,
+    printed_prefixes,
     trec_specs,
 )
 
@@ -185,8 +186,8 @@ def _trec_split(arg: str) -> tuple[str, str | None] | None:
     if name in TREC_NAMES or name in nicknames() or name in UNSUPPORTED:
         return name, (raw if dot else None)
     # the names trec_eval prints: P_10, ndcg_cut_20, iprec_at_recall_0.10, set_F_0.5
-    for spec in sorted(TREC_NAMES.values(), key=lambda s: -len(s.name)):
-        if spec.style != "none" and arg.startswith(spec.name + "_"):
+    for spec in printed_prefixes():
+        if arg.startswith(spec.name + "_"):
             return spec.name, arg[len(spec.name) + 1 :]
     return None
 

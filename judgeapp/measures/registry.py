@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -114,6 +115,8 @@ def register(
         _kernels[name] = kernel
         _aliases.update((a.name, a) for a in alias_list)
         _trec.update((s.name, s) for s in spec_list)
+        for cached in (trec_specs, nicknames, printed_prefixes):
+            cached.cache_clear()
         return kernel
 
     return decorate
@@ -139,12 +142,28 @@ def _check(name: str, aliases: tuple[Alias, ...], specs: tuple[TrecSpec, ...]) -
             raise RegistryError(f"{spec.name}: a reader goes with the 'dparams' style only")
 
 
+# cached between registrations: parsing asks for them once per -m argument
+
+
+@cache
 def trec_specs() -> tuple[TrecSpec, ...]:
     """Every trec_eval name, in trec_eval's output order."""
     return tuple(sorted(_trec.values(), key=lambda s: s.order))
 
 
-def nicknames() -> dict[str, tuple[str, ...]]:
+@cache
+def nicknames() -> Mapping[str, tuple[str, ...]]:
     """trec_eval's nicknames and the names each stands for (in output order)."""
     specs = trec_specs()
-    return {nick: tuple(s.name for s in specs if nick in s.nicknames) for nick in NICKNAMES}
+    return MappingProxyType(
+        {nick: tuple(s.name for s in specs if nick in s.nicknames) for nick in NICKNAMES}
+    )
+
+
+@cache
+def printed_prefixes() -> tuple[TrecSpec, ...]:
+    """The trec_eval names with parameters, longest first: the names trec_eval prints for
+    them (``ndcg_cut_10``) begin with the name and an underscore."""
+    return tuple(
+        sorted((s for s in _trec.values() if s.style != "none"), key=lambda s: -len(s.name))
+    )
