@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 
 from sqlalchemy import Connection, Engine
 
 from judgeapp.errors import UserError
+from judgeapp.store.locking import DEFAULT_WAIT_S, begin_write
 
 
 class StoreError(UserError, ValueError):
@@ -27,13 +29,38 @@ class StoreBase:
         self._engine = engine
         self.url = url
         self.backup = backup  # where the pre-upgrade copy went, if the schema was upgraded
+        # how long a write waits for another writer, and who is told that it waits
+        # (judgeapp.store.locking); `writing_with` changes both for one thread
+        self.write_wait = DEFAULT_WAIT_S
+        self.on_wait: Callable[[], None] | None = None
+        self._local = threading.local()
+
+    @property
+    def dialect(self) -> str:
+        """`sqlite` or `postgresql`."""
+        return self._engine.dialect.name
+
+    @contextlib.contextmanager
+    def writing_with(
+        self, wait: float, on_wait: Callable[[], None] | None = None
+    ) -> Iterator[None]:
+        """Writes made by this thread inside the block wait at most `wait` seconds for
+        another writer (then raise `ProjectBusy`), telling `on_wait` after about a second."""
+        before = getattr(self._local, "policy", None)
+        self._local.policy = (wait, on_wait)
+        try:
+            yield
+        finally:
+            self._local.policy = before
 
     def close(self) -> None:
         self._engine.dispose()
 
     @contextlib.contextmanager
     def _begin(self) -> Iterator[Connection]:
-        with self._engine.begin() as conn:
+        """A write transaction holding the project's write lock (see `writing_with`)."""
+        wait, on_wait = getattr(self._local, "policy", None) or (self.write_wait, self.on_wait)
+        with begin_write(self._engine, wait, on_wait) as conn:
             yield conn
 
     @contextlib.contextmanager

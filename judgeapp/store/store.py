@@ -113,7 +113,11 @@ class Store(PoolStoreMixin):
             ).first()
         if has_scale and has_created:
             return  # nothing to write: opening an existing project leaves its file untouched
-        with self._begin() as conn:
+        with self._begin() as conn:  # under the write lock: another process may be first
+            has_scale = conn.execute(select(func.count()).select_from(m.Grade)).scalar()
+            has_created = conn.execute(
+                select(m.Setting.key).where(m.Setting.key == "created_at")
+            ).first()
             if not has_scale:
                 conn.execute(
                     m.Grade.__table__.insert(),
@@ -495,7 +499,14 @@ class Store(PoolStoreMixin):
             return AssessorInfo(*row)
         if not create:
             raise StoreError(f"no assessor or judgment source named {name!r}")
-        with self._begin() as conn:
+        with self._begin() as conn:  # under the write lock: look again, another may be first
+            row = conn.execute(
+                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind).where(
+                    m.Assessor.name == name
+                )
+            ).first()
+            if row is not None:
+                return AssessorInfo(*row)
             assessor_id = self._create_assessor(conn, name, kind)
         return AssessorInfo(assessor_id, name, kind)
 
