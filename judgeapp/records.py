@@ -4,6 +4,7 @@ never hold live ORM objects."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -42,6 +43,25 @@ class Changes:
     @property
     def empty(self) -> bool:
         return self == Changes()
+
+    _FLAGS = ("topic_list", "documents", "runs", "pools", "assessors", "scale")
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able form (the project's change log stores it for other processes)."""
+        out: dict[str, Any] = {f: True for f in self._FLAGS if getattr(self, f)}
+        if self.topics:
+            out["topics"] = sorted(self.topics)
+        if self.judged:
+            out["judged"] = [[q, d] for q, d in self.judged]
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Changes:
+        return cls(
+            topics=frozenset(data.get("topics", ())),
+            judged=tuple((str(q), int(d)) for q, d in data.get("judged", ())),
+            **{f: bool(data.get(f, False)) for f in cls._FLAGS},
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 
 from judgeapp.records import Changes, PoolInfo, PoolRows
 from judgeapp.store import models as m
-from judgeapp.store.base import StoreBase, StoreError
+from judgeapp.store.base import StoreBase, StoreError, raw
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -82,7 +82,8 @@ class PoolStoreMixin(StoreBase):
         with self._read() as conn:
             pool_id = self._pool_id(conn, name)
             runs, to_index = self._pool_runs(conn, pool_id)
-            rows = conn.exec_driver_sql(
+            rows = raw(
+                conn,
                 f"SELECT {DOC_COLUMNS} FROM pool_docs WHERE pool_id = ? AND qid = ? ORDER BY doc_id",
                 (pool_id, qid),
             ).fetchall()
@@ -93,7 +94,8 @@ class PoolStoreMixin(StoreBase):
         with self._read() as conn:
             pool_id = self._pool_id(conn, name)
             runs, to_index = self._pool_runs(conn, pool_id)
-            rows = conn.exec_driver_sql(
+            rows = raw(
+                conn,
                 f"SELECT {DOC_COLUMNS} FROM pool_docs WHERE pool_id = ? ORDER BY qid, doc_id",
                 (pool_id,),
             ).fetchall()
@@ -115,7 +117,7 @@ class PoolStoreMixin(StoreBase):
                     return {}
                 sql += f" AND qid IN ({','.join('?' * len(qids))})"
                 params += tuple(qids)
-            rows = conn.exec_driver_sql(sql + " ORDER BY qid, doc_id", params).fetchall()
+            rows = raw(conn, sql + " ORDER BY qid, doc_id", params).fetchall()
         out: dict[str, list[int]] = {}
         for qid, doc in rows:
             out.setdefault(qid, []).append(doc)
@@ -156,6 +158,7 @@ class PoolStoreMixin(StoreBase):
                 [{"pool_id": pool_id, "run_id": run_ids[r]} for r in runs],
             )
             self._write_docs(conn, pool_id, topics, run_ids, now, upsert=False)
+            self._changed(conn, Changes(pools=True))
             return self._pool_info(conn, pool_id)
 
     def update_pool(
@@ -186,6 +189,7 @@ class PoolStoreMixin(StoreBase):
                 .where(m.Pool.id == pool_id)
                 .values(params=dict(params), updated_at=now)
             )
+            self._changed(conn, Changes(pools=True))
             return self._pool_info(conn, pool_id)
 
     def set_judging_order(self, name: str, judging_order: str, seed: int | None = None) -> Changes:
@@ -195,6 +199,7 @@ class PoolStoreMixin(StoreBase):
         with self._begin() as conn:
             pool_id = self._pool_id(conn, name)
             conn.execute(m.Pool.__table__.update().where(m.Pool.id == pool_id).values(**values))
+            self._changed(conn, Changes(pools=True))
         return Changes(pools=True)
 
     def delete_pool(self, name: str) -> Changes:
@@ -204,6 +209,7 @@ class PoolStoreMixin(StoreBase):
             conn.execute(m.PoolDoc.__table__.delete().where(m.PoolDoc.pool_id == pool_id))
             conn.execute(m.PoolRun.__table__.delete().where(m.PoolRun.pool_id == pool_id))
             conn.execute(m.Pool.__table__.delete().where(m.Pool.id == pool_id))
+            self._changed(conn, Changes(pools=True))
         return Changes(pools=True)
 
     # -- helpers ---------------------------------------------------------------------------
@@ -316,7 +322,7 @@ class PoolStoreMixin(StoreBase):
                     strict=True,
                 )
             ]
-            conn.exec_driver_sql(sql, rows)
+            raw(conn, sql, rows)
 
 
 def _topic_from_rows(

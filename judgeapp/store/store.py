@@ -9,6 +9,7 @@ with `executemany`; the ORM classes in `models` define the schema.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,7 @@ from judgeapp.records import (
     TopicRecord,
 )
 from judgeapp.store import models as m
-from judgeapp.store.base import StoreError, utcnow
+from judgeapp.store.base import StoreError, raw, utcnow
 from judgeapp.store.pools import PoolStoreMixin
 from judgeapp.store.schema import create_project_engine, database_url, upgrade
 
@@ -72,6 +73,24 @@ def distinct_docnos(
     table: dict[str, int] = {}
     inverse = np.fromiter((table.setdefault(d, len(table)) for d in docnos), np.int64, n)
     return list(table), inverse
+
+
+def _intern_postgres(conn: Connection, ordered: list[str]) -> np.ndarray:
+    """Ids of `ordered` (distinct docnos in code-point order) on PostgreSQL, creating the
+    missing ones in that order: the docnos travel as one array parameter."""
+    raw(
+        conn,
+        "INSERT INTO docnos (docno) SELECT d FROM unnest(?::text[]) WITH ORDINALITY AS u(d, k) "
+        "ORDER BY k ON CONFLICT (docno) DO NOTHING",
+        (ordered,),
+    )
+    rows = raw(
+        conn,
+        "SELECT d.id FROM unnest(?::text[]) WITH ORDINALITY AS u(docno, k) "
+        "JOIN docnos AS d ON d.docno = u.docno ORDER BY u.k",
+        (ordered,),
+    ).fetchall()
+    return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +176,7 @@ class Store(PoolStoreMixin):
                 m.Grade.__table__.insert(),
                 [{"grade": g.grade, "label": g.label, "key": g.key} for g in grades],
             )
+            self._changed(conn, Changes(scale=True))
         return Changes(scale=True)
 
     # -- docnos -------------------------------------------------------------------------------
@@ -172,9 +192,13 @@ class Store(PoolStoreMixin):
             return np.empty(0, dtype=np.int64)
         # numpy's fixed-width text sort compares code points, which is Python's str order
         order = np.argsort(np.array(unique, dtype=str), kind="stable")
-        payload = json.dumps([unique[i] for i in order.tolist()], ensure_ascii=False)
+        ordered = [unique[i] for i in order.tolist()]
         ids = np.empty(len(unique), dtype=np.int64)
-        cursor = conn.connection.driver_connection.cursor()
+        if conn.dialect.name != "sqlite":
+            ids[order] = _intern_postgres(conn, ordered)
+            return ids
+        payload = json.dumps(ordered, ensure_ascii=False)
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
             (before,) = cursor.execute("SELECT coalesce(max(id), 0) FROM docnos").fetchone()
             cursor.execute(
@@ -262,6 +286,7 @@ class Store(PoolStoreMixin):
             for start in range(0, len(qids), 900):
                 conn.execute(table.delete().where(table.c.qid.in_(qids[start : start + 900])))
             conn.execute(table.insert(), rows)
+            self._changed(conn, Changes(topic_list=True))
         return Changes(topic_list=True)
 
     _TOPIC_COLUMNS = (
@@ -334,6 +359,7 @@ class Store(PoolStoreMixin):
                         progress(count)
             if batch:
                 flush()
+            self._changed(conn, Changes(documents=True))
             if progress:
                 progress(count)
         return count
@@ -419,11 +445,13 @@ class Store(PoolStoreMixin):
                     offset += n
                     scores = np.ascontiguousarray(ranked.scores, dtype=SCORE_DTYPE)
                     rows.append((run_id, qid, n, doc_ids.tobytes(), scores.tobytes()))
-                conn.exec_driver_sql(
+                raw(
+                    conn,
                     "INSERT INTO ranked_lists (run_id, qid, n, doc_ids, scores) "
                     "VALUES (?, ?, ?, ?, ?)",
                     rows,
                 )
+            self._changed(conn, Changes(runs=True))
         return [r for r in self.runs() if r.name in set(names)]
 
     def runs(self) -> list[RunInfo]:
@@ -445,6 +473,7 @@ class Store(PoolStoreMixin):
     def remove_run(self, name: str) -> Changes:
         with self._begin() as conn:
             gone = conn.execute(m.Run.__table__.delete().where(m.Run.name == name)).rowcount
+            self._changed(conn, Changes(runs=True))
         if not gone:
             raise StoreError(f"no run named {name!r}")
         return Changes(runs=True)
@@ -469,7 +498,7 @@ class Store(PoolStoreMixin):
             sql += " WHERE " + " AND ".join(where)
         result = RankedLists()
         with self._read() as conn:
-            known = [r for (r,) in conn.exec_driver_sql("SELECT name FROM runs ORDER BY id")]
+            known = [r for (r,) in raw(conn, "SELECT name FROM runs ORDER BY id")]
             if runs is not None:
                 missing = [r for r in runs if r not in set(known)]
                 if missing:
@@ -480,7 +509,7 @@ class Store(PoolStoreMixin):
             for name in order:
                 result.runs[name] = {}
             frombuffer = np.frombuffer
-            for name, qid, ids, scores in conn.exec_driver_sql(sql, tuple(params)):
+            for name, qid, ids, scores in raw(conn, sql, tuple(params)):
                 result.runs[name][qid] = (
                     frombuffer(ids, dtype=ID_DTYPE),
                     frombuffer(scores, dtype=SCORE_DTYPE),
@@ -508,6 +537,7 @@ class Store(PoolStoreMixin):
             if row is not None:
                 return AssessorInfo(*row)
             assessor_id = self._create_assessor(conn, name, kind)
+            self._changed(conn, Changes(assessors=True))
         return AssessorInfo(assessor_id, name, kind)
 
     @staticmethod
@@ -574,22 +604,26 @@ class Store(PoolStoreMixin):
                             grade,
                             before,
                             now,
+                            uuid.uuid4().hex,
                         )
                     )
                     changed.add(qid)
-                conn.exec_driver_sql(
+                raw(
+                    conn,
                     "INSERT INTO judgments (qid, doc_id, assessor_id, grade, note, flagged, "
-                    "time_spent, created_at, updated_at) VALUES (?, ?, ?, ?, '', 0, 0.0, ?, ?) "
+                    "time_spent, created_at, updated_at) VALUES (?, ?, ?, ?, '', FALSE, 0.0, ?, ?) "
                     "ON CONFLICT (qid, doc_id, assessor_id) DO UPDATE SET "
                     "grade = excluded.grade, updated_at = excluded.updated_at",
                     rows,
                 )
-                conn.exec_driver_sql(
+                raw(
+                    conn,
                     "INSERT INTO judgment_history (qid, doc_id, assessor_id, action, origin, "
-                    "grade, previous_grade, note, flagged, time_spent, at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, '', 0, 0.0, ?)",
+                    "grade, previous_grade, note, flagged, time_spent, at, uid) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, '', FALSE, 0.0, ?, ?)",
                     events,
                 )
+            self._changed(conn, Changes(topics=frozenset(changed), assessors=True))
         return Changes(topics=frozenset(changed), assessors=True)
 
     def _state(self, conn: Connection, qid: str, doc_id: int, assessor_id: int):
@@ -673,9 +707,11 @@ class Store(PoolStoreMixin):
                     "flagged": state.flagged,
                     "time_spent": time_spent,
                     "at": now,
+                    "uid": uuid.uuid4().hex,
                 },
             )
-        changes = Changes(topics=frozenset([qid]), judged=((qid, doc_id),))
+            changes = Changes(topics=frozenset([qid]), judged=((qid, doc_id),))
+            self._changed(conn, changes)
         return JudgmentChange(qid, doc_id, assessor_id, before, state, changes)
 
     def judgment_state(self, qid: str, doc_id: int, assessor_id: int) -> JudgmentState:
@@ -715,7 +751,8 @@ class Store(PoolStoreMixin):
             join = "JOIN docnos AS d ON d.id = j.doc_id "
         with self._read() as conn:
             clause, params = self._judgment_where(self._assessor_ids(conn, assessors), qid)
-            rows = conn.exec_driver_sql(
+            rows = raw(
+                conn,
                 f"SELECT {columns} FROM judgments AS j {join}{clause} "
                 "ORDER BY j.qid, j.doc_id, j.updated_at, j.id",
                 params,
