@@ -25,6 +25,20 @@ class JudgingService:
     def refresh_scale(self) -> None:
         self.grades = {g.grade for g in self.store.scale()}
 
+    def check_target(self, qid: str, docno: str, *, allow_unpooled: bool = False) -> int:
+        """The id of `docno` after checking that it may be judged for `qid`: the topic is
+        in the project, and the document is in a pool of the topic (or `allow_unpooled`).
+        Raises JudgingError, recording nothing, otherwise."""
+        if self.store.topic(qid) is None:
+            raise JudgingError(f"topic {qid!r} is not in the project (import its topics first)")
+        doc_id = self.store.docno_ids([docno]).get(docno)
+        if not allow_unpooled and (doc_id is None or not self.store.pools_holding(qid, doc_id)):
+            raise JudgingError(
+                f"document {docno!r} is in no pool of topic {qid!r} "
+                "(--allow-unpooled judges it anyway)"
+            )
+        return self.doc_id(docno) if doc_id is None else doc_id
+
     def doc_id(self, doc: int | str) -> int:
         """A document's id; a docno the project has not seen is added (documents may be
         judged before their text is imported)."""

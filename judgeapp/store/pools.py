@@ -123,6 +123,20 @@ class PoolStoreMixin(StoreBase):
             out.setdefault(qid, []).append(doc)
         return {q: np.array(ids, dtype=np.int64) for q, ids in out.items()}
 
+    def pools_holding(self, qid: str, doc_id: int) -> list[str]:
+        """The pools in which `doc_id` is pooled for `qid` (one primary-key probe each)."""
+        with self._read() as conn:
+            names = {i: n for i, n in conn.execute(select(m.Pool.id, m.Pool.name))}
+            return [
+                names[pool_id]
+                for pool_id in names
+                if raw(
+                    conn,
+                    "SELECT 1 FROM pool_docs WHERE pool_id = ? AND qid = ? AND doc_id = ?",
+                    (pool_id, qid, doc_id),
+                ).first()
+            ]
+
     # -- writing ---------------------------------------------------------------------------
     def add_pool(
         self,
