@@ -17,6 +17,12 @@ class JudgingService:
 
     def __init__(self, store: Store, assessor: str) -> None:
         self.store = store
+        connected_as = store.current_assessor()
+        if connected_as is not None and connected_as != assessor:
+            raise JudgingError(
+                f"this connection's database role is assessor {connected_as!r}'s: it can "
+                f"judge as {connected_as!r} only, not as {assessor!r}"
+            )
         self.assessor = store.assessor(assessor)
         if self.assessor.kind != "person":
             raise JudgingError(f"{assessor!r} is an imported qrels source, not an assessor")

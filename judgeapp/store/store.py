@@ -17,6 +17,7 @@ from typing import Any, Self
 
 import numpy as np
 from sqlalchemy import Connection, func, select
+from sqlalchemy.exc import DBAPIError
 
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.model import Document, QrelsFile, RunFile, Topic
@@ -38,6 +39,7 @@ from judgeapp.store import models as m
 from judgeapp.store.base import StoreError, raw, utcnow
 from judgeapp.store.pools import PoolStoreMixin
 from judgeapp.store.schema import create_project_engine, database_url, upgrade
+from judgeapp.store.team import TeamStoreMixin
 
 ID_DTYPE = np.dtype("<i4")
 SCORE_DTYPE = np.dtype("<f8")
@@ -102,7 +104,7 @@ class RunImport:
     sha256: str | None = None
 
 
-class Store(PoolStoreMixin):
+class Store(PoolStoreMixin, TeamStoreMixin):
     """One open project database. Pool methods live in `judgeapp.store.pools`."""
 
     # -- opening -------------------------------------------------------------------------
@@ -113,9 +115,14 @@ class Store(PoolStoreMixin):
         if not create and "://" not in str(db) and not Path(db).exists():
             raise StoreError(f"no project at {db}")
         engine = create_project_engine(url)
-        backup = upgrade(engine, url)
-        store = cls(engine, url, backup)
-        store._ensure_defaults()
+        try:
+            backup = upgrade(engine, url)
+            store = cls(engine, url, backup)
+            store._ensure_defaults()
+        except DBAPIError as exc:  # the server refused us, or is not there
+            engine.dispose()
+            reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+            raise StoreError(f"cannot open the project: {reason}") from None
         return store
 
     def __enter__(self) -> Self:

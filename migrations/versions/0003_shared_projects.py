@@ -66,9 +66,43 @@ def upgrade() -> None:
                 "BEGIN SELECT RAISE(ABORT, 'judgment_history is append-only'); END"
             )
     op.create_index(op.f("ix_judgment_history_uid"), "judgment_history", ["uid"], unique=True)
+    if postgres:
+        _row_level_security()
+
+
+# PostgreSQL: each assessor connects as a database role of their own (`team add`); these
+# policies let such a role write only its own assessor's judgments and history events, and
+# only the `ui.` settings (its place in the work). The project's owner owns the tables, so
+# the policies do not bind it; roles get no other write grant (runs, pools, the scale, other
+# tables stay read-only to them).
+OWN = "assessor_id IN (SELECT id FROM assessors WHERE db_role = current_user)"
+POLICIES = (
+    ("judgments", "read", "SELECT", "USING (true)"),
+    ("judgments", "insert_own", "INSERT", f"WITH CHECK ({OWN})"),
+    ("judgments", "update_own", "UPDATE", f"USING ({OWN}) WITH CHECK ({OWN})"),
+    ("judgments", "delete_own", "DELETE", f"USING ({OWN})"),
+    ("judgment_history", "read", "SELECT", "USING (true)"),
+    ("judgment_history", "append_own", "INSERT", f"WITH CHECK ({OWN})"),
+    ("settings", "read", "SELECT", "USING (true)"),
+    ("settings", "ui_insert", "INSERT", "WITH CHECK (key LIKE 'ui.%')"),
+    ("settings", "ui_update", "UPDATE", "USING (key LIKE 'ui.%') WITH CHECK (key LIKE 'ui.%')"),
+    ("settings", "ui_delete", "DELETE", "USING (key LIKE 'ui.%')"),
+)
+
+
+def _row_level_security() -> None:
+    for table in sorted({t for t, *_ in POLICIES}):
+        op.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+    for table, name, command, clause in POLICIES:
+        op.execute(f"CREATE POLICY {table}_{name} ON {table} FOR {command} {clause}")
 
 
 def downgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        for table, name, *_ in POLICIES:
+            op.execute(f"DROP POLICY IF EXISTS {table}_{name} ON {table}")
+        for table in sorted({t for t, *_ in POLICIES}):
+            op.execute(f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY")
     op.drop_index(op.f("ix_judgment_history_uid"), table_name="judgment_history")
     with op.batch_alter_table("judgment_history", schema=None) as batch_op:
         batch_op.drop_column("uid")
