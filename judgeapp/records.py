@@ -145,6 +145,46 @@ class JudgmentRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class HistoryEvent:
+    """One change to a judgment as another project can take it: documents by docno and
+    assessors by name (a project's own ids mean nothing elsewhere), identified by `uid`."""
+
+    uid: str
+    qid: str
+    docno: str
+    assessor: str
+    assessor_kind: str
+    action: str  # create, update, delete
+    origin: str
+    grade: int | None
+    previous_grade: int | None
+    note: str
+    flagged: bool
+    time_spent: float
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class MergeConflict:
+    """The same assessor judged the same document differently in the two projects: both
+    changes are in the history now, and the newer one counts."""
+
+    qid: str
+    docno: str
+    assessor: str
+    kept: int | None  # the grade that counts now (the newer change's)
+    other: int | None  # the other project's grade
+
+
+@dataclass(frozen=True, slots=True)
+class MergeReport:
+    events: int  # history events added
+    judgments: int  # current judgments created, changed or removed
+    conflicts: list[MergeConflict]
+    changes: Changes
+
+
+@dataclass(frozen=True, slots=True)
 class JudgmentState:
     """A judgment's content, or its absence (grade None): what undo restores."""
 

@@ -27,10 +27,13 @@ from judgeapp.records import (
     Changes,
     DocumentRecord,
     GradeInfo,
+    HistoryEvent,
     JudgmentChange,
     JudgmentRecord,
     JudgmentRows,
     JudgmentState,
+    MergeConflict,
+    MergeReport,
     RankedLists,
     RunInfo,
     TopicRecord,
@@ -75,6 +78,31 @@ def distinct_docnos(
     table: dict[str, int] = {}
     inverse = np.fromiter((table.setdefault(d, len(table)) for d in docnos), np.int64, n)
     return list(table), inverse
+
+
+def _fold(events: Sequence[Any]) -> dict[str, Any] | None:
+    """The current judgment that a judgment's history (oldest first) leaves, or None when
+    its last change removed it. Time spent sums the changes since it was last created."""
+    state: dict[str, Any] | None = None
+    for e in events:
+        if e.grade is None:
+            state = None
+            continue
+        if state is None:
+            state = {"time_spent": 0.0, "created_at": e.at}
+        state.update(
+            grade=e.grade,
+            note=e.note,
+            flagged=bool(e.flagged),
+            time_spent=state["time_spent"] + float(e.time_spent),
+            updated_at=e.at,
+        )
+    return state
+
+
+def _fold_grade(events: Sequence[Any]) -> int | None:
+    state = _fold(events)
+    return None if state is None else int(state["grade"])
 
 
 def _intern_postgres(conn: Connection, ordered: list[str]) -> np.ndarray:
@@ -813,6 +841,158 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             stmt = stmt.where(m.JudgmentEvent.doc_id == doc_id)
         with self._read() as conn:
             return [dict(row._mapping) for row in conn.execute(stmt)]
+
+    def history_export(self) -> list[HistoryEvent]:
+        """The whole judgment history, oldest first, as another project can take it."""
+        h, d, a = m.JudgmentEvent, m.Docno, m.Assessor
+        with self._read() as conn:
+            rows = conn.execute(
+                select(
+                    h.uid,
+                    h.qid,
+                    d.docno,
+                    a.name,
+                    a.kind,
+                    h.action,
+                    h.origin,
+                    h.grade,
+                    h.previous_grade,
+                    h.note,
+                    h.flagged,
+                    h.time_spent,
+                    h.at,
+                )
+                .join(d, d.id == h.doc_id)
+                .join(a, a.id == h.assessor_id)
+                .order_by(h.id)
+            ).all()
+        return [HistoryEvent(*row) for row in rows]
+
+    def merge_history(self, events: Sequence[HistoryEvent]) -> MergeReport:
+        """Add the events of another project's history that this one lacks (by uid), in one
+        transaction, and bring each touched judgment to what its whole history now says:
+        the newest change of each (topic, document, assessor) counts, its time spent summed
+        since it was last removed. Events known already change nothing, so merging twice is
+        merging once. A judgment both projects changed, ending at different grades, is a
+        conflict: reported, with both changes kept in the history."""
+        h, j = m.JudgmentEvent.__table__, m.Judgment.__table__
+        with self._begin() as conn:
+            known = {uid for (uid,) in conn.execute(select(h.c.uid))}
+            new: dict[str, HistoryEvent] = {}
+            for e in events:
+                if e.uid not in known:
+                    new.setdefault(e.uid, e)
+            if not new:
+                return MergeReport(0, 0, [], Changes())
+            fresh = list(new.values())
+            people = {a.name: a.id for a in self._assessor_rows(conn)}
+            for e in fresh:
+                if e.assessor not in people:
+                    people[e.assessor] = self._create_assessor(conn, e.assessor, e.assessor_kind)
+            docs = dict(
+                zip(
+                    [e.docno for e in fresh],
+                    self._intern(conn, [e.docno for e in fresh]).tolist(),
+                    strict=True,
+                )
+            )
+            keys = {(e.qid, docs[e.docno], people[e.assessor]) for e in fresh}
+            theirs: dict[tuple, list[HistoryEvent]] = {}
+            for e in sorted(events, key=lambda e: e.at):
+                theirs.setdefault((e.qid, docs.get(e.docno), people.get(e.assessor)), []).append(e)
+            before = self._judgment_rows_for(conn, keys)
+            conn.execute(
+                h.insert(),
+                [
+                    {
+                        "uid": e.uid,
+                        "qid": e.qid,
+                        "doc_id": docs[e.docno],
+                        "assessor_id": people[e.assessor],
+                        "action": e.action,
+                        "origin": e.origin,
+                        "grade": e.grade,
+                        "previous_grade": e.previous_grade,
+                        "note": e.note,
+                        "flagged": e.flagged,
+                        "time_spent": e.time_spent,
+                        "at": e.at,
+                    }
+                    for e in sorted(fresh, key=lambda e: e.at)
+                ],
+            )
+            assessor_ids = sorted({k[2] for k in keys})
+            history: dict[tuple, list] = {}
+            for row in conn.execute(
+                select(
+                    h.c.qid,
+                    h.c.doc_id,
+                    h.c.assessor_id,
+                    h.c.uid,
+                    h.c.grade,
+                    h.c.note,
+                    h.c.flagged,
+                    h.c.time_spent,
+                    h.c.at,
+                )
+                .where(h.c.assessor_id.in_(assessor_ids))
+                .order_by(h.c.at, h.c.id)
+            ):
+                key = (row.qid, row.doc_id, row.assessor_id)
+                if key in keys:
+                    history.setdefault(key, []).append(row)
+            changed, conflicts = 0, []
+            names = {v: k for k, v in people.items()}
+            docnos = {v: k for k, v in docs.items()}
+            for key in sorted(keys, key=lambda k: (k[0].encode(), k[1], k[2])):
+                state = _fold(history[key])
+                old = before.get(key)
+                if state is None and old is not None:
+                    conn.execute(j.delete().where(j.c.id == old.id))
+                elif state is not None and old is None:
+                    conn.execute(
+                        j.insert(),
+                        {"qid": key[0], "doc_id": key[1], "assessor_id": key[2], **state},
+                    )
+                elif state is not None and old is not None:
+                    conn.execute(j.update().where(j.c.id == old.id).values(**state))
+                new_grade = None if state is None else state["grade"]
+                old_grade = None if old is None else old.grade
+                changed += new_grade != old_grade or (
+                    state is not None
+                    and old is not None
+                    and (state["note"], state["flagged"]) != (old.note, old.flagged)
+                )
+                mine = any(r.uid not in {e.uid for e in theirs.get(key, ())} for r in history[key])
+                their_grade = _fold_grade(theirs.get(key, []))
+                if mine and old_grade != their_grade:
+                    other = their_grade if new_grade == old_grade else old_grade
+                    conflicts.append(
+                        MergeConflict(key[0], docnos[key[1]], names[key[2]], new_grade, other)
+                    )
+            topics = frozenset(k[0] for k in keys)
+            changes = Changes(topics=topics, assessors=True)
+            self._changed(conn, changes)
+        return MergeReport(len(fresh), int(changed), conflicts, changes)
+
+    def _assessor_rows(self, conn: Connection) -> list[AssessorInfo]:
+        rows = conn.execute(select(m.Assessor.id, m.Assessor.name, m.Assessor.kind)).all()
+        return [AssessorInfo(*r) for r in rows]
+
+    @staticmethod
+    def _judgment_rows_for(conn: Connection, keys: set[tuple[str, int, int]]) -> dict[tuple, Any]:
+        j = m.Judgment.__table__
+        assessor_ids = sorted({k[2] for k in keys})
+        rows = conn.execute(
+            select(
+                j.c.id, j.c.qid, j.c.doc_id, j.c.assessor_id, j.c.grade, j.c.note, j.c.flagged
+            ).where(j.c.assessor_id.in_(assessor_ids))
+        ).all()
+        return {
+            (r.qid, r.doc_id, r.assessor_id): r
+            for r in rows
+            if (r.qid, r.doc_id, r.assessor_id) in keys
+        }
 
     def history_events(
         self, qid: str | None = None, assessors: Sequence[str] | None = None
