@@ -52,9 +52,11 @@ def pg_server():
     server = PgServer(bindir).start()
     # a migrated template: each test's project is a copy, so tests do not pay for migrations
     server.execute("CREATE DATABASE judgeapp_template")
-    from judgeapp.store import Store
+    from judgeapp.store.schema import create_project_engine, upgrade
 
-    Store.open(server.url("judgeapp_template")).close()
+    engine = create_project_engine(server.url("judgeapp_template"))
+    upgrade(engine, server.url("judgeapp_template"))  # the schema only: `init` may still run
+    engine.dispose()
     yield server
     server.stop()
 

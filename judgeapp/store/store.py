@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Self
 
 import numpy as np
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, func, inspect, select
 from sqlalchemy.exc import DBAPIError
 
 from judgeapp.formats.errors import FormatError
@@ -41,7 +41,7 @@ from judgeapp.records import (
 from judgeapp.store import models as m
 from judgeapp.store.base import StoreError, raw, utcnow
 from judgeapp.store.pools import PoolStoreMixin
-from judgeapp.store.schema import create_project_engine, database_url, upgrade
+from judgeapp.store.schema import create_project_engine, database_url, sqlite_path, upgrade
 from judgeapp.store.team import TeamStoreMixin
 
 ID_DTYPE = np.dtype("<i4")
@@ -152,6 +152,28 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
             raise StoreError(f"cannot open the project: {reason}") from None
         return store
+
+    @staticmethod
+    def exists(db: str | Path) -> bool:
+        """Whether `db` holds a project already: a file that exists, or a database (URL)
+        whose schema has been initialised (it has its creation time)."""
+        if "://" not in str(db) or sqlite_path(database_url(db)) is not None:
+            path = sqlite_path(database_url(db))
+            return path is not None and path.exists()
+        engine = create_project_engine(database_url(db))
+        try:
+            with engine.connect() as conn:
+                if "settings" not in inspect(conn).get_table_names():
+                    return False
+                return bool(
+                    conn.execute(
+                        select(m.Setting.key).where(m.Setting.key == "created_at")
+                    ).first()
+                )
+        except DBAPIError as exc:
+            raise StoreError(f"cannot reach the project: {exc.orig}") from None
+        finally:
+            engine.dispose()
 
     def __enter__(self) -> Self:
         return self

@@ -29,8 +29,8 @@ def run_file(tag: str, topics: dict[str, list[str]]) -> RunFile:
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store.open(tmp_path / "p.db")
+def store(project_db):
+    s = Store.open(project_db)
     s.add_runs([RunImport(run_file(tag, topics)) for tag, topics in RUNS.items()])
     yield s
     s.close()

@@ -49,8 +49,8 @@ def data_lines(path: Path) -> list[str]:
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store.open(tmp_path / "p.db")
+def store(project_db):
+    s = Store.open(project_db)
     yield s
     s.close()
 

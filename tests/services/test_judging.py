@@ -10,8 +10,8 @@ from judgeapp.store import Store
 
 
 @pytest.fixture
-def service(tmp_path):
-    store = Store.open(tmp_path / "p.db")
+def service(project_db):
+    store = Store.open(project_db)
     yield JudgingService(store, "alice")
     store.close()
 

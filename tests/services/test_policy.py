@@ -67,8 +67,8 @@ def test_newest_vectorised_equals_its_rule_and_its_replay(changes):
     assert {k: v for k, v in final.items() if v is not None} == expected
 
 
-def test_the_most_recently_changed_judgment_counts_in_evaluation_and_export(tmp_path):
-    with Store.open(tmp_path / "p.db") as store:
+def test_the_most_recently_changed_judgment_counts_in_evaluation_and_export(project_db):
+    with Store.open(project_db) as store:
         ids = store.intern_docnos(["a", "b"])
         alice, bob = store.assessor("alice").id, store.assessor("bob").id
         store.set_judgment("1", ids["a"], alice, JudgmentState(2))

@@ -38,8 +38,8 @@ def qrels(rows: list[tuple[str, str, int]]) -> QrelsFile:
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store.open(tmp_path / "p.db")
+def store(project_db):
+    s = Store.open(project_db)
     yield s
     s.close()
 
