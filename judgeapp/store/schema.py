@@ -56,6 +56,8 @@ def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -
     # readers rarely wait in WAL mode (only while a crashed writer's WAL is recovered); a
     # writer waits for the write lock in steps of its own (judgeapp.store.locking)
     cursor.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
+    # only a writer holding judgeapp's write lock checkpoints (judgeapp.store.locking)
+    cursor.execute("PRAGMA wal_autocheckpoint=0")
     cursor.close()
 
 
