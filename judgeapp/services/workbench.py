@@ -10,6 +10,7 @@ the file.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from judgeapp.services.progress import ProgressFn, no_progress
 from judgeapp.services.queue import RELEVANT_FROM, JudgingQueue
 from judgeapp.services.rows import TopicRow
 from judgeapp.store import Store
+from judgeapp.store.feed import ChangeFeed
 
 IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
 
@@ -59,6 +61,15 @@ class Workbench:
 
     def close(self) -> None:
         self.store.close()
+
+    def short_writes(self, wait: float) -> AbstractContextManager[None]:
+        """Writes of this thread inside the block wait at most `wait` seconds for another
+        writer, then raise ProjectBusy (the GUI retries instead of freezing)."""
+        return self.store.writing_with(wait)
+
+    def change_feed(self) -> ChangeFeed:
+        """What other processes commit to the project, as `Changes` (poll it)."""
+        return ChangeFeed(self.store)
 
     def scale(self) -> list[GradeInfo]:
         return self.store.scale()
