@@ -27,10 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
-from PySide6.QtWidgets import QApplication, QFileDialog, QListWidgetItem
+from PySide6.QtWidgets import QFileDialog, QListWidgetItem
 
 from judgeapp.measures import DEFAULT_GUI_MEASURES
-from judgeapp.services import dashboard_tables
 from judgeapp.services.live_eval import (
     DashboardConfig,
     JudgmentFilter,
@@ -45,6 +44,8 @@ from judgeapp.services.live_eval import (
 )
 from judgeapp.services.workbench import Workbench
 from judgeapp.store import Changes
+from judgeapp.ui.dashboard.exports import ExportController
+from judgeapp.ui.dashboard.own_window import OwnWindowController
 from judgeapp.ui.dashboard.plots import COLOURS, LivePlot
 from judgeapp.ui.dashboard.view import DashboardView, DashboardWindow, MeasuresDialog
 from judgeapp.ui.worker import Worker
@@ -130,14 +131,11 @@ class DashboardController(QObject):
         self._estimate_busy = False
         self._analysis_waiting = False  # significance tests or estimate skipped while hidden
         self._shut = False
-        self.main_window: Any = None
-        self.own_window: DashboardWindow | None = None
-        self.tab_title = "Dashboard"
         self.measures_dialog: MeasuresDialog | None = None
-        self.file_dialog: QFileDialog | None = None
         self.view.set_ready_check(lambda: self.ready() and self.analysis_ready())
         self._connect()
-        self._build_export_menu()
+        self.exports = ExportController(self)
+        self.window_control = OwnWindowController(self)
 
     # -- wiring ------------------------------------------------------------------------------------
     def _connect(self) -> None:
@@ -153,7 +151,6 @@ class DashboardController(QObject):
         v.test.currentIndexChanged.connect(self._on_test_changed)
         v.topic.currentIndexChanged.connect(self._on_topic_changed)
         v.measures_button.clicked.connect(self._on_measures_clicked)
-        v.window_button.toggled.connect(self._on_window_button_toggled)
         v.table.selectionModel().selectionChanged.connect(self._on_run_selection_changed)
         v.table.doubleClicked.connect(self._on_run_double_clicked)
         v.drill_table.doubleClicked.connect(self._on_drill_double_clicked)
@@ -164,28 +161,12 @@ class DashboardController(QObject):
 
     def attach(self, main_controller: Any, tab_title: str = "Dashboard") -> None:
         """Follow the main window's controller: its projects and its changes."""
-        self.main_window = main_controller.window
-        self.tab_title = tab_title
+        self.window_control.attach(main_controller.window, tab_title)
         main_controller.project_opened.connect(self._on_project_opened)
         main_controller.changes_applied.connect(self._on_changes_applied)
         main_controller.window.closing.connect(self.shutdown)
         if getattr(main_controller, "workbench", None) is not None:
             self._on_project_opened(main_controller.workbench)  # attached after the opening
-
-    def _build_export_menu(self) -> None:
-        menu = self.view.export_menu
-        for fmt, text in (
-            ("csv", "Table as CSV…"),
-            ("latex", "Table as LaTeX…"),
-            ("markdown", "Table as Markdown…"),
-        ):
-            menu.addAction(text).triggered.connect(lambda _=False, f=fmt: self.ask_export_table(f))
-        menu.addAction("Copy as trec_eval output").triggered.connect(self.copy_trec_eval)
-        menu.addSeparator()
-        for plot in self.view.plots:
-            menu.addAction(f"Plot: {plot.title} (PNG, SVG, PDF)…").triggered.connect(
-                lambda _=False, p=plot: self.ask_save_plot(p)
-            )
 
     # -- jobs ------------------------------------------------------------------------------------------
     def _submit(
@@ -849,86 +830,28 @@ class DashboardController(QObject):
         self.view.model.clear_changes()
         self.view.drill_model.clear_changes()
 
-    # -- export ------------------------------------------------------------------------------------------
+    # -- exports and its own window (their parts) ----------------------------------------------
+    @property
+    def own_window(self) -> DashboardWindow | None:
+        return self.window_control.window
+
     def table_text(self, fmt: str) -> str:
-        if self.snapshot is None:
-            raise ValueError("nothing evaluated yet")
-        return dashboard_tables.FORMATS[fmt](self.snapshot, self.sig)
+        return self.exports.table_text(fmt)
 
     def export_table(self, path: str | Path, fmt: str) -> Path:
-        path = Path(path)
-        path.write_text(self.table_text(fmt), encoding="utf-8")
-        return path
+        return self.exports.export_table(path, fmt)
 
     def copy_trec_eval(self) -> str:
-        """Put the table as trec_eval output on the clipboard (and return it)."""
-        if self.snapshot is None:
-            return ""
-        text = dashboard_tables.to_trec_eval(self.snapshot)
-        QApplication.clipboard().setText(text)
-        return text
-
-    def _save_dialog(self, title: str, filters: list[str], name: str, on_file) -> QFileDialog:
-        dialog = QFileDialog(self.view, title)
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-        dialog.setNameFilters(filters)
-        dialog.selectFile(name)
-        dialog.fileSelected.connect(on_file)
-        self.file_dialog = dialog
-        dialog.open()
-        return dialog
+        return self.exports.copy_trec_eval()
 
     def ask_export_table(self, fmt: str) -> QFileDialog:
-        suffix = {"csv": "csv", "latex": "tex", "markdown": "md"}[fmt]
-        return self._save_dialog(
-            "Export table",
-            [f"{fmt.upper()} (*.{suffix})", "All files (*)"],
-            f"dashboard.{suffix}",
-            lambda path: self.export_table(path, fmt),
-        )
+        return self.exports.ask_export_table(fmt)
 
     def ask_save_plot(self, plot: LivePlot) -> QFileDialog:
-        return self._save_dialog(
-            "Save plot",
-            ["PNG image (*.png)", "SVG drawing (*.svg)", "PDF document (*.pdf)"],
-            f"{plot.name}.png",
-            lambda path: self._save_plot(plot, path),
-        )
-
-    def _save_plot(self, plot: LivePlot, path: str) -> None:
-        try:
-            plot.save(path)
-        except (OSError, ValueError) as exc:
-            self.view.status.setText(f"Could not save the plot: {exc}")
-
-    # -- own window --------------------------------------------------------------------------------
-    def _on_window_button_toggled(self, checked: bool) -> None:
-        self.set_own_window(checked)
+        return self.exports.ask_save_plot(plot)
 
     def set_own_window(self, own: bool) -> None:
-        """Move the dashboard out of the main window's tabs into a window of its own (to
-        watch it while judging), or back."""
-        v, main = self.view, self.main_window
-        if own == (self.own_window is not None) or main is None:
-            return
-        if own:
-            main.tabs.removeTab(main.tabs.indexOf(v))
-            window = DashboardWindow(main)
-            window.layout().addWidget(v)
-            window.closed.connect(lambda: self.set_own_window(False))
-            self.own_window = window
-            v.show()
-            window.show()
-        else:
-            window, self.own_window = self.own_window, None
-            window.layout().removeWidget(v)
-            main.add_view(self.tab_title, v)
-            window.hide()
-            window.deleteLater()
-        v.window_button.blockSignals(True)
-        v.window_button.setChecked(own)
-        v.window_button.blockSignals(False)
+        self.window_control.set_own_window(own)
 
     # -- closing -------------------------------------------------------------------------------------
     def shutdown(self) -> None:
@@ -941,8 +864,7 @@ class DashboardController(QObject):
         for timer in (self.timer, self.highlight_timer, self.sig_timer, self.estimate_timer):
             timer.stop()
             timer.timeout.disconnect()  # a job finishing late may start one: nothing runs
-        if self.own_window is not None:
-            self.own_window.close()
+        self.window_control.close()
         self.pool.waitForDone(10_000)
         self.sig_pool.waitForDone(10_000)
         self.workbench = None
