@@ -44,6 +44,7 @@ from judgeapp.services.live_eval import (
 )
 from judgeapp.services.workbench import Workbench
 from judgeapp.store import Changes
+from judgeapp.ui.dashboard.drill import DrillDownController
 from judgeapp.ui.dashboard.exports import ExportController
 from judgeapp.ui.dashboard.own_window import OwnWindowController
 from judgeapp.ui.dashboard.plots import COLOURS, LivePlot
@@ -108,7 +109,6 @@ class DashboardController(QObject):
         self._dirty_since: float | None = None
         self._workers: set[Worker] = set()
         self._pool_changed = False
-        self._drill_stale = False
         self._held = 0
         self._analysed: tuple = ()  # (generation, version, baseline, test) of the marks
         self._filling = False  # setting combo boxes from code: no slot reactions
@@ -134,6 +134,7 @@ class DashboardController(QObject):
         self.measures_dialog: MeasuresDialog | None = None
         self.view.set_ready_check(lambda: self.ready() and self.analysis_ready())
         self._connect()
+        self.drill = DrillDownController(self)
         self.exports = ExportController(self)
         self.window_control = OwnWindowController(self)
 
@@ -152,11 +153,6 @@ class DashboardController(QObject):
         v.topic.currentIndexChanged.connect(self._on_topic_changed)
         v.measures_button.clicked.connect(self._on_measures_clicked)
         v.table.selectionModel().selectionChanged.connect(self._on_run_selection_changed)
-        v.table.doubleClicked.connect(self._on_run_double_clicked)
-        v.drill_table.doubleClicked.connect(self._on_drill_double_clicked)
-        v.drill_kind.currentIndexChanged.connect(self._on_drill_kind_changed)
-        v.drill_key.currentIndexChanged.connect(self._on_drill_key_changed)
-        v.tables.currentChanged.connect(self._on_tables_current_changed)
         v.shown.connect(self._on_view_shown)
 
     def attach(self, main_controller: Any, tab_title: str = "Dashboard") -> None:
@@ -473,10 +469,7 @@ class DashboardController(QObject):
         v.model.set_baseline(self.baseline)
         if changed:
             self.highlight_timer.start()
-        if v.tables.currentWidget() is v.table and not structure:
-            self._drill_stale = True  # the drill-down is not on screen: brought up to date
-        else:  # when its tab is shown
-            self._update_drill(fresh=structure)
+        self.drill.follow(structure)
         self._update_topics(snap, old)
         self._update_plots(snap, structure or (old is not None and old.qids != snap.qids))
         self._show_warnings(snap)
@@ -510,7 +503,7 @@ class DashboardController(QObject):
             for run in snap.run_names:
                 v.baseline.addItem(run, run)
             v.baseline.setCurrentIndex(max(v.baseline.findData(self.baseline), 0))
-            self._fill_drill_keys()
+            self.drill.fill_keys()
         finally:
             self._filling = False
 
@@ -525,8 +518,7 @@ class DashboardController(QObject):
             for qid in snap.qids:
                 v.topic.addItem(qid, qid)
             v.topic.setCurrentIndex(max(v.topic.findData(self.topic), 0))
-            if v.drill_kind.currentData() == "topic":
-                self._fill_drill_keys()
+            self.drill.topics_changed()
         finally:
             self._filling = False
 
@@ -747,84 +739,8 @@ class DashboardController(QObject):
         self.plot_runs = sorted(set(runs), key=self.snapshot.run_names.index)
         self._update_plots(self.snapshot, structure=False)
 
-    def _on_run_double_clicked(self, index) -> None:
-        run = index.data(self.view.model.KeyRole)
-        if run is not None:
-            self.show_drill("run", run)
-
-    def _on_drill_double_clicked(self, index) -> None:
-        key = index.data(self.view.drill_model.KeyRole)
-        if key is None:
-            return
-        if self.view.drill_model.mode == "run":
-            self.show_drill("topic", key)
-        else:
-            self.show_drill("run", key)
-
     def show_drill(self, mode: str, key: str) -> None:
-        v = self.view
-        self._filling = True
-        try:
-            v.drill_kind.setCurrentIndex(v.drill_kind.findData(mode))
-            self._fill_drill_keys()
-            v.drill_key.setCurrentIndex(max(v.drill_key.findData(key), 0))
-        finally:
-            self._filling = False
-        v.tables.setCurrentIndex(1)
-        self._update_drill(fresh=True)
-
-    def _fill_drill_keys(self) -> None:
-        v, snap = self.view, self.snapshot
-        if snap is None:
-            return
-        keys = snap.run_names if v.drill_kind.currentData() == "run" else snap.qids
-        current = v.drill_key.currentData()
-        v.drill_key.clear()
-        for k in keys:
-            v.drill_key.addItem(k, k)
-        if current in keys:
-            v.drill_key.setCurrentIndex(v.drill_key.findData(current))
-
-    def _on_drill_kind_changed(self, _index: int) -> None:
-        if self._filling:
-            return
-        self._filling = True
-        try:
-            self._fill_drill_keys()
-        finally:
-            self._filling = False
-        self._update_drill(fresh=True)
-
-    def _on_drill_key_changed(self, _index: int) -> None:
-        if not self._filling:
-            self._update_drill(fresh=True)
-
-    def _update_drill(self, fresh: bool) -> None:
-        v, snap = self.view, self.snapshot
-        if snap is None:
-            return
-        mode, key = v.drill_kind.currentData(), v.drill_key.currentData()
-        if key is None:
-            v.drill_model.show(mode, None)
-            v.drill_model.set_matrix((), snap.measures, snap.means[:0].T[:0], fresh=True)
-            return
-        fresh = fresh or (mode, key) != (v.drill_model.mode, v.drill_model.key)
-        v.drill_model.show(mode, key)
-        if mode == "run" and key in snap.run_names:
-            r = snap.run_names.index(key)
-            v.drill_model.set_matrix(
-                snap.qids, snap.measures, snap.per_topic[:, r, :].T, fresh=fresh
-            )
-        elif mode == "topic" and key in snap.qids:
-            t = snap.topic_index(key)
-            v.drill_model.set_matrix(
-                snap.run_names, snap.measures, snap.per_topic[:, :, t].T, fresh=fresh
-            )
-
-    def _on_tables_current_changed(self, _index: int) -> None:
-        if self._drill_stale and self.view.tables.currentWidget() is not self.view.table:
-            self._drill_stale = False
-            self._update_drill(fresh=True)
+        self.drill.show_drill(mode, key)
 
     def _on_highlight_timer_timeout(self) -> None:
         self.view.model.clear_changes()
