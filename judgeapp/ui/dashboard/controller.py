@@ -26,6 +26,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog
 
+from judgeapp.records import Changes
 from judgeapp.services.live_eval import (
     DashboardConfig,
     JudgmentFilter,
@@ -34,7 +35,6 @@ from judgeapp.services.live_eval import (
     Stability,
 )
 from judgeapp.services.workbench import Workbench
-from judgeapp.store import Changes
 from judgeapp.ui.dashboard.analysis import BackgroundAnalysis
 from judgeapp.ui.dashboard.display import SnapshotDisplay
 from judgeapp.ui.dashboard.drill import DrillDownController

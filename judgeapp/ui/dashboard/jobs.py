@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer
 
+from judgeapp.records import Changes
 from judgeapp.services.live_eval import LiveEvaluation, Snapshot
-from judgeapp.store import Changes
 from judgeapp.ui.worker import Worker
 
 if TYPE_CHECKING:
