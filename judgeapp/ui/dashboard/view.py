@@ -1,5 +1,6 @@
 """The dashboard's layout: controls, the runs x measures table and its drill-down, the
-coverage warnings and four plots. Layout only: `DashboardController` connects everything.
+coverage warnings and four plots. Layout only: `DashboardController` and its parts (one per
+job) connect everything.
 """
 
 from __future__ import annotations
