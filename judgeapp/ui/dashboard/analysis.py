@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer
 
-from judgeapp.services.live_eval import estimate_total, significance
+from judgeapp.services.live_eval import significance
 
 if TYPE_CHECKING:
     from judgeapp.ui.dashboard.controller import DashboardController
@@ -138,12 +138,12 @@ class BackgroundAnalysis(QObject):
             self.estimate_timer.start()  # once the running one is done
             return
         self._estimate_busy = True
-        gen, store, pool = dash.jobs.generation, wb.store, wb.pool_name()
+        gen, pool = dash.jobs.generation, wb.pool_name()
         qid, persons = snap.progress.qid, list(live.persons)
         level = snap.config.judgments.relevance_level
 
         def work():
-            return qid, estimate_total(store, pool, qid, persons, level)
+            return qid, wb.estimate_total(pool, qid, persons, level)
 
         def done(estimate) -> None:
             self._estimate_busy = False

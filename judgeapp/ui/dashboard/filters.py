@@ -42,7 +42,7 @@ class FilterController(QObject):
     def load_settings(self) -> None:
         dash = self.dash
         wb = dash.workbench
-        saved = wb.store.get_setting(SETTINGS_KEY) if wb is not None else None
+        saved = wb.setting(SETTINGS_KEY) if wb is not None else None
         saved = saved if isinstance(saved, dict) else {}
         measures = tuple(saved.get("measures") or DEFAULT_GUI_MEASURES)
         filt = JudgmentFilter(
@@ -68,7 +68,7 @@ class FilterController(QObject):
             "baseline": dash.baseline,
             "test": dash.test,
         }
-        wb.store.set_setting(SETTINGS_KEY, values)
+        wb.set_setting(SETTINGS_KEY, values)
 
     # -- the judgments filter ------------------------------------------------------------------
     def fill_controls(self) -> None:
@@ -81,7 +81,7 @@ class FilterController(QObject):
             v.assessor.clear()
             v.assessor.addItem("All assessors", None)
             if wb is not None:
-                for a in wb.store.assessors():
+                for a in wb.assessors():
                     label = a.name if a.kind == "person" else f"{a.name} (imported)"
                     v.assessor.addItem(label, a.name)
             f = dash.config.judgments

@@ -109,14 +109,14 @@ class EvaluationJobs(QObject):
         if wb is None:
             return
         gen = self.generation
-        store, config, pool = wb.store, self.dash.config, wb.pool_name()
+        config, pool = self.dash.config, wb.pool_name()
         topic = self.dash.progress_topic
         self.busy = True
         self._dirty_since = time.perf_counter()
         self.dash.view.status.setText("Evaluating every run…")
 
         def work() -> tuple[LiveEvaluation, Snapshot]:
-            live = LiveEvaluation(store, config, generation=gen, pool=pool)
+            live = wb.live_evaluation(config, generation=gen, pool=pool)
             return live, live.snapshot(topic)
 
         self.submit(work, lambda result: self._on_loaded(gen, result), inline=not self.threaded)
