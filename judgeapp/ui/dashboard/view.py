@@ -31,13 +31,9 @@ from PySide6.QtWidgets import (
 
 from judgeapp.measures import DEFAULT_GUI_MEASURES
 from judgeapp.services.live_eval import validate_measures
+from judgeapp.ui.dashboard.curve_plots import NdcgCutoffPlot, PrecisionRecallPlot
 from judgeapp.ui.dashboard.models import DrillDownTableModel, RunMeasureTableModel
-from judgeapp.ui.dashboard.plots import (
-    ApDifferencePlot,
-    NdcgCutoffPlot,
-    PrecisionRecallPlot,
-    ProgressPlot,
-)
+from judgeapp.ui.dashboard.topic_plots import ApDifferencePlot, ProgressPlot
 
 
 def _compact(combo: QComboBox) -> None:
