@@ -133,3 +133,27 @@ def test_a_grade_key_waits_behind_a_long_import_then_lands(qtbot, shared):
     with Store.open(db) as store:
         docno = store.docnos_of([doc])[doc]
         assert ("1", docno, 2) in qrels_rows(store, [ASSESSOR])
+
+
+def test_a_screenshot_never_changes_the_project(qtbot, tmp_path, project_db):
+    """Whatever form the project takes (a file, an sqlite:/// URL, a server), the picture
+    is taken of a copy: the project keeps its judgments, pools and history."""
+    from live_project import write_project
+
+    from judgeapp.screenshots import render
+
+    write_project(tmp_path / "p", db=project_db)
+    forms = [project_db]
+    if "://" not in project_db:
+        forms.append(f"sqlite:///{project_db}")
+
+    def state():
+        with Store.open(project_db) as store:
+            return store.pool_names(), len(store.history_export()), qrels_rows(store)
+
+    before = state()
+    assert before[0] == []  # no pool: the copy gets one, the project must not
+    for i, db in enumerate(forms):
+        out = render("judging", tmp_path / f"shot{i}.png", db, simulate=5, topics=2)
+        assert out.stat().st_size > 0
+        assert state() == before
