@@ -17,6 +17,16 @@ if TYPE_CHECKING:
     from judgeapp.store import Store
 
 
+# the judgment policies of judgeapp.services.policy, named here so that `--help` needs no
+# heavy import (a test keeps the two in step)
+POLICY_HELP = (
+    "which judgment counts where a document has several: newest (the default: the most "
+    "recently changed), adjudicated (an adjudicator's decision, else the majority), majority "
+    "(ties to the lower grade), max, min, median (the lower middle one), or assessor:NAME "
+    "(one assessor's or qrels source's judgments only)"
+)
+
+
 class CommandError(UserError):
     """A problem with what the user asked for; printed without a traceback."""
 

@@ -16,7 +16,7 @@ import shutil
 import sys
 import tempfile
 
-from judgeapp.commands import CommandError
+from judgeapp.commands import POLICY_HELP, CommandError
 
 ORDER = 60
 
@@ -76,6 +76,7 @@ def add_trec_options(p: argparse.ArgumentParser) -> None:
         help="with --db: the assessor or imported qrels source to use",
     )
     p.add_argument("--runs", nargs="+", metavar="NAME", help="with --db: only these runs")
+    p.add_argument("--policy", default="newest", help=f"with --db: {POLICY_HELP}")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -129,16 +130,24 @@ def evaluation_options(args: argparse.Namespace):
 
 def load_inputs(args: argparse.Namespace, run_files: list[str]):
     """(Judgments, [Run]) from files, or from the project with --db."""
+    from judgeapp.errors import UserError
     from judgeapp.measures import Judgments, Run, Vocabulary
+    from judgeapp.services.policy import parse_policy
 
     if args.db:
         if args.qrels or run_files:
             raise CommandError("give either --db or QRELS and RUN files, not both")
         from judgeapp.services.evaluation import load_for_evaluation
 
-        return load_for_evaluation(args.db, runs=args.runs, assessor=args.judgments)
-    if args.judgments or args.runs:
-        raise CommandError("--judgments and --runs go with --db")
+        try:
+            policy = parse_policy(args.policy)
+            return load_for_evaluation(
+                args.db, runs=args.runs, assessor=args.judgments, policy=policy
+            )
+        except UserError as exc:
+            raise CommandError(str(exc)) from exc
+    if args.judgments or args.runs or args.policy != "newest":
+        raise CommandError("--judgments, --runs and --policy go with --db")
     if not args.qrels or not run_files:
         raise CommandError("give a QRELS file and at least one RUN file (or --db DB)")
     from judgeapp.formats import read_qrels, read_run

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from judgeapp.commands import CommandError, open_store
+from judgeapp.commands import POLICY_HELP, CommandError, open_store
 
 ORDER = 30
 
@@ -25,19 +25,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         help="only this assessor's or qrels source's judgments (repeatable)",
     )
+    p.add_argument("--policy", default="newest", help=POLICY_HELP)
     p.add_argument("--out", "-o", help="output file (default: standard output)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from judgeapp.formats import write_qrels
-    from judgeapp.services.policy import qrels_rows
+    from judgeapp.services.policy import PolicyError, parse_policy, qrels_rows
     from judgeapp.store import StoreError
 
     store = open_store(args.db)
     try:
-        rows = qrels_rows(store, args.assessor)
-    except StoreError as exc:
+        rows = qrels_rows(store, args.assessor, parse_policy(args.policy))
+    except (StoreError, PolicyError) as exc:
         raise CommandError(str(exc)) from exc
     finally:
         store.close()

@@ -37,12 +37,13 @@ def load_for_evaluation(
     db: str | Path | Store,
     runs: Sequence[str] | None = None,
     assessor: str | Sequence[str] | None = None,
+    policy: JudgmentPolicy = DEFAULT_POLICY,
 ) -> tuple[Judgments, list[Run]]:
     """(judgments, runs) of a project, for `evaluate --db` and the dashboard."""
     assessors = [assessor] if isinstance(assessor, str) else assessor
     store = db if isinstance(db, Store) else Store.open(db, create=False)
     try:
-        judgments = judgments_from_store(store, assessors)
+        judgments = judgments_from_store(store, assessors, policy)
         if not len(judgments):
             who = f" by {', '.join(assessors)}" if assessors else ""
             raise StoreError(f"the project has no judgments{who} to evaluate against")

@@ -47,7 +47,7 @@ from judgeapp.measures import (
 )
 from judgeapp.measures.measure import ELEVEN_LEVELS
 from judgeapp.services.evaluation import judgments_from_store, runs_from_store
-from judgeapp.services.policy import DEFAULT_POLICY, effective_judgments, judging_events
+from judgeapp.services.policy import effective_judgments, judging_events, parse_policy
 from judgeapp.services.pools import PoolService
 from judgeapp.store import Store
 
@@ -70,6 +70,7 @@ class JudgmentFilter:
     assessor: str | None = None
     include_sources: bool = True
     relevance_level: int = 1
+    policy: str = "newest"  # which judgment counts (judgeapp.services.policy)
 
     def resolve(self, store: Store) -> tuple[list[str] | None, list[str]]:
         """(assessor names for the store, None meaning all; the persons among them)."""
@@ -88,7 +89,8 @@ class JudgmentFilter:
     def describe(self) -> str:
         who = self.assessor or "all assessors"
         extra = " + imported qrels" if self.include_sources else ""
-        return f"{who}{extra}, relevant from grade {self.relevance_level}"
+        policy = "" if self.policy == "newest" else f", {self.policy} judgment counts"
+        return f"{who}{extra}{policy}, relevant from grade {self.relevance_level}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +292,7 @@ class LiveEvaluation:
         self._judged = Measure("Judged", self.config.judged_k)
         self._rank_measure = _ranking_measure(self.measures)
         self.assessors, self.persons = self.config.judgments.resolve(store)
+        self.policy = parse_policy(self.config.judgments.policy).bind(store)
         self._known = {a.name for a in store.assessors()}
         self._all = list(
             dict.fromkeys([*self.measures, self._ap, *self._iprec, *self._ndcg, self._judged])
@@ -311,7 +314,7 @@ class LiveEvaluation:
 
     # -- building ---------------------------------------------------------------------------
     def _build(self) -> None:
-        judgments = judgments_from_store(self.store, self.assessors)
+        judgments = judgments_from_store(self.store, self.assessors, self.policy)
         for qid in [q for q, tj in judgments.topics.items() if not len(tj)]:
             del judgments.topics[qid]
         self.evaluator = Evaluator(judgments, self.runs, self._all, self.options)
@@ -322,6 +325,7 @@ class LiveEvaluation:
         """Evaluate everything again from the store (new runs, qrels imported, ...)."""
         self.runs = runs_from_store(self.store)
         self.assessors, self.persons = self.config.judgments.resolve(self.store)
+        self.policy = parse_policy(self.config.judgments.policy).bind(self.store)
         self._known = {a.name for a in self.store.assessors()}
         self._pool_sizes = None
         self._build()
@@ -337,13 +341,14 @@ class LiveEvaluation:
         made = 0
         if assessor is not None and assessor not in self._known:
             self.assessors, self.persons = self.config.judgments.resolve(self.store)
+            self.policy = parse_policy(self.config.judgments.policy).bind(self.store)
             self._known = {a.name for a in self.store.assessors()}
         topics = self.evaluator.judgments.topics
         for qid in qids:
             state = self._progress.get(qid)
             if state is not None and self._progress_persons == self.persons:
                 self._progress_refresh(qid, state)  # every update: undone ones leave it
-            arrays = effective_judgments(self.store, self.assessors, qid).topics
+            arrays = effective_judgments(self.store, self.assessors, qid, self.policy).topics
             ids, grades = arrays.get(qid, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
             old = topics.get(qid)
             grades_changed = _changed_grades(old, ids, grades)
@@ -484,7 +489,7 @@ class LiveEvaluation:
                 results = evaluator.evaluate()
                 self.checkpoints.append(Checkpoint(made, results.summary()[0].copy()))
 
-        for (qid, doc), assessor, before, after in DEFAULT_POLICY.replay(events):
+        for (qid, doc), assessor, before, after in self.policy.replay(events):
             if after == before:
                 continue
             if assessor in persons:

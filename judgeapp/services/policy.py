@@ -1,33 +1,50 @@
 """Which judgment counts: the one home of the rule that turns several judgments of a document
-(by several assessors, or imported qrels beside people) into the one grade that evaluation,
-exports, judging orders and the dashboard use.
+(by several assessors, imported qrels, automatic judges, an adjudicator) into the one grade
+that evaluation, exports, judging orders and the dashboard use.
 
 The store keeps every judgment and every change (`Store.judgment_rows`,
 `Store.history_events`); a `JudgmentPolicy` decides what they mean:
 
 - `choose(held)`: the effective grade of one document from the judgments it holds now,
-  oldest change first (the definition);
+  least recently changed first, or None when none of them counts (the definition);
 - `select(rows)`: the same rule over many documents at once (vectorised where the rule
   allows; it must agree with `choose`, which a test checks on random data);
 - `replay(events)`: the effective grade after each event of a judgment history, for orders
   that resume from history and for progress curves.
 
-Today's rule is `NEWEST`: the most recently changed judgment counts. The team issue adds
-others (adjudicated, majority, per assessor); each is one subclass here.
+Policies (`parse_policy`): ``newest`` (the default: the most recently changed judgment),
+``majority`` (the most frequent grade, ties to the lower grade: the conservative choice),
+``max``, ``min``, ``median`` (the lower median), ``adjudicated`` (an adjudicator's decision,
+else the majority), or one named assessor or source (``assessor:NAME``, or just NAME). The
+voting policies count people and imported qrels; automatic judges and adjudicators vote only
+when nobody else judged the document. Keep every judgment; a policy only chooses at read
+time (TREC's practice and every annotation tool's).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+import dataclasses
+from collections import Counter
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
 
+from judgeapp.errors import UserError
 from judgeapp.records import JudgmentArrays, JudgmentRows
 from judgeapp.store import Store
 
 K = TypeVar("K", bound=Hashable)
+
+# kinds of judge (`assessors.kind`) whose votes count first
+VOTERS = frozenset({"person", "source"})
+ADJUDICATOR = "adjudicator"
+AUTOMATIC = "automatic"
+
+
+class PolicyError(UserError, ValueError):
+    """An unknown policy or assessor."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,16 +71,29 @@ class Selected:
         )
 
 
+@dataclass(frozen=True)
 class JudgmentPolicy:
-    """A rule for the effective grade of a document judged more than once."""
+    """A rule for the effective grade of a document judged more than once. `kinds` maps
+    assessor ids to their kind (person, source, automatic, adjudicator), filled by `bind`."""
 
-    name = ""
-    description = ""
+    name: str = ""
+    description: str = ""
+    kinds: Mapping[int, str] = dataclasses.field(default_factory=dict, compare=False)
 
-    def choose(self, held: Sequence[tuple[int, int]]) -> int:
+    def bind(self, store: Store) -> JudgmentPolicy:
+        """This policy with what it needs to know about the project's assessors."""
+        return dataclasses.replace(self, kinds={a.id: a.kind for a in store.assessors()})
+
+    def choose(self, held: Sequence[tuple[int, int]]) -> int | None:
         """The effective grade from the document's current judgments, given as (assessor
-        id, grade) pairs, the least recently changed first (never empty)."""
+        id, grade) pairs, the least recently changed first (never empty); None: no
+        judgment counts."""
         raise NotImplementedError
+
+    def voters(self, held: Sequence[tuple[int, int]]) -> list[int]:
+        """The grades that vote: people's and sources', else everyone's."""
+        grades = [g for a, g in held if self.kinds.get(a, "person") in VOTERS]
+        return grades or [g for _, g in held]
 
     def select(self, rows: JudgmentRows) -> Selected:
         """Every document's effective grade (the generic path: `choose` per document)."""
@@ -81,8 +111,10 @@ class JudgmentPolicy:
                 j = i + 1
                 while j < hi and doc_ids[j] == doc_ids[i]:
                     j += 1
-                keep.append(j - 1)
-                grades.append(self.choose(list(zip(assessors[i:j], values[i:j], strict=True))))
+                grade = self.choose(list(zip(assessors[i:j], values[i:j], strict=True)))
+                if grade is not None:
+                    keep.append(j - 1)
+                    grades.append(grade)
                 i = j
             bounds.append(len(keep))
         index = np.array(keep, dtype=np.int64)
@@ -111,11 +143,15 @@ class JudgmentPolicy:
             yield key, assessor, before, after
 
 
+@dataclass(frozen=True)
 class Newest(JudgmentPolicy):
-    name = "newest"
-    description = "the most recently changed judgment counts"
+    name: str = "newest"
+    description: str = "the most recently changed judgment counts"
 
-    def choose(self, held: Sequence[tuple[int, int]]) -> int:
+    def bind(self, store: Store) -> JudgmentPolicy:
+        return self  # needs nothing to know
+
+    def choose(self, held: Sequence[tuple[int, int]]) -> int | None:
         return held[-1][1]
 
     def select(self, rows: JudgmentRows) -> Selected:
@@ -132,9 +168,91 @@ class Newest(JudgmentPolicy):
         return Selected(list(rows.qids), bounds, index, rows.doc_ids[index], rows.grades[index])
 
 
+@dataclass(frozen=True)
+class Majority(JudgmentPolicy):
+    name: str = "majority"
+    description: str = "the most frequent grade (ties to the lower grade)"
+
+    def choose(self, held: Sequence[tuple[int, int]]) -> int | None:
+        counts = Counter(self.voters(held))
+        top = max(counts.values())
+        return min(g for g, c in counts.items() if c == top)
+
+
+@dataclass(frozen=True)
+class Extreme(JudgmentPolicy):
+    def choose(self, held: Sequence[tuple[int, int]]) -> int | None:
+        votes = self.voters(held)
+        return max(votes) if self.name == "max" else min(votes)
+
+
+@dataclass(frozen=True)
+class Median(JudgmentPolicy):
+    name: str = "median"
+    description: str = "the median grade (of an even number, the lower of the two middle ones)"
+
+    def choose(self, held: Sequence[tuple[int, int]]) -> int | None:
+        votes = sorted(self.voters(held))
+        return votes[(len(votes) - 1) // 2]
+
+
+@dataclass(frozen=True)
+class Adjudicated(Majority):
+    name: str = "adjudicated"
+    description: str = "an adjudicator's decision, else the majority"
+
+    def choose(self, held: Sequence[tuple[int, int]]) -> int | None:
+        decided = [g for a, g in held if self.kinds.get(a) == ADJUDICATOR]
+        return decided[-1] if decided else super().choose(held)
+
+
+@dataclass(frozen=True)
+class OneAssessor(JudgmentPolicy):
+    """Only `assessor`'s judgments count (documents they did not judge are unjudged)."""
+
+    assessor: str = ""
+    assessor_id: int | None = None
+
+    def bind(self, store: Store) -> JudgmentPolicy:
+        found = [a for a in store.assessors() if a.name == self.assessor]
+        if not found:
+            raise PolicyError(f"no assessor or judgment source named {self.assessor!r}")
+        return dataclasses.replace(self, assessor_id=found[0].id)
+
+    def choose(self, held: Sequence[tuple[int, int]]) -> int | None:
+        mine = [g for a, g in held if a == self.assessor_id]
+        return mine[-1] if mine else None
+
+
 NEWEST = Newest()
-POLICIES: dict[str, JudgmentPolicy] = {p.name: p for p in (NEWEST,)}
-DEFAULT_POLICY = NEWEST
+POLICIES: dict[str, JudgmentPolicy] = {
+    p.name: p
+    for p in (
+        NEWEST,
+        Adjudicated(),
+        Majority(),
+        Extreme("max", "the highest grade"),
+        Extreme("min", "the lowest grade"),
+        Median(),
+    )
+}
+DEFAULT_POLICY: JudgmentPolicy = NEWEST
+POLICY_HELP = (
+    "which judgment counts where a document has several: "
+    + ", ".join(f"{n} ({p.description})" for n, p in POLICIES.items())
+    + ", or assessor:NAME (one assessor's or source's judgments only)"
+)
+
+
+def parse_policy(text: str) -> JudgmentPolicy:
+    """A policy from its name (`newest`, `majority`, ...), `assessor:NAME`, or a NAME that is
+    no policy's name (one assessor or source)."""
+    if text in POLICIES:
+        return POLICIES[text]
+    name = text.removeprefix("assessor:")
+    if not name:
+        raise PolicyError(f"unknown judgment policy {text!r}; {POLICY_HELP}")
+    return OneAssessor(f"assessor:{name}", f"{name}'s judgments only", assessor=name)
 
 
 def effective_judgments(
@@ -144,7 +262,7 @@ def effective_judgments(
     policy: JudgmentPolicy = DEFAULT_POLICY,
 ) -> JudgmentArrays:
     """The effective judgments of `assessors` (all by default) per topic, as arrays."""
-    return policy.select(store.judgment_rows(assessors, qid)).arrays()
+    return policy.bind(store).select(store.judgment_rows(assessors, qid)).arrays()
 
 
 def qrels_rows(
@@ -153,7 +271,7 @@ def qrels_rows(
     """Effective judgments as (qid, docno, grade), in qid then docno byte order: what
     `export qrels` writes."""
     rows = store.judgment_rows(assessors, docnos=True)
-    chosen = policy.select(rows)
+    chosen = policy.bind(store).select(rows)
     assert rows.docnos is not None
     out = []
     for qid, lo, hi in zip(
@@ -177,4 +295,5 @@ def judging_events(
     events = (
         (doc, assessor, grade) for _q, doc, assessor, grade in store.history_events(qid, assessors)
     )
-    return [(doc, after) for doc, _a, _before, after in policy.replay(events)]
+    bound = policy.bind(store)
+    return [(doc, after) for doc, _a, _before, after in bound.replay(events)]

@@ -170,6 +170,9 @@ class Assessor(Base):
     # PostgreSQL: the database role this assessor connects as (row-level security lets a
     # role write only its own assessor's judgments); None on SQLite and for sources
     db_role: Mapped[str | None] = mapped_column(String, nullable=True)
+    # owner, evaluator or assessor; None: an assessor if they have assignments, else an
+    # evaluator (judgeapp.services.team)
+    role: Mapped[str | None] = mapped_column(String, nullable=True)
 
 
 class Judgment(Base):
@@ -190,6 +193,8 @@ class Judgment(Base):
     time_spent: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)  # seconds
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
     updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    # automatic judges: a real-valued score beside the grade (a probability of relevance)
+    score: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class JudgmentEvent(Base):
@@ -215,6 +220,7 @@ class JudgmentEvent(Base):
     flagged: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     time_spent: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
     at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    score: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class ProjectChange(Base):
@@ -226,3 +232,14 @@ class ProjectChange(Base):
     at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
     writer: Mapped[str] = mapped_column(String, nullable=False)  # the writing Store's token
     changes: Mapped[dict] = mapped_column(JSON, nullable=False)
+
+
+class Assignment(Base):
+    """Topic `qid` is assessor's work; `shared` when more than the topic's usual number of
+    assessors judge it (for agreement)."""
+
+    __tablename__ = "assignments"
+    qid: Mapped[str] = mapped_column(String, primary_key=True)
+    assessor_id: Mapped[int] = mapped_column(ForeignKey("assessors.id"), primary_key=True)
+    shared: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,3 +89,61 @@ def test_the_most_recently_changed_judgment_counts_in_evaluation_and_export(proj
         # removing alice's judgment of a brings bob's back
         store.set_judgment("1", ids["a"], alice, JudgmentState(None))
         assert qrels_rows(store) == [("1", "a", 0), ("1", "b", 3)]
+
+
+def test_each_policy_chooses_as_defined(project_db):
+    """Three people, an imported qrels source, an automatic judge and an adjudicator judge
+    a few documents; each policy's grade per document, worked out by hand."""
+    from judgeapp.commands import POLICY_HELP
+    from judgeapp.services.policy import POLICIES, PolicyError, parse_policy
+
+    with Store.open(project_db) as store:
+        ids = store.intern_docnos(["a", "b", "c", "d"])
+        people = {n: store.assessor(n).id for n in ("ann", "bob", "cid")}
+        qrels = store.assessor("qrels", kind="source").id
+        robot = store.assessor("robot", kind="automatic").id
+        judge = store.assessor("adj", kind="adjudicator").id
+
+        def put(doc: str, who: int, grade: int) -> None:
+            store.set_judgment("1", ids[doc], who, JudgmentState(grade))
+
+        # a: 0, 2, 2 by people (robot says 3): majority 2, max 2, min 0, median 2
+        for who, g in (("ann", 0), ("bob", 2), ("cid", 2)):
+            put("a", people[who], g)
+        put("a", robot, 3)
+        # b: 1 and 3 (a tie), the source says 0: majority 0 (ties to the lower), median 1
+        put("b", people["ann"], 1)
+        put("b", people["bob"], 3)
+        put("b", qrels, 0)
+        # c: only the robot: it votes, having no one else
+        put("c", robot, 2)
+        # d: 0 and 1, then the adjudicator decides 1
+        put("d", people["ann"], 0)
+        put("d", people["cid"], 1)
+        put("d", judge, 1)
+        expected = {
+            "newest": {"a": 3, "b": 0, "c": 2, "d": 1},
+            "majority": {"a": 2, "b": 0, "c": 2, "d": 0},
+            "max": {"a": 2, "b": 3, "c": 2, "d": 1},
+            "min": {"a": 0, "b": 0, "c": 2, "d": 0},
+            "median": {"a": 2, "b": 1, "c": 2, "d": 0},
+            "adjudicated": {"a": 2, "b": 0, "c": 2, "d": 1},
+            "assessor:bob": {"a": 2, "b": 3},
+            "qrels": {"b": 0},
+        }
+        for name, grades in expected.items():
+            got = {d: g for _q, d, g in qrels_rows(store, policy=parse_policy(name))}
+            assert got == grades, name
+        # the vectorised rules agree with the replay of the same history, for every policy
+        for name in expected:
+            policy = parse_policy(name).bind(store)
+            events = (((q, d), a, g) for q, d, a, g in store.history_events())
+            final = {}
+            for key, _a, _b, after in policy.replay(events):
+                final[key] = after
+            docnos = store.docnos_of([d for _q, d in final])
+            replayed = {docnos[d]: g for (_q, d), g in final.items() if g is not None}
+            assert replayed == expected[name], name
+        with pytest.raises(PolicyError, match="no assessor or judgment source named 'zed'"):
+            qrels_rows(store, policy=parse_policy("assessor:zed"))
+    assert all(name in POLICY_HELP for name in POLICIES)

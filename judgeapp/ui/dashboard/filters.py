@@ -33,6 +33,7 @@ class FilterController(QObject):
         v = self.dash.view
         v.assessor.currentIndexChanged.connect(self._on_filter_changed)
         v.sources.toggled.connect(self._on_filter_changed)
+        v.policy.currentIndexChanged.connect(self._on_filter_changed)
         v.level.valueChanged.connect(self._on_filter_changed)
         v.baseline.currentIndexChanged.connect(self._on_baseline_changed)
         v.test.currentIndexChanged.connect(self._on_test_changed)
@@ -49,6 +50,7 @@ class FilterController(QObject):
             assessor=saved.get("assessor"),
             include_sources=bool(saved.get("include_sources", True)),
             relevance_level=int(saved.get("relevance_level", 1)),
+            policy=str(saved.get("policy") or "newest"),
         )
         dash.config = DashboardConfig(measures=measures, judgments=filt)
         dash.baseline = saved.get("baseline")
@@ -65,6 +67,7 @@ class FilterController(QObject):
             "assessor": f.assessor,
             "include_sources": f.include_sources,
             "relevance_level": f.relevance_level,
+            "policy": f.policy,
             "baseline": dash.baseline,
             "test": dash.test,
         }
@@ -88,6 +91,7 @@ class FilterController(QObject):
             found = v.assessor.findData(f.assessor) if f.assessor is not None else 0
             v.assessor.setCurrentIndex(max(found, 0))
             v.sources.setChecked(f.include_sources)
+            v.policy.setCurrentIndex(max(v.policy.findData(f.policy), 0))
             top = max((g.grade for g in wb.scale()), default=1) if wb is not None else 1
             v.level.setRange(1, max(top, 1))
             v.level.setValue(min(max(f.relevance_level, 1), max(top, 1)))
@@ -111,6 +115,7 @@ class FilterController(QObject):
                 assessor=v.assessor.currentData(),
                 include_sources=v.sources.isChecked(),
                 relevance_level=v.level.value(),
+                policy=v.policy.currentData() or "newest",
             )
         )
 

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from judgeapp.measures import DEFAULT_GUI_MEASURES
 from judgeapp.services.live_eval import validate_measures
+from judgeapp.services.policy import POLICIES
 from judgeapp.ui.dashboard.curve_plots import NdcgCutoffPlot, PrecisionRecallPlot
 from judgeapp.ui.dashboard.models import DrillDownTableModel, RunMeasureTableModel
 from judgeapp.ui.dashboard.topic_plots import ApDifferencePlot, ProgressPlot
@@ -79,6 +80,13 @@ class DashboardView(QWidget):
         self.assessor = QComboBox()
         self.assessor.setToolTip("Whose judgments drive the dashboard")
         _compact(self.assessor)
+        self.policy = QComboBox()
+        for name, policy in POLICIES.items():
+            self.policy.addItem(name, name)
+            self.policy.setItemData(
+                self.policy.count() - 1, policy.description, Qt.ItemDataRole.ToolTipRole
+            )
+        self.policy.setToolTip("Which judgment counts where a document has several")
         self.sources = QCheckBox("Imported qrels")
         self.sources.setToolTip("Include the judgments of imported qrels sources")
         self.level = QSpinBox()
@@ -115,6 +123,7 @@ class DashboardView(QWidget):
         controls.setSpacing(6)
         for label, widget in (
             ("Judgments", self.assessor),
+            (None, self.policy),
             (None, self.sources),
             (None, self.level),
             ("Baseline", self.baseline),
