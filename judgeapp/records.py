@@ -115,7 +115,8 @@ class RunInfo:
 class AssessorInfo:
     id: int
     name: str
-    kind: str  # "person" or "source" (imported qrels)
+    kind: str  # person, source (imported qrels), automatic (a model), adjudicator
+    role: str | None = None  # owner, evaluator, assessor; None: from the assignments
 
 
 @dataclass(slots=True)

@@ -1,4 +1,4 @@
-"""`export qrels DB [--assessor A] [--out FILE]`: judgments as TREC qrels."""
+"""`export qrels|judgments DB [--out FILE]`: judgments as TREC qrels, or with every field."""
 
 from __future__ import annotations
 
@@ -13,38 +13,57 @@ ORDER = 30
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
-        help="export judgments as TREC qrels",
-        description="Write the project's judgments as TREC four-column qrels "
-        "(`qid 0 docno grade`), readable by trec_eval, ir_measures and ranx. Where several "
-        "assessors judged a document, the newest judgment counts.",
+        help="export judgments as TREC qrels, or every judgment with every field",
+        description="`export qrels`: the project's judgments as TREC four-column qrels "
+        "(`qid 0 docno grade`), readable by trec_eval, ir_measures and ranx; where a "
+        "document was judged more than once, --policy chooses which judgment counts (the "
+        "newest by default). `export judgments`: every assessor's judgment with every field "
+        "(topic, docno, assessor, kind, grade, score, note, flagged, time_spent, created_at, "
+        "updated_at, origin) as JSON Lines or CSV; `import judgments` reads it back.",
     )
-    p.add_argument("kind", choices=["qrels"])
+    p.add_argument("kind", choices=["qrels", "judgments"])
     p.add_argument("db", metavar="DB")
     p.add_argument(
         "--assessor",
         action="append",
         help="only this assessor's or qrels source's judgments (repeatable)",
     )
-    p.add_argument("--policy", default="newest", help=POLICY_HELP)
+    p.add_argument("--policy", default="newest", help=f"qrels: {POLICY_HELP}")
+    p.add_argument(
+        "--format", dest="fmt", choices=["jsonl", "csv"], default="jsonl", help="judgments: format"
+    )
     p.add_argument("--out", "-o", help="output file (default: standard output)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from judgeapp.formats import write_qrels
+    from judgeapp.formats.judgments import write_judgments
     from judgeapp.services.policy import PolicyError, parse_policy, qrels_rows
     from judgeapp.store import StoreError
 
     store = open_store(args.db)
     try:
-        rows = qrels_rows(store, args.assessor, parse_policy(args.policy))
+        if args.kind == "qrels":
+            rows = qrels_rows(store, args.assessor, parse_policy(args.policy))
+        else:
+            wanted = set(args.assessor or ())
+            rows = [r for r in store.judgment_export() if not wanted or r.assessor in wanted]
     except (StoreError, PolicyError) as exc:
         raise CommandError(str(exc)) from exc
     finally:
         store.close()
+    if args.kind == "qrels":
+        if args.out:
+            write_qrels(rows, args.out)
+            print(f"wrote {len(rows)} judgments to {args.out}", file=sys.stderr)
+        else:
+            write_qrels(rows, sys.stdout)
+        return 0
     if args.out:
-        write_qrels(rows, args.out)
+        with open(args.out, "w", encoding="utf-8", newline="") as fh:
+            write_judgments(rows, fh, args.fmt)
         print(f"wrote {len(rows)} judgments to {args.out}", file=sys.stderr)
     else:
-        write_qrels(rows, sys.stdout)
+        write_judgments(rows, sys.stdout, args.fmt)
     return 0

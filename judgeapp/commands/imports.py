@@ -8,15 +8,17 @@ import sys
 from judgeapp.commands import CommandError, open_store, progress_bar
 
 ORDER = 20
-KINDS = ("topics", "docs", "run", "qrels")
+KINDS = ("topics", "docs", "run", "qrels", "judgments")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "import",
-        help="import topics, documents, runs or qrels (one transaction per call)",
+        help="import topics, documents, runs, qrels or judgments (one transaction per call)",
         description="Import files into a project. Formats are detected from the content; "
-        "`.gz` files are read directly. If any file has an error, nothing is imported.",
+        "`.gz` files are read directly. If any file has an error, nothing is imported. "
+        "`judgments` reads what `export judgments` writes (JSON Lines or CSV, every field), "
+        "or TREC qrels with a fifth column, a score (an automatic judge's).",
     )
     p.add_argument("kind", choices=KINDS, help="what the files hold")
     p.add_argument("db", metavar="DB", help="project: file path or SQLAlchemy URL")
@@ -32,6 +34,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--replace", action="store_true", help="replace runs/qrels sources of the same name"
     )
     p.add_argument("--create", action="store_true", help="create the project if missing")
+    p.add_argument(
+        "--assessor",
+        help="judgments: whose they are when the file does not say (an LLM, a crowd, ...)",
+    )
+    p.add_argument(
+        "--judge-kind",
+        choices=["person", "source", "automatic"],
+        default="person",
+        help="judgments: what kind of judge a new --assessor is (automatic: a model's "
+        "judgments, with a score beside each grade; never shown to blind assessors)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -56,6 +69,10 @@ def run(args: argparse.Namespace) -> int:
                     fmt=args.fmt,
                     replace=args.replace,
                     progress=progress,
+                )
+            elif args.kind == "judgments":
+                report = imports.import_judgments(
+                    store, args.files, assessor=args.assessor, kind=args.judge_kind, fmt=args.fmt
                 )
             else:
                 report = imports.import_qrels(

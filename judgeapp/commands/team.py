@@ -19,11 +19,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "own judgments and history (row-level security), and never runs, pools, the scale "
         "or anyone else's judgments. `remove` takes the grants back (judgments stay); "
         "`list` shows who has a role. A SQLite project has no users: there an assessor's "
-        "name is only a label.",
+        "name is only a label. `role NAME ROLE` (any project) makes a person the owner, an "
+        "evaluator (both see everything) or an assessor (judges blind in blind mode); "
+        "auto: an assessor if they have assignments, else an evaluator.",
     )
-    p.add_argument("action", choices=["add", "remove", "list"])
-    p.add_argument("name", nargs="?", help="the assessor (for add and remove)")
-    p.add_argument("--db", required=True, help="the project's URL, connected as its owner")
+    p.add_argument("action", choices=["add", "remove", "list", "role"])
+    p.add_argument("name", nargs="?", help="the assessor (for add, remove and role)")
+    p.add_argument("role", nargs="?", help="for role: owner, evaluator, assessor or auto")
+    p.add_argument("--db", required=True, help="the project (PostgreSQL: its URL, as its owner)")
     p.add_argument("--role", help="database role name (default: made from the name)")
     p.add_argument("--password", help="password of a new role (default: a random one)")
     p.set_defaults(handler=run)
@@ -51,6 +54,16 @@ def run(args: argparse.Namespace) -> int:
         elif args.action == "remove":
             role = store.remove_team_member(args.name)
             print(f"{args.name}: the grants of role {role} are taken back; judgments stay")
+        elif args.action == "role":
+            from judgeapp.services import team
+
+            if not args.role:
+                raise CommandError("team role NAME ROLE: give the role")
+            try:
+                team.set_role(store, args.name, None if args.role == "auto" else args.role)
+            except team.TeamError as exc:
+                raise CommandError(str(exc)) from exc
+            print(f"{args.name}: {team.role_of(store, args.name)}")
         else:
             for name, role in store.team():
                 print(f"{name}\t{role}")

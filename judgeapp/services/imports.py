@@ -121,3 +121,31 @@ def import_qrels(
     changes = store.import_qrels(files, replace=replace)
     count = sum(len(q) for q, _ in files)
     return ImportReport("qrels", len(paths), count, f"{count} judgments", changes)
+
+
+def import_judgments(
+    store: Store,
+    paths: Sequence[str | Path],
+    *,
+    assessor: str | None = None,
+    kind: str = "person",
+    fmt: str | None = None,
+    progress: ProgressFn = no_progress,
+) -> ImportReport:
+    """Judgments with every field (`export judgments`), or an automatic judge's qrels with a
+    score column, as judgments of the assessors they name (or `assessor`, of `kind`)."""
+    from judgeapp.formats.judgments import read_judgments
+
+    rows = []
+    for i, path in enumerate(paths):
+        progress(i, len(paths), f"reading {Path(path).name}")
+        read = read_judgments(path, fmt)
+        if assessor is None and any(r.assessor is None for r in read):
+            first = next(r for r in read if r.assessor is None)
+            raise formats.FormatError(
+                path, first.line, "the judgment names no assessor (give --assessor NAME)"
+            )
+        rows += read
+    progress(len(paths), len(paths), "storing judgments")
+    changes = store.put_judgments(rows, assessor=assessor, kind=kind)
+    return ImportReport("judgments", len(paths), len(rows), f"{len(rows)} judgments", changes)

@@ -18,8 +18,10 @@ from typing import Any, Self
 import numpy as np
 from sqlalchemy import Connection, func, inspect, select
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import aliased
 
 from judgeapp.formats.errors import FormatError
+from judgeapp.formats.judgments import JudgmentLine
 from judgeapp.formats.model import Document, QrelsFile, RunFile, Topic
 from judgeapp.records import (
     DEFAULT_SCALE,
@@ -166,9 +168,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 if "settings" not in inspect(conn).get_table_names():
                     return False
                 return bool(
-                    conn.execute(
-                        select(m.Setting.key).where(m.Setting.key == "created_at")
-                    ).first()
+                    conn.execute(select(m.Setting.key).where(m.Setting.key == "created_at")).first()
                 )
         except DBAPIError as exc:
             raise StoreError(f"cannot reach the project: {exc.orig}") from None
@@ -577,7 +577,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     def assessor(self, name: str, *, kind: str = "person", create: bool = True) -> AssessorInfo:
         with self._read() as conn:
             row = conn.execute(
-                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind).where(
+                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role).where(
                     m.Assessor.name == name
                 )
             ).first()
@@ -587,7 +587,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             raise StoreError(f"no assessor or judgment source named {name!r}")
         with self._begin() as conn:  # under the write lock: look again, another may be first
             row = conn.execute(
-                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind).where(
+                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role).where(
                     m.Assessor.name == name
                 )
             ).first()
@@ -607,9 +607,58 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     def assessors(self) -> list[AssessorInfo]:
         with self._read() as conn:
             rows = conn.execute(
-                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind).order_by(m.Assessor.id)
+                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role).order_by(
+                    m.Assessor.id
+                )
             ).all()
         return [AssessorInfo(*row) for row in rows]
+
+    def set_role(self, name: str, role: str | None) -> Changes:
+        """A person's role: owner, evaluator or assessor (None: from the assignments)."""
+        table = m.Assessor.__table__
+        with self._begin() as conn:
+            gone = conn.execute(
+                table.update()
+                .where(table.c.name == name, table.c.kind == "person")
+                .values(role=role)
+            ).rowcount
+            if not gone:
+                raise StoreError(f"no assessor named {name!r}")
+            self._changed(conn, Changes(assessors=True))
+        return Changes(assessors=True)
+
+    # -- assignments ----------------------------------------------------------------------------
+    def assignments(self) -> list[tuple[str, str, bool]]:
+        """(qid, assessor, shared) of every assignment, by topic then assessor."""
+        with self._read() as conn:
+            rows = conn.execute(
+                select(m.Assignment.qid, m.Assessor.name, m.Assignment.shared)
+                .join(m.Assessor, m.Assessor.id == m.Assignment.assessor_id)
+                .order_by(m.Assignment.qid, m.Assessor.name)
+            ).all()
+        return sorted(((q, a, bool(s)) for q, a, s in rows), key=lambda r: (r[0].encode(), r[1]))
+
+    def set_assignments(self, rows: Sequence[tuple[str, str, bool]]) -> Changes:
+        """Replace every assignment with `rows` (qid, assessor, shared); assessors that do
+        not exist yet are created as persons."""
+        table = m.Assignment.__table__
+        now = utcnow()
+        with self._begin() as conn:
+            ids = {a.name: a.id for a in self._assessor_rows(conn)}
+            for _q, name, _s in rows:
+                if name not in ids:
+                    ids[name] = self._create_assessor(conn, name, "person")
+            conn.execute(table.delete())
+            if rows:
+                conn.execute(
+                    table.insert(),
+                    [
+                        {"qid": q, "assessor_id": ids[a], "shared": bool(s), "created_at": now}
+                        for q, a, s in rows
+                    ],
+                )
+            self._changed(conn, Changes(assessors=True, topic_list=True))
+        return Changes(assessors=True, topic_list=True)
 
     # -- judgments ----------------------------------------------------------------------------
     def import_qrels(
@@ -682,6 +731,137 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 )
             self._changed(conn, Changes(topics=frozenset(changed), assessors=True))
         return Changes(topics=frozenset(changed), assessors=True)
+
+    def judgment_export(self) -> list[JudgmentLine]:
+        """Every current judgment with every field, the last change's origin among them, by
+        topic, document and assessor."""
+        j, d, a = m.Judgment, m.Docno, m.Assessor
+        h = aliased(m.JudgmentEvent)
+        last = (
+            select(h.origin)
+            .where(h.qid == j.qid, h.doc_id == j.doc_id, h.assessor_id == j.assessor_id)
+            .order_by(h.id.desc())
+            .limit(1)
+            .correlate(j)
+            .scalar_subquery()
+        )
+        with self._read() as conn:
+            rows = conn.execute(
+                select(
+                    j.qid,
+                    d.docno,
+                    a.name,
+                    a.kind,
+                    j.grade,
+                    j.score,
+                    j.note,
+                    j.flagged,
+                    j.time_spent,
+                    j.created_at,
+                    j.updated_at,
+                    last,
+                )
+                .join(d, d.id == j.doc_id)
+                .join(a, a.id == j.assessor_id)
+            ).all()
+        out = [
+            JudgmentLine(0, q, dn, g, an, ak, sc, nt or "", bool(fl), float(ts), c, u, o)
+            for q, dn, an, ak, g, sc, nt, fl, ts, c, u, o in rows
+        ]
+        return sorted(out, key=lambda r: (r.topic.encode(), r.docno.encode(), r.assessor or ""))
+
+    def put_judgments(
+        self, rows: Sequence[JudgmentLine], *, assessor: str | None = None, kind: str = "person"
+    ) -> Changes:
+        """Store judgments with every field, in one transaction: each row's assessor (or
+        `assessor`; created with the row's kind, or `kind`), each change recorded in the
+        history. A judgment equal to the stored one changes nothing."""
+        table, events = m.Judgment.__table__, m.JudgmentEvent.__table__
+        now = utcnow()
+        changed: set[str] = set()
+        with self._begin() as conn:
+            ids = {x.name: x for x in self._assessor_rows(conn)}
+            for r in rows:
+                name = r.assessor or assessor
+                if name is None:
+                    raise StoreError(f"line {r.line}: whose judgment? (name the assessor)")
+                if name not in ids:
+                    new_kind = r.kind or kind
+                    ids[name] = AssessorInfo(
+                        self._create_assessor(conn, name, new_kind), name, new_kind
+                    )
+            docs = dict(
+                zip(
+                    [r.docno for r in rows],
+                    self._intern(conn, [r.docno for r in rows]).tolist(),
+                    strict=True,
+                )
+            )
+            for r in rows:
+                who = ids[r.assessor or assessor or ""]
+                doc = docs[r.docno]
+                old = conn.execute(
+                    select(
+                        table.c.id, table.c.grade, table.c.note, table.c.flagged, table.c.score
+                    ).where(
+                        table.c.qid == r.topic, table.c.doc_id == doc, table.c.assessor_id == who.id
+                    )
+                ).first()
+                state = {
+                    "grade": r.grade,
+                    "note": r.note,
+                    "flagged": r.flagged,
+                    "score": r.score,
+                    "time_spent": r.time_spent,
+                    "updated_at": r.updated_at or now,
+                }
+                if old is not None and (
+                    old.grade,
+                    old.note or "",
+                    bool(old.flagged),
+                    old.score,
+                ) == (
+                    r.grade,
+                    r.note,
+                    r.flagged,
+                    r.score,
+                ):
+                    continue
+                if old is None:
+                    conn.execute(
+                        table.insert(),
+                        {
+                            "qid": r.topic,
+                            "doc_id": doc,
+                            "assessor_id": who.id,
+                            "created_at": r.created_at or r.updated_at or now,
+                            **state,
+                        },
+                    )
+                else:
+                    conn.execute(table.update().where(table.c.id == old.id).values(**state))
+                conn.execute(
+                    events.insert(),
+                    {
+                        "uid": uuid.uuid4().hex,
+                        "qid": r.topic,
+                        "doc_id": doc,
+                        "assessor_id": who.id,
+                        "action": "create" if old is None else "update",
+                        "origin": r.origin or "import",
+                        "grade": r.grade,
+                        "previous_grade": None if old is None else old.grade,
+                        "note": r.note,
+                        "flagged": r.flagged,
+                        "time_spent": r.time_spent,
+                        "score": r.score,
+                        "at": r.updated_at or now,
+                    },
+                )
+                changed.add(r.topic)
+            changes = Changes(topics=frozenset(changed), assessors=True)
+            self._changed(conn, changes)
+        return changes
 
     def _state(self, conn: Connection, qid: str, doc_id: int, assessor_id: int):
         return conn.execute(
@@ -998,7 +1178,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         return MergeReport(len(fresh), int(changed), conflicts, changes)
 
     def _assessor_rows(self, conn: Connection) -> list[AssessorInfo]:
-        rows = conn.execute(select(m.Assessor.id, m.Assessor.name, m.Assessor.kind)).all()
+        rows = conn.execute(
+            select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role)
+        ).all()
         return [AssessorInfo(*r) for r in rows]
 
     @staticmethod
