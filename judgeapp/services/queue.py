@@ -37,6 +37,7 @@ class JudgingQueue:
         order: JudgingOrder,
         *,
         blind: bool | None = None,
+        hide_others: bool = False,
     ) -> None:
         self.service = service
         self.store = service.store
@@ -44,6 +45,7 @@ class JudgingQueue:
         self.topic = topic
         self.order = order
         self.blind = (not order.exposes_runs) if blind is None else blind
+        self.hide_others = hide_others  # a blind assessor learns nothing of others' work
         self._skipped: set[int] = set()
         self._texts: dict[int, str] | None = None
         self._build()
@@ -88,7 +90,7 @@ class JudgingQueue:
             if i >= 0:
                 best_rank = int(self.topic.best_rank[i])
                 runs = tuple(run for run, _rank in self.topic.contributors(doc_id))
-        others = len(self._others.get(doc_id, ()))
+        others = 0 if self.hide_others else len(self._others.get(doc_id, ()))
         return QueueItem(
             doc_id, docno, state.grade, state.flagged, state.note, best_rank, runs, others
         )

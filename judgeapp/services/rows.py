@@ -30,6 +30,8 @@ class TopicRow:
     missing: float | None = None
     missing_low: float | None = None
     missing_high: float | None = None
+    assigned: bool = False  # the current assessor's work
+    shared: bool = False  # assigned to more assessors than usual (for agreement)
 
     @property
     def progress(self) -> float:

@@ -25,7 +25,7 @@ from judgeapp.records import (
     PoolInfo,
     TopicRecord,
 )
-from judgeapp.services import imports
+from judgeapp.services import imports, team
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.services.pools import PoolService
@@ -128,6 +128,20 @@ class Workbench:
     def assessor(self) -> str | None:
         return None if self.judging is None else self.judging.assessor.name
 
+    def role(self) -> str:
+        """The current assessor's role: owner, evaluator or assessor (judgeapp.services.team)."""
+        return team.role_of(self.store, self.assessor)
+
+    def is_blind(self) -> bool:
+        """Whether the current assessor judges blind: no dashboard, no run names or ranks,
+        no estimates, nobody else's judgments."""
+        return team.is_blind(self.store, self.assessor)
+
+    def assignments(self) -> dict[str, bool]:
+        """The current assessor's topics: qid -> shared."""
+        me = self.assessor
+        return {q: s for q, a, s in self.store.assignments() if a == me}
+
     # -- topics ----------------------------------------------------------------------------------
     def topics(self) -> dict[str, TopicRecord]:
         if self._topics is None:
@@ -152,6 +166,7 @@ class Workbench:
             topics = [t for t in topics if t.qid in wanted]
         if self.judging is None:
             return [TopicRow(t.qid, t.title, 0, 0, 0) for t in topics]
+        mine = self.assignments()
         who = [self.judging.assessor.name]
         pool = self.pool_name()
         if pool is None:
@@ -161,7 +176,15 @@ class Workbench:
             for t in topics:
                 _ids, grades = judged.get(t.qid, (np.empty(0), np.empty(0)))
                 rows.append(
-                    TopicRow(t.qid, t.title, 0, len(grades), int((grades >= RELEVANT_FROM).sum()))
+                    TopicRow(
+                        t.qid,
+                        t.title,
+                        0,
+                        len(grades),
+                        int((grades >= RELEVANT_FROM).sum()),
+                        assigned=t.qid in mine,
+                        shared=mine.get(t.qid, False),
+                    )
                 )
             return rows
         progress = {
@@ -171,10 +194,17 @@ class Workbench:
             )
         }
         return [
-            TopicRow(t.qid, t.title, p.size, p.judged, p.relevant)
-            if (p := progress.get(t.qid)) is not None
-            else TopicRow(t.qid, t.title, 0, 0, 0)
+            TopicRow(
+                t.qid,
+                t.title,
+                p.size if p else 0,
+                p.judged if p else 0,
+                p.relevant if p else 0,
+                assigned=t.qid in mine,
+                shared=mine.get(t.qid, False),
+            )
             for t in topics
+            for p in [progress.get(t.qid)]
         ]
 
     def topic_estimates(
@@ -277,7 +307,11 @@ class Workbench:
         )
         if not len(order.topic):
             return None
-        return JudgingQueue(self.judging, order.topic, order)
+        # a blind assessor sees no runs or ranks whatever the order (and nobody else's work)
+        blind = self.is_blind()
+        return JudgingQueue(
+            self.judging, order.topic, order, blind=True if blind else None, hide_others=blind
+        )
 
     # -- files -----------------------------------------------------------------------------------
     def import_files(

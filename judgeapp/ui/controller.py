@@ -40,6 +40,7 @@ class MainController(QObject):
     changes_applied = Signal(object)  # Changes: what a committed change touched
     task_finished = Signal(object)  # the Worker, with its result or error, once it is done
     estimates_updated = Signal(object)  # {qid: Estimate} now shown in the topic list
+    blind_changed = Signal(bool)  # the current assessor judges blind (or no longer)
 
     def __init__(
         self,
@@ -57,6 +58,7 @@ class MainController(QObject):
         self.demo = demo
         self.thread_pool = thread_pool or QThreadPool.globalInstance()
         self.workbench: Workbench | None = None
+        self.blind = False  # the current assessor judges blind (judgeapp.services.team)
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(0)  # no limit: every judgment of the session
         self.judging = JudgingController(window.judging_view, self.undo_stack, parent=self)
@@ -133,6 +135,7 @@ class MainController(QObject):
         self._remember_project(db)
         self.judging.set_workbench(workbench)
         self.window.setWindowTitle(f"{workbench.display_name()} — judgeapp")
+        self._apply_visibility()
         self._reset_estimates()
         self.refresh_topics()
         self._rebuild_pool_menu()
@@ -200,6 +203,7 @@ class MainController(QObject):
         self.settings.setValue("assessor", name)
         qid = self.judging.queue.qid if self.judging.queue is not None else wb.last_topic()
         self.judging.set_workbench(wb)
+        self._apply_visibility()
         self._reset_estimates()
         self.refresh_topics()
         self._update_status()
@@ -224,7 +228,10 @@ class MainController(QObject):
         return dataclasses.replace(row, missing=est.missing, missing_low=low, missing_high=high)
 
     def request_estimates(self, qids=None, *, delay: bool = True) -> None:
-        """Estimate again the topics `qids` (every judged topic: None), after a pause."""
+        """Estimate again the topics `qids` (every judged topic: None), after a pause. A
+        blind assessor gets none (an estimate of what is left biases when to stop)."""
+        if self.blind:
+            return
         if qids is None:
             self._estimate_pending = None
         elif self._estimate_pending is not None:
@@ -238,6 +245,26 @@ class MainController(QObject):
             self._estimate_worker.cancel()
         self.estimates = {}
         self.request_estimates(None, delay=False)
+
+    # -- who sees what ---------------------------------------------------------------------------
+    def _apply_visibility(self) -> None:
+        """Blind mode for the current assessor: no dashboard, no estimates, no run names or
+        ranks (the judging queue), no building pools or importing runs (both show runs)."""
+        wb = self.workbench
+        blind = wb is not None and wb.is_blind()
+        view = self.window.topics_view
+        view.show_assignments(wb is not None and bool(wb.assignments()))
+        for name in ("build_pool", "import_runs", "import_qrels"):
+            self.window.actions_by_name[name].setEnabled(not blind)
+        if blind == self.blind:
+            return
+        self.blind = blind
+        if blind:
+            self._stop_estimates()
+            self.estimates = {}
+            view.model.show_estimates = False
+            view.show_estimates(False)
+        self.blind_changed.emit(blind)
 
     def estimates_settled(self) -> bool:
         """No estimate running or waiting (screenshots, tests)."""
@@ -384,6 +411,14 @@ class MainController(QObject):
         if changes.scale and wb.judging is not None:
             wb.judging.refresh_scale()
             self.judging.view.set_scale(wb.scale())
+        if changes.assessors or changes.topic_list:  # roles, assignments, blind mode
+            was = self.blind
+            self._apply_visibility()
+            if was != self.blind:  # the open topic as this assessor may now see it
+                qid = self.judging.queue.qid if self.judging.queue is not None else None
+                self.judging.set_workbench(wb)
+                if qid is not None:
+                    self.judging.open_topic(qid)
         queue = self.judging.queue
         if queue is not None and not changes.pools and queue.qid in changes.topics:
             self.judging.reload_topic()

@@ -67,8 +67,10 @@ class TopicsView(QWidget):
             (TopicTableModel.RELEVANT, 80),
             (TopicTableModel.PROGRESS, 170),
             (TopicTableModel.MISSING, 100),
+            (TopicTableModel.ASSIGNED, 100),
         ):
             header.resizeSection(col, width)
+        self.show_assignments(False)
         top = QHBoxLayout()
         top.addWidget(self.filter, 1)
         top.addWidget(self.judge_button)
@@ -81,6 +83,9 @@ class TopicsView(QWidget):
 
     def show_estimates(self, shown: bool) -> None:
         self.table.setColumnHidden(TopicTableModel.MISSING, not shown)
+
+    def show_assignments(self, shown: bool) -> None:
+        self.table.setColumnHidden(TopicTableModel.ASSIGNED, not shown)
 
     def current_qid(self) -> str | None:
         index = self.table.currentIndex()
@@ -180,6 +185,15 @@ class MainWindow(QMainWindow):
     def add_view(self, title: str, widget: QWidget) -> int:
         """Add a view as a tab (the evaluation dashboard goes here)."""
         return self.tabs.addTab(widget, title)
+
+    def remove_view(self, widget: QWidget) -> None:
+        """Take a view out of the window altogether (not only hidden): a blind assessor's
+        window holds no dashboard."""
+        index = self.tabs.indexOf(widget)
+        if index >= 0:
+            self.tabs.removeTab(index)
+        widget.hide()
+        widget.setParent(None)
 
     def show_view(self, widget: QWidget) -> None:
         self.tabs.setCurrentWidget(widget)

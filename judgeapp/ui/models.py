@@ -28,8 +28,17 @@ USER = int(ROLE.UserRole)
 
 
 class TopicTableModel(QAbstractTableModel):
-    ID, TITLE, POOL, JUDGED, RELEVANT, PROGRESS, MISSING = range(7)
-    HEADERS = ("Topic", "Title", "Pool", "Judged", "Relevant", "Progress", "Est. missing")
+    ID, TITLE, POOL, JUDGED, RELEVANT, PROGRESS, MISSING, ASSIGNED = range(8)
+    HEADERS = (
+        "Topic",
+        "Title",
+        "Pool",
+        "Judged",
+        "Relevant",
+        "Progress",
+        "Est. missing",
+        "Assigned",
+    )
     QidRole = USER + 1
     SortRole = USER + 2
     ProgressRole = USER + 3  # fraction judged, 0..1, for the progress delegate
@@ -118,11 +127,13 @@ class TopicTableModel(QAbstractTableModel):
             return f"{row.progress:.0%}"
         if col == self.MISSING:
             return "" if row.missing is None else f"{row.missing:.1f}"
+        if col == self.ASSIGNED:
+            return ("yes, shared" if row.shared else "yes") if row.assigned else ""
         return None
 
     def _sort_key(self, row: TopicRow, col: int) -> Any:
-        if col == self.ID:
-            return natural_key(row.qid)
+        if col in (self.ID, self.ASSIGNED):  # the assessor's own topics first
+            return (not row.assigned, natural_key(row.qid))
         if col == self.TITLE:
             return row.title.lower()
         return {

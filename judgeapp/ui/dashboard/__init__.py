@@ -30,6 +30,8 @@ def attach_dashboard(window: Any, controller: Any, *, threaded: bool = True) -> 
     show.setShortcut(QKeySequence("Ctrl+3"))
     show.triggered.connect(lambda: window.show_view(view))
     window.addAction(show)
+    dashboard.show_action = show
+    show.setVisible(not dashboard.blinded)
     return dashboard
 
 

@@ -76,6 +76,8 @@ class DashboardController(QObject):
         self.topic: str | None = None  # the plots' topic; None: mean over topics
         self.progress_topic: str | None = None  # the last judged topic
         self._shut = False
+        self.blinded = False  # taken out of the window: the assessor judges blind
+        self.show_action: Any = None  # the main window's "Dashboard" action (Ctrl+3)
         self.filters = FilterController(self)
         self.jobs = EvaluationJobs(self, threaded=threaded, coalesce_ms=coalesce_ms)
         self.analysis = BackgroundAnalysis(self)
@@ -91,9 +93,30 @@ class DashboardController(QObject):
         self.window_control.attach(main_controller.window, tab_title)
         main_controller.project_opened.connect(self._on_project_opened)
         main_controller.changes_applied.connect(self._on_changes_applied)
+        main_controller.blind_changed.connect(self.set_blind)
         main_controller.window.closing.connect(self.shutdown)
+        self.set_blind(bool(getattr(main_controller, "blind", False)))
         if getattr(main_controller, "workbench", None) is not None:
             self._on_project_opened(main_controller.workbench)  # attached after the opening
+
+    def set_blind(self, blind: bool) -> None:
+        """A blind assessor's window holds no dashboard at all (and it computes nothing);
+        an evaluator's gets it back, evaluated afresh."""
+        if blind == self.blinded:
+            return
+        self.blinded = blind
+        if self.show_action is not None:
+            self.show_action.setVisible(not blind)
+        main = self.window_control.main_window
+        if main is None:
+            return
+        if blind:
+            self.window_control.set_own_window(False)
+            main.remove_view(self.view)
+        else:
+            main.add_view(self.window_control.tab_title, self.view)
+            if self.workbench is not None:
+                self.jobs.reload()
 
     def _on_project_opened(self, workbench: Workbench) -> None:
         self.workbench = workbench

@@ -101,7 +101,12 @@ class EvaluationJobs(QObject):
 
     # -- the full evaluation -------------------------------------------------------------------
     def reload(self) -> None:
-        """Evaluate everything again (new project, filter, measures, runs or qrels)."""
+        """Evaluate everything again (new project, filter, measures, runs or qrels); for a
+        blind assessor, nothing (done when the dashboard comes back)."""
+        if self.dash.blinded:
+            self.generation += 1
+            self.live = None
+            return
         wb = self.dash.workbench
         self.generation += 1
         self.dirty.clear()

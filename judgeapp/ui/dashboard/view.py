@@ -87,6 +87,7 @@ class DashboardView(QWidget):
                 self.policy.count() - 1, policy.description, Qt.ItemDataRole.ToolTipRole
             )
         self.policy.setToolTip("Which judgment counts where a document has several")
+        _compact(self.policy)
         self.sources = QCheckBox("Imported qrels")
         self.sources.setToolTip("Include the judgments of imported qrels sources")
         self.level = QSpinBox()
