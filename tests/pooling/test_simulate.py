@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -52,6 +54,32 @@ def test_replay_and_summed_curve():
     assert summed_curve([replay, other]).tolist() == [0, 1, 2, 3, 3]
 
 
+def plain_depth_pools(runs: Path, topics: list[str], depth: int) -> dict[str, set[str]]:
+    """qid -> pooled docnos, straight from the run files without judgeapp's readers: each
+    run's lines of a topic in trec_eval's order (score descending, ties by docno descending,
+    as its qsort comparator), the docnos of the first `depth` lines."""
+    pools: dict[str, set[str]] = {q: set() for q in topics}
+    for path in sorted(runs.glob("input.*.gz")):
+        lines: dict[str, list[tuple[float, str]]] = defaultdict(list)
+        with gzip.open(path, "rt") as fh:
+            for line in fh:
+                qid, _q0, docno, _rank, score = line.split()[:5]
+                if qid in pools:
+                    lines[qid].append((float(score), docno))
+        for qid, entries in lines.items():
+            entries.sort(reverse=True)
+            pools[qid].update(docno for _score, docno in entries[:depth])
+    return pools
+
+
+def plain_grades(path: Path) -> dict[tuple[str, str], int]:
+    grades = {}
+    for line in path.read_text().splitlines():
+        qid, _iteration, docno, grade = line.split()
+        grades[qid, docno] = int(grade)
+    return grades
+
+
 @pytest.fixture(scope="module")
 def robust(robust03):
     lists, qrels = robust03
@@ -64,13 +92,20 @@ def robust(robust03):
 
 
 @pytest.mark.slow
-def test_robust03_strategies_have_the_expected_shape(robust):
+def test_robust03_strategies_have_the_expected_shape(robust, shared_data):
     pool, lists, qrels = robust
     strategies = ["blind", "rank", "mtf", "hedge", "maxmean", "maxmean-ns"]
     results = simulate(strategies, pool, lists, qrels)
     first = results["blind"]
+    # the depth-100 pool and its relevant documents, worked out from the files directly
+    plain = plain_depth_pools(shared_data / "robust03" / "runs", ROBUST_TOPICS, 100)
+    grades = plain_grades(shared_data / "robust03" / "robust03_qrels.txt")
+    assert {r.qid: r.pool_size for r in first} == {q: len(plain[q]) for q in ROBUST_TOPICS}
     assert sum(r.pool_size for r in first) == 23402
-    assert sum(r.unjudged for r in first) == 0  # 601-650 are judged to depth 125
+    assert all((q, d) in grades for q in ROBUST_TOPICS for d in plain[q])  # judged to 125
+    assert sum(r.unjudged for r in first) == 0
+    relevant = {q: sum(grades[q, d] >= 1 for d in plain[q]) for q in ROBUST_TOPICS}
+    assert sum(relevant.values()) == 1433
     table = needed_table(results)
     for column in (1, 2):  # 80% and 90%
         bandit = max(table["maxmean"][column], table["maxmean-ns"][column])
@@ -79,7 +114,7 @@ def test_robust03_strategies_have_the_expected_shape(robust):
         assert table["rank"][column] < 0.7 * table["blind"][column]
     # every strategy judges the whole pool and finds every pooled relevant document
     for replays in results.values():
-        assert sum(r.relevant for r in replays) == 1433
+        assert {r.qid: r.relevant for r in replays} == relevant
 
 
 @pytest.mark.slow
