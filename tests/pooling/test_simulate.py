@@ -54,22 +54,22 @@ def test_replay_and_summed_curve():
     assert summed_curve([replay, other]).tolist() == [0, 1, 2, 3, 3]
 
 
-def plain_depth_pools(runs: Path, topics: list[str], depth: int) -> dict[str, set[str]]:
-    """qid -> pooled docnos, straight from the run files without judgeapp's readers: each
-    run's lines of a topic in trec_eval's order (score descending, ties by docno descending,
-    as its qsort comparator), the docnos of the first `depth` lines."""
-    pools: dict[str, set[str]] = {q: set() for q in topics}
+def plain_tops(runs: Path, topics: list[str], depth: int) -> dict[str, dict[str, set[str]]]:
+    """run tag -> qid -> docnos of its first `depth` lines, straight from the run files
+    without judgeapp's readers: a topic's lines in trec_eval's order (score descending, ties
+    by docno descending, as its qsort comparator)."""
+    tops: dict[str, dict[str, set[str]]] = {}
     for path in sorted(runs.glob("input.*.gz")):
         lines: dict[str, list[tuple[float, str]]] = defaultdict(list)
         with gzip.open(path, "rt") as fh:
             for line in fh:
-                qid, _q0, docno, _rank, score = line.split()[:5]
-                if qid in pools:
+                qid, _q0, docno, _rank, score, tag = line.split()[:6]
+                if qid in topics:
                     lines[qid].append((float(score), docno))
-        for qid, entries in lines.items():
+        for entries in lines.values():
             entries.sort(reverse=True)
-            pools[qid].update(docno for _score, docno in entries[:depth])
-    return pools
+        tops[tag] = {q: {d for _s, d in lines[q][:depth]} for q in topics}
+    return tops
 
 
 def plain_grades(path: Path) -> dict[tuple[str, str], int]:
@@ -78,6 +78,13 @@ def plain_grades(path: Path) -> dict[tuple[str, str], int]:
         qid, _iteration, docno, grade = line.split()
         grades[qid, docno] = int(grade)
     return grades
+
+
+@pytest.fixture(scope="module")
+def plain(shared_data):
+    """The depth-100 contributions of each run and the qrels, read without judgeapp."""
+    base = shared_data / "robust03"
+    return plain_tops(base / "runs", ROBUST_TOPICS, 100), plain_grades(base / "robust03_qrels.txt")
 
 
 @pytest.fixture(scope="module")
@@ -92,19 +99,19 @@ def robust(robust03):
 
 
 @pytest.mark.slow
-def test_robust03_strategies_have_the_expected_shape(robust, shared_data):
+def test_robust03_strategies_have_the_expected_shape(robust, plain):
     pool, lists, qrels = robust
     strategies = ["blind", "rank", "mtf", "hedge", "maxmean", "maxmean-ns"]
     results = simulate(strategies, pool, lists, qrels)
     first = results["blind"]
     # the depth-100 pool and its relevant documents, worked out from the files directly
-    plain = plain_depth_pools(shared_data / "robust03" / "runs", ROBUST_TOPICS, 100)
-    grades = plain_grades(shared_data / "robust03" / "robust03_qrels.txt")
-    assert {r.qid: r.pool_size for r in first} == {q: len(plain[q]) for q in ROBUST_TOPICS}
+    tops, grades = plain
+    pooled = {q: set().union(*(top[q] for top in tops.values())) for q in ROBUST_TOPICS}
+    assert {r.qid: r.pool_size for r in first} == {q: len(pooled[q]) for q in ROBUST_TOPICS}
     assert sum(r.pool_size for r in first) == 23402
-    assert all((q, d) in grades for q in ROBUST_TOPICS for d in plain[q])  # judged to 125
+    assert all((q, d) in grades for q in ROBUST_TOPICS for d in pooled[q])  # judged to 125
     assert sum(r.unjudged for r in first) == 0
-    relevant = {q: sum(grades[q, d] >= 1 for d in plain[q]) for q in ROBUST_TOPICS}
+    relevant = {q: sum(grades[q, d] >= 1 for d in pooled[q]) for q in ROBUST_TOPICS}
     assert sum(relevant.values()) == 1433
     table = needed_table(results)
     for column in (1, 2):  # 80% and 90%
@@ -118,8 +125,9 @@ def test_robust03_strategies_have_the_expected_shape(robust, shared_data):
 
 
 @pytest.mark.slow
-def test_robust03_pool_bias_full_map_is_trec_evals(robust, shared_data):
+def test_robust03_pool_bias_full_map_is_trec_evals(robust, plain, shared_data):
     pool, lists, qrels = robust
+    tops, _grades = plain
     report = pool_bias(pool, lists, qrels)
     outputs = shared_data / "robust03" / "trec_eval-outputs" / "robust03_trec_eval_v10"
     for row in report.rows:
@@ -131,5 +139,9 @@ def test_robust03_pool_bias_full_map_is_trec_evals(robust, shared_data):
             ]
         assert len(aps) == 50
         assert row.score_full == pytest.approx(sum(aps) / 50, abs=5e-5), row.run
-        assert row.unique_docs == sum(len(pool[q].unique_to()[row.run]) for q in ROBUST_TOPICS)
+        others = [top for run, top in tops.items() if run != row.run]
+        unique = sum(
+            len(tops[row.run][q].difference(*(o[q] for o in others))) for q in ROBUST_TOPICS
+        )
+        assert row.unique_docs == unique, row.run
     assert 0.9 < report.tau <= 1.0
