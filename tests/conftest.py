@@ -42,8 +42,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if needing:
         pytest.exit(
             f"{SHARED_DATA} is missing: {needing} selected tests need it and CI must not skip "
-            "them. Place the shared data folder beside the checkout (../shared/data), or "
-            "deselect them with -m 'not shared'.",
+            "them. Place the shared data folder beside the checkout (../shared/data).",
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
 
