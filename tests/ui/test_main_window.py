@@ -431,9 +431,10 @@ def test_screenshots_render_real_views(tmp_path, qtbot, project):
 
 
 @pytest.fixture
-def pooled_project(tmp_path, make_window):
+def pooled_project(qtbot, tmp_path, make_window):
     """The small generated project open in the real window, assessor alice, a blind
-    depth-10 pool built in the store (not yet announced to the window: Changes(pools=True))."""
+    depth-10 pool built in the store (not yet announced to the window: Changes(pools=True)),
+    and no estimate running or waiting."""
     from live_project import write_project
 
     project = write_project(tmp_path / "p")
@@ -443,6 +444,9 @@ def pooled_project(tmp_path, make_window):
     controller.workbench.build_pool(
         "pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7
     )
+    # the estimates the opening requested start as soon as events are processed (pytest-qt
+    # does so before the test): done now, none of them can run into what a test changes
+    qtbot.waitUntil(controller.estimates_settled, timeout=30_000)
     return window, controller
 
 
