@@ -49,6 +49,9 @@ OUT = ROOT / "bench-out"
 
 from trec_scale import LIST_LEN, noisy_runs  # noqa: E402  (beside this file)
 
+from judgeapp.services.policy import qrels_rows  # noqa: E402
+from judgeapp.services.pools import PoolService  # noqa: E402
+
 SOURCE = "trec-depth-10"
 ASSESSOR = "bench assessor"
 PEER_MEASURES = {"map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank", "bpref"}
@@ -93,7 +96,7 @@ def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
         n = len(qrels[0])
         qfile = QrelsFile("generated", qrels[0], qrels[1], np.array(qrels[2]), np.arange(n))
         store.import_qrels([(qfile, SOURCE)])
-        store.create_pool("depth-100", strategy="depth", params={"depth": 100})
+        PoolService(store).create_pool("depth-100", strategy="depth", params={"depth": 100})
         store.set_setting("bench_shape", [n_runs, n_topics])
 
 
@@ -304,7 +307,7 @@ def peer_full_evaluation(args) -> tuple[float, int]:
 
     with Store.open(args.db) as store:
         qrels: dict[str, dict[str, int]] = {}
-        for qid, name, grade in store.qrels_rows():
+        for qid, name, grade in qrels_rows(store):
             qrels.setdefault(qid, {})[name] = grade
         lists = store.load_ranked_lists()
         ids = {int(d) for topics in lists.runs.values() for a, _ in topics.values() for d in a}

@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from judgeapp.pooling import ORDERS, build_pool, make_order, topic_seed  # noqa: E402
+from judgeapp.services.pools import PoolService  # noqa: E402
 
 COLLECTION = 20_000  # candidate documents per topic
 LIST_LEN = 1000
@@ -158,17 +159,17 @@ def store_rows(lists, args) -> None:
         store.add_runs(imports)
         print(f"import runs (setup)          {time.perf_counter() - start:8.2f} s")
         start = time.perf_counter()
-        info = store.create_pool("bench", params={"depth": args.depth})
+        info = PoolService(store).create_pool("bench", params={"depth": args.depth})
         took = time.perf_counter() - start
         print(f"create_pool                  {took:8.2f} s   ({info.n_docs} documents stored)")
         qid = next(iter(lists["run000"]))
-        t, topic = timed(lambda: store.pool_topic("bench", qid), 5)
+        t, topic = timed(lambda: PoolService(store).pool_topic("bench", qid), 5)
         print(f"pool_topic (one topic)       {t * 1e3:8.1f} ms  ({len(topic)} documents)")
         t, _ = timed(lambda: store.pool_sizes("bench"), 5)
         print(f"pool_sizes (all topics)      {t * 1e3:8.1f} ms")
-        t, _ = timed(lambda: store.pool_progress("bench"), 5)
+        t, _ = timed(lambda: PoolService(store).pool_progress("bench"), 5)
         print(f"pool_progress (all topics)   {t * 1e3:8.1f} ms")
-        t, _ = timed(lambda: store.open_judging_order("bench", qid, order="maxmean"), 5)
+        t, _ = timed(lambda: PoolService(store).open_judging_order("bench", qid, order="maxmean"), 5)
         print(f"open_judging_order (maxmean) {t * 1e3:8.1f} ms")
         store.close()
 

@@ -41,6 +41,9 @@ OUT = ROOT / "bench-out"
 
 from trec_scale import CANDIDATES, LIST_LEN, noisy_runs  # noqa: E402  (beside this file)
 
+from judgeapp.services.overview import project_info  # noqa: E402
+from judgeapp.services.pools import PoolService  # noqa: E402
+
 DEPTH = 100
 WORDS = (
     "flow shock wave boundary layer heat transfer pressure wing aircraft model speed "
@@ -97,8 +100,8 @@ def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
             for r in range(n_runs)
         ]
         store.add_runs(imports)
-        store.create_pool("blind-100", strategy="depth", params={"depth": DEPTH})
-        store.create_pool(
+        PoolService(store).create_pool("blind-100", strategy="depth", params={"depth": DEPTH})
+        PoolService(store).create_pool(
             "hedge-100", strategy="depth", params={"depth": DEPTH}, judging_order="hedge"
         )
     os.replace(tmp, path)
@@ -188,7 +191,7 @@ def main() -> int:
     settings.setValue("assessor", "bench")
 
     with Store.open(db) as store:
-        info = store.info()
+        info = project_info(store)
         sizes = store.pool_sizes("blind-100")
     print(
         f"project: {info.runs} runs, {info.topics} topics, {info.ranked_entries:,} ranked "

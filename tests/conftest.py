@@ -58,3 +58,45 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def test_data() -> Path:
     return TEST_DATA
+
+
+# -- PostgreSQL: one throwaway server per test session (tests/pgserver.py) ---------------------
+@pytest.fixture(scope="session")
+def pg_server():
+    """A PostgreSQL server on 127.0.0.1 for this test session (stopped at its end), or a
+    skip saying how to get one; under CI a missing server fails the test instead."""
+    from tests.pgserver import HOW_TO_GET, PgServer, find_bindir
+
+    bindir = find_bindir()
+    if bindir is None:
+        if under_ci():
+            pytest.fail(f"CI needs PostgreSQL for the shared-project tests: {HOW_TO_GET}")
+        pytest.skip(HOW_TO_GET)
+    server = PgServer(bindir).start()
+    # a migrated template: each test's project is a copy, so tests do not pay for migrations
+    server.execute("CREATE DATABASE judgeapp_template")
+    from judgeapp.store.schema import create_project_engine, upgrade
+
+    engine = create_project_engine(server.url("judgeapp_template"))
+    upgrade(engine, server.url("judgeapp_template"))  # the schema only: `init` may still run
+    engine.dispose()
+    yield server
+    server.stop()
+
+
+def new_pg_project(server) -> str:
+    """A fresh, migrated, empty project database on `server`; returns its URL."""
+    import uuid
+
+    name = "p_" + uuid.uuid4().hex[:16]
+    server.execute(f'CREATE DATABASE "{name}" TEMPLATE judgeapp_template')
+    return server.url(name)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def project_db(request, tmp_path) -> str:
+    """Where a test's new project lives: a file (SQLite), or a database on the session's
+    PostgreSQL server; tests using it run against both back ends."""
+    if request.param == "sqlite":
+        return str(tmp_path / "project.db")
+    return new_pg_project(request.getfixturevalue("pg_server"))

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from judgeapp.services.policy import qrels_rows
+
 SOURCE = "qrels-source"
 TOPICS = ("1", "2", "3", "4")
 
@@ -137,7 +139,7 @@ def evaluate_command_output(project: LiveProject, store, folder: Path) -> str:
     from judgeapp.measures import DEFAULT_GUI_MEASURES
 
     qrels = folder / "exported.qrels"
-    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in store.qrels_rows()))
+    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels_rows(store)))
     root = Path(__file__).resolve().parents[1]
     command = [sys.executable, str(root / "main.py"), "evaluate", "-c", "-l", "1"]
     for m in DEFAULT_GUI_MEASURES:

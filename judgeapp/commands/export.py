@@ -31,11 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from judgeapp.formats import write_qrels
+    from judgeapp.services.policy import qrels_rows
     from judgeapp.store import StoreError
 
     store = open_store(args.db)
     try:
-        rows = store.qrels_rows(args.assessor)
+        rows = qrels_rows(store, args.assessor)
     except StoreError as exc:
         raise CommandError(str(exc)) from exc
     finally:

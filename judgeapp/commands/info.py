@@ -22,9 +22,11 @@ def _list(items: list[str], limit: int = 12) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from judgeapp.services.overview import project_info
+
     store = open_store(args.db)
     try:
-        info = store.info()
+        info = project_info(store)
         runs = store.runs()
         assessors = store.assessors()
         pools = store.pools()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from judgeapp.commands import CommandError, open_store
 
@@ -17,7 +16,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if "://" not in args.db and Path(args.db).exists():
+    from judgeapp.store import Store, StoreError
+
+    try:
+        exists = Store.exists(args.db)
+    except StoreError as exc:
+        raise CommandError(f"{args.db}: {exc}") from exc
+    if exists:
         raise CommandError(f"{args.db} exists already; `info` shows what it holds")
     store = open_store(args.db, create=True)
     store.close()

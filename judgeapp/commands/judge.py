@@ -19,11 +19,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="record judgments read from stdin (`topic docno grade [note]` per line)",
         description="Read `topic docno grade [note]` lines from standard input and record "
         "each as a judgment of ASSESSOR, printing `recorded TOPIC DOCNO GRADE` once it is "
-        "committed. Blank lines and lines starting with # are skipped. The first bad line "
+        "committed. Blank lines and lines starting with # are skipped. The topic must be in "
+        "the project and the document in one of the topic's pools. The first bad line "
         "stops the command (exit 1); the lines before it stay recorded.",
     )
     p.add_argument("db", metavar="DB")
     p.add_argument("--assessor", required=True, help="who is judging (created if new)")
+    p.add_argument(
+        "--allow-unpooled",
+        action="store_true",
+        help="also judge documents that are in no pool of their topic",
+    )
     p.set_defaults(handler=run)
 
 
@@ -58,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
                 )
                 return 1
             try:
-                service.record(qid, docno, grade, note=note, origin="cli")
+                doc_id = service.check_target(qid, docno, allow_unpooled=args.allow_unpooled)
+                service.record(qid, doc_id, grade, note=note, origin="cli")
             except JudgingError as exc:
                 print(f"judgeapp: error: stdin:{lineno}: {exc}", file=sys.stderr)
                 return 1

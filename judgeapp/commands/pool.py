@@ -95,9 +95,11 @@ def pool_params(args: argparse.Namespace, strategy: str) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    from judgeapp.services.pools import PoolService
     from judgeapp.store import StoreError
 
     store = open_store(args.db)
+    pools = PoolService(store)
     try:
         with progress_bar("pool", unit="topic") as progress:
             if args.add_to:
@@ -110,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
                     )
                 if args.topics:
                     raise CommandError("a pool keeps its topics; --topics cannot change them")
-                info = store.extend_pool(
+                info = pools.extend_pool(
                     args.add_to, runs=args.runs or (), params=params, progress=progress
                 )
             else:
@@ -124,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
                     qids = select_topics(args.topics, (q for t in lists.runs.values() for q in t))
                 name = args.name or default_name(strategy, params, {p.name for p in store.pools()})
                 before = None
-                info = store.create_pool(
+                info = pools.create_pool(
                     name,
                     runs=args.runs,
                     strategy=strategy,

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if not (320 <= width <= 8000 and 240 <= height <= 8000):
         raise CommandError(f"--size {args.size} is out of range (320x240 to 8000x8000)")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before Qt starts
-    from judgeapp.ui.screenshot import render
+    from judgeapp.screenshots import render
 
     try:
         out = render(

@@ -21,34 +21,33 @@ Semantics are trec_eval 10.0 (``EvalOptions(version=9)`` for 9.x); see
 
 from judgeapp.measures.data import Judgments, Run, TopicJudgments, Vocabulary
 from judgeapp.measures.engine import EvalOptions, Evaluator, MissingTopicError, Results
-from judgeapp.measures.measure import (
-    AP,
-    FAMILIES,
-    RR,
-    Bpref,
-    EvaluationError,
-    F,
-    Family,
-    IPrec,
-    Judged,
-    Measure,
-    NumQ,
-    NumRel,
-    NumRelRet,
-    NumRet,
-    P,
-    R,
-    Rprec,
-    SetAP,
-    SetF,
-    SetP,
-    SetR,
-    Success,
-    infAP,
-    nDCG,
-)
+from judgeapp.measures.measure import EvaluationError, Family, Measure
 from judgeapp.measures.parse import MeasureError, parse_measure, parse_measures
+from judgeapp.measures.registry import FAMILIES
 from judgeapp.measures.report import format_results, format_trec
+
+# ir_measures-style measures: P@10, nDCG(dcg='exp-log2')@10, AP, ... (built here, once the
+# kernels module, imported through the engine, has registered every family)
+AP = Measure("AP")
+P = Measure("P")
+R = Measure("R")
+RR = Measure("RR")
+nDCG = Measure("nDCG")
+Rprec = Measure("Rprec")
+Bpref = Measure("Bpref")
+infAP = Measure("infAP")
+IPrec = Measure("IPrec")
+Judged = Measure("Judged")
+SetP = Measure("SetP")
+SetR = Measure("SetR")
+SetF = Measure("SetF")
+SetAP = Measure("SetAP")
+Success = Measure("Success")
+NumQ = Measure("NumQ")
+NumRet = Measure("NumRet")
+NumRel = Measure("NumRel")
+NumRelRet = Measure("NumRelRet")
+F = Measure("F")
 
 # the dashboard's default columns
 DEFAULT_GUI_MEASURES: tuple[str, ...] = tuple("AP nDCG@10 P@10 R@100 RR Bpref Judged@10".split())

@@ -18,7 +18,6 @@ import numpy as np
 
 from judgeapp.measures.data import Judgments, Run, TopicJudgments
 from judgeapp.measures.kernels import (
-    KERNELS,
     MIN_GEO_MEAN,
     NONPOOL,
     PAD,
@@ -32,6 +31,7 @@ from judgeapp.measures.kernels import (
     relstrings,
 )
 from judgeapp.measures.measure import EvaluationError, Measure
+from judgeapp.measures.registry import KERNELS
 
 # topics evaluated together are stacked into one (topics x runs, depth) matrix; this caps
 # its cells (and so the memory of one pass) while keeping numpy's per-call cost amortised
@@ -237,10 +237,7 @@ class Evaluator:
                 texts = []
             if m is not None:
                 resolved.append(m)
-        seen: set[Measure] = set()
-        self.measures: tuple[Measure, ...] = tuple(
-            m for m in resolved if not (m in seen or seen.add(m))
-        )
+        self.measures: tuple[Measure, ...] = tuple(dict.fromkeys(resolved))  # first of equals
         for m in self.measures:
             m.check_complete()
         self.runs = list(runs)
@@ -271,7 +268,9 @@ class Evaluator:
         self._done = np.zeros(n_t, dtype=bool)
         self._text_rows = [i for i, m in enumerate(self.measures) if m.aggregate == "text"]
         # trec_eval.c's clean-up after the bogus ranking of a missing topic
-        self._bogus_reset = [i for i, m in enumerate(self.measures) if _reset_after_bogus(m)]
+        self._bogus_reset = np.array(
+            [i for i, m in enumerate(self.measures) if _reset_after_bogus(m)], dtype=np.intp
+        )
 
     # -- planning ------------------------------------------------------------------------
     def _make_plan(self) -> list[tuple[tuple[int, bool], list[tuple[str, list[int]]]]]:
@@ -387,7 +386,9 @@ class Evaluator:
                 values[idx] = KERNELS[family](view, [self.measures[i] for i in idx], ctx)
                 if family == "relstring":
                     for i in idx:
-                        strings = relstrings(view, int(self.measures[i].at))
+                        width = self.measures[i].at
+                        assert width is not None  # relstring's @ defaults to 10
+                        strings = relstrings(view, int(width))
                         keep = not _reset_after_bogus(self.measures[i])
                         for row, text in enumerate(strings):
                             t, r = ts[row // n_runs], row % n_runs

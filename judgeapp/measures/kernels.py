@@ -15,6 +15,10 @@ add strictly in input order, so sums of rationals (AP, bpref, ...) come out bit-
 and values on a rounding boundary print the same 4 decimals. Formulas keep trec_eval's
 operation order for the same reason. Each kernel names the trec_eval source whose formula
 it follows (``m_<name>.c``, read for the formula, not translated).
+
+Every measure family is registered here, once, on the kernel that computes it
+(:func:`judgeapp.measures.registry.register`): its description and parameters, its
+ir_measures aliases and its trec_eval names. Adding a measure is adding a registered kernel.
 """
 
 from __future__ import annotations
@@ -22,10 +26,24 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, TypeVar
 
 import numpy as np
 
-from judgeapp.measures.measure import ELEVEN_LEVELS, EvaluationError, Measure
+from judgeapp.measures.measure import (
+    COLLECTION,
+    DCG_VARIANT,
+    ELEVEN_LEVELS,
+    GAINS,
+    JUDGED_ONLY,
+    REL,
+    EvaluationError,
+    Family,
+    Measure,
+    MeasureError,
+    Param,
+)
+from judgeapp.measures.registry import LONG_CUTOFFS, Alias, TrecSpec, register
 
 NONPOOL = -1  # retrieved, not in the judgments
 UNJUDGED = -2  # in the judgments with a negative grade: pooled but not judged
@@ -60,7 +78,9 @@ def lround(x: np.ndarray | float) -> np.ndarray:
     return (t + (x - t >= 0.5)).astype(np.int64)
 
 
-def recall_counts(levels: Sequence[float], num_rel: np.ndarray, version: int) -> np.ndarray:
+def recall_counts(
+    levels: Sequence[float] | np.ndarray, num_rel: np.ndarray, version: int
+) -> np.ndarray:
     """(rows, levels): trec_eval's conversion of recall levels into counts of relevant
     documents: 10.0 lround(x*R) (m_iprec_at_recall.c); 9.x (long)(x*R + 0.9)."""
     x = np.asarray(levels, dtype=np.float64)[None, :] * num_rel.astype(np.float64)[:, None]
@@ -79,7 +99,7 @@ def _segment_starts(row: np.ndarray, n_rows: int) -> np.ndarray:
     return np.searchsorted(row, np.arange(n_rows + 1))
 
 
-def _safe_div(num: np.ndarray, den: np.ndarray | float) -> np.ndarray:
+def _safe_div(num: np.ndarray | float, den: np.ndarray | float) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.true_divide(num, den)
 
@@ -96,7 +116,10 @@ def gain_lookup(grades: np.ndarray, gains: tuple[tuple[int, float], ...] | None)
     return out
 
 
-def transform_gain(gain: np.ndarray, dcg: str) -> np.ndarray:
+GainT = TypeVar("GainT", np.ndarray, np.float64)
+
+
+def transform_gain(gain: GainT, dcg: str) -> GainT:
     if dcg == "exp-log2":
         return np.exp2(gain) - 1.0
     return gain
@@ -230,7 +253,7 @@ class BatchView:
             self.codes = codes
             self.num_ret = num_ret
         self.depth = self.codes.shape[1]
-        self.memo: dict[str, object] = {}  # results kernels share (bpref and gm_bpref, ...)
+        self.memo: dict[str, Any] = {}  # results kernels share (bpref and gm_bpref, ...)
 
     # -- sparse entries ------------------------------------------------------------------
     @cached_property
@@ -369,7 +392,10 @@ class BatchView:
 
 # -- kernels -------------------------------------------------------------------------------
 # Each takes the view, the measures of one family that share parameters (their @ values may
-# differ) and the context, and returns an array (len(measures), rows).
+# differ) and the context, and returns an array (len(measures), rows). Each is registered
+# (registry.register) with the family or families it computes: the family's description
+# and parameters, its ir_measures aliases and its trec_eval names. A new measure is a new
+# registered kernel here.
 
 
 @dataclass(slots=True)
@@ -390,19 +416,133 @@ def _each(values: np.ndarray, ms: Sequence[Measure]) -> np.ndarray:
     return np.broadcast_to(values, (len(ms), values.shape[-1]))
 
 
-def k_num_ret(v: BatchView, ms, ctx) -> np.ndarray:
+# trec_eval parameter lists ('dparams') and the measures they mean
+
+
+def _read_relstring(values: list[float], raw: str | None) -> Measure:
+    return Measure("relstring", max(int(values[0]), 0) or 0)
+
+
+def _read_11pt(values: list[float], raw: str | None) -> Measure:
+    return Measure("11pt_avg", params={"levels": tuple(values)})
+
+
+def _read_utility(values: list[float], raw: str | None) -> Measure:
+    if len(values) != 4:
+        raise MeasureError(f"utility needs 4 coefficients, got {len(values)} in {raw!r}")
+    return Measure("utility", params={"coeffs": tuple(values)})
+
+
+def _read_set_f(values: list[float], raw: str | None) -> Measure:
+    return Measure("SetF", params={"beta": values[0]})
+
+
+def _gain_family(name: str, description: str) -> Family:
+    """A trec_eval measure taking per-grade gains (-m ndcg_rel.1=3,2=9) and no cutoff."""
+    return Family(name, description, at=None, params=(GAINS, REL, JUDGED_ONLY))
+
+
+@register(
+    Family(
+        "runid",
+        "The run's tag, as the run file names it.",
+        "text",
+        at=None,
+        params=(),
+        per_topic=False,
+    ),
+    trec=[TrecSpec("runid", 0, nicknames=("official", "all_trec", "set"))],
+)
+@register(
+    Family(
+        "relstring",
+        "The grades of the top k documents as text ('-' not in the "
+        "judgments, '.' pooled but unjudged).",
+        "text",
+        at_default=10,
+    ),
+    # the text itself comes from relstrings()
+    trec=[TrecSpec("relstring", 12, "dparams", (10.0,), read=_read_relstring)],
+)
+def k_zero(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+    return np.zeros((len(ms), v.n_rows))
+
+
+@register(
+    Family(
+        "NumQ",
+        "Number of topics averaged over.",
+        "count",
+        at=None,
+        params=(),
+        integer=True,
+        per_topic=False,
+    ),
+    aliases=["num_q"],
+    trec=[TrecSpec("num_q", 1, nicknames=("official", "all_trec", "set"))],
+)
+def k_one(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+    return np.ones((len(ms), v.n_rows))
+
+
+@register(
+    Family(
+        "NumRet",
+        "Number of documents retrieved (summed over topics).",
+        "sum",
+        at=None,
+        params=(JUDGED_ONLY,),
+        integer=True,
+    ),
+    aliases=["num_ret"],
+    trec=[TrecSpec("num_ret", 2, nicknames=("official", "all_trec", "set"))],
+)
+def k_num_ret(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     return _each(v.num_ret.astype(np.float64), ms)
 
 
-def k_num_rel(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "NumRel",
+        "Number of relevant documents in the judgments (summed over topics).",
+        "sum",
+        at=None,
+        params=(REL,),
+        integer=True,
+    ),
+    aliases=["num_rel"],
+    trec=[TrecSpec("num_rel", 3, nicknames=("official", "all_trec", "set"))],
+)
+def k_num_rel(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     return _each(v.num_rel_f, ms)
 
 
-def k_num_rel_ret(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "NumRelRet",
+        "Number of relevant documents retrieved (summed over topics).",
+        "sum",
+        at=None,
+        integer=True,
+    ),
+    aliases=["num_rel_ret"],
+    trec=[TrecSpec("num_rel_ret", 4, nicknames=("official", "all_trec", "set"))],
+)
+def k_num_rel_ret(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     return _each(v.num_rel_ret.astype(np.float64), ms)
 
 
-def k_num_nonrel_judged_ret(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "num_nonrel_judged_ret",
+        "Number of judged non-relevant documents retrieved (summed over topics).",
+        "sum",
+        at=None,
+        integer=True,
+    ),
+    trec=[TrecSpec("num_nonrel_judged_ret", 35)],
+)
+def k_num_nonrel_judged_ret(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     # m_num_nonrel_judged_ret.c: num_ret - not in pool - unjudged in pool - num_rel_ret
     return _each((v.num_judged - v.num_rel_ret).astype(np.float64), ms)
 
@@ -416,7 +556,30 @@ def _ap(v: BatchView) -> np.ndarray:
     return v.memo["ap"]
 
 
-def k_ap(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "AP",
+        "Average precision: mean of the precision at each relevant document "
+        "retrieved, over all relevant documents (trec_eval map; AP@k is map_cut_k).",
+    ),
+    aliases=["MAP", "map"],
+    trec=[
+        TrecSpec("map", 5, nicknames=("official", "all_trec")),
+        TrecSpec("map_cut", 27, "long", LONG_CUTOFFS),
+    ],
+)
+@register(
+    Family(
+        "gm_map",
+        "Geometric mean over topics of AP (per topic floored at 0.00001).",
+        "gmean",
+        at=None,
+        per_topic=False,
+    ),
+    aliases=["GMAP"],
+    trec=[TrecSpec("gm_map", 6, nicknames=("official", "all_trec"))],
+)
+def k_ap(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_map.c (AP) and m_map_cut.c (AP@k: over R even when R is not reached)."""
     out = np.zeros((len(ms), v.n_rows))
     cut = [i for i, m in enumerate(ms) if m.at is not None]
@@ -430,7 +593,12 @@ def k_ap(v: BatchView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_rprec(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family("Rprec", "Precision after R documents, R = number of relevant documents.", at=None),
+    aliases=["RPrec"],
+    trec=[TrecSpec("Rprec", 7, nicknames=("official", "all_trec"))],
+)
+def k_rprec(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_Rprec.c: relevant in the top min(R, retrieved), over R."""
     count = v.rel_below(np.maximum(v.num_rel, 1)[:, None])[:, 0]
     ok = np.minimum(v.num_ret, v.num_rel) > 0
@@ -453,7 +621,27 @@ def _nonrel_before_rel(v: BatchView) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return v.memo["nonrel_before_rel"]
 
 
-def k_bpref(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "Bpref",
+        "Binary preference: how often judged relevant documents come before "
+        "judged non-relevant ones (Buckley and Voorhees 2004).",
+        at=None,
+    ),
+    aliases=["BPref", "bpref"],
+    trec=[TrecSpec("bpref", 8, nicknames=("official", "all_trec"))],
+)
+@register(
+    Family(
+        "gm_bpref",
+        "Geometric mean over topics of Bpref (floored at 0.00001).",
+        "gmean",
+        at=None,
+        per_topic=False,
+    ),
+    trec=[TrecSpec("gm_bpref", 15)],
+)
+def k_bpref(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_bpref.c: 1 - min(nonrel before, R) / min(judged nonrel, R) per relevant, over R."""
     if "bpref" not in v.memo:
         row, _, _, nonrel = _nonrel_before_rel(v)
@@ -464,7 +652,16 @@ def k_bpref(v: BatchView, ms, ctx) -> np.ndarray:
     return _each(v.memo["bpref"], ms)
 
 
-def k_infap(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "infAP",
+        "Inferred AP (Yilmaz and Aslam 2006): AP estimated from a judged "
+        "sample of the pool; documents graded negative are pooled but unjudged.",
+        at=None,
+    ),
+    trec=[TrecSpec("infAP", 14)],
+)
+def k_infap(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_infap.c: inferred AP, pooled-but-unjudged documents (grade < 0) estimated."""
     row, pos, k, nonrel = _nonrel_before_rel(v)
     if v.any_unjudged_pool:
@@ -487,7 +684,12 @@ def k_infap(v: BatchView, ms, ctx) -> np.ndarray:
     return _each(np.where(v.num_rel > 0, _safe_div(total, v.num_rel_f), total), ms)
 
 
-def k_rr(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family("RR", "Reciprocal rank of the first relevant document (trec_eval recip_rank)."),
+    aliases=["MRR", "recip_rank"],
+    trec=[TrecSpec("recip_rank", 9, nicknames=("official", "all_trec"))],
+)
+def k_rr(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_recip_rank.c: 1 / rank of the first relevant document."""
     row, pos, k = v.rel
     first = k == 1
@@ -498,12 +700,35 @@ def k_rr(v: BatchView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_iprec(v: BatchView, ms, ctx) -> np.ndarray:
-    counts = recall_counts([m.at for m in ms], v.num_rel, ctx.version)
+@register(
+    Family(
+        "IPrec",
+        "Interpolated precision at a recall level: the best precision at or "
+        "after the rank where that share of the relevant documents is reached.",
+        at="recall",
+        at_kind=float,
+        at_required=True,
+    ),
+    trec=[
+        TrecSpec("iprec_at_recall", 10, "double", ELEVEN_LEVELS, nicknames=("official", "all_trec"))
+    ],
+)
+def k_iprec(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+    counts = recall_counts(np.array([m.at for m in ms], dtype=np.float64), v.num_rel, ctx.version)
     return v.iprec_at_counts(counts).T
 
 
-def k_11pt(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "11pt_avg",
+        "Mean interpolated precision at the 11 recall levels 0.0 ... 1.0 "
+        "(levels turned into counts of relevant documents as trec_eval does).",
+        at=None,
+        params=(Param("levels", tuple, ELEVEN_LEVELS), REL, JUDGED_ONLY),
+    ),
+    trec=[TrecSpec("11pt_avg", 18, "dparams", ELEVEN_LEVELS, read=_read_11pt)],
+)
+def k_11pt(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_11pt_avg.c: mean of iprec over the levels (summed from the last level down)."""
     out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
@@ -516,7 +741,15 @@ def k_11pt(v: BatchView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_ap_11pt(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "AP_11pt",
+        "11-point interpolated AP as textbooks compute it: at each level, "
+        "the best precision at a recall at or above it (seed 000, 'AP alternative 2').",
+        at=None,
+    )
+)
+def k_ap_11pt(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """Textbook 11-point AP: at level x, the best precision at recall >= x."""
     levels = np.asarray(ELEVEN_LEVELS)
     counts = np.ceil(levels[None, :] * v.num_rel_f[:, None] - 1e-9).astype(np.int64)
@@ -527,18 +760,36 @@ def k_ap_11pt(v: BatchView, ms, ctx) -> np.ndarray:
     return _each(np.where(v.num_rel > 0, total / float(levels.size), 0.0), ms)
 
 
-def k_p(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family("P", "Precision at k: relevant documents in the top k, divided by k.", at_required=True),
+    aliases=["Precision"],
+    trec=[TrecSpec("P", 11, "long", LONG_CUTOFFS, nicknames=("official", "all_trec"))],
+)
+def k_p(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_P.c: relevant in the top k, over k (k counted even past the end of the list)."""
     cut = _cutoffs(ms)
     return (v.rel_below(cut) / cut.astype(np.float64)).T
 
 
-def k_recall(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "R",
+        "Recall at k: relevant documents in the top k over all relevant ones.",
+        at_required=True,
+    ),
+    aliases=["Recall"],
+    trec=[TrecSpec("recall", 13, "long", LONG_CUTOFFS)],
+)
+def k_recall(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     vals = _safe_div(v.rel_below(_cutoffs(ms)), v.num_rel_f[:, None])
     return np.where(v.num_rel[:, None] > 0, vals, 0.0).T
 
 
-def k_relative_p(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family("relative_P", "Relevant in the top k over min(k, R).", at_required=True),
+    trec=[TrecSpec("relative_P", 28, "long", LONG_CUTOFFS)],
+)
+def k_relative_p(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_rel_P.c: relevant in the top k over min(k, R)."""
     cut = _cutoffs(ms)
     den = np.minimum(cut[None, :], v.num_rel[:, None]).astype(np.float64)
@@ -546,11 +797,26 @@ def k_relative_p(v: BatchView, ms, ctx) -> np.ndarray:
     return np.where(v.num_rel[:, None] > 0, vals, 0.0).T
 
 
-def k_success(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family("Success", "1 if a relevant document is in the top k, else 0.", at_required=True),
+    aliases=["success"],
+    trec=[TrecSpec("success", 29, "long", (1, 5, 10))],
+)
+def k_success(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     return (v.rel_below(_cutoffs(ms)) > 0).T.astype(np.float64)
 
 
-def k_rprec_mult(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "Rprec_mult",
+        "Precision after x times R documents.",
+        at="cutoff",
+        at_kind=float,
+        at_required=True,
+    ),
+    trec=[TrecSpec("Rprec_mult", 16, "double", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0))],
+)
+def k_rprec_mult(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_Rprec_mult.c: precision after (long)(x*R + 0.9) documents, in every version."""
     x = np.array([m.at for m in ms])
     cut = np.trunc(x[None, :] * v.num_rel_f[:, None] + 0.9).astype(np.int64)
@@ -562,7 +828,25 @@ def k_rprec_mult(v: BatchView, ms, ctx) -> np.ndarray:
     return np.where(cut == 0, 0.0, val).T
 
 
-def k_utility(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "utility",
+        "Utility a*relret + b*nonrelret + c*relnotret + d*nonrelnotret.",
+        at=None,
+        params=(Param("coeffs", tuple, (1.0, -1.0, 0.0, 0.0)), REL, JUDGED_ONLY, COLLECTION),
+    ),
+    trec=[
+        TrecSpec(
+            "utility",
+            17,
+            "dparams",
+            (1.0, -1.0, 0.0, 0.0),
+            read=_read_utility,
+            nicknames=("all_trec", "set"),
+        )
+    ],
+)
+def k_utility(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_utility.c with trec_eval's evaluation order."""
     out = np.zeros((len(ms), v.n_rows))
     rr = v.num_rel_ret.astype(np.float64)
@@ -575,7 +859,15 @@ def k_utility(v: BatchView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_bing(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "binG",
+        "Binary G: relevant documents discounted by log2(2 + non-relevant before them), over R.",
+        at=None,
+    ),
+    trec=[TrecSpec("binG", 19)],
+)
+def k_bing(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_binG.c: each relevant counts 1 / log2(2 + non-relevant before it), over R."""
     row, pos, k = v.rel
     total = v.sum_by_row(row, 1.0 / np.log2((3 + pos - k).astype(np.float64)))
@@ -612,7 +904,19 @@ def _row_prefix(v: BatchView, row: np.ndarray, values: np.ndarray) -> np.ndarray
     return v.prefix_table(row, values)[row, idx + 1]
 
 
-def k_ndcg(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "nDCG",
+        "Normalised discounted cumulative gain: gain = grade, discount "
+        "log2(rank+1), ideal from all judged documents (trec_eval ndcg; nDCG@k is "
+        "ndcg_cut_k). dcg='exp-log2': gain 2^grade-1; dcg='jk': Jarvelin-Kekalainen "
+        "discount (ranks 1 and 2 undiscounted, then log2(rank)).",
+        params=(GAINS, DCG_VARIANT, REL, JUDGED_ONLY),
+    ),
+    aliases=["NDCG", "ndcg"],
+    trec=[TrecSpec("ndcg", 23, "pairs"), TrecSpec("ndcg_cut", 26, "long", LONG_CUTOFFS)],
+)
+def k_ndcg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_ndcg.c (no cutoff) and m_ndcg_cut.c (@k); gains and DCG variants as named."""
     out = np.zeros((len(ms), v.n_rows))
     gains, dcg = ms[0]["gains"], ms[0]["dcg"]
@@ -634,7 +938,16 @@ def k_ndcg(v: BatchView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_dcg(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "DCG",
+        "Discounted cumulative gain, not normalised (trec_eval dcg); same gains and "
+        "variants as nDCG.",
+        params=(GAINS, DCG_VARIANT, REL, JUDGED_ONLY),
+    ),
+    trec=[TrecSpec("dcg", 21, "pairs", since=10, nicknames=())],
+)
+def k_dcg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_ndcg.c's results_dcg (trec_eval dcg), with nDCG's gains, variants and cutoffs."""
     gains, dcg = ms[0]["gains"], ms[0]["dcg"]
     row, pos, g = _gain_entries(v, gains, dcg)
@@ -646,11 +959,19 @@ def k_dcg(v: BatchView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_ideal_dcg(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    _gain_family("ideal_dcg", "Discounted cumulative gain of the ideal ranking."),
+    trec=[TrecSpec("ideal_dcg", 22, "pairs", since=10, nicknames=())],
+)
+def k_ideal_dcg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     return _each(ctx.ideal(ms[0]["gains"], "log2").rows_total(), ms)
 
 
-def k_ndcg_rel(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    _gain_family("ndcg_rel", "nDCG averaged over the ranks of the relevant documents."),
+    trec=[TrecSpec("ndcg_rel", 24, "pairs")],
+)
+def k_ndcg_rel(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_ndcg_rel.c: nDCG at each retrieved document with positive gain, and the final nDCG
     for each relevant document not retrieved, averaged over the relevant documents."""
     ideal = ctx.ideal(ms[0]["gains"], "log2")
@@ -669,7 +990,11 @@ def k_ndcg_rel(v: BatchView, ms, ctx) -> np.ndarray:
     return _each(val, ms)
 
 
-def k_rndcg(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    _gain_family("Rndcg", "nDCG averaged at the ranks where the ideal gain changes."),
+    trec=[TrecSpec("Rndcg", 25, "pairs")],
+)
+def k_rndcg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_Rndcg.c: nDCG averaged at each rank where the ideal gain changes."""
     ideal = ctx.ideal(ms[0]["gains"], "log2")
     row, pos, g = _gain_entries(v, ms[0]["gains"], "log2")
@@ -710,7 +1035,17 @@ def k_rndcg(v: BatchView, ms, ctx) -> np.ndarray:
     return _each(np.where(v.num_rel > 0, val, 0.0), ms)
 
 
-def k_g(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "G",
+        "G: gain of each document over log2(2 + cost so far - gain so far), "
+        "normalised by the ideal gain.",
+        at=None,
+        params=(GAINS, REL, JUDGED_ONLY),
+    ),
+    trec=[TrecSpec("G", 20, "pairs")],
+)
+def k_g(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_G.c: gain over log2(2 + cost so far - gain so far), normalised by the ideal gain."""
     ideal = ctx.ideal(ms[0]["gains"], "log2")
     row, pos, g = _gain_entries(v, ms[0]["gains"], "log2")
@@ -729,7 +1064,20 @@ def k_g(v: BatchView, ms, ctx) -> np.ndarray:
     return _each(np.where(best_rows > 0, _safe_div(total, best_rows), 0.0), ms)
 
 
-def k_set_p(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "SetP",
+        "Precision of the whole retrieved set (relative=True: over min(retrieved, R)).",
+        at=None,
+        params=(REL, Param("relative", bool, False), JUDGED_ONLY),
+    ),
+    aliases=[Alias("SetRelP", {"relative": True}), "set_P"],
+    trec=[
+        TrecSpec("set_P", 30, nicknames=("all_trec", "set")),
+        TrecSpec("set_relative_P", 31, params={"relative": True}, nicknames=("all_trec", "set")),
+    ],
+)
+def k_set_p(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     rr = v.num_rel_ret.astype(np.float64)
     for i, m in enumerate(ms):
@@ -743,19 +1091,41 @@ def k_set_p(v: BatchView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_set_r(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family("SetR", "Recall of the whole retrieved set.", at=None),
+    aliases=["set_recall"],
+    trec=[TrecSpec("set_recall", 32, nicknames=("all_trec", "set"))],
+)
+def k_set_r(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     val = _safe_div(v.num_rel_ret.astype(np.float64), v.num_rel_f)
     return _each(np.where(v.num_rel > 0, val, 0.0), ms)
 
 
-def k_set_ap(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family("SetAP", "SetP times SetR.", at=None),
+    aliases=["set_map"],
+    trec=[TrecSpec("set_map", 33, nicknames=("all_trec", "set"))],
+)
+def k_set_ap(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     rr = v.num_rel_ret.astype(np.float64)
     ok = (v.num_ret > 0) & (v.num_rel > 0)
     val = _safe_div(rr * rr, v.num_ret.astype(np.float64) * v.num_rel_f)
     return _each(np.where(ok, val, 0.0), ms)
 
 
-def k_set_f(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "SetF",
+        "trec_eval set_F: (x+1)PR/(xP+R) on the whole retrieved set; as in "
+        "trec_eval and ir_measures, the parameter x (named beta) is beta squared.",
+        at=None,
+        params=(REL, Param("beta", float, 1.0), JUDGED_ONLY),
+    ),
+    trec=[
+        TrecSpec("set_F", 34, "dparams", (1.0,), read=_read_set_f, nicknames=("all_trec", "set"))
+    ],
+)
+def k_set_f(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_set_F.c: (x+1)PR / (xP + R), x the parameter (beta squared)."""
     out = np.zeros((len(ms), v.n_rows))
     rr = v.num_rel_ret.astype(np.float64)
@@ -787,7 +1157,15 @@ def _collection_size(m: Measure, ctx: KernelContext) -> float:
     return float(n)
 
 
-def k_f(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "F",
+        "F-measure with a real beta: (1+b^2)PR/(b^2 P + R), on the whole "
+        "retrieved set or the top k.",
+        params=(REL, Param("beta", float, 1.0), JUDGED_ONLY),
+    )
+)
+def k_f(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
         ret, rr, _ = _retrieved_counts(v, m)
@@ -799,7 +1177,14 @@ def k_f(v: BatchView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_fallout(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "Fallout",
+        "Judged non-relevant retrieved over (collection size - R).",
+        params=(REL, JUDGED_ONLY, COLLECTION),
+    )
+)
+def k_fallout(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
         _, _, nonrel = _retrieved_counts(v, m)
@@ -807,7 +1192,15 @@ def k_fallout(v: BatchView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_acc(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "Acc",
+        "Accuracy: (relevant retrieved + non-relevant not retrieved) over the collection size.",
+        params=(REL, JUDGED_ONLY, COLLECTION),
+    ),
+    aliases=["Accuracy"],
+)
+def k_acc(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
         n = _collection_size(m, ctx)
@@ -830,7 +1223,17 @@ def _rbp_gain_table(stats: TopicStats, gains: tuple | None) -> dict[int, float]:
     return table
 
 
-def k_rbp(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "rbp",
+        "Rank-biased precision with persistence p (Moffat and Zobel 2008); "
+        "gains scaled into [0, 1].",
+        at=None,
+        params=(Param("p", float, 0.9), GAINS, JUDGED_ONLY),
+    ),
+    trec=[TrecSpec("rbp", 36, "pairs", since=10)],
+)
+def k_rbp(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     row, pos, code = v.judged
     topic = v.row_topic[row]
@@ -862,7 +1265,17 @@ def k_rbp(v: BatchView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_rbp_resid(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "rbp_resid",
+        "Residual of RBP: the most it could rise if every unjudged "
+        "retrieved document had full gain.",
+        at=None,
+        params=(Param("p", float, 0.9), JUDGED_ONLY),
+    ),
+    trec=[TrecSpec("rbp_resid", 37, "pairs", since=10)],
+)
+def k_rbp_resid(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_rbp_resid.c: p^num_ret + (1-p) * sum of p^i over unjudged ranks i (if any)."""
     out = np.zeros((len(ms), v.n_rows))
     row, pos, _ = v.judged
@@ -876,14 +1289,32 @@ def k_rbp_resid(v: BatchView, ms, ctx) -> np.ndarray:
     return out
 
 
-def k_unj(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "unj",
+        "Share of the top k that is unjudged (k counted even when fewer were retrieved).",
+        at_required=True,
+        params=(JUDGED_ONLY,),
+    ),
+    trec=[TrecSpec("unj", 38, "long", (5, 10, 20), since=10)],
+)
+def k_unj(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_unjudged.c: unjudged in the top k over k."""
     cut = _cutoffs(ms)
     ret = np.minimum(v.num_ret[:, None], cut[None, :])
     return ((ret - v.judged_below(cut)) / cut.astype(np.float64)).T
 
 
-def k_judged(v: BatchView, ms, ctx) -> np.ndarray:
+@register(
+    Family(
+        "Judged",
+        "Share of the top min(k, retrieved) documents that have a judgment (as in "
+        "ir_measures: any grade, negative included; trec_eval's unj counts negative "
+        "grades as unjudged).",
+        params=(JUDGED_ONLY,),
+    )
+)
+def k_judged(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """ir_measures' Judged: share of the top min(k, retrieved) that the judgments name, with
     any grade (a negative grade counts: it is in the qrels)."""
     out = np.zeros((len(ms), v.n_rows))
@@ -896,59 +1327,6 @@ def k_judged(v: BatchView, ms, ctx) -> np.ndarray:
         ret = np.minimum(v.num_ret, cut[0])
         out[i] = np.where(ret > 0, _safe_div(judged, ret.astype(np.float64)), 0.0)
     return out
-
-
-def k_zero(v: BatchView, ms, ctx) -> np.ndarray:
-    return np.zeros((len(ms), v.n_rows))
-
-
-def k_one(v: BatchView, ms, ctx) -> np.ndarray:
-    return np.ones((len(ms), v.n_rows))
-
-
-KERNELS: dict[str, Kernel] = {
-    "runid": k_zero,
-    "NumQ": k_one,
-    "NumRet": k_num_ret,
-    "NumRel": k_num_rel,
-    "NumRelRet": k_num_rel_ret,
-    "num_nonrel_judged_ret": k_num_nonrel_judged_ret,
-    "AP": k_ap,
-    "gm_map": k_ap,
-    "Rprec": k_rprec,
-    "Bpref": k_bpref,
-    "gm_bpref": k_bpref,
-    "RR": k_rr,
-    "IPrec": k_iprec,
-    "P": k_p,
-    "relstring": k_zero,
-    "R": k_recall,
-    "infAP": k_infap,
-    "Rprec_mult": k_rprec_mult,
-    "utility": k_utility,
-    "11pt_avg": k_11pt,
-    "AP_11pt": k_ap_11pt,
-    "binG": k_bing,
-    "G": k_g,
-    "nDCG": k_ndcg,
-    "DCG": k_dcg,
-    "ideal_dcg": k_ideal_dcg,
-    "ndcg_rel": k_ndcg_rel,
-    "Rndcg": k_rndcg,
-    "relative_P": k_relative_p,
-    "Success": k_success,
-    "SetP": k_set_p,
-    "SetR": k_set_r,
-    "SetAP": k_set_ap,
-    "SetF": k_set_f,
-    "F": k_f,
-    "Fallout": k_fallout,
-    "Acc": k_acc,
-    "rbp": k_rbp,
-    "rbp_resid": k_rbp_resid,
-    "unj": k_unj,
-    "Judged": k_judged,
-}
 
 
 def relstrings(v: BatchView, n: int) -> list[str]:

@@ -10,7 +10,9 @@ names (``nDCG(dcg='jk')``, ``F(beta=0.5)``, ``Fallout(N=1000)``, ``Acc(N=1000)``
 
 Every family has a human description and an aggregate: ``mean`` (trec_eval averages over
 topics), ``gmean`` (geometric mean, gm_*), ``sum`` (counts summed over topics), ``count``
-(number of topics), ``text`` (runid, relstring: shown, never averaged).
+(number of topics), ``text`` (runid, relstring: shown, never averaged). The families
+themselves are registered, each with its kernel and names, in
+:mod:`judgeapp.measures.kernels` (see :mod:`judgeapp.measures.registry`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from judgeapp.measures.registry import FAMILIES
 
 Aggregate = Literal["mean", "gmean", "sum", "count", "text"]
 
@@ -73,263 +77,6 @@ class Family:
             if p.name == name:
                 return p
         raise KeyError(name)
-
-
-def _gain_family(name: str, description: str) -> Family:
-    """A trec_eval measure taking per-grade gains (-m ndcg_rel.1=3,2=9) and no cutoff."""
-    return Family(name, description, at=None, params=(GAINS, REL, JUDGED_ONLY))
-
-
-FAMILIES: dict[str, Family] = {
-    f.name: f
-    for f in (
-        Family(
-            "runid",
-            "The run's tag, as the run file names it.",
-            "text",
-            at=None,
-            params=(),
-            per_topic=False,
-        ),
-        Family(
-            "NumQ",
-            "Number of topics averaged over.",
-            "count",
-            at=None,
-            params=(),
-            integer=True,
-            per_topic=False,
-        ),
-        Family(
-            "NumRet",
-            "Number of documents retrieved (summed over topics).",
-            "sum",
-            at=None,
-            params=(JUDGED_ONLY,),
-            integer=True,
-        ),
-        Family(
-            "NumRel",
-            "Number of relevant documents in the judgments (summed over topics).",
-            "sum",
-            at=None,
-            params=(REL,),
-            integer=True,
-        ),
-        Family(
-            "NumRelRet",
-            "Number of relevant documents retrieved (summed over topics).",
-            "sum",
-            at=None,
-            integer=True,
-        ),
-        Family(
-            "num_nonrel_judged_ret",
-            "Number of judged non-relevant documents retrieved (summed over topics).",
-            "sum",
-            at=None,
-            integer=True,
-        ),
-        Family(
-            "AP",
-            "Average precision: mean of the precision at each relevant document "
-            "retrieved, over all relevant documents (trec_eval map; AP@k is map_cut_k).",
-        ),
-        Family(
-            "gm_map",
-            "Geometric mean over topics of AP (per topic floored at 0.00001).",
-            "gmean",
-            at=None,
-            per_topic=False,
-        ),
-        Family("Rprec", "Precision after R documents, R = number of relevant documents.", at=None),
-        Family(
-            "Bpref",
-            "Binary preference: how often judged relevant documents come before "
-            "judged non-relevant ones (Buckley and Voorhees 2004).",
-            at=None,
-        ),
-        Family("RR", "Reciprocal rank of the first relevant document (trec_eval recip_rank)."),
-        Family(
-            "IPrec",
-            "Interpolated precision at a recall level: the best precision at or "
-            "after the rank where that share of the relevant documents is reached.",
-            at="recall",
-            at_kind=float,
-            at_required=True,
-        ),
-        Family(
-            "P", "Precision at k: relevant documents in the top k, divided by k.", at_required=True
-        ),
-        Family(
-            "relstring",
-            "The grades of the top k documents as text ('-' not in the "
-            "judgments, '.' pooled but unjudged).",
-            "text",
-            at_default=10,
-        ),
-        Family(
-            "R",
-            "Recall at k: relevant documents in the top k over all relevant ones.",
-            at_required=True,
-        ),
-        Family(
-            "infAP",
-            "Inferred AP (Yilmaz and Aslam 2006): AP estimated from a judged "
-            "sample of the pool; documents graded negative are pooled but unjudged.",
-            at=None,
-        ),
-        Family(
-            "gm_bpref",
-            "Geometric mean over topics of Bpref (floored at 0.00001).",
-            "gmean",
-            at=None,
-            per_topic=False,
-        ),
-        Family(
-            "Rprec_mult",
-            "Precision after x times R documents.",
-            at="cutoff",
-            at_kind=float,
-            at_required=True,
-        ),
-        Family(
-            "utility",
-            "Utility a*relret + b*nonrelret + c*relnotret + d*nonrelnotret.",
-            at=None,
-            params=(Param("coeffs", tuple, (1.0, -1.0, 0.0, 0.0)), REL, JUDGED_ONLY, COLLECTION),
-        ),
-        Family(
-            "11pt_avg",
-            "Mean interpolated precision at the 11 recall levels 0.0 ... 1.0 "
-            "(levels turned into counts of relevant documents as trec_eval does).",
-            at=None,
-            params=(Param("levels", tuple, ELEVEN_LEVELS), REL, JUDGED_ONLY),
-        ),
-        Family(
-            "AP_11pt",
-            "11-point interpolated AP as textbooks compute it: at each level, "
-            "the best precision at a recall at or above it (seed 000, 'AP alternative 2').",
-            at=None,
-        ),
-        Family(
-            "binG",
-            "Binary G: relevant documents discounted by log2(2 + non-relevant "
-            "before them), over R.",
-            at=None,
-        ),
-        Family(
-            "G",
-            "G: gain of each document over log2(2 + cost so far - gain so far), "
-            "normalised by the ideal gain.",
-            at=None,
-            params=(GAINS, REL, JUDGED_ONLY),
-        ),
-        Family(
-            "nDCG",
-            "Normalised discounted cumulative gain: gain = grade, discount "
-            "log2(rank+1), ideal from all judged documents (trec_eval ndcg; nDCG@k is "
-            "ndcg_cut_k). dcg='exp-log2': gain 2^grade-1; dcg='jk': Jarvelin-Kekalainen "
-            "discount (ranks 1 and 2 undiscounted, then log2(rank)).",
-            params=(GAINS, DCG_VARIANT, REL, JUDGED_ONLY),
-        ),
-        Family(
-            "DCG",
-            "Discounted cumulative gain, not normalised (trec_eval dcg); same gains and "
-            "variants as nDCG.",
-            params=(GAINS, DCG_VARIANT, REL, JUDGED_ONLY),
-        ),
-        _gain_family("ideal_dcg", "Discounted cumulative gain of the ideal ranking."),
-        _gain_family("ndcg_rel", "nDCG averaged over the ranks of the relevant documents."),
-        _gain_family("Rndcg", "nDCG averaged at the ranks where the ideal gain changes."),
-        Family("relative_P", "Relevant in the top k over min(k, R).", at_required=True),
-        Family("Success", "1 if a relevant document is in the top k, else 0.", at_required=True),
-        Family(
-            "SetP",
-            "Precision of the whole retrieved set (relative=True: over min(retrieved, R)).",
-            at=None,
-            params=(REL, Param("relative", bool, False), JUDGED_ONLY),
-        ),
-        Family("SetR", "Recall of the whole retrieved set.", at=None),
-        Family("SetAP", "SetP times SetR.", at=None),
-        Family(
-            "SetF",
-            "trec_eval set_F: (x+1)PR/(xP+R) on the whole retrieved set; as in "
-            "trec_eval and ir_measures, the parameter x (named beta) is beta squared.",
-            at=None,
-            params=(REL, Param("beta", float, 1.0), JUDGED_ONLY),
-        ),
-        Family(
-            "F",
-            "F-measure with a real beta: (1+b^2)PR/(b^2 P + R), on the whole "
-            "retrieved set or the top k.",
-            params=(REL, Param("beta", float, 1.0), JUDGED_ONLY),
-        ),
-        Family(
-            "Fallout",
-            "Judged non-relevant retrieved over (collection size - R).",
-            params=(REL, JUDGED_ONLY, COLLECTION),
-        ),
-        Family(
-            "Acc",
-            "Accuracy: (relevant retrieved + non-relevant not retrieved) over the collection size.",
-            params=(REL, JUDGED_ONLY, COLLECTION),
-        ),
-        Family(
-            "rbp",
-            "Rank-biased precision with persistence p (Moffat and Zobel 2008); "
-            "gains scaled into [0, 1].",
-            at=None,
-            params=(Param("p", float, 0.9), GAINS, JUDGED_ONLY),
-        ),
-        Family(
-            "rbp_resid",
-            "Residual of RBP: the most it could rise if every unjudged "
-            "retrieved document had full gain.",
-            at=None,
-            params=(Param("p", float, 0.9), JUDGED_ONLY),
-        ),
-        Family(
-            "unj",
-            "Share of the top k that is unjudged (k counted even when fewer were retrieved).",
-            at_required=True,
-            params=(JUDGED_ONLY,),
-        ),
-        Family(
-            "Judged",
-            "Share of the top min(k, retrieved) documents that have a judgment (as in "
-            "ir_measures: any grade, negative included; trec_eval's unj counts negative "
-            "grades as unjudged).",
-            params=(JUDGED_ONLY,),
-        ),
-    )
-}
-
-ALIASES: dict[str, str] = {
-    "MAP": "AP",
-    "map": "AP",
-    "NDCG": "nDCG",
-    "ndcg": "nDCG",
-    "MRR": "RR",
-    "BPref": "Bpref",
-    "bpref": "Bpref",
-    "RPrec": "Rprec",
-    "Precision": "P",
-    "Recall": "R",
-    "SetRelP": "SetP",
-    "GMAP": "gm_map",
-    "NumRelRet": "NumRelRet",
-    "num_q": "NumQ",
-    "num_ret": "NumRet",
-    "num_rel": "NumRel",
-    "num_rel_ret": "NumRelRet",
-    "recip_rank": "RR",
-    "set_P": "SetP",
-    "set_recall": "SetR",
-    "set_map": "SetAP",
-    "success": "Success",
-    "Accuracy": "Acc",
-}
 
 
 def _num_text(value: float) -> str:
@@ -407,6 +154,11 @@ class Measure:
     """
 
     __slots__ = ("_text", "at", "family", "label", "params")
+    family: str
+    at: float | None
+    params: tuple[tuple[str, Any], ...]  # (name, value), declaration order, defaults left out
+    label: str | None
+    _text: str
 
     def __init__(
         self,
@@ -532,26 +284,3 @@ class Measure:
                 if self.info.at_kind is int
                 else f"{self.family} needs a {what}, e.g. {self.family}@0.5"
             )
-
-
-# ir_measures-style module-level measures: P@10, nDCG(dcg='exp-log2')@10, AP, ...
-AP = Measure("AP")
-P = Measure("P")
-R = Measure("R")
-RR = Measure("RR")
-nDCG = Measure("nDCG")
-Rprec = Measure("Rprec")
-Bpref = Measure("Bpref")
-infAP = Measure("infAP")
-IPrec = Measure("IPrec")
-Judged = Measure("Judged")
-SetP = Measure("SetP")
-SetR = Measure("SetR")
-SetF = Measure("SetF")
-SetAP = Measure("SetAP")
-Success = Measure("Success")
-NumQ = Measure("NumQ")
-NumRet = Measure("NumRet")
-NumRel = Measure("NumRel")
-NumRelRet = Measure("NumRelRet")
-F = Measure("F")

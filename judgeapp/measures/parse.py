@@ -16,10 +16,19 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
+from typing import Any
 
-from judgeapp.measures.measure import ALIASES, ELEVEN_LEVELS, FAMILIES, Measure, MeasureError
+from judgeapp.measures.measure import Family, Measure, MeasureError
+from judgeapp.measures.registry import (
+    ALIASES,
+    FAMILIES,
+    TREC_NAMES,
+    TrecSpec,
+    nicknames,
+    printed_prefixes,
+    trec_specs,
+)
 
 _FLOAT_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?)")
 _INT_PREFIX = re.compile(r"\s*[+-]?\d+")
@@ -42,188 +51,52 @@ def _valid_int(text: str) -> bool:
 
 
 # -- trec_eval syntax ---------------------------------------------------------------------
+# The trec_eval names, their parameter styles, defaults and output order are registered
+# with the measures (judgeapp.measures.registry); what follows is how -m text is read.
 
-
-@dataclass(frozen=True, slots=True)
-class TrecSpec:
-    name: str
-    style: str  # none | long | double | dparams | pairs
-    default: tuple = ()
-    make: Callable[[TrecSpec, list, str | None], list[Measure]] | None = None
-    since: int = 9  # first trec_eval version that has it
-
-
-def _plain(family: str, **params: object) -> Callable:
-    def make(spec: TrecSpec, values: list, raw: str | None) -> list[Measure]:
-        return [Measure(family, params=params, label=spec.name)]
-
-    return make
-
-
-def _cut(family: str, fmt: str) -> Callable:
-    def make(spec: TrecSpec, values: list, raw: str | None) -> list[Measure]:
-        return [Measure(family, v, label=f"{spec.name}_{v:{fmt}}") for v in values]
-
-    return make
-
-
-def _label(spec: TrecSpec, raw: str | None) -> str:
-    return spec.name if raw is None else f"{spec.name}_{raw}"
-
-
-def _make_relstring(spec: TrecSpec, values: list, raw: str | None) -> list[Measure]:
-    return [Measure("relstring", max(int(values[0]), 0) or 0, label=_label(spec, raw))]
-
-
-def _make_utility(spec: TrecSpec, values: list, raw: str | None) -> list[Measure]:
-    if len(values) != 4:
-        raise MeasureError(f"utility needs 4 coefficients, got {len(values)} in {raw!r}")
-    return [Measure("utility", params={"coeffs": tuple(values)}, label=_label(spec, raw))]
-
-
-def _make_11pt(spec: TrecSpec, values: list, raw: str | None) -> list[Measure]:
-    return [Measure("11pt_avg", params={"levels": tuple(values)}, label=_label(spec, raw))]
-
-
-def _make_set_f(spec: TrecSpec, values: list, raw: str | None) -> list[Measure]:
-    return [Measure("SetF", params={"beta": values[0]}, label=_label(spec, raw))]
-
-
-def _gains(pairs: list) -> dict[int, float] | None:
-    gains = {int(name): value for name, value in pairs if _valid_int(name)}
-    return gains or None
-
-
-def _make_gains(family: str, **extra: object) -> Callable:
-    def make(spec: TrecSpec, values: list, raw: str | None) -> list[Measure]:
-        return [Measure(family, params={"gains": _gains(values), **extra}, label=_label(spec, raw))]
-
-    return make
-
-
-def _make_rbp(family: str) -> Callable:
-    def make(spec: TrecSpec, values: list, raw: str | None) -> list[Measure]:
-        params: dict[str, object] = {}
-        for name, value in values:
-            if name == "p":
-                params["p"] = value
-        if family == "rbp":
-            params["gains"] = _gains(values)
-        return [Measure(family, params=params, label=_label(spec, raw))]
-
-    return make
-
-
-_LONG = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-
-# trec_eval 10.0 measures.c, in its order (the order measures are printed in)
-TREC_SPECS: tuple[TrecSpec, ...] = (
-    TrecSpec("runid", "none", make=_plain("runid")),
-    TrecSpec("num_q", "none", make=_plain("NumQ")),
-    TrecSpec("num_ret", "none", make=_plain("NumRet")),
-    TrecSpec("num_rel", "none", make=_plain("NumRel")),
-    TrecSpec("num_rel_ret", "none", make=_plain("NumRelRet")),
-    TrecSpec("map", "none", make=_plain("AP")),
-    TrecSpec("gm_map", "none", make=_plain("gm_map")),
-    TrecSpec("Rprec", "none", make=_plain("Rprec")),
-    TrecSpec("bpref", "none", make=_plain("Bpref")),
-    TrecSpec("recip_rank", "none", make=_plain("RR")),
-    TrecSpec("iprec_at_recall", "double", ELEVEN_LEVELS, _cut("IPrec", "3.2f")),
-    TrecSpec("P", "long", _LONG, _cut("P", "d")),
-    TrecSpec("relstring", "dparams", (10.0,), _make_relstring),
-    TrecSpec("recall", "long", _LONG, _cut("R", "d")),
-    TrecSpec("infAP", "none", make=_plain("infAP")),
-    TrecSpec("gm_bpref", "none", make=_plain("gm_bpref")),
-    TrecSpec(
-        "Rprec_mult",
-        "double",
-        (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
-        _cut("Rprec_mult", "3.2f"),
-    ),
-    TrecSpec("utility", "dparams", (1.0, -1.0, 0.0, 0.0), _make_utility),
-    TrecSpec("11pt_avg", "dparams", ELEVEN_LEVELS, _make_11pt),
-    TrecSpec("binG", "none", make=_plain("binG")),
-    TrecSpec("G", "pairs", make=_make_gains("G")),
-    TrecSpec("dcg", "pairs", make=_make_gains("DCG"), since=10),
-    TrecSpec("ideal_dcg", "pairs", make=_make_gains("ideal_dcg"), since=10),
-    TrecSpec("ndcg", "pairs", make=_make_gains("nDCG")),
-    TrecSpec("ndcg_rel", "pairs", make=_make_gains("ndcg_rel")),
-    TrecSpec("Rndcg", "pairs", make=_make_gains("Rndcg")),
-    TrecSpec("ndcg_cut", "long", _LONG, _cut("nDCG", "d")),
-    TrecSpec("map_cut", "long", _LONG, _cut("AP", "d")),
-    TrecSpec("relative_P", "long", _LONG, _cut("relative_P", "d")),
-    TrecSpec("success", "long", (1, 5, 10), _cut("Success", "d")),
-    TrecSpec("set_P", "none", make=_plain("SetP")),
-    TrecSpec("set_relative_P", "none", make=_plain("SetP", relative=True)),
-    TrecSpec("set_recall", "none", make=_plain("SetR")),
-    TrecSpec("set_map", "none", make=_plain("SetAP")),
-    TrecSpec("set_F", "dparams", (1.0,), _make_set_f),
-    TrecSpec("num_nonrel_judged_ret", "none", make=_plain("num_nonrel_judged_ret")),
-    TrecSpec("rbp", "pairs", make=_make_rbp("rbp"), since=10),
-    TrecSpec("rbp_resid", "pairs", make=_make_rbp("rbp_resid"), since=10),
-    TrecSpec("unj", "long", (5, 10, 20), _cut("unj", "d"), since=10),
-)
-_SPEC = {s.name: s for s in TREC_SPECS}
-
-_OFFICIAL = tuple(
-    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
-    "iprec_at_recall P".split()
-)
-NICKNAMES: dict[str, tuple[str, ...]] = {
-    "official": _OFFICIAL,
-    # measures.c trec_names; the order does not matter (output follows TREC_SPECS)
-    "all_trec": _OFFICIAL
-    + tuple(
-        "relstring recall unj rbp rbp_resid infAP gm_bpref utility 11pt_avg ndcg relative_P "
-        "Rprec_mult success map_cut ndcg_cut ndcg_rel Rndcg binG G set_P set_recall "
-        "set_relative_P set_map set_F num_nonrel_judged_ret".split()
-    ),
-    "set": tuple(
-        "runid num_q num_ret num_rel num_rel_ret utility set_P set_recall set_relative_P "
-        "set_map set_F".split()
-    ),
-}
 # trec_eval measures judgeapp leaves out (other input formats, or not in all_trec)
-UNSUPPORTED = {
-    "prefs_num_prefs_poss",
-    "prefs_num_prefs_ful",
-    "prefs_num_prefs_ful_ret",
-    "prefs_simp",
-    "prefs_pair",
-    "prefs_avgjg",
-    "prefs_avgjg_Rnonrel",
-    "prefs_simp_ret",
-    "prefs_pair_ret",
-    "prefs_avgjg_ret",
-    "prefs_avgjg_Rnonrel_ret",
-    "prefs_simp_imp",
-    "prefs_pair_imp",
-    "prefs_avgjg_imp",
-    "map_avgjg",
-    "P_avgjg",
-    "Rprec_mult_avgjg",
-    "yaap",
-    "all_prefs",
-    "prefs",
-    "qrels_jg",
-}
+UNSUPPORTED = frozenset(
+    {
+        "prefs_num_prefs_poss",
+        "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret",
+        "prefs_simp",
+        "prefs_pair",
+        "prefs_avgjg",
+        "prefs_avgjg_Rnonrel",
+        "prefs_simp_ret",
+        "prefs_pair_ret",
+        "prefs_avgjg_ret",
+        "prefs_avgjg_Rnonrel_ret",
+        "prefs_simp_imp",
+        "prefs_pair_imp",
+        "prefs_avgjg_imp",
+        "map_avgjg",
+        "P_avgjg",
+        "Rprec_mult_avgjg",
+        "yaap",
+        "all_prefs",
+        "prefs",
+        "qrels_jg",
+    }
+)
 
 
-def _spec_params(spec: TrecSpec, raw: str) -> list:
+def _spec_params(spec: TrecSpec, raw: str) -> list[Any]:
     """Parse a trec_eval parameter string as meas_init.c does for the spec's style."""
     parts = raw.split(",")
     if spec.style == "long":
-        values = sorted(c_atol(p) for p in parts)
-        if values[0] <= 0:
+        cutoffs = sorted(c_atol(p) for p in parts)
+        if cutoffs[0] <= 0:
             raise MeasureError(f"{spec.name}.{raw}: cutoffs must be positive")
-        if len(set(values)) != len(values):
+        if len(set(cutoffs)) != len(cutoffs):
             raise MeasureError(f"{spec.name}.{raw}: duplicate cutoffs")
-        return values
+        return cutoffs
     if spec.style == "double":
-        values = sorted(c_atof(p) for p in parts)
-        if len(set(values)) != len(values):
+        levels = sorted(c_atof(p) for p in parts)
+        if len(set(levels)) != len(levels):
             raise MeasureError(f"{spec.name}.{raw}: duplicate cutoffs")
-        return values
+        return levels
     if spec.style == "dparams":
         return [c_atof(p) for p in parts]
     if spec.style == "pairs":
@@ -235,6 +108,42 @@ def _spec_params(spec: TrecSpec, raw: str) -> list:
             pairs.append((name, c_atof(value)))
         return pairs
     return []
+
+
+def _gains(pairs: list[tuple[str, float]]) -> dict[int, float] | None:
+    gains = {int(name): value for name, value in pairs if _valid_int(name)}
+    return gains or None
+
+
+def _pair_params(family: Family, pairs: list[tuple[str, float]]) -> dict[str, Any]:
+    """name=value pairs: integer names give per-grade gains (gain_init.c), ``p`` the
+    persistence of rbp and rbp_resid (the last one given)."""
+    names = {p.name for p in family.params}
+    params: dict[str, Any] = {}
+    if "p" in names:
+        for name, value in pairs:
+            if name == "p":
+                params["p"] = value
+    if "gains" in names:
+        params["gains"] = _gains(pairs)
+    return params
+
+
+def _spec_measures(spec: TrecSpec, values: list[Any], raw: str | None) -> list[Measure]:
+    """The measures a trec_eval name stands for, each labelled as trec_eval prints it."""
+    if spec.style in ("long", "double"):  # one measure per cutoff: P_5, iprec_at_recall_0.10
+        fmt = "d" if spec.style == "long" else "3.2f"
+        return [
+            Measure(spec.family, v, spec.params, label=f"{spec.name}_{v:{fmt}}") for v in values
+        ]
+    label = spec.name if raw is None else f"{spec.name}_{raw}"
+    if spec.style == "dparams":
+        assert spec.read is not None  # the registry requires one
+        return [spec.read(values, raw).with_label(label)]
+    params = dict(spec.params)
+    if spec.style == "pairs":
+        params.update(_pair_params(FAMILIES[spec.family], values))
+    return [Measure(spec.family, params=params, label=label)]
 
 
 # m_ndcg.c gives dcg, ideal_dcg and ndcg one parameter block. Each takes its printed name
@@ -253,7 +162,7 @@ def _trec_measures(marked: set[str], args: list[tuple[str, str]], version: int) 
             final_shared = first_params(name)
     out: list[Measure] = []
     shared_label: str | None = None
-    for spec in TREC_SPECS:
+    for spec in trec_specs():
         if spec.name not in marked:
             continue
         raw = first_params(spec.name)
@@ -261,23 +170,24 @@ def _trec_measures(marked: set[str], args: list[tuple[str, str]], version: int) 
         if spec.name in SHARED_PARAMS:
             shared_label = raw if raw is not None else shared_label
             raw, computed_with = shared_label, final_shared
-        values = list(spec.default) if computed_with is None or spec.style == "none" else None
-        if values is None:
+        if computed_with is None or spec.style == "none":
+            values: list[Any] = list(spec.default)
+        else:
             values = _spec_params(spec, computed_with)
         if spec.style == "none":
             raw = None
-        out.extend(spec.make(spec, values, raw))
+        out.extend(_spec_measures(spec, values, raw))
     return out
 
 
 def _trec_split(arg: str) -> tuple[str, str | None] | None:
     """(name, params) if ``arg`` is trec_eval syntax (``P.5,10``, ``P_10``), else None."""
     name, dot, raw = arg.partition(".")
-    if name in _SPEC or name in NICKNAMES or name in UNSUPPORTED:
+    if name in TREC_NAMES or name in nicknames() or name in UNSUPPORTED:
         return name, (raw if dot else None)
     # the names trec_eval prints: P_10, ndcg_cut_20, iprec_at_recall_0.10, set_F_0.5
-    for spec in sorted(TREC_SPECS, key=lambda s: -len(s.name)):
-        if spec.style != "none" and arg.startswith(spec.name + "_"):
+    for spec in printed_prefixes():
+        if arg.startswith(spec.name + "_"):
             return spec.name, arg[len(spec.name) + 1 :]
     return None
 
@@ -320,11 +230,15 @@ def _parse_ir(text: str) -> Measure:
         raise MeasureError(f"cannot read measure {text!r}")
     name, inner, at_text = match.groups()
     params = _ir_params(name, inner) if inner is not None and inner.strip() else {}
-    family = name if name in FAMILIES else ALIASES.get(name)
-    if family is None:
+    alias = ALIASES.get(name)
+    if name in FAMILIES:
+        family = name
+    elif alias is not None:
+        family = alias.family
+        for key, value in alias.params.items():
+            params.setdefault(key, value)
+    else:
         raise MeasureError(f"unknown measure {name!r}")
-    if name == "SetRelP":
-        params.setdefault("relative", True)
     if family == "NumRet" and "rel" in params:
         family = "NumRelRet"  # ir_measures: NumRet(rel=1) is the number of relevant retrieved
     at: float | None = None
@@ -362,10 +276,10 @@ def parse_measures(args: Iterable[str], version: int = 10) -> list[Measure]:
             if raw == "":
                 raise MeasureError(f"improper measure in parameter {name!r} (empty parameters)")
             trec_args.append((name, raw))
-        names = NICKNAMES.get(name, (name,))
-        for n in names:
-            if _SPEC[n].since > version:
-                if name in NICKNAMES:
+        nicks = nicknames()
+        for n in nicks.get(name, (name,)):
+            if TREC_NAMES[n].since > version:
+                if name in nicks:
                     continue  # 9.x's all_trec simply lacks it
                 raise MeasureError(f"illegal measure {n!r} (not in trec_eval {version}.x)")
             marked.add(n)

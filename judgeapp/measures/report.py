@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Iterator
 
 from judgeapp.measures.engine import Results
 
@@ -68,7 +69,7 @@ def format_trec(
     return "".join(out)
 
 
-def _rows(results: Results, per_topic: bool, summary: bool):
+def _rows(results: Results, per_topic: bool, summary: bool) -> Iterator[tuple[str, str, str, str]]:
     """(run, qid, measure, value-as-text) rows, the order of the trec format."""
     summ = results.summary()
     for r, run in enumerate(results.run_names):

@@ -81,6 +81,11 @@ class JudgingOrder:
 
     name = ""
     exposes_runs = True  # whether the UI may show run names and ranks beside documents
+    # whether the order puts the documents it expects relevant first (by rank or by what it
+    # learns), so that relevant documents are found fast and then ever more slowly; False
+    # for an order that judges the pool at random, where the rate stays about even. The
+    # found-vs-judged curve estimator models the two differently.
+    adaptive = True
 
     def __init__(
         self, topic: PoolTopic, run_lists: Mapping[str, np.ndarray], seed: int = 0
@@ -219,6 +224,7 @@ class _StaticOrder(JudgingOrder):
 
 class BlindOrder(_StaticOrder):
     name = "blind"
+    adaptive = False
     exposes_runs = False
 
     def _setup(self, lists: list[np.ndarray]) -> None:

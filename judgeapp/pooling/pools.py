@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
+
+from judgeapp.records import PoolRows
 
 STRATEGIES = ("depth", "take", "rbp", "rrf", "sample")
 DEFAULT_SAMPLE_DEPTH = 1000
@@ -45,32 +47,16 @@ class PoolingError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class PoolTopic:
-    """The pooled documents of one topic, as parallel arrays sorted by document id.
+class PoolTopic(PoolRows):
+    """The pooled documents of one topic (the stored arrays of `PoolRows`), with what
+    pooling asks of them."""
 
-    Contributors are stored CSR-style: document ``i``'s runs are
-    ``runs[run_idx[offsets[i]:offsets[i+1]]]`` with ranks ``ranks[offsets[i]:offsets[i+1]]``
-    (1-based positions in each run's list), in run order."""
-
-    qid: str
-    runs: tuple[str, ...]
-    doc_ids: np.ndarray  # int64, ascending
-    best_rank: np.ndarray  # int32
-    offsets: np.ndarray  # int64, len(doc_ids) + 1
-    run_idx: np.ndarray  # int32, indexes `runs`
-    ranks: np.ndarray  # int32
-    inclusion_prob: np.ndarray  # float64, 1.0 unless the document was drawn by sampling
-    # sample pools only: 0 for documents judged before the draw, 1, 2, ... the best-rank
-    # stratum a document was drawn from (see judgeapp.pooling.estimate)
-    stratum: np.ndarray | None = None
-
-    def __len__(self) -> int:
-        return len(self.doc_ids)
-
-    @property
-    def n_runs(self) -> np.ndarray:
-        """How many runs contributed each document."""
-        return np.diff(self.offsets)
+    @classmethod
+    def of(cls, rows: PoolRows) -> PoolTopic:
+        """The same arrays (not copied) as a `PoolTopic`."""
+        if isinstance(rows, PoolTopic):
+            return rows
+        return cls(*(getattr(rows, f.name) for f in fields(PoolRows)))
 
     def index_of(self, doc_id: int) -> int:
         """Position of `doc_id` in `doc_ids`, or -1 when it is not pooled."""

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from judgeapp.measures import Judgments, Run
+from judgeapp.services.policy import DEFAULT_POLICY, JudgmentPolicy, effective_judgments
 from judgeapp.store import Store, StoreError
 
 
@@ -21,10 +22,14 @@ def runs_from_store(store: Store, runs: Sequence[str] | None = None) -> list[Run
     ]
 
 
-def judgments_from_store(store: Store, assessors: Sequence[str] | None = None) -> Judgments:
-    """Effective judgments (the newest per topic and document among `assessors`, all by
-    default) as engine judgments."""
-    arrays = store.judgment_arrays(assessors)
+def judgments_from_store(
+    store: Store,
+    assessors: Sequence[str] | None = None,
+    policy: JudgmentPolicy = DEFAULT_POLICY,
+) -> Judgments:
+    """Effective judgments (by `policy`, among `assessors`, all by default) as engine
+    judgments."""
+    arrays = effective_judgments(store, assessors, policy=policy)
     return Judgments.from_arrays(arrays.topics)
 
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgeapp import formats
+from judgeapp.records import Changes
 from judgeapp.services.progress import ProgressFn, no_progress
-from judgeapp.store import Changes, RunImport, Store
+from judgeapp.store import RunImport, Store
 
 
 @dataclass(frozen=True, slots=True)

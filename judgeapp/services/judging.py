@@ -4,7 +4,8 @@ redo, and the `judge` command alike. Each call is committed before it returns.""
 from __future__ import annotations
 
 from judgeapp.errors import UserError
-from judgeapp.store import JudgmentChange, JudgmentState, Store
+from judgeapp.records import JudgmentChange, JudgmentState
+from judgeapp.store import Store
 
 
 class JudgingError(UserError, ValueError):
@@ -16,6 +17,12 @@ class JudgingService:
 
     def __init__(self, store: Store, assessor: str) -> None:
         self.store = store
+        connected_as = store.current_assessor()
+        if connected_as is not None and connected_as != assessor:
+            raise JudgingError(
+                f"this connection's database role is assessor {connected_as!r}'s: it can "
+                f"judge as {connected_as!r} only, not as {assessor!r}"
+            )
         self.assessor = store.assessor(assessor)
         if self.assessor.kind != "person":
             raise JudgingError(f"{assessor!r} is an imported qrels source, not an assessor")
@@ -23,6 +30,20 @@ class JudgingService:
 
     def refresh_scale(self) -> None:
         self.grades = {g.grade for g in self.store.scale()}
+
+    def check_target(self, qid: str, docno: str, *, allow_unpooled: bool = False) -> int:
+        """The id of `docno` after checking that it may be judged for `qid`: the topic is
+        in the project, and the document is in a pool of the topic (or `allow_unpooled`).
+        Raises JudgingError, recording nothing, otherwise."""
+        if self.store.topic(qid) is None:
+            raise JudgingError(f"topic {qid!r} is not in the project (import its topics first)")
+        doc_id = self.store.docno_ids([docno]).get(docno)
+        if not allow_unpooled and (doc_id is None or not self.store.pools_holding(qid, doc_id)):
+            raise JudgingError(
+                f"document {docno!r} is in no pool of topic {qid!r} "
+                "(--allow-unpooled judges it anyway)"
+            )
+        return self.doc_id(docno) if doc_id is None else doc_id
 
     def doc_id(self, doc: int | str) -> int:
         """A document's id; a docno the project has not seen is added (documents may be

@@ -47,6 +47,8 @@ from judgeapp.measures import (
 )
 from judgeapp.measures.measure import ELEVEN_LEVELS
 from judgeapp.services.evaluation import judgments_from_store, runs_from_store
+from judgeapp.services.policy import DEFAULT_POLICY, effective_judgments, judging_events
+from judgeapp.services.pools import PoolService
 from judgeapp.store import Store
 
 NDCG_CUTOFFS: tuple[int, ...] = (1, 2, 3, 5, 10, 15, 20, 30, 50, 100, 200, 500, 1000)
@@ -341,7 +343,7 @@ class LiveEvaluation:
             state = self._progress.get(qid)
             if state is not None and self._progress_persons == self.persons:
                 self._progress_refresh(qid, state)  # every update: undone ones leave it
-            arrays = self.store.judgment_arrays(self.assessors, qid=qid).topics
+            arrays = effective_judgments(self.store, self.assessors, qid).topics
             ids, grades = arrays.get(qid, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
             old = topics.get(qid)
             grades_changed = _changed_grades(old, ids, grades)
@@ -464,9 +466,8 @@ class LiveEvaluation:
             else {i for i, a in everyone.items() if a.name in set(self.assessors)}
         )
         persons = {i for i in chosen if everyone[i].kind == "person"}
-        events = [e for e in self.store.history() if e["assessor_id"] in chosen]
+        events = (((q, d), a, g) for q, d, a, g in self.store.history_events() if a in chosen)
         evaluator = Evaluator(Judgments(), self.runs, [self._rank_measure], self.options)
-        held: dict[tuple[str, int], dict[int, int]] = {}
         current: dict[str, dict[int, int]] = {}
         dirty: set[str] = set()
         every = self.config.checkpoint_every
@@ -483,28 +484,21 @@ class LiveEvaluation:
                 results = evaluator.evaluate()
                 self.checkpoints.append(Checkpoint(made, results.summary()[0].copy()))
 
-        for e in events:
-            key = (e["qid"], e["doc_id"])
-            by = held.setdefault(key, {})
-            before = next(reversed(by.values())) if by else None
-            by.pop(e["assessor_id"], None)
-            if e["grade"] is not None:
-                by[e["assessor_id"]] = e["grade"]
-            after = next(reversed(by.values())) if by else None
+        for (qid, doc), assessor, before, after in DEFAULT_POLICY.replay(events):
             if after == before:
                 continue
-            if e["assessor_id"] in persons:
+            if assessor in persons:
                 if made == 0 and not self.checkpoints:
                     flush()  # the state before the first judgment (imported qrels)
                 made += 1
-                self.last_topic = e["qid"]
-            docs = current.setdefault(e["qid"], {})
+                self.last_topic = qid
+            docs = current.setdefault(qid, {})
             if after is None:
-                docs.pop(e["doc_id"], None)
+                docs.pop(doc, None)
             else:
-                docs[e["doc_id"]] = after
-            dirty.add(e["qid"])
-            if e["assessor_id"] in persons and made % every == 0:
+                docs[doc] = after
+            dirty.add(qid)
+            if assessor in persons and made % every == 0:
                 flush()
         self.judgments = made
         if not self.checkpoints or self.checkpoints[-1].judgments != made:
@@ -543,7 +537,7 @@ class LiveEvaluation:
         if self._progress_persons != self.persons:
             self._progress.clear()
             self._progress_persons = list(self.persons)
-        events = self.store.judging_events(qid, self.persons) if self.persons else []
+        events = judging_events(self.store, qid, self.persons) if self.persons else []
         state: dict[int, tuple[int, int]] = {}  # doc -> (position, grade)
         for i, (doc, g) in enumerate(events):
             if g is None:
@@ -555,7 +549,7 @@ class LiveEvaluation:
         return state
 
     def _progress_refresh(self, qid: str, state: dict[int, tuple[int, int]]) -> None:
-        arrays = self.store.judgment_arrays(self.persons, qid=qid).topics if self.persons else {}
+        arrays = effective_judgments(self.store, self.persons, qid).topics if self.persons else {}
         ids, grades = arrays.get(qid, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
         now = dict(zip(ids.tolist(), grades.tolist(), strict=True))
         for doc in [d for d in state if d not in now]:
@@ -680,14 +674,14 @@ def estimate_total(
     level: float = 0.95,
 ) -> tuple[float, float, float] | None:
     """The pooling estimate of the topic's total relevant documents, (point, low, high) of
-    a `level` interval (Store.estimate_relevant: Horvitz-Thompson on a sample pool, else
+    a `level` interval (PoolService.estimate_relevant: Horvitz-Thompson on a sample pool, else
     extrapolation of the found-vs-judged curve over the pool), from the persons' judgments;
     None without a pool, a judgment or enough of a sample. Tens of milliseconds at TREC
     scale: the dashboard asks for it in the background."""
     if pool is None or not persons:
         return None
     try:
-        found = store.estimate_relevant(
+        found = PoolService(store).estimate_relevant(
             pool, qid, assessors=list(persons), min_grade=relevance_level, level=level
         )
     except Exception:  # the pool went away meanwhile, or the topic is not in it

@@ -2,7 +2,7 @@
 
 It ties together the pooled documents (`PoolTopic`), the judging order that proposes the
 next document (`judgeapp.pooling.order`, resumed from the assessor's judgment history by
-`Store.open_judging_order`), and the assessor's judgments (through
+`PoolService.open_judging_order`), and the assessor's judgments (through
 `JudgingService`, so each one is committed before the call returns).
 
 The list the assessor sees keeps its rows still while they work: documents already judged
@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from judgeapp.pooling.order import JudgingOrder
 from judgeapp.pooling.pools import PoolTopic
+from judgeapp.records import JudgmentChange, JudgmentState
 from judgeapp.services.judging import JudgingService
+from judgeapp.services.policy import judging_events
 from judgeapp.services.rows import QueueItem
-from judgeapp.store import JudgmentChange, JudgmentState
 
 RELEVANT_FROM = 1  # grades at or above this count as relevant for orders and counts
 
@@ -49,8 +50,8 @@ class JudgingQueue:
 
     # -- building ------------------------------------------------------------------------------
     def _build(self) -> None:
-        # the order arrives resumed (Store.open_judging_order replays the same history)
-        history = self.store.judging_events(self.qid, [self.service.assessor.name])
+        # the order arrives resumed (PoolService.open_judging_order replays the same history)
+        history = judging_events(self.store, self.qid, [self.service.assessor.name])
         states = {
             j.doc_id: JudgmentState(j.grade, j.note, j.flagged)
             for j in self.store.judgments(self.qid, [self.service.assessor.name])

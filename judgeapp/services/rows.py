@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+
+def natural_key(text: str) -> tuple:
+    """'2' before '10', and 'q2' before 'q10': digits compare as numbers."""
+    return tuple(
+        (0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+        for part in re.split(r"(\d+)", text)
+        if part
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,17 +11,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from judgeapp.pooling.estimate import Estimate
+from judgeapp.records import (
+    AssessorInfo,
+    Changes,
+    DocumentRecord,
+    GradeInfo,
+    PoolInfo,
+    TopicRecord,
+)
 from judgeapp.services import imports
 from judgeapp.services.judging import JudgingService
+from judgeapp.services.policy import effective_judgments, qrels_rows
+from judgeapp.services.pools import PoolService
 from judgeapp.services.progress import ProgressFn, no_progress
 from judgeapp.services.queue import RELEVANT_FROM, JudgingQueue
 from judgeapp.services.rows import TopicRow
-from judgeapp.store import Changes, GradeInfo, Store, TopicRecord
-from judgeapp.store.pools import PoolInfo
+from judgeapp.store import Store
 
 IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
 
@@ -29,6 +39,7 @@ IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
 class Workbench:
     def __init__(self, store: Store, assessor: str | None = None) -> None:
         self.store = store
+        self.pooling = PoolService(store)
         self.judging: JudgingService | None = None
         if assessor:
             self.set_assessor(assessor)
@@ -52,9 +63,31 @@ class Workbench:
     def scale(self) -> list[GradeInfo]:
         return self.store.scale()
 
+    def setting(self, key: str, default: Any = None) -> Any:
+        """A setting kept in the project (it travels with the file)."""
+        return self.store.get_setting(key, default)
+
+    def set_setting(self, key: str, value: Any) -> None:
+        self.store.set_setting(key, value)
+
+    def run_names(self) -> list[str]:
+        """The project's runs, in import order."""
+        return [r.name for r in self.store.runs()]
+
+    def document(self, doc_id: int) -> DocumentRecord | None:
+        return self.store.document_by_id(doc_id)
+
     # -- assessors ----------------------------------------------------------------------------
+    def assessors(self) -> list[AssessorInfo]:
+        """Everyone who judged or may judge, and every imported qrels source."""
+        return self.store.assessors()
+
     def persons(self) -> list[str]:
-        return [a.name for a in self.store.assessors() if a.kind == "person"]
+        return [a.name for a in self.assessors() if a.kind == "person"]
+
+    def sources(self) -> list[str]:
+        """The imported judgment sources (qrels files), which are not assessors."""
+        return [a.name for a in self.assessors() if a.kind != "person"]
 
     def set_assessor(self, name: str) -> JudgingService:
         self.judging = JudgingService(self.store, name)
@@ -78,20 +111,21 @@ class Workbench:
         if changes.topic_list:
             self._topics = None
 
-    def _judged_arrays(self, qid: str | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        if self.judging is None:
-            return {}
-        return self.store.judgment_arrays([self.judging.assessor.name], qid=qid).topics
-
-    def topic_rows(self) -> list[TopicRow]:
-        """Every topic of the project with its pool size and this assessor's counts of the
-        pooled documents (of all their judgments of the topic when there is no pool)."""
-        topics = self.topics().values()
+    def topic_rows(self, qids: Sequence[str] | None = None) -> list[TopicRow]:
+        """The project's topics (or `qids` among them) with their pool size and this
+        assessor's counts of the pooled documents (of all their judgments of the topic when
+        there is no pool)."""
+        topics = list(self.topics().values())
+        if qids is not None:
+            wanted = set(qids)
+            topics = [t for t in topics if t.qid in wanted]
         if self.judging is None:
             return [TopicRow(t.qid, t.title, 0, 0, 0) for t in topics]
+        who = [self.judging.assessor.name]
         pool = self.pool_name()
         if pool is None:
-            judged = self.store.judgment_arrays([self.judging.assessor.name]).topics
+            one = qids[0] if qids is not None and len(qids) == 1 else None
+            judged = effective_judgments(self.store, who, one).topics
             rows = []
             for t in topics:
                 _ids, grades = judged.get(t.qid, (np.empty(0), np.empty(0)))
@@ -101,8 +135,8 @@ class Workbench:
             return rows
         progress = {
             p.qid: p
-            for p in self.store.pool_progress(
-                pool, [self.judging.assessor.name], min_grade=RELEVANT_FROM
+            for p in self.pooling.pool_progress(
+                pool, who, min_grade=RELEVANT_FROM, qids=[t.qid for t in topics]
             )
         }
         return [
@@ -124,12 +158,12 @@ class Workbench:
             return {}
         who = [self.judging.assessor.name]
         if qids is None:
-            qids = [p.qid for p in self.store.pool_progress(pool, who) if p.judged]
+            qids = [p.qid for p in self.pooling.pool_progress(pool, who) if p.judged]
         qids = list(qids)
         estimates = {}
         for i, qid in enumerate(qids):
             progress(i, len(qids), f"estimating topic {qid}")
-            estimate = self.store.estimate_relevant(
+            estimate = self.pooling.estimate_relevant(
                 pool, qid, assessors=who, min_grade=RELEVANT_FROM
             )
             if estimate is not None:
@@ -137,10 +171,8 @@ class Workbench:
         return estimates
 
     def topic_row(self, qid: str) -> TopicRow | None:
-        for row in self.topic_rows():  # one grouped query; cheap next to a judgment
-            if row.qid == qid:
-                return row
-        return None
+        rows = self.topic_rows([qid])
+        return rows[0] if rows else None
 
     def remember_topic(self, qid: str) -> None:
         if self.assessor and self.last_topic() != qid:
@@ -191,7 +223,7 @@ class Workbench:
         progress: ProgressFn = no_progress,
     ) -> PoolInfo:
         """Pool `runs` and make the new pool the one being judged."""
-        info = self.store.create_pool(
+        info = self.pooling.create_pool(
             name,
             runs=list(runs),
             strategy=strategy,
@@ -209,7 +241,7 @@ class Workbench:
         pool = self.pool_name()
         if pool is None or self.judging is None:
             return None
-        order = self.store.open_judging_order(
+        order = self.pooling.open_judging_order(
             pool, qid, assessors=[self.judging.assessor.name], min_grade=RELEVANT_FROM
         )
         if not len(order.topic):
@@ -242,6 +274,6 @@ class Workbench:
         """Write the effective judgments (of `assessors`, all by default) as TREC qrels."""
         from judgeapp.formats import write_qrels
 
-        rows = self.store.qrels_rows(assessors)
+        rows = qrels_rows(self.store, assessors)
         write_qrels(rows, out)
         return len(rows)

@@ -1,23 +1,27 @@
-"""The project database: schema (models, Alembic upgrades) and the `Store` facade."""
+"""The project database: schema (models, Alembic upgrades) and the `Store` facade.
 
-from judgeapp.store.records import (
+The store persists and queries; what stored data means (which judgment counts, how pools
+are built and judged) is decided in `judgeapp.services`."""
+
+from judgeapp.records import (
     DEFAULT_SCALE,
     AssessorInfo,
     Changes,
     DocumentRecord,
     GradeInfo,
-    JudgmentArrays,
     JudgmentChange,
     JudgmentRecord,
+    JudgmentRows,
     JudgmentState,
-    ProjectInfo,
+    PoolInfo,
+    PoolRows,
     RankedLists,
     RunInfo,
-    TopicCounts,
     TopicRecord,
 )
+from judgeapp.store.base import StoreError
 from judgeapp.store.schema import SchemaError
-from judgeapp.store.store import RunImport, Store, StoreError
+from judgeapp.store.store import RunImport, Store
 
 __all__ = [
     "DEFAULT_SCALE",
@@ -25,17 +29,17 @@ __all__ = [
     "Changes",
     "DocumentRecord",
     "GradeInfo",
-    "JudgmentArrays",
     "JudgmentChange",
     "JudgmentRecord",
+    "JudgmentRows",
     "JudgmentState",
-    "ProjectInfo",
+    "PoolInfo",
+    "PoolRows",
     "RankedLists",
     "RunImport",
     "RunInfo",
     "SchemaError",
     "Store",
     "StoreError",
-    "TopicCounts",
     "TopicRecord",
 ]

@@ -162,10 +162,14 @@ class Assessor(Base):
     """Who made judgments: a person, or a named source for imported qrels (kind 'source')."""
 
     __tablename__ = "assessors"
+    __table_args__ = (Index("ix_assessors_db_role", "db_role", unique=True),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String, nullable=False, unique=True)
     kind: Mapped[str] = mapped_column(String, nullable=False, default="person")
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    # PostgreSQL: the database role this assessor connects as (row-level security lets a
+    # role write only its own assessor's judgments); None on SQLite and for sources
+    db_role: Mapped[str | None] = mapped_column(String, nullable=True)
 
 
 class Judgment(Base):
@@ -193,8 +197,13 @@ class JudgmentEvent(Base):
     DELETE on this table). `grade` is NULL when the change removed the judgment."""
 
     __tablename__ = "judgment_history"
-    __table_args__ = (Index("ix_judgment_history_key", "qid", "doc_id", "assessor_id"),)
+    __table_args__ = (
+        Index("ix_judgment_history_key", "qid", "doc_id", "assessor_id"),
+        Index("ix_judgment_history_uid", "uid", unique=True),
+    )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # the event's identity across projects (a merge copies it and never adds it twice)
+    uid: Mapped[str | None] = mapped_column(String, nullable=True)
     qid: Mapped[str] = mapped_column(String, nullable=False)
     doc_id: Mapped[int] = mapped_column(ForeignKey("docnos.id"), nullable=False)
     assessor_id: Mapped[int] = mapped_column(ForeignKey("assessors.id"), nullable=False)
@@ -206,3 +215,14 @@ class JudgmentEvent(Base):
     flagged: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     time_spent: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
     at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+
+
+class ProjectChange(Base):
+    """One committed write transaction, described as the `Changes` it made (JSON): other
+    processes showing the project read the rows newer than the last they saw."""
+
+    __tablename__ = "project_changes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    writer: Mapped[str] = mapped_column(String, nullable=False)  # the writing Store's token
+    changes: Mapped[dict] = mapped_column(JSON, nullable=False)

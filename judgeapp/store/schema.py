@@ -17,12 +17,13 @@ from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 
 from judgeapp.errors import UserError
+from judgeapp.store.locking import READ_BUSY_MS, begin_write, is_write
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MIGRATIONS = ROOT / "migrations"
 # The newest revision this code writes. A test keeps it equal to Alembic's head, so opening
 # an up-to-date project needs no Alembic import at all (it costs ~0.2 s of start-up).
-SCHEMA_HEAD = "0002"
+SCHEMA_HEAD = "0003"
 
 
 class SchemaError(UserError, RuntimeError):
@@ -52,12 +53,20 @@ def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -
     # FULL: a committed judgment survives power loss, not only a crash of the program.
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=10000")
+    # readers rarely wait in WAL mode (only while a crashed writer's WAL is recovered); a
+    # writer waits for the write lock in steps of its own (judgeapp.store.locking)
+    cursor.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
+    # only a writer holding judgeapp's write lock checkpoints (judgeapp.store.locking)
+    cursor.execute("PRAGMA wal_autocheckpoint=0")
     cursor.close()
 
 
 def create_project_engine(url: str) -> Engine:
-    engine = create_engine(url)
+    kwargs: dict = {}
+    if make_url(url).get_backend_name() == "postgresql":
+        # a connection that the server closed (restart, idle timeout) is replaced, not used
+        kwargs["pool_pre_ping"] = True
+    engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
 
@@ -69,7 +78,7 @@ def create_project_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _begin(conn):
-            conn.exec_driver_sql("BEGIN")
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if is_write(conn) else "BEGIN")
 
     return engine
 
@@ -97,7 +106,7 @@ def current_revision(engine: Engine) -> str | None:
     with engine.connect() as conn:
         tables = set(inspect(conn).get_table_names())
         if "alembic_version" in tables:
-            return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+            return _revision(conn)
     if tables:
         raise SchemaError(
             "this database is not a judgeapp project (it has tables but no schema version)"
@@ -105,8 +114,17 @@ def current_revision(engine: Engine) -> str | None:
     return None
 
 
+def _revision(conn) -> str | None:
+    if "alembic_version" not in set(inspect(conn).get_table_names()):
+        return None
+    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
 def upgrade(engine: Engine, url: str) -> str | None:
-    """Bring the schema to SCHEMA_HEAD. Returns the path of the backup copy, if one was made."""
+    """Bring the schema to SCHEMA_HEAD. Returns the path of the backup copy, if one was made.
+
+    Two processes opening a new project at once: the upgrade runs under the write lock and
+    looks at the revision again there, so only the first creates the schema."""
     rev = current_revision(engine)
     if rev == SCHEMA_HEAD:
         return None
@@ -124,6 +142,7 @@ def upgrade(engine: Engine, url: str) -> str | None:
         shutil.copy2(path, backup)
     from alembic import command
 
-    with engine.begin() as conn:
-        command.upgrade(_alembic_config(conn), "head")
+    with begin_write(engine) as conn:
+        if _revision(conn) != SCHEMA_HEAD:
+            command.upgrade(_alembic_config(conn), "head")
     return backup

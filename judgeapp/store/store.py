@@ -8,40 +8,41 @@ with `executemany`; the ORM classes in `models` define the schema.
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import uuid
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from itertools import pairwise
 from pathlib import Path
 from typing import Any, Self
 
 import numpy as np
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, func, inspect, select
+from sqlalchemy.exc import DBAPIError
 
-from judgeapp.errors import UserError
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.model import Document, QrelsFile, RunFile, Topic
-from judgeapp.store import models as m
-from judgeapp.store.pools import PoolStoreMixin
-from judgeapp.store.records import (
+from judgeapp.records import (
     DEFAULT_SCALE,
     AssessorInfo,
     Changes,
     DocumentRecord,
     GradeInfo,
-    JudgmentArrays,
+    HistoryEvent,
     JudgmentChange,
     JudgmentRecord,
+    JudgmentRows,
     JudgmentState,
-    ProjectInfo,
+    MergeConflict,
+    MergeReport,
     RankedLists,
     RunInfo,
-    TopicCounts,
     TopicRecord,
 )
-from judgeapp.store.schema import create_project_engine, database_url, upgrade
+from judgeapp.store import models as m
+from judgeapp.store.base import StoreError, raw, utcnow
+from judgeapp.store.pools import PoolStoreMixin
+from judgeapp.store.schema import create_project_engine, database_url, sqlite_path, upgrade
+from judgeapp.store.team import TeamStoreMixin
 
 ID_DTYPE = np.dtype("<i4")
 SCORE_DTYPE = np.dtype("<f8")
@@ -79,12 +80,47 @@ def distinct_docnos(
     return list(table), inverse
 
 
-class StoreError(UserError, ValueError):
-    """A request the project cannot honour (a name taken, an unknown run, ...)."""
+def _fold(events: Sequence[Any]) -> dict[str, Any] | None:
+    """The current judgment that a judgment's history (oldest first) leaves, or None when
+    its last change removed it. Time spent sums the changes since it was last created."""
+    state: dict[str, Any] | None = None
+    for e in events:
+        if e.grade is None:
+            state = None
+            continue
+        if state is None:
+            state = {"time_spent": 0.0, "created_at": e.at}
+        state.update(
+            grade=e.grade,
+            note=e.note,
+            flagged=bool(e.flagged),
+            time_spent=state["time_spent"] + float(e.time_spent),
+            updated_at=e.at,
+        )
+    return state
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
+def _fold_grade(events: Sequence[Any]) -> int | None:
+    state = _fold(events)
+    return None if state is None else int(state["grade"])
+
+
+def _intern_postgres(conn: Connection, ordered: list[str]) -> np.ndarray:
+    """Ids of `ordered` (distinct docnos in code-point order) on PostgreSQL, creating the
+    missing ones in that order: the docnos travel as one array parameter."""
+    raw(
+        conn,
+        "INSERT INTO docnos (docno) SELECT d FROM unnest(?::text[]) WITH ORDINALITY AS u(d, k) "
+        "ORDER BY k ON CONFLICT (docno) DO NOTHING",
+        (ordered,),
+    )
+    rows = raw(
+        conn,
+        "SELECT d.id FROM unnest(?::text[]) WITH ORDINALITY AS u(docno, k) "
+        "JOIN docnos AS d ON d.docno = u.docno ORDER BY u.k",
+        (ordered,),
+    ).fetchall()
+    return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,13 +132,8 @@ class RunImport:
     sha256: str | None = None
 
 
-class Store(PoolStoreMixin):
+class Store(PoolStoreMixin, TeamStoreMixin):
     """One open project database. Pool methods live in `judgeapp.store.pools`."""
-
-    def __init__(self, engine: Engine, url: str, backup: str | None = None) -> None:
-        self._engine = engine
-        self.url = url
-        self.backup = backup  # where the pre-upgrade copy went, if the schema was upgraded
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
@@ -112,29 +143,43 @@ class Store(PoolStoreMixin):
         if not create and "://" not in str(db) and not Path(db).exists():
             raise StoreError(f"no project at {db}")
         engine = create_project_engine(url)
-        backup = upgrade(engine, url)
-        store = cls(engine, url, backup)
-        store._ensure_defaults()
+        try:
+            backup = upgrade(engine, url)
+            store = cls(engine, url, backup)
+            store._ensure_defaults()
+        except DBAPIError as exc:  # the server refused us, or is not there
+            engine.dispose()
+            reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+            raise StoreError(f"cannot open the project: {reason}") from None
         return store
 
-    def close(self) -> None:
-        self._engine.dispose()
+    @staticmethod
+    def exists(db: str | Path) -> bool:
+        """Whether `db` holds a project already: a file that exists, or a database (URL)
+        whose schema has been initialised (it has its creation time)."""
+        if "://" not in str(db) or sqlite_path(database_url(db)) is not None:
+            path = sqlite_path(database_url(db))
+            return path is not None and path.exists()
+        engine = create_project_engine(database_url(db))
+        try:
+            with engine.connect() as conn:
+                if "settings" not in inspect(conn).get_table_names():
+                    return False
+                return bool(
+                    conn.execute(
+                        select(m.Setting.key).where(m.Setting.key == "created_at")
+                    ).first()
+                )
+        except DBAPIError as exc:
+            raise StoreError(f"cannot reach the project: {exc.orig}") from None
+        finally:
+            engine.dispose()
 
     def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    @contextlib.contextmanager
-    def _begin(self) -> Iterator[Connection]:
-        with self._engine.begin() as conn:
-            yield conn
-
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[Connection]:
-        with self._engine.connect() as conn:
-            yield conn
 
     def _ensure_defaults(self) -> None:
         with self._read() as conn:
@@ -144,7 +189,11 @@ class Store(PoolStoreMixin):
             ).first()
         if has_scale and has_created:
             return  # nothing to write: opening an existing project leaves its file untouched
-        with self._begin() as conn:
+        with self._begin() as conn:  # under the write lock: another process may be first
+            has_scale = conn.execute(select(func.count()).select_from(m.Grade)).scalar()
+            has_created = conn.execute(
+                select(m.Setting.key).where(m.Setting.key == "created_at")
+            ).first()
             if not has_scale:
                 conn.execute(
                     m.Grade.__table__.insert(),
@@ -184,6 +233,7 @@ class Store(PoolStoreMixin):
                 m.Grade.__table__.insert(),
                 [{"grade": g.grade, "label": g.label, "key": g.key} for g in grades],
             )
+            self._changed(conn, Changes(scale=True))
         return Changes(scale=True)
 
     # -- docnos -------------------------------------------------------------------------------
@@ -199,9 +249,13 @@ class Store(PoolStoreMixin):
             return np.empty(0, dtype=np.int64)
         # numpy's fixed-width text sort compares code points, which is Python's str order
         order = np.argsort(np.array(unique, dtype=str), kind="stable")
-        payload = json.dumps([unique[i] for i in order.tolist()], ensure_ascii=False)
+        ordered = [unique[i] for i in order.tolist()]
         ids = np.empty(len(unique), dtype=np.int64)
-        cursor = conn.connection.driver_connection.cursor()
+        if conn.dialect.name != "sqlite":
+            ids[order] = _intern_postgres(conn, ordered)
+            return ids
+        payload = json.dumps(ordered, ensure_ascii=False)
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
             (before,) = cursor.execute("SELECT coalesce(max(id), 0) FROM docnos").fetchone()
             cursor.execute(
@@ -289,6 +343,7 @@ class Store(PoolStoreMixin):
             for start in range(0, len(qids), 900):
                 conn.execute(table.delete().where(table.c.qid.in_(qids[start : start + 900])))
             conn.execute(table.insert(), rows)
+            self._changed(conn, Changes(topic_list=True))
         return Changes(topic_list=True)
 
     _TOPIC_COLUMNS = (
@@ -361,6 +416,7 @@ class Store(PoolStoreMixin):
                         progress(count)
             if batch:
                 flush()
+            self._changed(conn, Changes(documents=True))
             if progress:
                 progress(count)
         return count
@@ -446,11 +502,13 @@ class Store(PoolStoreMixin):
                     offset += n
                     scores = np.ascontiguousarray(ranked.scores, dtype=SCORE_DTYPE)
                     rows.append((run_id, qid, n, doc_ids.tobytes(), scores.tobytes()))
-                conn.exec_driver_sql(
+                raw(
+                    conn,
                     "INSERT INTO ranked_lists (run_id, qid, n, doc_ids, scores) "
                     "VALUES (?, ?, ?, ?, ?)",
                     rows,
                 )
+            self._changed(conn, Changes(runs=True))
         return [r for r in self.runs() if r.name in set(names)]
 
     def runs(self) -> list[RunInfo]:
@@ -472,6 +530,7 @@ class Store(PoolStoreMixin):
     def remove_run(self, name: str) -> Changes:
         with self._begin() as conn:
             gone = conn.execute(m.Run.__table__.delete().where(m.Run.name == name)).rowcount
+            self._changed(conn, Changes(runs=True))
         if not gone:
             raise StoreError(f"no run named {name!r}")
         return Changes(runs=True)
@@ -496,7 +555,7 @@ class Store(PoolStoreMixin):
             sql += " WHERE " + " AND ".join(where)
         result = RankedLists()
         with self._read() as conn:
-            known = [r for (r,) in conn.exec_driver_sql("SELECT name FROM runs ORDER BY id")]
+            known = [r for (r,) in raw(conn, "SELECT name FROM runs ORDER BY id")]
             if runs is not None:
                 missing = [r for r in runs if r not in set(known)]
                 if missing:
@@ -507,7 +566,7 @@ class Store(PoolStoreMixin):
             for name in order:
                 result.runs[name] = {}
             frombuffer = np.frombuffer
-            for name, qid, ids, scores in conn.exec_driver_sql(sql, tuple(params)):
+            for name, qid, ids, scores in raw(conn, sql, tuple(params)):
                 result.runs[name][qid] = (
                     frombuffer(ids, dtype=ID_DTYPE),
                     frombuffer(scores, dtype=SCORE_DTYPE),
@@ -526,8 +585,16 @@ class Store(PoolStoreMixin):
             return AssessorInfo(*row)
         if not create:
             raise StoreError(f"no assessor or judgment source named {name!r}")
-        with self._begin() as conn:
+        with self._begin() as conn:  # under the write lock: look again, another may be first
+            row = conn.execute(
+                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind).where(
+                    m.Assessor.name == name
+                )
+            ).first()
+            if row is not None:
+                return AssessorInfo(*row)
             assessor_id = self._create_assessor(conn, name, kind)
+            self._changed(conn, Changes(assessors=True))
         return AssessorInfo(assessor_id, name, kind)
 
     @staticmethod
@@ -594,22 +661,26 @@ class Store(PoolStoreMixin):
                             grade,
                             before,
                             now,
+                            uuid.uuid4().hex,
                         )
                     )
                     changed.add(qid)
-                conn.exec_driver_sql(
+                raw(
+                    conn,
                     "INSERT INTO judgments (qid, doc_id, assessor_id, grade, note, flagged, "
-                    "time_spent, created_at, updated_at) VALUES (?, ?, ?, ?, '', 0, 0.0, ?, ?) "
+                    "time_spent, created_at, updated_at) VALUES (?, ?, ?, ?, '', FALSE, 0.0, ?, ?) "
                     "ON CONFLICT (qid, doc_id, assessor_id) DO UPDATE SET "
                     "grade = excluded.grade, updated_at = excluded.updated_at",
                     rows,
                 )
-                conn.exec_driver_sql(
+                raw(
+                    conn,
                     "INSERT INTO judgment_history (qid, doc_id, assessor_id, action, origin, "
-                    "grade, previous_grade, note, flagged, time_spent, at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, '', 0, 0.0, ?)",
+                    "grade, previous_grade, note, flagged, time_spent, at, uid) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, '', FALSE, 0.0, ?, ?)",
                     events,
                 )
+            self._changed(conn, Changes(topics=frozenset(changed), assessors=True))
         return Changes(topics=frozenset(changed), assessors=True)
 
     def _state(self, conn: Connection, qid: str, doc_id: int, assessor_id: int):
@@ -693,9 +764,11 @@ class Store(PoolStoreMixin):
                     "flagged": state.flagged,
                     "time_spent": time_spent,
                     "at": now,
+                    "uid": uuid.uuid4().hex,
                 },
             )
-        changes = Changes(topics=frozenset([qid]), judged=((qid, doc_id),))
+            changes = Changes(topics=frozenset([qid]), judged=((qid, doc_id),))
+            self._changed(conn, changes)
         return JudgmentChange(qid, doc_id, assessor_id, before, state, changes)
 
     def judgment_state(self, qid: str, doc_id: int, assessor_id: int) -> JudgmentState:
@@ -703,68 +776,55 @@ class Store(PoolStoreMixin):
             row = self._state(conn, qid, doc_id, assessor_id)
         return JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
 
-    def _assessor_ids(self, conn: Connection, assessors: Sequence[str] | None) -> list[int] | None:
-        if assessors is None:
-            return None
-        # every assessor in one plain query: a handful of rows, and no IN list to compile
-        rows = dict(conn.exec_driver_sql("SELECT name, id FROM assessors").fetchall())
-        missing = [a for a in assessors if a not in rows]
-        if missing:
-            raise StoreError(f"no assessor or judgment source named {missing[0]!r}")
-        return [rows[a] for a in assessors]
-
     @staticmethod
     def _judgment_where(ids: list[int] | None, qid: str | None) -> tuple[str, tuple]:
-        """The WHERE clause choosing the judgments of assessors `ids` (all: None) and of
-        topic `qid` (all: None)."""
-        where, params = [], []
+        """The WHERE clause choosing the judgments (table alias `j`) of assessors `ids`
+        (all: None) and of topic `qid` (all: None)."""
+        where: list[str] = []
+        params: list[Any] = []
         if ids is not None:
-            where.append(f"assessor_id IN ({','.join('?' * len(ids))})")
+            where.append(f"j.assessor_id IN ({','.join('?' * len(ids))})")
             params.extend(ids)
         if qid is not None:
-            where.append("qid = ?")
+            where.append("j.qid = ?")
             params.append(qid)
         return ("WHERE " + " AND ".join(where)) if where else "", tuple(params)
 
-    def _effective_sql(self, ids: list[int] | None, qid: str | None) -> tuple[str, tuple]:
-        """The newest judgment per (topic, document) among the chosen assessors."""
-        clause, params = self._judgment_where(ids, qid)
-        sql = (
-            "SELECT qid, doc_id, grade FROM (SELECT qid, doc_id, grade, ROW_NUMBER() OVER "
-            "(PARTITION BY qid, doc_id ORDER BY updated_at DESC, id DESC) AS rn "
-            f"FROM judgments {clause}) WHERE rn = 1"
-        )
-        return sql, params
-
-    def judgment_arrays(
-        self, assessors: Sequence[str] | None = None, qid: str | None = None
-    ) -> JudgmentArrays:
-        """Effective judgments (newest per topic and document among `assessors`, all of
-        them by default) as arrays per topic, for evaluation."""
+    def judgment_rows(
+        self,
+        assessors: Sequence[str] | None = None,
+        qid: str | None = None,
+        *,
+        docnos: bool = False,
+    ) -> JudgmentRows:
+        """The stored judgments of `assessors` (all by default), of `qid` (all topics by
+        default), grouped by topic and document with each document's most recently changed
+        judgment last (see `JudgmentRows`); with their docnos if `docnos`. Which of them
+        counts is a policy's choice (`judgeapp.services.policy`), not the store's."""
+        columns = "j.qid, j.doc_id, j.assessor_id, j.grade"
+        join = ""
+        if docnos:
+            columns += ", d.docno"
+            join = "JOIN docnos AS d ON d.id = j.doc_id "
         with self._read() as conn:
             clause, params = self._judgment_where(self._assessor_ids(conn, assessors), qid)
-            # every judgment, each document's newest last: a plain sort, several times
-            # faster in SQLite than the window function of `_effective_sql`
-            rows = conn.exec_driver_sql(
-                f"SELECT qid, doc_id, grade FROM judgments {clause} "
-                "ORDER BY qid, doc_id, updated_at, id",
+            rows = raw(
+                conn,
+                f"SELECT {columns} FROM judgments AS j {join}{clause} "
+                "ORDER BY j.qid, j.doc_id, j.updated_at, j.id",
                 params,
             ).fetchall()
-        topics: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        if rows:
-            n = len(rows)
-            qids = [r[0] for r in rows]
-            doc_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=n)
-            grades = np.fromiter((r[2] for r in rows), dtype=np.int64, count=n)
-            # topic boundaries, and the newest judgment of each (topic, document)
-            bounds = [0] + [i for i in range(1, n) if qids[i] != qids[i - 1]] + [n]
-            newest = np.ones(n, dtype=bool)
-            newest[:-1] = doc_ids[1:] != doc_ids[:-1]
-            newest[np.array(bounds[1:-1], dtype=np.int64) - 1] = True
-            for start, end in pairwise(bounds):
-                keep = newest[start:end]
-                topics[qids[start]] = (doc_ids[start:end][keep], grades[start:end][keep])
-        return JudgmentArrays(topics)
+        n = len(rows)
+        qids = [r[0] for r in rows]
+        starts = [0] + [i for i in range(1, n) if qids[i] != qids[i - 1]] if n else []
+        return JudgmentRows(
+            qids=[qids[i] for i in starts],
+            bounds=np.array([*starts, n], dtype=np.int64),
+            doc_ids=np.fromiter((r[1] for r in rows), dtype=np.int64, count=n),
+            assessor_ids=np.fromiter((r[2] for r in rows), dtype=np.int64, count=n),
+            grades=np.fromiter((r[3] for r in rows), dtype=np.int64, count=n),
+            docnos=[r[4] for r in rows] if docnos else None,
+        )
 
     def judgments(
         self, qid: str | None = None, assessors: Sequence[str] | None = None
@@ -795,19 +855,6 @@ class Store(PoolStoreMixin):
             rows = conn.execute(stmt.order_by(m.Judgment.qid, m.Docno.docno)).all()
         return [JudgmentRecord(*row) for row in rows]
 
-    def qrels_rows(self, assessors: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
-        """Effective judgments as (qid, docno, grade), in qid then docno byte order: what
-        `export qrels` writes."""
-        with self._read() as conn:
-            ids = self._assessor_ids(conn, assessors)
-            sql, params = self._effective_sql(ids, None)
-            rows = conn.exec_driver_sql(
-                f"SELECT e.qid, d.docno, e.grade FROM ({sql}) AS e "
-                "JOIN docnos AS d ON d.id = e.doc_id",
-                params,
-            ).fetchall()
-        return sorted(rows, key=lambda r: (r[0].encode(), r[1].encode()))
-
     def history(self, qid: str | None = None, doc_id: int | None = None) -> list[dict[str, Any]]:
         stmt = select(m.JudgmentEvent.__table__).order_by(m.JudgmentEvent.id)
         if qid is not None:
@@ -817,72 +864,205 @@ class Store(PoolStoreMixin):
         with self._read() as conn:
             return [dict(row._mapping) for row in conn.execute(stmt)]
 
+    def history_export(self) -> list[HistoryEvent]:
+        """The whole judgment history, oldest first, as another project can take it."""
+        h, d, a = m.JudgmentEvent, m.Docno, m.Assessor
+        with self._read() as conn:
+            rows = conn.execute(
+                select(
+                    h.uid,
+                    h.qid,
+                    d.docno,
+                    a.name,
+                    a.kind,
+                    h.action,
+                    h.origin,
+                    h.grade,
+                    h.previous_grade,
+                    h.note,
+                    h.flagged,
+                    h.time_spent,
+                    h.at,
+                )
+                .join(d, d.id == h.doc_id)
+                .join(a, a.id == h.assessor_id)
+                .order_by(h.id)
+            ).all()
+        return [HistoryEvent(*row) for row in rows]
+
+    def merge_history(self, events: Sequence[HistoryEvent]) -> MergeReport:
+        """Add the events of another project's history that this one lacks (by uid), in one
+        transaction, and bring each touched judgment to what its whole history now says:
+        the newest change of each (topic, document, assessor) counts, its time spent summed
+        since it was last removed. Events known already change nothing, so merging twice is
+        merging once. A judgment both projects changed, ending at different grades, is a
+        conflict: reported, with both changes kept in the history."""
+        h, j = m.JudgmentEvent.__table__, m.Judgment.__table__
+        with self._begin() as conn:
+            known = {uid for (uid,) in conn.execute(select(h.c.uid))}
+            new: dict[str, HistoryEvent] = {}
+            for e in events:
+                if e.uid not in known:
+                    new.setdefault(e.uid, e)
+            if not new:
+                return MergeReport(0, 0, [], Changes())
+            fresh = list(new.values())
+            people = {a.name: a.id for a in self._assessor_rows(conn)}
+            for e in fresh:
+                if e.assessor not in people:
+                    people[e.assessor] = self._create_assessor(conn, e.assessor, e.assessor_kind)
+            docs = dict(
+                zip(
+                    [e.docno for e in fresh],
+                    self._intern(conn, [e.docno for e in fresh]).tolist(),
+                    strict=True,
+                )
+            )
+            keys = {(e.qid, docs[e.docno], people[e.assessor]) for e in fresh}
+            theirs: dict[tuple, list[HistoryEvent]] = {}
+            for e in sorted(events, key=lambda e: e.at):
+                theirs.setdefault((e.qid, docs.get(e.docno), people.get(e.assessor)), []).append(e)
+            before = self._judgment_rows_for(conn, keys)
+            conn.execute(
+                h.insert(),
+                [
+                    {
+                        "uid": e.uid,
+                        "qid": e.qid,
+                        "doc_id": docs[e.docno],
+                        "assessor_id": people[e.assessor],
+                        "action": e.action,
+                        "origin": e.origin,
+                        "grade": e.grade,
+                        "previous_grade": e.previous_grade,
+                        "note": e.note,
+                        "flagged": e.flagged,
+                        "time_spent": e.time_spent,
+                        "at": e.at,
+                    }
+                    for e in sorted(fresh, key=lambda e: e.at)
+                ],
+            )
+            assessor_ids = sorted({k[2] for k in keys})
+            history: dict[tuple, list] = {}
+            for row in conn.execute(
+                select(
+                    h.c.qid,
+                    h.c.doc_id,
+                    h.c.assessor_id,
+                    h.c.uid,
+                    h.c.grade,
+                    h.c.note,
+                    h.c.flagged,
+                    h.c.time_spent,
+                    h.c.at,
+                )
+                .where(h.c.assessor_id.in_(assessor_ids))
+                .order_by(h.c.at, h.c.id)
+            ):
+                key = (row.qid, row.doc_id, row.assessor_id)
+                if key in keys:
+                    history.setdefault(key, []).append(row)
+            changed, conflicts = 0, []
+            names = {v: k for k, v in people.items()}
+            docnos = {v: k for k, v in docs.items()}
+            for key in sorted(keys, key=lambda k: (k[0].encode(), k[1], k[2])):
+                state = _fold(history[key])
+                old = before.get(key)
+                if state is None and old is not None:
+                    conn.execute(j.delete().where(j.c.id == old.id))
+                elif state is not None and old is None:
+                    conn.execute(
+                        j.insert(),
+                        {"qid": key[0], "doc_id": key[1], "assessor_id": key[2], **state},
+                    )
+                elif state is not None and old is not None:
+                    conn.execute(j.update().where(j.c.id == old.id).values(**state))
+                new_grade = None if state is None else state["grade"]
+                old_grade = None if old is None else old.grade
+                changed += new_grade != old_grade or (
+                    state is not None
+                    and old is not None
+                    and (state["note"], state["flagged"]) != (old.note, old.flagged)
+                )
+                mine = any(r.uid not in {e.uid for e in theirs.get(key, ())} for r in history[key])
+                their_grade = _fold_grade(theirs.get(key, []))
+                if mine and old_grade != their_grade:
+                    other = their_grade if new_grade == old_grade else old_grade
+                    conflicts.append(
+                        MergeConflict(key[0], docnos[key[1]], names[key[2]], new_grade, other)
+                    )
+            topics = frozenset(k[0] for k in keys)
+            changes = Changes(topics=topics, assessors=True)
+            self._changed(conn, changes)
+        return MergeReport(len(fresh), int(changed), conflicts, changes)
+
+    def _assessor_rows(self, conn: Connection) -> list[AssessorInfo]:
+        rows = conn.execute(select(m.Assessor.id, m.Assessor.name, m.Assessor.kind)).all()
+        return [AssessorInfo(*r) for r in rows]
+
+    @staticmethod
+    def _judgment_rows_for(conn: Connection, keys: set[tuple[str, int, int]]) -> dict[tuple, Any]:
+        j = m.Judgment.__table__
+        assessor_ids = sorted({k[2] for k in keys})
+        rows = conn.execute(
+            select(
+                j.c.id, j.c.qid, j.c.doc_id, j.c.assessor_id, j.c.grade, j.c.note, j.c.flagged
+            ).where(j.c.assessor_id.in_(assessor_ids))
+        ).all()
+        return {
+            (r.qid, r.doc_id, r.assessor_id): r
+            for r in rows
+            if (r.qid, r.doc_id, r.assessor_id) in keys
+        }
+
+    def history_events(
+        self, qid: str | None = None, assessors: Sequence[str] | None = None
+    ) -> list[tuple[str, int, int, int | None]]:
+        """The judgment history as (qid, doc id, assessor id, grade or None for a removal),
+        oldest first: the input for replaying how judgments changed."""
+        with self._read() as conn:
+            ids = self._assessor_ids(conn, assessors)
+            stmt = select(
+                m.JudgmentEvent.qid,
+                m.JudgmentEvent.doc_id,
+                m.JudgmentEvent.assessor_id,
+                m.JudgmentEvent.grade,
+            ).order_by(m.JudgmentEvent.id)
+            if qid is not None:
+                stmt = stmt.where(m.JudgmentEvent.qid == qid)
+            if ids is not None:
+                stmt = stmt.where(m.JudgmentEvent.assessor_id.in_(ids))
+            return [tuple(row) for row in conn.execute(stmt).all()]  # type: ignore[misc]
+
     # -- overview ---------------------------------------------------------------------------
-    def info(self) -> ProjectInfo:
-        """Counts per topic and the gaps between topics, runs, judgments and documents."""
-        lists = self.load_ranked_lists()
-        judged = self.judgment_arrays()
+    def totals(self) -> dict[str, int]:
+        """How many rows each kind of record has: documents (with text), docnos, assessors,
+        judgments, pools, topics."""
         with self._read() as conn:
 
             def count(model: type) -> int:
-                return conn.execute(select(func.count()).select_from(model)).scalar_one()
+                return int(conn.execute(select(func.count()).select_from(model)).scalar_one())
 
-            n_docs, n_docnos = count(m.Document), count(m.Docno)
-            n_assessors, n_judgments, n_pools = count(m.Assessor), count(m.Judgment), count(m.Pool)
-            titles = dict(conn.execute(select(m.Topic.qid, m.Topic.title)).all())
-            with_text = np.fromiter(
+            return {
+                "documents": count(m.Document),
+                "docnos": count(m.Docno),
+                "assessors": count(m.Assessor),
+                "judgments": count(m.Judgment),
+                "pools": count(m.Pool),
+                "topics": count(m.Topic),
+            }
+
+    def topic_titles(self) -> dict[str, str]:
+        with self._read() as conn:
+            return {qid: title for qid, title in conn.execute(select(m.Topic.qid, m.Topic.title))}
+
+    def document_ids_with_text(self) -> np.ndarray:
+        """Ids of the documents whose text is in the project (int64, unordered)."""
+        with self._read() as conn:
+            return np.fromiter(
                 (i for (i,) in conn.execute(select(m.Document.doc_id))), dtype=np.int64
             )
-        run_qids: dict[str, int] = {}
-        retrieved: dict[str, set[int]] = {}
-        for topics in lists.runs.values():
-            for qid, (ids, _) in topics.items():
-                run_qids[qid] = run_qids.get(qid, 0) + 1
-                retrieved.setdefault(qid, set()).update(ids.tolist())
-        per_topic = []
-        for qid in sorted(set(titles) | set(run_qids) | set(judged.topics), key=str.encode):
-            ids, grades = judged.topics.get(qid, (np.empty(0), np.empty(0)))
-            per_topic.append(
-                TopicCounts(
-                    qid=qid,
-                    title=titles.get(qid),
-                    runs=run_qids.get(qid, 0),
-                    retrieved=len(retrieved.get(qid, ())),
-                    judged=len(ids),
-                    relevant=int((grades >= 1).sum()),
-                )
-            )
-        all_retrieved = (
-            np.unique(np.concatenate([ids for t in lists.runs.values() for ids, _ in t.values()]))
-            if lists.n_entries
-            else np.empty(0, dtype=np.int64)
-        )
-        all_judged = (
-            np.unique(np.concatenate([ids for ids, _ in judged.topics.values()]))
-            if len(judged)
-            else np.empty(0, dtype=np.int64)
-        )
-        return ProjectInfo(
-            topics=len(titles),
-            documents=n_docs,
-            docnos=n_docnos,
-            runs=len(lists.runs),
-            ranked_entries=lists.n_entries,
-            assessors=n_assessors,
-            judgments=n_judgments,
-            pools=n_pools,
-            per_topic=per_topic,
-            run_topics_missing=[q for q in sorted(run_qids, key=str.encode) if q not in titles],
-            judged_topics_missing=[
-                q for q in sorted(judged.topics, key=str.encode) if q not in titles
-            ],
-            topics_without_runs=[q for q in sorted(titles, key=str.encode) if q not in run_qids],
-            topics_without_judgments=[
-                q for q in sorted(titles, key=str.encode) if q not in judged.topics
-            ],
-            retrieved_docs_without_text=int(np.count_nonzero(~np.isin(all_retrieved, with_text))),
-            judged_docs_without_text=int(np.count_nonzero(~np.isin(all_judged, with_text))),
-        )
 
     def integrity_check(self) -> str:
         with self._read() as conn:

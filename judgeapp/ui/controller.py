@@ -20,10 +20,10 @@ from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from judgeapp.pooling.estimate import Estimate
+from judgeapp.records import Changes
 from judgeapp.services.progress import Cancelled, ProgressFn
 from judgeapp.services.rows import TopicRow
 from judgeapp.services.workbench import Workbench
-from judgeapp.store import Changes
 from judgeapp.ui.dialogs import AssessorDialog, ImportDialog, PoolDialog, TaskDialog
 from judgeapp.ui.judging_controller import JudgingController
 from judgeapp.ui.main_window import MainWindow
@@ -173,8 +173,7 @@ class MainController(QObject):
         name = self._assessors_by_project().get(workbench.path) or self.settings.value("assessor")
         if name and name not in workbench.persons():
             # a name remembered from elsewhere is fine unless it is an imported source here
-            sources = {a.name for a in workbench.store.assessors() if a.kind != "person"}
-            if name in sources:
+            if name in workbench.sources():
                 name = None
         return str(name) if name else _login_name()
 
@@ -459,7 +458,7 @@ class MainController(QObject):
             return None
         from judgeapp.pooling import DEFAULT_ORDER, ORDERS, STRATEGIES
 
-        runs = [r.name for r in wb.store.runs()]
+        runs = wb.run_names()
         taken = {p.name for p in wb.pools()}
         name = next(f"pool-{i}" for i in range(1, len(taken) + 2) if f"pool-{i}" not in taken)
         dialog = PoolDialog(runs, STRATEGIES, list(ORDERS), name, self.window)

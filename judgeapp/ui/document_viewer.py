@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judgeapp.records import DocumentRecord
 from judgeapp.services.highlight import Highlighter, break_long_lines, reflow
-from judgeapp.store import DocumentRecord
 from judgeapp.ui import theme
 from judgeapp.ui.text_line import TextLine
 

@@ -14,12 +14,12 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QMessageBox
 
+from judgeapp.records import JudgmentChange
 from judgeapp.services.highlight import Highlighter, parse_user_terms, topic_terms
 from judgeapp.services.judging import JudgingError
 from judgeapp.services.queue import JudgingQueue
 from judgeapp.services.timing import ActiveTimer
 from judgeapp.services.workbench import Workbench
-from judgeapp.store import JudgmentChange
 from judgeapp.ui.dialogs import ShortcutSheet
 from judgeapp.ui.judging_view import JudgingView
 from judgeapp.ui.undo import JudgmentCommand
@@ -142,7 +142,7 @@ class JudgingController(QObject):
             self.view.select_row(None)
         else:
             item = queue.item(doc_id)
-            self.view.viewer.show_document(doc_id, item.docno, wb.store.document_by_id(doc_id))
+            self.view.viewer.show_document(doc_id, item.docno, wb.document(doc_id))
             self.view.select_row(queue.row_of(doc_id))
             self._show_state()
         self.timer.start(self.clock())

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from judgeapp.store import GradeInfo, TopicRecord
+from judgeapp.records import GradeInfo, TopicRecord
 from judgeapp.ui.document_viewer import DocumentViewer
 from judgeapp.ui.models import PoolTableModel
 from judgeapp.ui.text_line import TextLine

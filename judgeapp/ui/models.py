@@ -6,7 +6,6 @@ row and emits `dataChanged` for it, never a reset.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,22 +18,13 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from judgeapp.services.rows import QueueItem, TopicRow
-from judgeapp.store import GradeInfo
+from judgeapp.records import GradeInfo
+from judgeapp.services.rows import QueueItem, TopicRow, natural_key
 from judgeapp.ui import theme
 
 Index = QModelIndex | QPersistentModelIndex
 ROLE = Qt.ItemDataRole
 USER = int(ROLE.UserRole)
-
-
-def natural_key(text: str) -> tuple:
-    """'2' before '10', and 'q2' before 'q10': digits compare as numbers."""
-    return tuple(
-        (0, int(part), "") if part.isdigit() else (1, 0, part.lower())
-        for part in re.split(r"(\d+)", text)
-        if part
-    )
 
 
 class TopicTableModel(QAbstractTableModel):

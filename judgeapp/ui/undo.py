@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from PySide6.QtGui import QUndoCommand
 
-from judgeapp.store import JudgmentChange
+from judgeapp.records import JudgmentChange
 
 
 class JudgmentCommand(QUndoCommand):

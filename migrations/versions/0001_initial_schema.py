@@ -124,11 +124,22 @@ def upgrade() -> None:
             "ix_judgment_history_key", ["qid", "doc_id", "assessor_id"], unique=False
         )
     # The history is evidence of what assessors did: the database itself refuses to rewrite it.
-    for verb in ("UPDATE", "DELETE"):
+    if op.get_bind().dialect.name == "postgresql":
         op.execute(
-            f"CREATE TRIGGER judgment_history_no_{verb.lower()} BEFORE {verb} ON judgment_history "
-            "BEGIN SELECT RAISE(ABORT, 'judgment_history is append-only'); END"
+            "CREATE FUNCTION judgment_history_append_only() RETURNS trigger LANGUAGE plpgsql "
+            "AS $$ BEGIN RAISE EXCEPTION 'judgment_history is append-only'; END $$"
         )
+    for verb in ("UPDATE", "DELETE"):
+        if op.get_bind().dialect.name == "postgresql":
+            op.execute(
+                f"CREATE TRIGGER judgment_history_no_{verb.lower()} BEFORE {verb} "
+                "ON judgment_history FOR EACH ROW EXECUTE FUNCTION judgment_history_append_only()"
+            )
+        else:
+            op.execute(
+                f"CREATE TRIGGER judgment_history_no_{verb.lower()} BEFORE {verb} "
+                "ON judgment_history BEGIN SELECT RAISE(ABORT, 'judgment_history is append-only'); END"
+            )
 
     op.create_table(
         "judgments",
@@ -205,8 +216,11 @@ def downgrade() -> None:
         batch_op.drop_index("ix_judgments_assessor_qid")
 
     op.drop_table("judgments")
-    op.execute("DROP TRIGGER IF EXISTS judgment_history_no_update")
-    op.execute("DROP TRIGGER IF EXISTS judgment_history_no_delete")
+    on = " ON judgment_history" if op.get_bind().dialect.name == "postgresql" else ""
+    op.execute(f"DROP TRIGGER IF EXISTS judgment_history_no_update{on}")
+    op.execute(f"DROP TRIGGER IF EXISTS judgment_history_no_delete{on}")
+    if on:
+        op.execute("DROP FUNCTION IF EXISTS judgment_history_append_only()")
     with op.batch_alter_table("judgment_history", schema=None) as batch_op:
         batch_op.drop_index("ix_judgment_history_key")
 

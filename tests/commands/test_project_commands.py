@@ -10,8 +10,8 @@ def write(path, text):
     return str(path)
 
 
-def test_project_life_cycle_from_the_shell(tmp_path, capsys):
-    db = str(tmp_path / "p.db")
+def test_project_life_cycle_from_the_shell(tmp_path, project_db, capsys):
+    db = project_db
     assert main(["init", db]) == 0
     assert main(["init", db]) == 2  # never over an existing project
     assert "exists already" in capsys.readouterr().err

@@ -9,6 +9,7 @@ import pytest
 from judgeapp.cli import main
 from judgeapp.commands.pool import ORDER_CHOICES, STRATEGY_CHOICES
 from judgeapp.pooling import ORDERS, STRATEGIES
+from judgeapp.services.pools import PoolService
 from judgeapp.store import Store
 
 
@@ -54,7 +55,7 @@ def test_pool_command_builds_and_grows_a_pool(files, capsys):
         assert (info.judging_order, info.seed, info.runs) == ("mtf", 3, ("A", "B"))
         assert store.pool_sizes("depth-2") == {"1": 3, "3": 2}
         assert store.pool_sizes("rrf-1") == {"1": 1}
-        topic = store.pool_topic("rrf-1", "1")
+        topic = PoolService(store).pool_topic("rrf-1", "1")
         assert store.docnos_of(topic.doc_ids) == {int(topic.doc_ids[0]): "d1"}
 
 

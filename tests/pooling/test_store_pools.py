@@ -8,6 +8,8 @@ from sqlalchemy import select
 
 from judgeapp.formats.model import RankedTopic, RunFile
 from judgeapp.pooling import depth_pool, make_order
+from judgeapp.services.policy import effective_judgments, qrels_rows
+from judgeapp.services.pools import PoolService
 from judgeapp.store import JudgmentState, RunImport, Store, StoreError
 from judgeapp.store import models as m
 
@@ -27,8 +29,8 @@ def run_file(tag: str, topics: dict[str, list[str]]) -> RunFile:
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store.open(tmp_path / "p.db")
+def store(project_db):
+    s = Store.open(project_db)
     s.add_runs([RunImport(run_file(tag, topics)) for tag, topics in RUNS.items()])
     yield s
     s.close()
@@ -45,7 +47,7 @@ def contributors(store: Store, topic) -> dict[str, list[tuple[str, int]]]:
 
 
 def test_pool_round_trip_equals_pooling_the_stored_lists(store):
-    info = store.create_pool("p", runs=["A", "B"], params={"depth": 2}, judging_order="mtf", seed=4)
+    info = PoolService(store).create_pool("p", runs=["A", "B"], params={"depth": 2}, judging_order="mtf", seed=4)
     assert (info.name, info.strategy, info.params, info.judging_order, info.seed) == (
         "p",
         "depth",
@@ -54,7 +56,7 @@ def test_pool_round_trip_equals_pooling_the_stored_lists(store):
         4,
     )
     assert info.runs == ("A", "B") and info.n_topics == 2 and info.n_docs == 6
-    topic = store.pool_topic("p", "1")
+    topic = PoolService(store).pool_topic("p", "1")
     lists = store.load_ranked_lists(runs=["A", "B"], qids=["1"])
     expected = depth_pool("1", ["A", "B"], [lists.runs[r]["1"][0] for r in ("A", "B")], 2)
     for field in ("doc_ids", "best_rank", "offsets", "run_idx", "ranks", "inclusion_prob"):
@@ -67,20 +69,20 @@ def test_pool_round_trip_equals_pooling_the_stored_lists(store):
     }
     assert store.pool_sizes("p") == {"1": 4, "2": 2}
     assert [p.name for p in store.pools()] == ["p"]
-    assert len(store.pool_topic("p", "3")) == 0  # a topic without pooled documents
+    assert len(PoolService(store).pool_topic("p", "3")) == 0  # a topic without pooled documents
 
 
 def test_pool_rows_carry_a_readable_timestamp(store):
-    store.create_pool("p", params={"depth": 1})
+    PoolService(store).create_pool("p", params={"depth": 1})
     with store._read() as conn:
         stamps = conn.execute(select(m.PoolDoc.added_at)).scalars().all()
     assert stamps and all(s.year >= 2024 for s in stamps)
 
 
 def test_take_pool_and_topic_subset(store):
-    store.create_pool("t", strategy="rrf", params={"budget": 2}, qids=["1"])
+    PoolService(store).create_pool("t", strategy="rrf", params={"budget": 2}, qids=["1"])
     assert store.pool_sizes("t") == {"1": 2}
-    topic = store.pool_topic("t", "1")
+    topic = PoolService(store).pool_topic("t", "1")
     # rrf k=60: a = 1/61 + 1/63 + 1/62, c = 1/63 + 1/61 -> a, c
     assert docnos(store, topic.doc_ids) == ["a", "c"]
     assert contributors(store, topic)["a"] == [("A", 1), ("B", 3), ("C", 2)]
@@ -93,14 +95,14 @@ def judge(store: Store, qid: str, docno: str, grade: int, assessor: str = "ann")
 
 
 def test_extending_a_pool_adds_runs_and_depth_and_keeps_judgments(store):
-    store.create_pool("p", runs=["A", "B"], params={"depth": 2})
+    PoolService(store).create_pool("p", runs=["A", "B"], params={"depth": 2})
     judge(store, "1", "a", 2)
     judge(store, "1", "e", 0)
-    before = store.judgment_arrays()
-    info = store.extend_pool("p", runs=["C"])
+    before = effective_judgments(store)
+    info = PoolService(store).extend_pool("p", runs=["C"])
     assert info.runs == ("A", "B", "C")
     assert info.params["extensions"][0]["runs"] == ["C"]
-    topic = store.pool_topic("p", "1")
+    topic = PoolService(store).pool_topic("p", "1")
     assert contributors(store, topic) == {
         "a": [("A", 1), ("C", 2)],
         "b": [("A", 2)],
@@ -108,58 +110,58 @@ def test_extending_a_pool_adds_runs_and_depth_and_keeps_judgments(store):
         "e": [("B", 2)],
         "g": [("C", 1)],
     }
-    assert docnos(store, store.pool_topic("p", "2").doc_ids) == ["x", "y", "z"]
-    info = store.extend_pool("p", params={"depth": 3})
+    assert docnos(store, PoolService(store).pool_topic("p", "2").doc_ids) == ["x", "y", "z"]
+    info = PoolService(store).extend_pool("p", params={"depth": 3})
     assert info.params["depth"] == 3
-    assert "h" in docnos(store, store.pool_topic("p", "1").doc_ids)
-    after = store.judgment_arrays()
+    assert "h" in docnos(store, PoolService(store).pool_topic("p", "1").doc_ids)
+    after = effective_judgments(store)
     for qid, (ids, grades) in before.topics.items():
         assert after.topics[qid][0].tolist() == ids.tolist()
         assert after.topics[qid][1].tolist() == grades.tolist()
-    progress = {p.qid: p for p in store.pool_progress("p")}
+    progress = {p.qid: p for p in PoolService(store).pool_progress("p")}
     assert (progress["1"].size, progress["1"].judged, progress["1"].relevant) == (6, 2, 1)
     with pytest.raises(StoreError, match="cannot get shallower"):
-        store.extend_pool("p", params={"depth": 2})
+        PoolService(store).extend_pool("p", params={"depth": 2})
 
 
 def test_extending_a_take_pool_adds_its_budget_of_new_documents(store):
-    store.create_pool("t", runs=["A"], strategy="take", params={"budget": 2})
-    assert docnos(store, store.pool_topic("t", "1").doc_ids) == ["a", "b"]
-    store.extend_pool("t", runs=["B"])  # two more: c (rank 1 in B), then e (rank 2, 1 run)
-    assert sorted(docnos(store, store.pool_topic("t", "1").doc_ids)) == ["a", "b", "c", "e"]
+    PoolService(store).create_pool("t", runs=["A"], strategy="take", params={"budget": 2})
+    assert docnos(store, PoolService(store).pool_topic("t", "1").doc_ids) == ["a", "b"]
+    PoolService(store).extend_pool("t", runs=["B"])  # two more: c (rank 1 in B), then e (rank 2, 1 run)
+    assert sorted(docnos(store, PoolService(store).pool_topic("t", "1").doc_ids)) == ["a", "b", "c", "e"]
 
 
 def test_deleting_a_pool_keeps_judgments(store):
-    store.create_pool("p", params={"depth": 2})
+    PoolService(store).create_pool("p", params={"depth": 2})
     judge(store, "1", "a", 1)
     store.delete_pool("p")
     assert store.pools() == []
-    assert len(store.judgment_arrays()) == 1
+    assert len(effective_judgments(store)) == 1
     with pytest.raises(StoreError, match="no pool named 'p'"):
         store.pool("p")
 
 
 def test_errors(store):
-    store.create_pool("p", params={"depth": 1})
+    PoolService(store).create_pool("p", params={"depth": 1})
     with pytest.raises(StoreError, match="already has a pool named 'p'"):
-        store.create_pool("p", params={"depth": 1})
+        PoolService(store).create_pool("p", params={"depth": 1})
     with pytest.raises(StoreError, match="no run named 'Z'"):
-        store.create_pool("q", runs=["Z"], params={"depth": 1})
+        PoolService(store).create_pool("q", runs=["Z"], params={"depth": 1})
     with pytest.raises(StoreError, match="needs a budget"):
-        store.create_pool("q", strategy="take")
+        PoolService(store).create_pool("q", strategy="take")
     with pytest.raises(StoreError, match="unknown judging order"):
-        store.create_pool("q", params={"depth": 1}, judging_order="alphabetical")
+        PoolService(store).create_pool("q", params={"depth": 1}, judging_order="alphabetical")
 
 
 def test_progress_counts_only_the_chosen_assessors(store):
-    store.create_pool("p", params={"depth": 2})
+    PoolService(store).create_pool("p", params={"depth": 2})
     judge(store, "1", "a", 2, "ann")
     judge(store, "1", "b", 0, "bob")
     judge(store, "1", "zz", 3, "bob")  # not pooled: not counted
-    both = {p.qid: (p.size, p.judged, p.relevant) for p in store.pool_progress("p")}
-    ann = {p.qid: (p.size, p.judged, p.relevant) for p in store.pool_progress("p", ["ann"])}
+    both = {p.qid: (p.size, p.judged, p.relevant) for p in PoolService(store).pool_progress("p")}
+    ann = {p.qid: (p.size, p.judged, p.relevant) for p in PoolService(store).pool_progress("p", ["ann"])}
     assert both["1"][1:] == (2, 1) and ann["1"][1:] == (1, 1)
-    strict = store.pool_progress("p", min_grade=3)
+    strict = PoolService(store).pool_progress("p", min_grade=3)
     assert [(p.qid, p.relevant) for p in strict] == [("1", 0), ("2", 0)]
 
 
@@ -171,16 +173,16 @@ def test_judging_events_follow_the_effective_grade(store):
     a = store.docno_ids(["a"])["a"]
     store.set_judgment("1", a, who.id, JudgmentState(None))  # bob's undo: ann's 1 again
     ids = store.docno_ids(["a", "b"])
-    assert store.judging_events("1") == [(ids["a"], 1), (ids["a"], 0), (ids["b"], 2), (ids["a"], 1)]
-    assert store.judging_events("1", ["bob"]) == [(ids["a"], 0), (ids["a"], None)]
+    assert PoolService(store).judging_events("1") == [(ids["a"], 1), (ids["a"], 0), (ids["b"], 2), (ids["a"], 1)]
+    assert PoolService(store).judging_events("1", ["bob"]) == [(ids["a"], 0), (ids["a"], None)]
 
 
 def test_open_judging_order_resumes_from_the_history(store):
-    store.create_pool("p", params={"depth": 4}, judging_order="mtf")
+    PoolService(store).create_pool("p", params={"depth": 4}, judging_order="mtf")
     info = store.pool("p")
     lists = store.load_ranked_lists(runs=list(info.runs), qids=["1"])
     run_lists = {r: lists.runs[r]["1"][0] for r in info.runs}
-    live = make_order("mtf", store.pool_topic("p", "1"), run_lists)
+    live = make_order("mtf", PoolService(store).pool_topic("p", "1"), run_lists)
     ann = store.assessor("ann")
     relevant = set(store.docno_ids(["a", "b", "e", "g"]).values())
     for _ in range(5):
@@ -188,22 +190,22 @@ def test_open_judging_order_resumes_from_the_history(store):
         grade = 1 if doc in relevant else 0
         live.record(doc, grade, grade >= 1)
         store.set_judgment("1", doc, ann.id, JudgmentState(grade))
-    resumed = store.open_judging_order("p", "1")
+    resumed = PoolService(store).open_judging_order("p", "1")
     assert resumed.judged == live.judged
     assert resumed.next_doc() == live.next_doc()
     assert resumed.upcoming(20) == live.upcoming(20)
-    other = store.open_judging_order("p", "1", order="blind")
+    other = PoolService(store).open_judging_order("p", "1", order="blind")
     assert not other.exposes_runs and other.remaining == resumed.remaining
 
 
 def test_sample_pool_keeps_judged_documents_certain_and_records_strata(store):
     judge(store, "1", "a", 1)
     judge(store, "1", "e", 0)
-    info = store.create_pool(
+    info = PoolService(store).create_pool(
         "s", strategy="sample", params={"budget": 2, "depth": 4, "edges": [2]}, seed=1
     )
     assert info.params == {"budget": 2, "depth": 4, "edges": [2]}
-    topic = store.pool_topic("s", "1")
+    topic = PoolService(store).pool_topic("s", "1")
     names = store.docnos_of(topic.doc_ids)
     strata = {
         names[int(d)]: (int(h), float(p))
@@ -215,26 +217,26 @@ def test_sample_pool_keeps_judged_documents_certain_and_records_strata(store):
     deep = [d for d, (h, _) in strata.items() if h == 2]
     assert len(top) == 1 and top[0] in "bcg" and strata[top[0]][1] == pytest.approx(1 / 3)
     assert len(deep) == 1 and deep[0] in "dfh" and strata[deep[0]][1] == pytest.approx(1 / 3)
-    assert store.pool_topic("s", "2").stratum is not None
+    assert PoolService(store).pool_topic("s", "2").stratum is not None
     with pytest.raises(StoreError, match="a sample cannot grow"):
-        store.extend_pool("s", runs=["C"])
+        PoolService(store).extend_pool("s", runs=["C"])
     # the estimate waits until both strata have a judged document, then it is Horvitz-Thompson
-    assert store.estimate_relevant("s", "1") is None
+    assert PoolService(store).estimate_relevant("s", "1") is None
     judge(store, "1", top[0], 2)
     judge(store, "1", deep[0], 0)
-    est = store.estimate_relevant("s", "1")
+    est = PoolService(store).estimate_relevant("s", "1")
     assert est.method == "sample"
     assert est.point == pytest.approx(1 + 3 * 1 + 3 * 0)  # a, plus 3 x 1/1 and 3 x 0/1
 
 
 def test_curve_estimate_of_a_judged_pool(store):
-    store.create_pool("p", params={"depth": 4}, judging_order="mtf")
-    assert store.estimate_relevant("p", "1") is None
+    PoolService(store).create_pool("p", params={"depth": 4}, judging_order="mtf")
+    assert PoolService(store).estimate_relevant("p", "1") is None
     for docno, grade in (("a", 1), ("b", 0), ("c", 2)):
         judge(store, "1", docno, grade)
     judge(store, "1", "b", 1)  # a re-grade keeps its place in the curve
-    assert store.judging_curve("p", "1").tolist() == [True, True, True]
-    est = store.estimate_relevant("p", "1")
+    assert PoolService(store).judging_curve("p", "1").tolist() == [True, True, True]
+    est = PoolService(store).estimate_relevant("p", "1")
     size = store.pool_sizes("p")["1"]
     assert est.method == "curve" and est.found == 3 and est.judged == 3
     assert 3 <= est.low <= est.point <= est.high <= size
@@ -272,9 +274,9 @@ def test_a_schema_0001_project_with_a_pool_upgrades_and_keeps_it(tmp_path):
             {"depth": 2},
             1,
         )
-        topic = store.pool_topic("old", "1")
+        topic = PoolService(store).pool_topic("old", "1")
         assert topic.doc_ids.tolist() == [doc_id] and topic.stratum is None
         assert topic.contributors(doc_id) == [(info.runs[0], 2)]
-        assert len(store.qrels_rows()) == 3  # the sample's judgments are still there
+        assert len(qrels_rows(store)) == 3  # the sample's judgments are still there
     finally:
         store.close()

@@ -12,6 +12,8 @@ import pytest
 from judgeapp.cli import main
 from judgeapp.formats import FormatError, read_qrels
 from judgeapp.services.imports import import_documents, import_qrels, import_runs, import_topics
+from judgeapp.services.overview import project_info
+from judgeapp.services.policy import qrels_rows
 from judgeapp.store import Store
 from tests.formats.malformed_cases import CASES, MALFORMED
 
@@ -47,8 +49,8 @@ def data_lines(path: Path) -> list[str]:
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store.open(tmp_path / "p.db")
+def store(project_db):
+    s = Store.open(project_db)
     yield s
     s.close()
 
@@ -130,7 +132,7 @@ def test_classic_collections_import_with_counts(
     assert import_topics(store, [folder / queries]).records == n_topics
     report = import_qrels(store, [folder / rels], [name])
     assert report.records == len(data_lines(folder / rels))
-    info = store.info()
+    info = project_info(store)
     assert (info.documents, info.topics) == (n_docs, n_topics)
     # every judged document has its text, and every judged query is one of the queries
     assert info.judged_docs_without_text == 0
@@ -166,7 +168,7 @@ def test_robust03_qrels_and_topics(shared_data, store):
     assert report.records == 128_796 == len(data_lines(base / "robust03_qrels.txt"))
     assert len(store.topics()) == 250
     qrels = read_qrels(base / "robust03_qrels.txt")
-    assert len(store.qrels_rows()) == len(qrels)
+    assert len(qrels_rows(store)) == len(qrels)
 
 
 def _kind_for_import(kind: str) -> str:
@@ -200,5 +202,5 @@ def test_malformed_input_leaves_the_project_byte_for_byte_unchanged(
     assert db.read_bytes() == before
     with Store.open(db) as store:
         assert store.integrity_check() == "ok"
-        assert store.qrels_rows() == [("1", "d1", 1), ("1", "d2", 0)]
+        assert qrels_rows(store) == [("1", "d1", 1), ("1", "d2", 0)]
         assert [r.name for r in store.runs()] == ["good"]

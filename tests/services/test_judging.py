@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from judgeapp.services.judging import JudgingError, JudgingService
+from judgeapp.services.policy import qrels_rows
 from judgeapp.store import Store
 
 
 @pytest.fixture
-def service(tmp_path):
-    store = Store.open(tmp_path / "p.db")
+def service(project_db):
+    store = Store.open(project_db)
     yield JudgingService(store, "alice")
     store.close()
 
@@ -21,13 +22,13 @@ def test_record_keeps_note_and_flag_unless_given(service):
     assert change.after.note == "first look" and change.after.flagged
     service.annotate("1", "d1", flagged=False)
     assert service.state("1", "d1").flagged is False
-    assert service.store.qrels_rows() == [("1", "d1", 1)]
+    assert qrels_rows(service.store) == [("1", "d1", 1)]
 
 
 def test_grade_off_the_scale_is_refused(service):
     with pytest.raises(JudgingError, match=r"grade 7 is not on the project's scale \(0, 1, 2, 3\)"):
         service.record("1", "d1", 7)
-    assert service.store.qrels_rows() == []
+    assert qrels_rows(service.store) == []
 
 
 def test_note_needs_a_judgment(service):

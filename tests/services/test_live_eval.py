@@ -32,6 +32,8 @@ from judgeapp.services.live_eval import (
     significance,
     validate_measures,
 )
+from judgeapp.services.policy import qrels_rows
+from judgeapp.services.pools import PoolService
 from judgeapp.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +64,7 @@ def means_of(snapshot, measure: str = "AP") -> dict[str, float]:
 
 
 def assert_matches_oracle(project, store, snapshot, assessors=None, level=1):
-    qrels = qrels_dict(store.qrels_rows(assessors))
+    qrels = qrels_dict(qrels_rows(store, assessors))
     per_topic, means = oracle_ap(project, qrels, level)
     assert set(snapshot.qids) == set(qrels)
     shown = ap_table(snapshot)
@@ -188,7 +190,7 @@ def test_every_table_measure_in_both_syntaxes(project, store):
     ]
     import pytrec_eval
 
-    qrels = qrels_dict(store.qrels_rows())
+    qrels = qrels_dict(qrels_rows(store))
     ev = pytrec_eval.RelevanceEvaluator(qrels, {"P.5,10", "ndcg_cut.5,20", "recip_rank"})
     for r, (name, path) in enumerate(project.runs.items()):
         scores = ev.evaluate(read_run_dict(path))
@@ -231,7 +233,7 @@ def test_plot_series_are_trec_eval_measures(project, store):
     import pytrec_eval
 
     snap = LiveEvaluation(store).snapshot()
-    qrels = qrels_dict(store.qrels_rows())
+    qrels = qrels_dict(qrels_rows(store))
     levels = np.linspace(0, 1, 11)
     for r, run in enumerate(snap.run_names):
         for t, qid in enumerate(snap.qids):
@@ -288,7 +290,7 @@ def test_progress_kept_up_to_date_equals_progress_from_history(project, store):
 
 
 def test_progress_knows_the_pool_size(project, store):
-    store.create_pool("p", runs=list(project.runs), strategy="depth", params={"depth": 5})
+    PoolService(store).create_pool("p", runs=list(project.runs), strategy="depth", params={"depth": 5})
     live = LiveEvaluation(store, pool="p")
     expected = len({d for lists in project.lists.values() for d in lists.get("2", [])[:5]})
     assert live.progress("2").pool_size == expected
@@ -297,7 +299,7 @@ def test_progress_knows_the_pool_size(project, store):
 def test_coverage_warnings_name_the_poorly_judged_runs(project, store):
     config = DashboardConfig(judged_k=5, judged_threshold=0.5)
     snap = LiveEvaluation(store, config).snapshot()
-    qrels = qrels_dict(store.qrels_rows())
+    qrels = qrels_dict(qrels_rows(store))
     expected = {}
     for run, lists in project.lists.items():
         fractions = [
@@ -321,7 +323,7 @@ def test_ranking_stability_from_history_and_live(project, store):
 
     config = DashboardConfig(checkpoint_every=4, settle_window=8)
     alice = JudgingService(store, "alice")
-    judged = set(qrels_dict(store.qrels_rows())["1"]) | set(qrels_dict(store.qrels_rows())["2"])
+    judged = set(qrels_dict(qrels_rows(store))["1"]) | set(qrels_dict(qrels_rows(store))["2"])
     # ten documents nobody judged yet, so each judgment changes an effective grade
     plan = [
         (qid, doc)
@@ -330,16 +332,16 @@ def test_ranking_stability_from_history_and_live(project, store):
         if doc not in judged
     ][:10]
     grades = [2, 0, 1, 1, 0, 2, 1, 0, 2, 1]
-    states = {0: qrels_dict(store.qrels_rows())}
+    states = {0: qrels_dict(qrels_rows(store))}
     for n, ((qid, doc), grade) in enumerate(zip(plan[:6], grades, strict=False), 1):
         alice.record(qid, doc, grade)
-        states[n] = qrels_dict(store.qrels_rows())
+        states[n] = qrels_dict(qrels_rows(store))
     live = LiveEvaluation(store, config)  # replays the history
     assert [cp.judgments for cp in live.checkpoints] == [0, 4, 6]
     for n, ((qid, doc), grade) in enumerate(zip(plan[6:], grades[6:], strict=True), 7):
         alice.record(qid, doc, grade)
         live.update({qid})
-        states[n] = qrels_dict(store.qrels_rows())
+        states[n] = qrels_dict(qrels_rows(store))
     assert [cp.judgments for cp in live.checkpoints] == [0, 4, 6, 8]
     stability = live.snapshot().stability
     assert stability.judgments == 10
@@ -365,7 +367,7 @@ def test_significance_marks_match_an_independent_t_test(project, store):
     snap = LiveEvaluation(store).snapshot()
     baseline = "run1"
     sig = significance(snap, baseline, test="t", correction="holm")
-    qrels = qrels_dict(store.qrels_rows())
+    qrels = qrels_dict(qrels_rows(store))
     per_topic, _ = oracle_ap(project, qrels)
     expected = oracle_t_marks(per_topic, baseline, list(qrels))
     i = 0  # AP

@@ -19,8 +19,8 @@ def run(tag: str, topics: dict[str, list[str]]) -> RunImport:
 
 
 @pytest.fixture
-def workbench(tmp_path):
-    store = Store.open(tmp_path / "w.db")
+def workbench(project_db):
+    store = Store.open(project_db)
     store.put_topics(
         [(Topic("1", "shock waves", "effects of shock waves"), None), (Topic("2", "heat"), None)]
     )

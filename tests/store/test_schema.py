@@ -13,6 +13,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine
 
+from judgeapp.services.policy import qrels_rows
 from judgeapp.store import SchemaError, Store
 from judgeapp.store.models import Base
 from judgeapp.store.schema import MIGRATIONS, SCHEMA_HEAD
@@ -78,7 +79,7 @@ def test_released_schema_samples_open_with_their_data(tmp_path, sample):
     assert [r.name for r in store.runs()] == ["sample-run"]
     lists = store.load_ranked_lists()
     assert lists.n_entries == 5
-    assert store.qrels_rows() == [("1", "d1", 2), ("1", "d3", 0), ("2", "d2", 1)]
+    assert qrels_rows(store) == [("1", "d1", 2), ("1", "d3", 0), ("2", "d2", 1)]
     assert len(store.history()) == 4
     if revision != SCHEMA_HEAD:
         assert store.backup is not None and Path(store.backup).exists()

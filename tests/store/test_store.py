@@ -8,6 +8,8 @@ from sqlalchemy.exc import DBAPIError
 
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, Topic
+from judgeapp.services.overview import project_info
+from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.store import JudgmentState, RunImport, Store, StoreError
 
 
@@ -36,8 +38,8 @@ def qrels(rows: list[tuple[str, str, int]]) -> QrelsFile:
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store.open(tmp_path / "p.db")
+def store(project_db):
+    s = Store.open(project_db)
     yield s
     s.close()
 
@@ -118,15 +120,15 @@ def test_effective_judgments_take_the_newest_per_document(store):
     bob = store.assessor("bob")
     ids = store.docno_ids(["a", "b"])
     store.set_judgment("1", ids["b"], bob.id, JudgmentState(3))
-    assert store.qrels_rows() == [("1", "a", 1), ("1", "b", 3), ("2", "a", 2)]
-    assert store.qrels_rows(["official"]) == [("1", "a", 1), ("1", "b", 0), ("2", "a", 2)]
-    assert store.qrels_rows(["bob"]) == [("1", "b", 3)]
-    arrays = store.judgment_arrays()
+    assert qrels_rows(store) == [("1", "a", 1), ("1", "b", 3), ("2", "a", 2)]
+    assert qrels_rows(store, ["official"]) == [("1", "a", 1), ("1", "b", 0), ("2", "a", 2)]
+    assert qrels_rows(store, ["bob"]) == [("1", "b", 3)]
+    arrays = effective_judgments(store)
     assert sorted(arrays.topics) == ["1", "2"]
     doc_ids, grades = arrays.topics["1"]
     assert dict(zip(doc_ids.tolist(), grades.tolist(), strict=True)) == {ids["a"]: 1, ids["b"]: 3}
     with pytest.raises(StoreError, match="no assessor"):
-        store.qrels_rows(["nobody"])
+        qrels_rows(store, ["nobody"])
 
 
 def test_judgment_arrays_agree_with_the_exported_qrels_for_any_assessors(store):
@@ -145,8 +147,8 @@ def test_judgment_arrays_agree_with_the_exported_qrels_for_any_assessors(store):
         )
     names_of = store.docnos_of(ids)
     for chosen in (None, ["ann"], ["bob", "cy"]):
-        expected = store.qrels_rows(chosen)
-        arrays = store.judgment_arrays(chosen).topics
+        expected = qrels_rows(store, chosen)
+        arrays = effective_judgments(store, chosen).topics
         got = [
             (qid, names_of[int(d)], int(g))
             for qid, (docs, grades) in arrays.items()
@@ -154,7 +156,7 @@ def test_judgment_arrays_agree_with_the_exported_qrels_for_any_assessors(store):
         ]
         assert sorted(got) == sorted(expected)
         for qid in ("1", "2", "3"):
-            one = store.judgment_arrays(chosen, qid=qid).topics
+            one = effective_judgments(store, chosen, qid=qid).topics
             assert [str(q) for q in one] == ([qid] if qid in arrays else [])
             if qid in arrays:
                 assert np.array_equal(one[qid][0], arrays[qid][0])
@@ -167,7 +169,7 @@ def test_reimporting_a_qrels_source_needs_replace_and_records_updates(store):
         store.import_qrels([(qrels([("1", "a", 0)]), "src")])
     changes = store.import_qrels([(qrels([("1", "a", 0), ("1", "b", 0)]), "src")], replace=True)
     assert changes.topics == {"1"}
-    assert store.qrels_rows() == [("1", "a", 0), ("1", "b", 0)]
+    assert qrels_rows(store) == [("1", "a", 0), ("1", "b", 0)]
     assert [(e["action"], e["grade"], e["previous_grade"]) for e in store.history()] == [
         ("create", 1, None),
         ("create", 0, None),
@@ -217,7 +219,7 @@ def test_info_reports_gaps(store):
     store.add_runs([RunImport(make_run("A", {"1": [("a", 2.0), ("b", 1.0)], "2": [("c", 1)]}))])
     store.import_qrels([(qrels([("1", "a", 1), ("4", "z", 0)]), "q")])
     store.put_documents([(Document("a", "A"), "docs")])
-    info = store.info()
+    info = project_info(store)
     assert (info.topics, info.runs, info.ranked_entries, info.judgments) == (2, 1, 3, 2)
     assert info.run_topics_missing == ["2"]
     assert info.judged_topics_missing == ["4"]

@@ -24,6 +24,8 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from judgeapp.services.live_eval import JudgmentFilter
+from judgeapp.services.policy import qrels_rows
+from judgeapp.services.pools import PoolService
 from judgeapp.store import Changes, Store
 from judgeapp.ui.dashboard import find_dashboard
 from judgeapp.ui.dashboard.plots import COLOURS
@@ -88,13 +90,13 @@ def show_unjudged(controller, qid: str) -> int:
     controller.open_topic(qid)
     store = controller.workbench.store
     judged = {j.doc_id for j in store.judgments(qid)}
-    doc = next(int(d) for d in store.pool_topic("pool", qid).doc_ids if int(d) not in judged)
+    doc = next(int(d) for d in PoolService(store).pool_topic("pool", qid).doc_ids if int(d) not in judged)
     controller.judging.show_document(doc)
     return doc
 
 
 def oracle_means(project, controller, assessors=None, level=1) -> dict[str, float]:
-    rows = controller.workbench.store.qrels_rows(assessors)
+    rows = qrels_rows(controller.workbench.store, assessors)
     return oracle_ap(project, qrels_dict(rows), level)[1]
 
 
@@ -109,7 +111,7 @@ def test_judging_a_relevant_document_changes_exactly_the_runs_that_retrieved_it(
     controller.open_topic("4")  # judged by the source, nothing relevant yet
     judging = controller.judging
     store = controller.workbench.store
-    pooled = [int(d) for d in store.pool_topic("pool", "4").doc_ids]
+    pooled = [int(d) for d in PoolService(store).pool_topic("pool", "4").doc_ids]
 
     def retrieved_by(doc: int) -> set[str]:
         name = docno(controller, doc)
@@ -227,7 +229,7 @@ def test_progress_shows_the_pooling_estimate(qtbot, opened):
             key(qtbot, window, str(grade))
     qtbot.waitUntil(lambda: dashboard.ready() and dashboard.analysis_ready(), timeout=TIMEOUT)
     store = controller.workbench.store
-    expected = store.estimate_relevant("pool", "2", assessors=[ASSESSOR], min_grade=1)
+    expected = PoolService(store).estimate_relevant("pool", "2", assessors=[ASSESSOR], min_grade=1)
     assert expected is not None
     assert dashboard.estimate == ("2", (expected.point, expected.low, expected.high))
     plot = dashboard.view.progress_plot
@@ -278,7 +280,7 @@ def test_significance_marks_follow_the_baseline(qtbot, opened):
             combo.setCurrentIndex(combo.findData(baseline))
             assert model.significance() is None  # the old baseline's marks are gone
             qtbot.waitUntil(dashboard.marks_ready, timeout=TIMEOUT)
-        qrels = qrels_dict(store.qrels_rows())
+        qrels = qrels_dict(qrels_rows(store))
         per_topic, _ = oracle_ap(project, qrels)
         expected = oracle_t_marks(per_topic, baseline, list(qrels))
         for run, (p, mark) in expected.items():
@@ -301,7 +303,7 @@ def test_drill_down_per_run_and_per_topic(qtbot, opened):
     project, window, controller, dashboard = opened()
     view = dashboard.view
     window.show_view(view)
-    per_topic, _ = oracle_ap(project, qrels_dict(controller.workbench.store.qrels_rows()))
+    per_topic, _ = oracle_ap(project, qrels_dict(qrels_rows(controller.workbench.store)))
     row = view.proxy.mapFromSource(view.model.index(view.model.row_of("run3"), 0))
     view.table.doubleClicked.emit(row)
     drill = view.drill_model
@@ -332,7 +334,7 @@ def test_measures_dialog_validates_and_changes_the_columns(qtbot, opened):
     assert [str(m) for m in model.measures()] == ["AP", "P@5", "P@10", "nDCG@10"]
     import pytrec_eval
 
-    qrels = qrels_dict(controller.workbench.store.qrels_rows())
+    qrels = qrels_dict(qrels_rows(controller.workbench.store))
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"P.5"})
     for run, path in project.runs.items():
         scores = evaluator.evaluate(read_run_dict(path))
@@ -442,7 +444,7 @@ def test_highlight_ends_and_the_tooltip_explains(qtbot, opened):
 
 
 def test_dashboard_screenshot(tmp_path, qtbot, make_window):
-    from judgeapp.ui.screenshot import render
+    from judgeapp.screenshots import render
 
     project = write_project(tmp_path / "p")
     out = render("dashboard", tmp_path / "dashboard.png", str(project.db), (1000, 700))

@@ -13,6 +13,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
 from judgeapp.formats import read_qrels
+from judgeapp.services.pools import PoolService
 from judgeapp.store import Store
 
 GRADES = [1, 0, 2, 0, 3, 0, 0, 1, 2, 0]  # the keys pressed, one per document
@@ -414,7 +415,7 @@ def test_models_pass_the_model_tester(qtmodeltester, qtbot, project):
 def test_screenshots_render_real_views(tmp_path, qtbot, project):
     from PySide6.QtGui import QImage
 
-    from judgeapp.ui.screenshot import render
+    from judgeapp.screenshots import render
 
     db, window, _controller = project
     window.close()
@@ -476,7 +477,7 @@ def test_topic_list_estimates_the_relevant_documents_still_missing(qtbot, pooled
     )
 
     def expected():
-        return wb.store.estimate_relevant(
+        return PoolService(wb.store).estimate_relevant(
             "pool", qid, assessors=[ASSESSOR], min_grade=RELEVANT_FROM
         )
 

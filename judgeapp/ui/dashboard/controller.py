@@ -30,6 +30,7 @@ from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QFileDialog, QListWidgetItem
 
 from judgeapp.measures import DEFAULT_GUI_MEASURES
+from judgeapp.records import Changes
 from judgeapp.services import dashboard_tables
 from judgeapp.services.live_eval import (
     DashboardConfig,
@@ -44,7 +45,6 @@ from judgeapp.services.live_eval import (
     stability_warning,
 )
 from judgeapp.services.workbench import Workbench
-from judgeapp.store import Changes
 from judgeapp.ui.dashboard.plots import COLOURS, LivePlot
 from judgeapp.ui.dashboard.view import DashboardView, DashboardWindow, MeasuresDialog
 from judgeapp.ui.worker import Worker

@@ -1,0 +1,171 @@
+"""Pictures of the real main window, rendered offscreen to PNG (the README's pictures).
+
+Like `app`, this module sits above the UI and the services: it builds the window the way
+`python main.py` does and shows it a prepared copy of a project
+(`judgeapp.services.showcase`), so taking a picture never changes the project.
+
+    python main.py screenshot topics|judging|dashboard OUT.png [--db DB]
+    python -m judgeapp.screenshots OUT_DIR [--db DB]     # the extra dashboard pictures
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from judgeapp.services import showcase
+
+VIEWS = ("topics", "judging", "dashboard")
+ASSESSOR = showcase.ASSESSOR
+
+
+def _wait_until(condition: Callable[[], bool], seconds: float = 60.0) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    end = time.monotonic() + seconds
+    while not condition() and time.monotonic() < end:
+        QApplication.processEvents()
+        time.sleep(0.01)
+
+
+def _open_copy(
+    db: str | None,
+    tmp: Path,
+    size: tuple[int, int],
+    simulate: int,
+    topics: int,
+    demo: Callable[[], Path] | None = None,
+) -> tuple[Any, Any, str | None]:
+    """The main window, as `python main.py` builds it, on a prepared copy of `db` (the demo
+    project when None); returns (window, controller, topic to show)."""
+    from PySide6.QtCore import QSettings
+
+    from judgeapp.app import build_main_window, ensure_app
+
+    ensure_app()
+    if db is None:
+        if demo is None:
+            from judgeapp.demo import ensure_demo_project
+
+            demo = ensure_demo_project
+        db = str(demo())
+    copy = showcase.copy_project(db, tmp)
+    qid = showcase.prepare(copy, simulate, topics)
+    settings = QSettings(str(tmp / "settings.ini"), QSettings.Format.IniFormat)
+    settings.setValue("assessor", ASSESSOR)
+    window, controller = build_main_window(settings)
+    window.resize(*size)
+    window.show()
+    controller.open_project(copy)
+    return window, controller, qid
+
+
+def _save(window: Any, out: Path) -> Path:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not window.grab().save(str(out), "PNG"):
+        raise OSError(f"could not write {out}")
+    return out
+
+
+def render(
+    view: str,
+    out: str | Path,
+    db: str | None = None,
+    size: tuple[int, int] = (1280, 800),
+    simulate: int = 12,
+    topics: int = 3,
+    demo: Callable[[], Path] | None = None,
+) -> Path:
+    """Render `view` of project `db` (the demo when None) to the PNG `out`."""
+    from PySide6.QtWidgets import QApplication
+
+    from judgeapp.ui.dashboard import find_dashboard
+
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r} (one of {', '.join(VIEWS)})")
+    out = Path(out)
+    with tempfile.TemporaryDirectory(prefix="judgeapp-shot-") as tmp:
+        window, controller, qid = _open_copy(db, Path(tmp), size, simulate, topics, demo)
+        if view == "topics":
+            target = window.topics_view
+            if qid is not None:
+                window.topics_view.select_qid(qid)
+            _wait_until(controller.estimates_settled)  # the estimates column (a worker)
+        elif view == "judging":
+            if qid is not None:
+                controller.judging.open_topic(qid)
+            target = window.judging_view
+        else:
+            dashboard = find_dashboard(controller)
+            if dashboard is None:
+                window.close()
+                raise ValueError("the dashboard view does not exist yet")
+            target = dashboard.view
+        window.show_view(target)
+        for _ in range(5):
+            QApplication.processEvents()
+        prepare = getattr(target, "prepare_screenshot", None)  # the dashboard: wait for its
+        if prepare is not None:  # evaluation (a worker) and its plots
+            prepare()
+        _save(window, out)
+        window.close()
+        QApplication.processEvents()
+    return out
+
+
+def render_more(out_dir: str | Path, db: str | None = None, size=(1280, 800)) -> list[Path]:
+    """More pictures of the dashboard than `screenshot dashboard` takes:
+    `dashboard-live.png` (one topic in the plots, just after one more judgment, a pooled
+    document the imported qrels left unjudged judged relevant: the changed means highlighted
+    with their deltas) and `dashboard-drilldown.png` (the per-topic values of one run)."""
+    from PySide6.QtWidgets import QApplication
+
+    from judgeapp.ui.dashboard import find_dashboard
+
+    out = Path(out_dir)
+    written = []
+    with tempfile.TemporaryDirectory(prefix="judgeapp-shot-") as tmp:
+        window, controller, qid = _open_copy(db, Path(tmp), size, 12, 3)
+        dashboard = find_dashboard(controller)
+        view = dashboard.view
+        window.show_view(view)
+        view.prepare_screenshot()
+        wb = controller.workbench
+        if qid is not None:
+            view.topic.setCurrentIndex(view.topic.findData(qid))
+            # one more judgment, through the path every judgment takes: a judgment that
+            # changes the numbers (one agreeing with the qrels would not)
+            doc = showcase.unjudged_pooled_doc(wb.store, wb.pool_name(), qid)
+            if doc is not None:
+                change = wb.judging.record(qid, doc, 2, origin="screenshot")
+                controller.apply_changes(change.changes)
+        view.prepare_screenshot()
+        _wait_until(lambda: dashboard.ready() and dashboard.analysis_ready())
+        written.append(_save(window, out / "dashboard-live.png"))
+        best = view.model.labels()[0] if view.model.labels() else None
+        if best is not None:
+            dashboard.show_drill("run", dashboard.diff_run or best)
+            _wait_until(dashboard.ready)
+            QApplication.processEvents()
+            written.append(_save(window, out / "dashboard-drilldown.png"))
+        window.close()
+        QApplication.processEvents()
+    return written
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="The dashboard's extra README pictures.")
+    parser.add_argument("out_dir")
+    parser.add_argument("--db", help="project (the demo by default)")
+    args = parser.parse_args()
+    for path in render_more(args.out_dir, args.db):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,278 @@
+"""Pools as a use case: building and growing them from the stored runs, judging them in an
+order resumed from the judgment history, and estimating what they still hold.
+
+The store reads and writes pools (`Store.pool_rows`, `Store.add_pool`, ...); the pooling
+itself is `judgeapp.pooling` (numpy only); which judgment counts is `judgeapp.services.policy`.
+This module puts the three together, so the policy of pooling (which order, which
+estimator, what a replay means) has one home outside the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from judgeapp.pooling.estimate import Estimate, curve_estimate, sample_estimate
+from judgeapp.pooling.order import DEFAULT_ORDER, ORDERS, JudgingOrder, make_order
+from judgeapp.pooling.pools import (
+    PoolingError,
+    PoolTopic,
+    build_pool,
+    empty_topic,
+    extend_topic,
+    normalise_params,
+    topic_lists,
+    topic_seed,
+)
+from judgeapp.records import Changes, PoolInfo
+from judgeapp.services.policy import (
+    DEFAULT_POLICY,
+    JudgmentPolicy,
+    effective_judgments,
+    judging_events,
+)
+from judgeapp.services.progress import ProgressFn, no_progress
+from judgeapp.store import Store, StoreError
+from judgeapp.store.base import utcnow
+
+
+@dataclass(frozen=True, slots=True)
+class PoolTopicProgress:
+    """Judging progress of one topic of a pool (effective judgments of the chosen assessors)."""
+
+    qid: str
+    size: int
+    judged: int
+    relevant: int
+
+
+def _check_order(judging_order: str) -> None:
+    if judging_order not in ORDERS:
+        raise StoreError(f"unknown judging order {judging_order!r} (one of {', '.join(ORDERS)})")
+
+
+def _normalise(strategy: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        return normalise_params(strategy, params)
+    except PoolingError as exc:
+        raise StoreError(str(exc)) from exc
+
+
+class PoolService:
+    """The pools of one project."""
+
+    def __init__(self, store: Store, policy: JudgmentPolicy = DEFAULT_POLICY) -> None:
+        self.store = store
+        self.policy = policy
+
+    # -- reading ---------------------------------------------------------------------------
+    def pool_topic(self, name: str, qid: str) -> PoolTopic:
+        """One topic of a pool (an empty pool when the topic has no documents)."""
+        return PoolTopic.of(self.store.pool_rows(name, qid))
+
+    def pool_topics(self, name: str, qids: Sequence[str] | None = None) -> dict[str, PoolTopic]:
+        """Every topic of a pool (or `qids`), in topic byte order."""
+        return {q: PoolTopic.of(r) for q, r in self.store.pool_rows_all(name, qids).items()}
+
+    def pool_progress(
+        self,
+        name: str,
+        assessors: Sequence[str] | None = None,
+        min_grade: int = 1,
+        qids: Sequence[str] | None = None,
+    ) -> list[PoolTopicProgress]:
+        """Per topic (of `qids`, every pooled topic by default): pool size, pooled documents
+        judged, and judged relevant (grade at least `min_grade`), counting the effective
+        judgments of `assessors` (all by default)."""
+        sizes = self.store.pool_sizes(name)
+        if qids is not None:
+            sizes = {q: sizes[q] for q in qids if q in sizes}
+        qid = qids[0] if qids is not None and len(qids) == 1 else None
+        judged = effective_judgments(self.store, assessors, qid, self.policy).topics
+        judged = {q: v for q, v in judged.items() if q in sizes}
+        pooled = self.store.pooled_doc_ids(name, list(judged))
+        counts: dict[str, tuple[int, int]] = {}
+        for q, (ids, grades) in judged.items():
+            inside = np.isin(ids, pooled.get(q, ()), assume_unique=True)
+            counts[q] = (int(inside.sum()), int((grades[inside] >= min_grade).sum()))
+        rows = [(q, size, *counts.get(q, (0, 0))) for q, size in sizes.items()]
+        return sorted((PoolTopicProgress(*r) for r in rows), key=lambda p: p.qid.encode())
+
+    def judging_events(
+        self, qid: str, assessors: Sequence[str] | None = None
+    ) -> list[tuple[int, int | None]]:
+        """The topic's judgment history as (doc id, effective grade or None), oldest first."""
+        return judging_events(self.store, qid, assessors, self.policy)
+
+    def open_judging_order(
+        self,
+        name: str,
+        qid: str,
+        *,
+        order: str | None = None,
+        assessors: Sequence[str] | None = None,
+        min_grade: int = 1,
+    ) -> JudgingOrder:
+        """The pool's judging order for one topic, resumed from the judgment history (the
+        pool's own order unless `order` names another). Relevant means grade >= min_grade."""
+        info = self.store.pool(name)
+        topic = self.pool_topic(name, qid)
+        lists = self.store.load_ranked_lists(runs=list(info.runs), qids=[qid])
+        run_lists = dict(zip(info.runs, topic_lists(lists.runs, qid), strict=True))
+        judging = make_order(
+            order or info.judging_order, topic, run_lists, topic_seed(info.seed, qid)
+        )
+        events = self.judging_events(qid, assessors)
+        return judging.replay((d, g, g is not None and g >= min_grade) for d, g in events)
+
+    def judging_curve(
+        self,
+        name: str,
+        qid: str,
+        assessors: Sequence[str] | None = None,
+        min_grade: int = 1,
+    ) -> np.ndarray:
+        """Relevance (bool) of the topic's judged pooled documents in the order they were
+        first judged, by their current grades: the found-vs-judged curve is its cumsum."""
+        return self._curve(self._pooled(name, qid), qid, assessors, min_grade)
+
+    def _pooled(self, name: str, qid: str) -> set[int]:
+        return set(self.store.pooled_doc_ids(name, [qid]).get(qid, np.empty(0)).tolist())
+
+    def _curve(
+        self, pooled: set[int], qid: str, assessors: Sequence[str] | None, min_grade: int
+    ) -> np.ndarray:
+        first: dict[int, None] = {}
+        current: dict[int, int | None] = {}
+        for doc, grade in self.judging_events(qid, assessors):
+            if doc in pooled:
+                first.setdefault(doc, None)
+                current[doc] = grade
+        return np.array(
+            [g >= min_grade for d in first if (g := current[d]) is not None], dtype=bool
+        )
+
+    def estimate_relevant(
+        self,
+        name: str,
+        qid: str,
+        *,
+        assessors: Sequence[str] | None = None,
+        min_grade: int = 1,
+        level: float = 0.95,
+    ) -> Estimate | None:
+        """The topic's total relevant documents, estimated with an interval: from the sample
+        when the pool is one (None until every stratum has a judged document), else by
+        extrapolating the found-vs-judged curve over the pool (None before any judgment);
+        the curve's model follows whether the pool's judging order is adaptive."""
+        strategy, judging_order = self.store.pool_kind(name)
+        if strategy == "sample":
+            topic = self.pool_topic(name, qid)
+            judged = effective_judgments(self.store, assessors, qid, self.policy).topics.get(qid)
+            if judged is None or not len(topic):
+                return None
+            return sample_estimate(topic, judged, min_grade=min_grade, level=level)
+        pooled = self._pooled(name, qid)
+        curve = self._curve(pooled, qid, assessors, min_grade)
+        if not len(curve):
+            return None
+        adaptive = ORDERS[judging_order].adaptive
+        return curve_estimate(curve, len(pooled), adaptive=adaptive, level=level, qid=qid)
+
+    # -- writing ---------------------------------------------------------------------------
+    def create_pool(
+        self,
+        name: str,
+        *,
+        runs: Sequence[str] | None = None,
+        strategy: str = "depth",
+        params: Mapping[str, Any] | None = None,
+        judging_order: str = DEFAULT_ORDER,
+        seed: int = 0,
+        qids: Sequence[str] | None = None,
+        progress: ProgressFn | None = None,
+    ) -> PoolInfo:
+        """Pool the chosen runs (all by default) over the chosen topics (all the runs have)
+        and store the pool under `name`."""
+        _check_order(judging_order)
+        clean = _normalise(strategy, params or {})
+        if self.store.has_pool(name):
+            raise StoreError(f"the project already has a pool named {name!r}")
+        lists = self.store.load_ranked_lists(runs=runs, qids=qids)
+        if not lists.runs:
+            raise StoreError("the project has no runs to pool")
+        if qids is not None:
+            clean["topics"] = list(qids)
+        judged = None
+        if strategy == "sample":  # documents judged now form the sample's certain stratum
+            everything = effective_judgments(self.store, policy=self.policy).topics
+            judged = {q: ids for q, (ids, _) in everything.items()}
+        topics = build_pool(lists.runs, strategy, clean, qids, progress, judged=judged, seed=seed)
+        return self.store.add_pool(
+            name,
+            strategy=strategy,
+            params=clean,
+            judging_order=judging_order,
+            seed=seed,
+            runs=list(lists.runs),
+            topics=topics,
+        )
+
+    def extend_pool(
+        self,
+        name: str,
+        *,
+        runs: Sequence[str] = (),
+        params: Mapping[str, Any] | None = None,
+        progress: ProgressFn | None = None,
+    ) -> PoolInfo:
+        """Grow a pool: add `runs` and/or change `params` (a depth never below the pool's;
+        for Take@N pools `budget` is how many new documents per topic to add, the pool's
+        budget by default). No pooled document is ever dropped and judgments stay."""
+        report = progress or no_progress
+        info = self.store.pool(name)
+        if info.strategy == "sample":
+            raise StoreError(f"pool {name!r} is a sample; a sample cannot grow (draw a new one)")
+        all_runs = list(info.runs) + [r for r in dict.fromkeys(runs) if r not in info.runs]
+        merged = {k: v for k, v in info.params.items() if k not in ("extensions", "topics")}
+        merged.update(params or {})
+        if "depth" in info.params and merged.get("depth", 0) < info.params["depth"]:
+            raise StoreError(
+                f"pool {name!r} has depth {info.params['depth']}; a pool cannot get shallower"
+            )
+        clean = _normalise(info.strategy, merged)
+        qids = info.params.get("topics")
+        old = self.pool_topics(name)
+        lists = self.store.load_ranked_lists(runs=all_runs, qids=qids)
+        wanted = (
+            list(qids)
+            if qids is not None
+            else sorted(set(old) | {q for t in lists.runs.values() for q in t}, key=str.encode)
+        )
+        grown: dict[str, PoolTopic] = {}
+        for n, qid in enumerate(wanted):
+            report(n, len(wanted), f"topic {qid}")
+            before = old.get(qid) or empty_topic(qid, info.runs)
+            grown[qid] = extend_topic(
+                before, all_runs, topic_lists(lists.runs, qid), info.strategy, clean
+            )
+        report(len(wanted), len(wanted), "pooled")
+        stored = dict(info.params)
+        if "depth" in clean:  # the pool's depth now; budgets and the rest stay as created
+            stored["depth"] = clean["depth"]
+        stored["extensions"] = [
+            *info.params.get("extensions", []),
+            {
+                "runs": [r for r in all_runs if r not in info.runs],
+                "params": clean,
+                "at": utcnow().isoformat(timespec="seconds"),
+            },
+        ]
+        return self.store.update_pool(name, runs=all_runs, params=stored, topics=grown)
+
+    def set_judging_order(self, name: str, judging_order: str, seed: int | None = None) -> Changes:
+        _check_order(judging_order)
+        return self.store.set_judging_order(name, judging_order, seed)

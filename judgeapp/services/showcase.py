@@ -1,0 +1,71 @@
+"""A copy of a project made ready for pictures: pooled, and with judging under way.
+
+`python main.py screenshot` and the README pictures work on a copy, so taking a picture
+never changes the project. A copy without a pool gets one (depth 20 over every run, blind
+order); with `simulate` > 0 the first documents of the first topics are judged in the copy
+with the grades of the project's imported qrels, so the picture shows judging under way.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from judgeapp.services.judging import JudgingService
+from judgeapp.services.pools import PoolService
+from judgeapp.services.rows import natural_key
+from judgeapp.store import Store
+from judgeapp.store.schema import database_url, sqlite_path
+
+ASSESSOR = "demo assessor"
+
+
+def copy_project(db: str, into: Path) -> str:
+    """Copy the project file `db` (a path or an SQLite URL) into the folder `into`; a
+    project on a server is used in place (it is then only read unless it has no pool)."""
+    path = sqlite_path(database_url(db))
+    if path is None:
+        return db
+    with Store.open(path, create=False):
+        pass  # folds the WAL in on close, so the copy is complete
+    target = into / path.name
+    shutil.copy2(path, target)
+    return str(target)
+
+
+def prepare(db: str, simulate: int, topics: int) -> str | None:
+    """Give the copy `db` a pool and some judgments; returns the topic to show."""
+    with Store.open(db) as store:
+        pools = PoolService(store)
+        if not store.pools() and store.runs():
+            pools.create_pool("depth-20", strategy="depth", params={"depth": 20})
+        names = store.pool_names()
+        if not names:
+            return None
+        pool = names[-1]
+        sizes = store.pool_sizes(pool)
+        qids = sorted((q for q in sizes if sizes[q] > 0), key=natural_key)
+        if not qids:
+            return None
+        service = JudgingService(store, ASSESSOR)
+        if simulate > 0 and not store.judgments(assessors=[ASSESSOR]):
+            truth = {
+                (j.qid, j.doc_id): j.grade for j in store.judgments() if j.assessor != ASSESSOR
+            }
+            for qid in qids[:topics]:
+                order = pools.open_judging_order(pool, qid, assessors=[ASSESSOR])
+                for _ in range(min(simulate, sizes[qid] - 1)):
+                    doc = order.next_doc()
+                    if doc is None:
+                        break
+                    grade = max(0, truth.get((qid, doc), 0))
+                    service.record(qid, doc, grade, time_spent=20.0, origin="screenshot")
+                    order.record(doc, grade, grade >= 1)
+        return qids[min(topics, len(qids)) - 1]
+
+
+def unjudged_pooled_doc(store: Store, pool: str, qid: str) -> int | None:
+    """A pooled document of `qid` nobody has judged (for a judgment that changes numbers)."""
+    judged = {j.doc_id for j in store.judgments(qid)}
+    pooled = store.pooled_doc_ids(pool, [qid]).get(qid)
+    return next((int(d) for d in (pooled if pooled is not None else ()) if d not in judged), None)

@@ -1,0 +1,124 @@
+"""What every part of the `Store` facade shares: the engine, short transactions, errors."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, CursorResult, Engine
+
+from judgeapp.errors import UserError
+from judgeapp.records import Changes
+from judgeapp.store import models as m
+from judgeapp.store.locking import DEFAULT_WAIT_S, begin_write
+
+
+class StoreError(UserError, ValueError):
+    """A request the project cannot honour (a name taken, an unknown run, ...)."""
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+MAX_LOGGED_DOCS = 1000  # judged documents listed in one change-log entry, at most
+NOTIFY_CHANNEL = "judgeapp_changes"
+
+
+def raw(conn: Connection, sql: str, params: Any = ()) -> CursorResult:
+    """A plain SQL statement written with `?` placeholders, run through the driver (the bulk
+    paths: no statement compilation per call); `?` becomes the driver's own placeholder
+    (psycopg's `%s`). A list of parameter tuples runs it once per tuple."""
+    if conn.dialect.paramstyle != "qmark":
+        sql = sql.replace("?", "%s")
+    return conn.exec_driver_sql(sql, params)
+
+
+class StoreBase:
+    """One open project database: the engine and the transaction helpers every store
+    method uses (one short transaction per method)."""
+
+    def __init__(self, engine: Engine, url: str, backup: str | None = None) -> None:
+        self._engine = engine
+        self.url = url
+        self.backup = backup  # where the pre-upgrade copy went, if the schema was upgraded
+        # how long a write waits for another writer, and who is told that it waits
+        # (judgeapp.store.locking); `writing_with` changes both for one thread
+        self.write_wait = DEFAULT_WAIT_S
+        self.on_wait: Callable[[], None] | None = None
+        self._local = threading.local()
+        self.token = uuid.uuid4().hex  # marks this store's entries in the change log
+
+    @property
+    def dialect(self) -> str:
+        """`sqlite` or `postgresql`."""
+        return self._engine.dialect.name
+
+    @contextlib.contextmanager
+    def writing_with(
+        self, wait: float, on_wait: Callable[[], None] | None = None
+    ) -> Iterator[None]:
+        """Writes made by this thread inside the block wait at most `wait` seconds for
+        another writer (then raise `ProjectBusy`), telling `on_wait` after about a second."""
+        before = getattr(self._local, "policy", None)
+        self._local.policy = (wait, on_wait)
+        try:
+            yield
+        finally:
+            self._local.policy = before
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    @contextlib.contextmanager
+    def _begin(self) -> Iterator[Connection]:
+        """A write transaction holding the project's write lock (see `writing_with`). What
+        the methods report with `_changed` is logged in the same transaction, for the
+        other processes that show the project (`judgeapp.store.feed`)."""
+        wait, on_wait = getattr(self._local, "policy", None) or (self.write_wait, self.on_wait)
+        with begin_write(self._engine, wait, on_wait) as conn:
+            conn.info["judgeapp_changes"] = []
+            try:
+                yield conn
+                self._log_changes(conn, conn.info["judgeapp_changes"])
+            finally:
+                conn.info.pop("judgeapp_changes", None)
+
+    @staticmethod
+    def _changed(conn: Connection, changes: Changes) -> None:
+        """Report what this write transaction changed (logged when it commits)."""
+        conn.info["judgeapp_changes"].append(changes)
+
+    def _log_changes(self, conn: Connection, reported: list[Changes]) -> None:
+        changes = Changes()
+        for c in reported:
+            changes = changes | c
+        if changes.empty:
+            return
+        if len(changes.judged) > MAX_LOGGED_DOCS:  # a bulk change: its topics say enough
+            changes = Changes.from_json({**changes.to_json(), "judged": []})
+        conn.execute(
+            m.ProjectChange.__table__.insert(),
+            {"at": utcnow(), "writer": self.token, "changes": changes.to_json()},
+        )
+        if conn.dialect.name == "postgresql":  # delivered when the transaction commits
+            conn.exec_driver_sql(f"NOTIFY {NOTIFY_CHANNEL}")
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self._engine.connect() as conn:
+            yield conn
+
+    def _assessor_ids(self, conn: Connection, assessors: Sequence[str] | None) -> list[int] | None:
+        if assessors is None:
+            return None
+        # every assessor in one plain query: a handful of rows, and no IN list to compile
+        rows = dict(raw(conn, "SELECT name, id FROM assessors").fetchall())
+        missing = [a for a in assessors if a not in rows]
+        if missing:
+            raise StoreError(f"no assessor or judgment source named {missing[0]!r}")
+        return [rows[a] for a in assessors]

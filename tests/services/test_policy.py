@@ -1,0 +1,90 @@
+"""Which judgment counts: the one rule, its vectorised form and its replay agree."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judgeapp.records import JudgmentRows
+from judgeapp.services.policy import NEWEST, JudgmentPolicy, effective_judgments, qrels_rows
+from judgeapp.store import JudgmentState, Store
+
+# a judgment: (topic, document, assessor, grade), listed in the order they were changed
+judgments = st.lists(
+    st.tuples(
+        st.sampled_from(["1", "10", "2"]),
+        st.integers(1, 6),
+        st.integers(1, 3),
+        st.integers(-1, 3),
+    ),
+    max_size=40,
+)
+
+
+def rows_of(changes: list[tuple[str, int, int, int]]) -> JudgmentRows:
+    """What the store hands a policy: the current judgment of each (topic, doc, assessor),
+    grouped by topic and document, the least recently changed first."""
+    current: dict[tuple[str, int, int], tuple[int, int]] = {}
+    for seq, (q, d, a, g) in enumerate(changes):
+        current[(q, d, a)] = (g, seq)
+    ordered = sorted(current.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[1][1]))
+    qids = [k[0] for k, _ in ordered]
+    starts = [i for i in range(len(qids)) if i == 0 or qids[i] != qids[i - 1]]
+    return JudgmentRows(
+        qids=[qids[i] for i in starts],
+        bounds=np.array([*starts, len(qids)], dtype=np.int64),
+        doc_ids=np.array([k[1] for k, _ in ordered], dtype=np.int64),
+        assessor_ids=np.array([k[2] for k, _ in ordered], dtype=np.int64),
+        grades=np.array([v[0] for _, v in ordered], dtype=np.int64),
+    )
+
+
+class Generic(JudgmentPolicy):
+    """NEWEST's rule through the base class's generic path (`choose` per document)."""
+
+    choose = NEWEST.choose
+
+
+@settings(max_examples=200, deadline=None)
+@given(judgments)
+def test_newest_vectorised_equals_its_rule_and_its_replay(changes):
+    rows = rows_of(changes)
+    fast, slow = NEWEST.select(rows), Generic().select(rows)
+    assert fast.qids == slow.qids and fast.bounds.tolist() == slow.bounds.tolist()
+    assert fast.doc_ids.tolist() == slow.doc_ids.tolist()
+    assert fast.grades.tolist() == slow.grades.tolist()
+    # the replay of the same history ends where the current judgments are
+    final: dict[tuple[str, int], int | None] = {}
+    events = (((q, d), a, g) for q, d, a, g in changes)
+    for key, _a, _before, after in NEWEST.replay(events):
+        final[key] = after
+    expected = {
+        (q, d): g
+        for q, (ids, grades) in fast.arrays().topics.items()
+        for d, g in zip(ids.tolist(), grades.tolist(), strict=True)
+    }
+    assert {k: v for k, v in final.items() if v is not None} == expected
+
+
+def test_the_most_recently_changed_judgment_counts_in_evaluation_and_export(project_db):
+    with Store.open(project_db) as store:
+        ids = store.intern_docnos(["a", "b"])
+        alice, bob = store.assessor("alice").id, store.assessor("bob").id
+        store.set_judgment("1", ids["a"], alice, JudgmentState(2))
+        store.set_judgment("1", ids["a"], bob, JudgmentState(0))  # newer: counts
+        store.set_judgment("1", ids["b"], bob, JudgmentState(1))
+        store.set_judgment("1", ids["b"], alice, JudgmentState(3))  # newer: counts
+        assert qrels_rows(store) == [("1", "a", 0), ("1", "b", 3)]
+        store.set_judgment("1", ids["a"], alice, JudgmentState(1, note="changed my mind"))
+        assert qrels_rows(store) == [("1", "a", 1), ("1", "b", 3)]
+        docs, grades = effective_judgments(store).topics["1"]
+        assert dict(zip(docs.tolist(), grades.tolist(), strict=True)) == {
+            ids["a"]: 1,
+            ids["b"]: 3,
+        }
+        # bob's judgments alone
+        assert qrels_rows(store, ["bob"]) == [("1", "a", 0), ("1", "b", 1)]
+        # removing alice's judgment of a brings bob's back
+        store.set_judgment("1", ids["a"], alice, JudgmentState(None))
+        assert qrels_rows(store) == [("1", "a", 0), ("1", "b", 3)]

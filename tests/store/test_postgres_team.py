@@ -1,0 +1,134 @@
+"""A project on PostgreSQL shared by a team: each assessor connects as a role of their own, and
+the server (row-level security, grants) lets that role write only its own judgments."""
+
+from __future__ import annotations
+
+import uuid
+
+import psycopg
+import pytest
+from sqlalchemy.exc import DBAPIError
+
+from judgeapp.cli import main
+from judgeapp.records import JudgmentState
+from judgeapp.services.judging import JudgingError, JudgingService
+from judgeapp.services.policy import qrels_rows
+from judgeapp.store import Store, StoreError
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def team_project(pg_server, tmp_path):
+    """A project owned by a plain (non-superuser) role, with topics, a run, a pool, and
+    assessors alice and bob who connect as themselves. Yields (owner URL, {name: URL})."""
+    tag = uuid.uuid4().hex[:8]
+    owner = f"owner_{tag}"
+    pg_server.execute(f"CREATE ROLE {owner} LOGIN CREATEROLE PASSWORD 'owner-pw'")
+    db = pg_server.create_database(owner=owner)
+    url = pg_server.url(db, user=owner, password="owner-pw")
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("1\tfirst\n2\tsecond\n")
+    run = tmp_path / "a.run"
+    run.write_text("1 Q0 d1 1 3 a\n1 Q0 d2 2 2 a\n2 Q0 d3 1 1 a\n")
+    assert main(["init", url]) == 0
+    assert main(["import", "topics", url, str(topics)]) == 0
+    assert main(["import", "run", url, str(run)]) == 0
+    assert main(["pool", url, "--depth", "10"]) == 0
+    urls = {}
+    with Store.open(url) as store:
+        for name in ("alice", "bob"):
+            role, password = store.add_team_member(name, role=f"{name}_{tag}")
+            assert password
+            urls[name] = pg_server.url(db, user=role, password=password)
+    yield url, urls
+
+
+def raw_connect(url: str) -> psycopg.Connection:
+    from sqlalchemy.engine import make_url
+
+    return psycopg.connect(
+        make_url(url).set(drivername="postgresql").render_as_string(hide_password=False),
+        autocommit=True,
+    )
+
+
+def doc(store: Store, docno: str) -> int:
+    return store.docno_ids([docno])[docno]
+
+
+def test_an_assessor_writes_only_their_own_judgments(team_project):
+    owner_url, urls = team_project
+    with Store.open(urls["bob"]) as bob:
+        JudgingService(bob, "bob").record("1", doc(bob, "d1"), 2)
+    with Store.open(urls["alice"]) as alice:
+        service = JudgingService(alice, "alice")
+        service.record("1", doc(alice, "d1"), 1, note="mine")  # her own: fine
+        bob_id = alice.assessor("bob", create=False).id
+        d1 = doc(alice, "d1")
+        # through the store: writing as bob is refused by the server
+        with pytest.raises(DBAPIError, match="row-level security"):
+            alice.set_judgment("1", doc(alice, "d2"), bob_id, JudgmentState(3))
+        # and judging under another name is refused before anything is tried
+        with pytest.raises(JudgingError, match="can judge as 'alice' only"):
+            JudgingService(alice, "bob")
+    with raw_connect(urls["alice"]) as conn:
+        # updates and deletes of bob's rows find nothing to change
+        assert (
+            conn.execute(
+                "UPDATE judgments SET grade = 0 WHERE assessor_id = %s", (bob_id,)
+            ).rowcount
+            == 0
+        )
+        assert conn.execute("DELETE FROM judgments WHERE assessor_id = %s", (bob_id,)).rowcount == 0
+        # bob's history cannot be written, nobody's history rewritten
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            conn.execute(
+                "INSERT INTO judgment_history (qid, doc_id, assessor_id, action, origin, grade, "
+                "note, flagged, time_spent, at) VALUES ('1', %s, %s, 'create', 'forged', 3, '', "
+                "false, 0, now())",
+                (d1, bob_id),
+            )
+        for statement in ("UPDATE judgment_history SET grade = 0", "DELETE FROM judgment_history"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
+        # runs, pools and the scale are read-only; a table cannot be dropped
+        for statement in (
+            "DELETE FROM runs",
+            "DELETE FROM pool_docs",
+            "UPDATE scale SET label = 'x'",
+            "DROP TABLE runs",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
+    with Store.open(urls["alice"]) as alice, pytest.raises(DBAPIError):
+        alice.remove_run("a")
+    with Store.open(owner_url) as owner:
+        assert qrels_rows(owner, ["bob"]) == [("1", "d1", 2)]
+        assert qrels_rows(owner, ["alice"]) == [("1", "d1", 1)]
+        # the owner can do what the assessors cannot
+        owner.set_judgment("1", doc(owner, "d2"), bob_id, JudgmentState(3))
+        assert qrels_rows(owner, ["bob"]) == [("1", "d1", 2), ("1", "d2", 3)]
+        owner.remove_run("a")
+        assert owner.runs() == []
+        assert {name for name, _ in owner.team()} == {"alice", "bob"}
+
+
+def test_team_commands_on_postgres_and_their_refusal_on_sqlite(team_project, tmp_path, capsys):
+    owner_url, urls = team_project
+    capsys.readouterr()
+    assert main(["team", "list", "--db", owner_url]) == 0
+    assert [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()] == [
+        "alice",
+        "bob",
+    ]
+    assert main(["team", "remove", "alice", "--db", owner_url]) == 0
+    capsys.readouterr()
+    with pytest.raises(StoreError, match="cannot open the project: permission denied"):
+        Store.open(urls["alice"])
+    db = str(tmp_path / "p.db")
+    main(["init", db])
+    assert main(["team", "add", "carol", "--db", db]) == 2
+    assert "has no users" in capsys.readouterr().err
+    with Store.open(db) as store, pytest.raises(StoreError, match="has no users"):
+        store.add_team_member("carol")
