@@ -138,9 +138,10 @@ BUSY = [0.0, 0]  # seconds the GUI thread spent in the dashboard's slots, nestin
 def time_dashboard_slots() -> None:
     """Count the time the GUI thread spends in the dashboard's slots (recomputing inline,
     applying a snapshot to the table and the plots) into BUSY; once, before any window."""
-    from judgeapp.ui.dashboard import DashboardController as cls
+    from judgeapp.ui.dashboard import DashboardController
+    from judgeapp.ui.dashboard.jobs import EvaluationJobs
 
-    if getattr(cls, "_bench_timed", False):
+    if getattr(DashboardController, "_bench_timed", False):
         return
 
     def timed(fn):
@@ -156,9 +157,13 @@ def time_dashboard_slots() -> None:
 
         return wrapper
 
-    for slot in ("_on_changes_applied", "_on_timer_timeout", "_on_updated"):
+    for cls, slot in (
+        (DashboardController, "_on_changes_applied"),
+        (EvaluationJobs, "_on_timer_timeout"),
+        (EvaluationJobs, "_on_updated"),
+    ):
         setattr(cls, slot, timed(getattr(cls, slot)))
-    cls._bench_timed = True
+    DashboardController._bench_timed = True
 
 
 def run_judgments(args, mode: str, n: int) -> dict[str, list[float]]:
@@ -182,9 +187,9 @@ def run_judgments(args, mode: str, n: int) -> dict[str, list[float]]:
     window.resize(1280, 800)
     window.show()
     dashboard = find_dashboard(controller)
-    dashboard.threaded = mode != "gui"
+    dashboard.jobs.threaded = mode != "gui"
     if mode == "worker":
-        dashboard.inline_topics = 0
+        dashboard.jobs.inline_topics = 0
     view = dashboard.view
 
     # The GUI thread waits in Qt's event loop, sleeping until an event comes, as it does in
@@ -270,8 +275,8 @@ def run_judgments(args, mode: str, n: int) -> dict[str, list[float]]:
             if not wait_for(shown_yet, deadline - time.perf_counter()):
                 raise SystemExit(
                     f"no update 30 s after judging in topic {qid}: updates "
-                    f"{dashboard.updates - updates}, busy {dashboard._busy}, dirty "
-                    f"{dashboard._dirty}, timer {dashboard.timer.isActive()}, pending "
+                    f"{dashboard.updates - updates}, busy {dashboard.jobs.busy}, dirty "
+                    f"{dashboard.jobs.dirty}, timer {dashboard.jobs.timer.isActive()}, pending "
                     f"{[p.pending for p in view.plots]}, cells {len(dashboard.changed_cells)}, "
                     f"table painted {table.at >= t0}, error {dashboard.last_error}"
                 )

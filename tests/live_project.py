@@ -25,14 +25,18 @@ TOPICS = ("1", "2", "3", "4")
 
 @dataclass
 class LiveProject:
-    db: Path
+    db: Path | str
     runs: dict[str, Path]  # run name -> run file
     qrels: Path
     topics: Path
     lists: dict[str, dict[str, list[str]]]  # run -> qid -> docnos in rank order
 
 
-def write_project(folder: Path, n_runs: int = 6, depth: int = 30, seed: int = 3) -> LiveProject:
+def write_project(
+    folder: Path, n_runs: int = 6, depth: int = 30, seed: int = 3, db: str | None = None
+) -> LiveProject:
+    """The project in `folder` (its files, and project.db unless `db` names another
+    project: a file or a URL)."""
     from judgeapp.services import imports
     from judgeapp.store import Store
 
@@ -70,12 +74,12 @@ def write_project(folder: Path, n_runs: int = 6, depth: int = 30, seed: int = 3)
         runs[name] = path
     qrels = folder / "source.qrels"
     qrels.write_text("".join(qrels_lines))
-    db = folder / "project.db"
-    with Store.open(db) as store:
+    where: Path | str = folder / "project.db" if db is None else db
+    with Store.open(where) as store:
         imports.import_topics(store, [topics])
         imports.import_runs(store, list(runs.values()))
         imports.import_qrels(store, [qrels], [SOURCE])
-    return LiveProject(db, runs, qrels, topics, lists)
+    return LiveProject(where, runs, qrels, topics, lists)
 
 
 def read_run_dict(path: Path) -> dict[str, dict[str, float]]:

@@ -6,6 +6,9 @@ from __future__ import annotations
 from judgeapp.errors import UserError
 from judgeapp.records import JudgmentChange, JudgmentState
 from judgeapp.store import Store
+from judgeapp.store.locking import ProjectBusy
+
+__all__ = ["JudgingError", "JudgingService", "ProjectBusy"]
 
 
 class JudgingError(UserError, ValueError):

@@ -52,10 +52,15 @@ class JudgingQueue:
     def _build(self) -> None:
         # the order arrives resumed (PoolService.open_judging_order replays the same history)
         history = judging_events(self.store, self.qid, [self.service.assessor.name])
-        states = {
-            j.doc_id: JudgmentState(j.grade, j.note, j.flagged)
-            for j in self.store.judgments(self.qid, [self.service.assessor.name])
-        }
+        me = self.service.assessor.name
+        persons = {a.name for a in self.store.assessors() if a.kind == "person"}
+        states: dict[int, JudgmentState] = {}
+        self._others: dict[int, set[str]] = {}
+        for j in self.store.judgments(self.qid):
+            if j.assessor == me:
+                states[j.doc_id] = JudgmentState(j.grade, j.note, j.flagged)
+            elif j.assessor in persons:
+                self._others.setdefault(j.doc_id, set()).add(j.assessor)
         pooled = set(self.topic.doc_ids.tolist())
         judged_seq: list[int] = []
         seen: set[int] = set()
@@ -83,7 +88,10 @@ class JudgingQueue:
             if i >= 0:
                 best_rank = int(self.topic.best_rank[i])
                 runs = tuple(run for run, _rank in self.topic.contributors(doc_id))
-        return QueueItem(doc_id, docno, state.grade, state.flagged, state.note, best_rank, runs)
+        others = len(self._others.get(doc_id, ()))
+        return QueueItem(
+            doc_id, docno, state.grade, state.flagged, state.note, best_rank, runs, others
+        )
 
     # -- reading -------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -188,6 +196,7 @@ class JudgingQueue:
             after.note,
             before.best_rank,
             before.runs,
+            before.others,
         )
         self.items[row] = item
         self._judged += (after.grade is not None) - (before.grade is not None)

@@ -48,6 +48,7 @@ class QueueItem:
     note: str = ""
     best_rank: int | None = None
     runs: tuple[str, ...] = ()
+    others: int = 0  # how many other assessors judged it (never their grades)
 
     @property
     def judged(self) -> bool:

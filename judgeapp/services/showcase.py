@@ -15,17 +15,21 @@ from judgeapp.services.judging import JudgingService
 from judgeapp.services.pools import PoolService
 from judgeapp.services.rows import natural_key
 from judgeapp.store import Store
+from judgeapp.store.copying import copy_project as copy_rows
 from judgeapp.store.schema import database_url, sqlite_path
 
 ASSESSOR = "demo assessor"
 
 
 def copy_project(db: str, into: Path) -> str:
-    """Copy the project file `db` (a path or an SQLite URL) into the folder `into`; a
-    project on a server is used in place (it is then only read unless it has no pool)."""
+    """A copy of project `db` (a path or any URL) in the folder `into`: the file copied,
+    or a project on a server copied row for row into a new file."""
     path = sqlite_path(database_url(db))
     if path is None:
-        return db
+        target = into / "project.db"
+        with Store.open(db, create=False) as source, Store.open(target) as copy:
+            copy_rows(source, copy)
+        return str(target)
     with Store.open(path, create=False):
         pass  # folds the WAL in on close, so the copy is complete
     target = into / path.name

@@ -10,8 +10,9 @@ the file.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +33,10 @@ from judgeapp.services.progress import ProgressFn, no_progress
 from judgeapp.services.queue import RELEVANT_FROM, JudgingQueue
 from judgeapp.services.rows import TopicRow
 from judgeapp.store import Store
+from judgeapp.store.feed import ChangeFeed
+
+if TYPE_CHECKING:
+    from judgeapp.services.live_eval import DashboardConfig, LiveEvaluation
 
 IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
 
@@ -59,6 +64,32 @@ class Workbench:
 
     def close(self) -> None:
         self.store.close()
+
+    def short_writes(self, wait: float) -> AbstractContextManager[None]:
+        """Writes of this thread inside the block wait at most `wait` seconds for another
+        writer, then raise ProjectBusy (the GUI retries instead of freezing)."""
+        return self.store.writing_with(wait)
+
+    def live_evaluation(
+        self, config: DashboardConfig, generation: int = 0, pool: str | None = None
+    ) -> LiveEvaluation:
+        """Every run evaluated under `config`, kept up to date change by change (the
+        dashboard's model; seconds at TREC scale: build it in a worker)."""
+        from judgeapp.services.live_eval import LiveEvaluation  # the engine: not at start-up
+
+        return LiveEvaluation(self.store, config, generation=generation, pool=pool)
+
+    def estimate_total(
+        self, pool: str | None, qid: str, persons: Sequence[str], relevance_level: int = 1
+    ) -> tuple[float, float, float] | None:
+        """The pooling estimate of a topic's total relevant documents (see live_eval)."""
+        from judgeapp.services.live_eval import estimate_total
+
+        return estimate_total(self.store, pool, qid, persons, relevance_level)
+
+    def change_feed(self) -> ChangeFeed:
+        """What other processes commit to the project, as `Changes` (poll it)."""
+        return ChangeFeed(self.store)
 
     def scale(self) -> list[GradeInfo]:
         return self.store.scale()

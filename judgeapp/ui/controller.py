@@ -23,13 +23,14 @@ from judgeapp.pooling.estimate import Estimate
 from judgeapp.records import Changes
 from judgeapp.services.progress import Cancelled, ProgressFn
 from judgeapp.services.rows import TopicRow
-from judgeapp.services.workbench import Workbench
+from judgeapp.services.workbench import ChangeFeed, Workbench
 from judgeapp.ui.dialogs import AssessorDialog, ImportDialog, PoolDialog, TaskDialog
 from judgeapp.ui.judging_controller import JudgingController
 from judgeapp.ui.main_window import MainWindow
 from judgeapp.ui.worker import Worker
 
 MAX_RECENT = 8
+FEED_MS = 300  # how often the window asks whether other processes changed the project
 ESTIMATE_DELAY_MS = 800  # the topic list's estimates wait for a pause in the judging
 Opener = Callable[[str], Workbench]
 
@@ -76,6 +77,11 @@ class MainController(QObject):
         self.estimate_timer.setSingleShot(True)
         self.estimate_timer.setInterval(ESTIMATE_DELAY_MS)
         self.estimate_timer.timeout.connect(self._run_estimates)
+        # what other processes (assessors, imports) commit appears here within a moment
+        self.feed: ChangeFeed | None = None
+        self.feed_timer = QTimer(self)
+        self.feed_timer.setInterval(FEED_MS)
+        self.feed_timer.timeout.connect(self._on_feed_timer_timeout)
         undo = self.undo_stack.createUndoAction(self, "&Undo")
         redo = self.undo_stack.createRedoAction(self, "&Redo")
         window.add_undo_actions(undo, redo)
@@ -118,8 +124,10 @@ class MainController(QObject):
             return None
         if self.workbench is not None:
             self._stop_estimates()
+            self._stop_feed()
             self.workbench.close()
         self.workbench = workbench
+        self._start_feed(workbench)
         assessor = self._remembered_assessor(workbench)
         workbench.set_assessor(assessor)
         self._remember_project(db)
@@ -366,6 +374,50 @@ class MainController(QObject):
             self._refresh_topic_rows(changes.topics)
         self.changes_applied.emit(changes)
 
+    def apply_external(self, changes: Changes) -> None:
+        """What another process committed: read again what it touched, then refresh as
+        for a change made here."""
+        wb = self.workbench
+        if wb is None or changes.empty:
+            return
+        wb.invalidate(changes)
+        if changes.scale and wb.judging is not None:
+            wb.judging.refresh_scale()
+            self.judging.view.set_scale(wb.scale())
+        queue = self.judging.queue
+        if queue is not None and not changes.pools and queue.qid in changes.topics:
+            self.judging.reload_topic()
+        self.apply_changes(changes)
+        self._update_status()
+
+    # -- following other processes ----------------------------------------------------------
+    def _start_feed(self, workbench: Workbench) -> None:
+        try:
+            self.feed = workbench.change_feed()
+        except Exception as exc:  # a server that refuses a second connection, ...
+            self.feed = None
+            self.window.statusBar().showMessage(f"Not following other writers: {exc}", 10000)
+            return
+        self.feed_timer.start()
+
+    def _stop_feed(self) -> None:
+        self.feed_timer.stop()
+        if self.feed is not None:
+            self.feed.close()
+            self.feed = None
+
+    def _on_feed_timer_timeout(self) -> None:
+        if self.feed is None:
+            return
+        try:
+            changes = self.feed.poll()
+        except Exception as exc:  # the file moved away, the server went down: say so once
+            self._stop_feed()
+            self.window.statusBar().showMessage(f"Stopped following other writers: {exc}")
+            return
+        if changes is not None:
+            self.apply_external(changes)
+
     def _refresh_topic_rows(self, qids) -> None:
         model = self.window.topics_view.model
         queue = self.judging.queue
@@ -577,6 +629,7 @@ class MainController(QObject):
     # -- closing ---------------------------------------------------------------------------------------
     def _on_window_closing(self) -> None:
         self._stop_estimates()
+        self._stop_feed()
         if self.worker is not None:
             self.worker.cancel()
             self.thread_pool.waitForDone()

@@ -9,20 +9,41 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QMessageBox
 
 from judgeapp.records import JudgmentChange
 from judgeapp.services.highlight import Highlighter, parse_user_terms, topic_terms
-from judgeapp.services.judging import JudgingError
+from judgeapp.services.judging import JudgingError, ProjectBusy
 from judgeapp.services.queue import JudgingQueue
 from judgeapp.services.timing import ActiveTimer
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.dialogs import ShortcutSheet
 from judgeapp.ui.judging_view import JudgingView
 from judgeapp.ui.undo import JudgmentCommand
+
+WRITE_TRY_S = 0.2  # how long one try of a grade key waits for another writer
+RETRY_MS = 150  # then it is tried again this soon, the window staying live meanwhile
+TELL_AFTER_S = 1.0  # when the view says that the judgment waits
+BUSY_TEXT = (
+    "Another process is writing to the project (an import, or another assessor's long "
+    "change). Nothing was changed; try again in a moment."
+)
+
+
+@dataclass(slots=True)
+class PendingGrade:
+    """A grade key that waits for another writer to finish before it can be recorded."""
+
+    doc: int
+    grade: int
+    note: str | None
+    flagged: bool | None
+    spent: float
+    since: float
 
 
 class JudgingController(QObject):
@@ -49,6 +70,10 @@ class JudgingController(QObject):
         self._pending_notes: dict[int, str] = {}
         self._pending_flags: dict[int, bool] = {}
         self._sheet: ShortcutSheet | None = None
+        self.pending: PendingGrade | None = None
+        self.retry_timer = QTimer(self)
+        self.retry_timer.setSingleShot(True)
+        self.retry_timer.timeout.connect(self._on_retry_timer_timeout)
         self._connect()
 
     # -- wiring: every signal of the view is connected here --------------------------------
@@ -80,6 +105,7 @@ class JudgingController(QObject):
 
     # -- project and topic -----------------------------------------------------------------------
     def set_workbench(self, workbench: Workbench | None) -> None:
+        self._drop_pending()
         self.workbench = workbench
         self.undo_stack.clear()
         self.queue = None
@@ -96,6 +122,7 @@ class JudgingController(QObject):
         wb = self.workbench
         if wb is None or wb.judging is None:
             return False
+        self._drop_pending()
         queue = wb.queue(qid)
         topic = wb.topic(qid)
         self.view.topic_panel.show_topic(topic)
@@ -183,14 +210,58 @@ class JudgingController(QObject):
         queue, doc = self.queue, self.current
         if queue is None or doc is None:
             return
+        if self.pending is not None:
+            self.view.show_notice(
+                "Still saving the judgment before: another process is writing to the project. "
+                "It is saved as soon as the project is free; then judge this one."
+            )
+            return
         spent = self.timer.take(self.clock())
         note = self._pending_notes.pop(doc, None)
         flagged = self._pending_flags.pop(doc, None)
-        try:
-            change = queue.record(doc, grade, note=note, flagged=flagged, time_spent=spent)
-        except JudgingError as exc:
-            self._warn(str(exc))
+        self.pending = PendingGrade(doc, grade, note, flagged, spent, self.clock())
+        self._try_pending()
+
+    def _on_retry_timer_timeout(self) -> None:
+        self._try_pending()
+
+    def _drop_pending(self) -> None:
+        self.retry_timer.stop()
+        self.pending = None
+        self.view.clear_notice()
+
+    def _try_pending(self) -> None:
+        """Record the waiting grade key if the project is free (trying for a moment), else
+        try again soon; the view says so once it has waited a second. Nothing is dropped
+        silently: a judgment that cannot be recorded is reported, and the key can be pressed
+        again."""
+        p, queue, wb = self.pending, self.queue, self.workbench
+        if p is None or queue is None or wb is None or queue.row_of(p.doc) is None:
+            self._drop_pending()
             return
+        try:
+            with wb.short_writes(WRITE_TRY_S):
+                change = queue.record(
+                    p.doc, p.grade, note=p.note, flagged=p.flagged, time_spent=p.spent
+                )
+        except ProjectBusy:
+            waited = self.clock() - p.since
+            if waited >= TELL_AFTER_S:
+                docno = queue.item(p.doc).docno
+                self.view.show_notice(
+                    f"Waiting for another writer ({waited:.0f} s): the judgment of {docno} "
+                    f"(grade {p.grade}) is saved as soon as the project is free."
+                )
+            self.retry_timer.start(RETRY_MS)
+            return
+        except Exception as exc:  # refused (JudgingError) or failed (the store): say so
+            self._drop_pending()
+            self._restore_pending_fields(p)
+            reason = str(exc) if isinstance(exc, JudgingError) else f"{type(exc).__name__}: {exc}"
+            self._warn(f"{reason}\n\nNothing was recorded; press the grade key again to retry.")
+            return
+        self._drop_pending()
+        doc, grade = p.doc, p.grade
         # committed: now it may be undone, shown and broadcast
         label = self.view.grade_bar.buttons[grade].text().split(None, 1)[-1]
         self.undo_stack.push(
@@ -199,7 +270,38 @@ class JudgingController(QObject):
         self._refresh_item(doc)
         self.judgment_recorded.emit(change)
         self.changed.emit(change.changes)
-        self.show_document(queue.next_unjudged(doc))
+        if doc == self.current:
+            self.show_document(queue.next_unjudged(doc))
+
+    def _short_writes(self):
+        assert self.workbench is not None
+        return self.workbench.short_writes(WRITE_TRY_S * 5)
+
+    def _restore_pending_fields(self, p: PendingGrade) -> None:
+        if p.note is not None:
+            self._pending_notes.setdefault(p.doc, p.note)
+        if p.flagged is not None:
+            self._pending_flags.setdefault(p.doc, p.flagged)
+
+    def reload_topic(self) -> None:
+        """Read the open topic again (others judged in it), staying on the same document
+        unless this assessor has judged it meanwhile elsewhere."""
+        queue, wb = self.queue, self.workbench
+        if queue is None or wb is None or self.pending is not None:
+            return
+        current = self.current
+        fresh = wb.queue(queue.qid)
+        if fresh is None:
+            return
+        self.queue = fresh
+        self.view.list_model.set_items(fresh.items, blind=fresh.blind)
+        if current is not None and fresh.row_of(current) is not None:
+            if fresh.item(current).grade is None or queue.item(current).grade is not None:
+                self.view.select_row(fresh.row_of(current))
+                self._show_state()
+                self._update_labels()
+                return
+        self.show_document(fresh.next_unjudged(current))
 
     def _annotate(self, doc: int, *, note: str | None = None, flagged: bool | None = None):
         queue = self.queue
@@ -213,7 +315,11 @@ class JudgingController(QObject):
             self._show_state()
             return
         try:
-            change = queue.annotate(doc, note=note, flagged=flagged)
+            with self._short_writes():
+                change = queue.annotate(doc, note=note, flagged=flagged)
+        except ProjectBusy:
+            self._warn(BUSY_TEXT)
+            return
         except JudgingError as exc:
             self._warn(str(exc))
             return
@@ -232,14 +338,15 @@ class JudgingController(QObject):
         if self.queue is None or self.queue.qid != change.qid:
             self.open_topic(change.qid)
         queue = self.queue
+        # the undo stack has moved already: this waits for another writer as long as it
+        # takes (an undo cannot fail half-way)
+        result = (queue or wb.judging).restore(change, undo=undo)
         if queue is not None:
-            result = queue.restore(change, undo=undo)
             self._refresh_item(change.doc_id)
             self.changed.emit(result.changes)
             if queue.row_of(change.doc_id) is not None:
                 self.show_document(change.doc_id)
         else:
-            result = wb.judging.restore(change, undo=undo)
             self.changed.emit(result.changes)
 
     def _refresh_item(self, doc: int) -> None:

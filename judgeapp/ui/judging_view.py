@@ -205,6 +205,12 @@ class JudgingView(QWidget):
         self.position_label = TextLine()
         self.position_label.setObjectName("muted")
         self.grade_bar = GradeBar()
+        # why a key recorded nothing yet (another writer has the project, ...); hidden else
+        self.notice = QLabel()
+        self.notice.setObjectName("notice")
+        self.notice.setWordWrap(True)
+        self.notice.setTextFormat(Qt.TextFormat.PlainText)
+        self.notice.hide()
         self.note = QLineEdit()
         self.note.setPlaceholderText("Note  ( N, Enter saves )")
         self.terms = QLineEdit()
@@ -225,6 +231,7 @@ class JudgingView(QWidget):
         right_layout.setSpacing(6)
         right_layout.addWidget(self.viewer, 1)
         right_layout.addWidget(self.position_label)
+        right_layout.addWidget(self.notice)
         right_layout.addWidget(self.grade_bar)
         right_layout.addLayout(fields)
 
@@ -253,6 +260,15 @@ class JudgingView(QWidget):
             self.actions_by_name[name] = action
         self.grade_actions: dict[int, QAction] = {}
         self.grade_bar.grade_clicked.connect(self.grade_requested)
+
+    def show_notice(self, text: str) -> None:
+        self.notice.setText(text)
+        self.notice.show()
+
+    def clear_notice(self) -> None:
+        if self.notice.isVisible():
+            self.notice.hide()
+            self.notice.clear()
 
     def set_scale(self, scale: Sequence[GradeInfo]) -> None:
         """Grade buttons and grade keys for the project's scale."""

@@ -241,7 +241,10 @@ class PoolTableModel(QAbstractTableModel):
         else:
             label = self._labels.get(item.grade, "")
             text = f"{item.grade} {label}".strip()
-        return text + ("  ⚑" if item.flagged else "")
+        text += "  ⚑" if item.flagged else ""
+        if item.others:
+            text += f"  · also judged by {item.others} other{'s' * (item.others > 1)}"
+        return text
 
     def data(self, index: Index, role: int = ROLE.DisplayRole) -> Any:
         # called for every role of every visible cell on each repaint: the roles this

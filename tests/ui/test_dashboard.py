@@ -61,7 +61,7 @@ def opened(tmp_path, qtbot, make_window, settings):
         window, controller = make_window()
         dashboard = find_dashboard(controller)
         assert dashboard is not None
-        dashboard.threaded = threaded
+        dashboard.jobs.threaded = threaded
         dashboard.set_own_window(True)  # in view beside the judging (hidden, it waits)
         qtbot.waitExposed(dashboard.own_window)
         with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
@@ -105,7 +105,7 @@ def test_judging_a_relevant_document_changes_exactly_the_runs_that_retrieved_it(
 ):
     project, window, controller, dashboard = opened(threaded=mode != "gui-thread")
     if mode == "worker":
-        dashboard.inline_topics = 0  # every update in the worker, not only full evaluations
+        dashboard.jobs.inline_topics = 0  # every update in the worker, not only full evaluations
     before = shown(dashboard)
     assert before == pytest.approx(oracle_means(project, controller), abs=1e-12)
     controller.open_topic("4")  # judged by the source, nothing relevant yet
@@ -185,7 +185,7 @@ def test_a_hidden_dashboard_waits_and_catches_up_when_shown(qtbot, opened):
     key(qtbot, window, "3")
     qtbot.wait(300)
     assert dashboard.updates == updates and not dashboard.ready()
-    assert dashboard._dirty == {"1", "2"}
+    assert dashboard.jobs.dirty == {"1", "2"}
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         window.show_view(dashboard.view)
     qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
@@ -197,11 +197,11 @@ def test_a_result_overtaken_by_a_judgment_is_dropped(qtbot, opened):
     """An update in the worker that a newer judgment overtakes is not shown: the next one
     (with both judgments) is, once."""
     project, window, controller, dashboard = opened()
-    dashboard.inline_topics = 0  # every update in the worker
+    dashboard.jobs.inline_topics = 0  # every update in the worker
     controller.open_topic("1")
     qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
     gate = threading.Event()
-    live = dashboard.live
+    live = dashboard.jobs.live
     update = live.update
 
     def held_update(qids, assessor=None):
@@ -211,7 +211,7 @@ def test_a_result_overtaken_by_a_judgment_is_dropped(qtbot, opened):
     live.update = held_update
     updates, dropped = dashboard.updates, dashboard.dropped
     key(qtbot, window, "2")
-    qtbot.waitUntil(lambda: dashboard._busy, timeout=TIMEOUT)  # the worker has it
+    qtbot.waitUntil(lambda: dashboard.jobs.busy, timeout=TIMEOUT)  # the worker has it
     key(qtbot, window, "3")  # comes while it runs
     gate.set()
     qtbot.waitUntil(lambda: dashboard.updates > updates and dashboard.ready(), timeout=TIMEOUT)
@@ -240,13 +240,13 @@ def test_progress_shows_the_pooling_estimate(qtbot, opened):
 
 def test_results_of_a_replaced_evaluation_are_dropped(qtbot, opened):
     project, window, controller, dashboard = opened(threaded=True)
-    dashboard.inline_topics = 0  # the update goes to the worker too
+    dashboard.jobs.inline_topics = 0  # the update goes to the worker too
     gate = threading.Event()
-    dashboard.pool.start(lambda: gate.wait(30))  # hold the evaluation thread
+    dashboard.jobs.pool.start(lambda: gate.wait(30))  # hold the evaluation thread
     controller.open_topic("2")
     updates = dashboard.updates
     key(qtbot, window, "1")
-    qtbot.waitUntil(lambda: dashboard._busy, timeout=TIMEOUT)  # the update waits for the gate
+    qtbot.waitUntil(lambda: dashboard.jobs.busy, timeout=TIMEOUT)  # the update waits for the gate
     dashboard.set_filter(JudgmentFilter(include_sources=False))  # a new evaluation
     gate.set()
     qtbot.waitUntil(
@@ -428,7 +428,7 @@ def test_models_pass_qtmodeltester(qtbot, opened, qtmodeltester):
 
 def test_highlight_ends_and_the_tooltip_explains(qtbot, opened):
     _project, window, controller, dashboard = opened()
-    dashboard.highlight_timer.setInterval(200)
+    dashboard.display.highlight_timer.setInterval(200)
     show_unjudged(controller, "3")
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         key(qtbot, window, "3")

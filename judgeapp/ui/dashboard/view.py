@@ -1,5 +1,6 @@
 """The dashboard's layout: controls, the runs x measures table and its drill-down, the
-coverage warnings and four plots. Layout only: `DashboardController` connects everything.
+coverage warnings and four plots. Layout only: `DashboardController` and its parts (one per
+job) connect everything.
 """
 
 from __future__ import annotations
@@ -30,13 +31,9 @@ from PySide6.QtWidgets import (
 
 from judgeapp.measures import DEFAULT_GUI_MEASURES
 from judgeapp.services.live_eval import validate_measures
+from judgeapp.ui.dashboard.curve_plots import NdcgCutoffPlot, PrecisionRecallPlot
 from judgeapp.ui.dashboard.models import DrillDownTableModel, RunMeasureTableModel
-from judgeapp.ui.dashboard.plots import (
-    ApDifferencePlot,
-    NdcgCutoffPlot,
-    PrecisionRecallPlot,
-    ProgressPlot,
-)
+from judgeapp.ui.dashboard.topic_plots import ApDifferencePlot, ProgressPlot
 
 
 def _compact(combo: QComboBox) -> None:

@@ -1,0 +1,46 @@
+"""A whole project copied into an empty one, row for row (ids kept): a laptop's working copy
+of the team's PostgreSQL project, or a throwaway copy to take pictures of. Merging the
+copy's judgments back later is `merge`."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select, text
+
+from judgeapp.store import models as m
+from judgeapp.store.base import StoreBase, StoreError
+
+BATCH = 5000
+
+
+def copy_project(source: StoreBase, target: StoreBase) -> int:
+    """Copy every row of `source` into `target`, which must be an empty project (just
+    created), in one transaction. Returns the number of rows copied."""
+    tables = [t for t in m.Base.metadata.sorted_tables if t.name != "project_changes"]
+    copied = 0
+    with source._read() as src, target._begin() as dst:
+        for table in tables:
+            if table.name in ("settings", "scale"):
+                dst.execute(table.delete())  # the new project's defaults give way
+            elif dst.execute(select(func.count()).select_from(table)).scalar():
+                raise StoreError(f"the target project is not empty ({table.name})")
+        for table in tables:
+            result = src.execute(select(table).order_by(*table.primary_key.columns))
+            while rows := result.fetchmany(BATCH):
+                dst.execute(table.insert(), [dict(r._mapping) for r in rows])
+                copied += len(rows)
+        if dst.dialect.name == "postgresql":  # serial ids continue after the copied ones
+            for table in tables:
+                for column in table.primary_key.columns:
+                    if column.autoincrement is True or (
+                        column.autoincrement == "auto"
+                        and len(table.primary_key.columns) == 1
+                        and column.type.python_type is int
+                    ):
+                        dst.execute(
+                            text(
+                                f"SELECT setval(pg_get_serial_sequence('{table.name}', "
+                                f"'{column.name}'), coalesce(max({column.name}), 0) + 1, false) "
+                                f"FROM {table.name}"
+                            )
+                        )
+    return copied

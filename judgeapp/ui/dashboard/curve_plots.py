@@ -1,0 +1,113 @@
+"""The dashboard's per-run curves for one topic: precision-recall and nDCG@k (see
+`judgeapp.ui.dashboard.plots` for how every plot updates in place)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.collections import LineCollection
+from matplotlib.lines import Line2D
+
+from judgeapp.measures.measure import ELEVEN_LEVELS
+from judgeapp.services.live_eval import Snapshot
+from judgeapp.ui.dashboard.plots import COLOURS, FONT_SIZE, LivePlot, legend_for
+
+
+class _RunLinesPlot(LivePlot):
+    """One curve per chosen run, all of them one LineCollection: a live update draws one
+    artist whatever the number of runs."""
+
+    legend_loc = "best"  # placed at each full draw, where the curves leave room
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: tuple[str, ...] = ()
+        self.x = np.zeros(0)
+        self.curves: LineCollection | None = None
+
+    def configure_runs(self, runs: Sequence[str], x: Sequence[float]) -> None:
+        self._forget_live()
+        self.runs = tuple(runs)
+        self.x = np.asarray(x, dtype=np.float64)
+        colours = [COLOURS[i % len(COLOURS)] for i in range(len(self.runs))]
+        self.curves = LineCollection([], colors=colours, linewidths=1.5)
+        self.ax.add_collection(self.curves, autolim=False)
+        self._animate(self.curves)
+        handles = [
+            Line2D([], [], color=c, linewidth=1.5, label=run)
+            for c, run in zip(colours, self.runs, strict=True)
+        ]
+        legend_for(self.ax, handles, self.legend_loc)
+
+    def show_values(
+        self, snapshot: Snapshot, per_topic: np.ndarray, mean: np.ndarray, topic: str | None
+    ) -> bool:
+        """Curves from `per_topic` [run, topic, x] for one topic, or from `mean` [run, x];
+        True when the title changed (a full draw)."""
+        index = {r: i for i, r in enumerate(snapshot.run_names)}
+        if topic is not None and topic in snapshot.qids:
+            values = per_topic[:, snapshot.topic_index(topic), :]
+            title = f"{self.title}, topic {topic}"
+        else:
+            values = mean
+            title = f"{self.title}, mean of {snapshot.num_topics} topics"
+        ys = np.full((len(self.runs), self.x.size), np.nan)
+        for i, run in enumerate(self.runs):
+            if run in index:
+                ys[i] = values[index[run]]
+        if self.curves is not None:
+            self.curves.set_segments([np.column_stack([self.x, y]) for y in ys])
+        self._data(ys)
+        return self._title(title)
+
+
+class PrecisionRecallPlot(_RunLinesPlot):
+    """Interpolated precision at trec_eval's eleven recall levels: one topic, or the mean
+    over topics (the iprec_at_recall summary)."""
+
+    title = "Precision–recall"
+    name = "precision-recall"
+
+    def __init__(self) -> None:
+        super().__init__()
+        ax = self.ax
+        ax.set_xlim(0.0, 1.0)
+        ax.set_ylim(0.0, 1.02)
+        ax.set_xlabel("Recall", fontsize=FONT_SIZE)
+        ax.set_ylabel("Interpolated precision", fontsize=FONT_SIZE)
+        ax.grid(True, color="#e6e8eb", linewidth=0.6)
+        self.caption.setText("interpolated as trec_eval's iprec_at_recall")
+
+    def configure(self, runs: Sequence[str]) -> None:
+        self.configure_runs(runs, ELEVEN_LEVELS)
+
+    def update(self, snapshot: Snapshot, topic: str | None) -> bool:
+        """Set the data; True when a full draw is needed (new title)."""
+        return self.show_values(snapshot, snapshot.iprec, snapshot.iprec_mean, topic)
+
+
+class NdcgCutoffPlot(_RunLinesPlot):
+    """nDCG@k against k (log scale), one topic or the mean over topics."""
+
+    title = "nDCG@k"
+    name = "ndcg-at-k"
+
+    def __init__(self) -> None:
+        super().__init__()
+        ax = self.ax
+        ax.set_xscale("log")
+        ax.set_ylim(0.0, 1.02)
+        ax.set_xlabel("Cutoff k", fontsize=FONT_SIZE)
+        ax.set_ylabel("nDCG@k", fontsize=FONT_SIZE)
+        ax.grid(True, color="#e6e8eb", linewidth=0.6, which="major")
+        self.cutoffs: tuple[int, ...] = ()
+        self.caption.setText("trec_eval's ndcg_cut, k from 1 to 1000")
+
+    def configure(self, runs: Sequence[str], cutoffs: Sequence[int]) -> None:
+        self.cutoffs = tuple(cutoffs)
+        self.ax.set_xlim(min(cutoffs) * 0.85, max(cutoffs) * 1.15)
+        self.configure_runs(runs, cutoffs)
+
+    def update(self, snapshot: Snapshot, topic: str | None) -> bool:
+        return self.show_values(snapshot, snapshot.ndcg, snapshot.ndcg_mean, topic)

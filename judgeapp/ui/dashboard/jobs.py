@@ -1,0 +1,243 @@
+"""The dashboard's evaluation jobs: the full evaluation and the updates of changed topics.
+
+`changes_applied(Changes)` marks the changed topics dirty and starts a short single-shot
+timer (which also lets the judging view show its next document first). The update then
+re-reads those topics, recomputes them for every run and takes a snapshot. An update of one
+topic (a judgment, an undo) runs right there on the GUI thread, in a few milliseconds: a
+worker would compete with the GUI thread for the interpreter lock and take longer to show
+the same numbers. Larger updates and every full evaluation run in a one-thread pool;
+judgments that come while one runs are dirty topics for the next update, and the result it
+brings is stale: it is dropped (up to MAX_HELD in a row) and the next update starts at
+once, so a burst of judgments is shown once. Every job is tagged with the evaluation's
+generation: a result from before a reload (another project, filter or measure set) is
+dropped too. With `threaded=False` everything runs on the GUI thread. Out of sight, the
+dirty topics wait until the dashboard is shown.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QThreadPool, QTimer
+
+from judgeapp.records import Changes
+from judgeapp.services.live_eval import LiveEvaluation, Snapshot
+from judgeapp.ui.worker import Worker
+
+if TYPE_CHECKING:
+    from judgeapp.ui.dashboard.controller import DashboardController
+
+COALESCE_MS = 2  # judgments closer than this go together (and any while an update runs)
+INLINE_TOPICS = 1  # an update of this many topics runs on the GUI thread (see _on_timer_timeout)
+MAX_HELD = 3  # stale results dropped in a row before one is shown anyway
+
+
+class EvaluationJobs(QObject):
+    """Keeps `dash.jobs.live` (the LiveEvaluation) in step with the judgments and hands
+    each snapshot to the dashboard's display."""
+
+    def __init__(
+        self, dash: DashboardController, *, threaded: bool, coalesce_ms: int = COALESCE_MS
+    ) -> None:
+        super().__init__(dash)
+        self.dash = dash
+        self.threaded = threaded
+        self.inline_topics = INLINE_TOPICS
+        self.live: LiveEvaluation | None = None
+        self.generation = 0
+        self.dropped = 0  # stale results dropped
+        self.last_error: str | None = None
+        self.last_latency: float | None = None  # seconds from a change to its snapshot shown
+        self.dirty: set[str] = set()  # topics changed since the last update
+        self.busy = False  # an evaluation or update is running
+        self._view_dirty = False  # a new snapshot is wanted though no topic changed
+        self._reload_requested = False
+        self._pool_changed = False
+        self._dirty_since: float | None = None
+        self._held = 0
+        self._workers: set[Worker] = set()
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)  # updates run one after another, in order
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(coalesce_ms)
+        self._connect()
+
+    def _connect(self) -> None:
+        self.timer.timeout.connect(self._on_timer_timeout)
+        self.dash.view.shown.connect(self._on_view_shown)
+
+    # -- running work ----------------------------------------------------------------------------
+    def submit(
+        self,
+        fn: Callable[[], Any],
+        done: Callable[[Any], None],
+        pool: QThreadPool | None = None,
+        inline: bool = False,
+    ) -> None:
+        """Run `fn` in `pool` (or now, on this thread) and hand its result to `done`."""
+        if inline:
+            try:
+                result = fn()
+            except Exception as exc:
+                self._on_job_failed(exc)
+                return
+            done(result)
+            return
+        worker = Worker(lambda _progress: fn(), "dashboard")
+        self._workers.add(worker)
+        worker.signals.succeeded.connect(done)
+        worker.signals.failed.connect(self._on_job_failed)
+        worker.signals.finished.connect(lambda: self._workers.discard(worker))
+        worker.start(pool or self.pool)
+
+    def _on_job_failed(self, exc: BaseException) -> None:
+        self.busy = False
+        self.last_error = f"{type(exc).__name__}: {exc}"
+        self.dash.view.status.setText(f"Evaluation failed: {exc}")
+        self.dash.failed.emit(self.last_error)
+
+    # -- the full evaluation -------------------------------------------------------------------
+    def reload(self) -> None:
+        """Evaluate everything again (new project, filter, measures, runs or qrels)."""
+        wb = self.dash.workbench
+        self.generation += 1
+        self.dirty.clear()
+        self._view_dirty = False
+        if wb is None:
+            return
+        gen = self.generation
+        config, pool = self.dash.config, wb.pool_name()
+        topic = self.dash.progress_topic
+        self.busy = True
+        self._dirty_since = time.perf_counter()
+        self.dash.view.status.setText("Evaluating every run…")
+
+        def work() -> tuple[LiveEvaluation, Snapshot]:
+            live = wb.live_evaluation(config, generation=gen, pool=pool)
+            return live, live.snapshot(topic)
+
+        self.submit(work, lambda result: self._on_loaded(gen, result), inline=not self.threaded)
+
+    def _on_loaded(self, gen: int, result: tuple[LiveEvaluation, Snapshot]) -> None:
+        if gen != self.generation:
+            self.dropped += 1
+            return
+        self.live, snapshot = result
+        self.busy = False
+        self.dash.display.show(snapshot, fresh=True)
+        self._resubmit_if_dirty()
+
+    # -- updates of changed topics -------------------------------------------------------------
+    def take_changes(self, changes: Changes) -> None:
+        """Mark what `changes` touched for the next update (or ask for a full evaluation)."""
+        if changes.runs or changes.assessors or changes.topic_list or changes.scale:
+            self._reload_requested = True
+            if not self.busy:
+                self._reload_requested = False
+                self.reload()
+            return
+        if changes.pools:
+            self._view_dirty = True
+            self._pool_changed = True
+        if changes.topics:
+            self.dirty |= set(changes.topics)
+            if changes.judged:
+                self.dash.progress_topic = changes.judged[-1][0]
+            elif len(changes.topics) == 1:
+                self.dash.progress_topic = next(iter(changes.topics))
+        if self._dirty_since is None:
+            self._dirty_since = time.perf_counter()
+        self.schedule()
+
+    def refresh_view(self) -> None:
+        """A new snapshot though no topic changed (the progress plot's topic)."""
+        self._view_dirty = True
+        self.schedule()
+
+    def schedule(self) -> None:
+        if not self.timer.isActive():  # a throttle, not a debounce: a long burst still updates
+            self.timer.start()
+
+    def _on_view_shown(self) -> None:
+        if self.dirty or self._view_dirty or self._reload_requested:
+            self.schedule()  # what changed while it was hidden
+
+    def _on_timer_timeout(self) -> None:
+        if self.busy or self.live is None:
+            return  # picked up when the running job is done
+        if not self.dash.view.isVisible():
+            return  # nobody looks: the changed topics wait until it is shown
+        if self._reload_requested:
+            self._reload_requested = False
+            self.reload()
+            return
+        if not self.dirty and not self._view_dirty:
+            return
+        qids, self.dirty = self.dirty, set()
+        self._view_dirty = False
+        live, gen = self.live, self.generation
+        topic = self.dash.progress_topic
+        repool, self._pool_changed = self._pool_changed, False
+        wb = self.dash.workbench
+        pool = wb.pool_name() if repool and wb is not None else None
+        assessor = wb.assessor if wb is not None else None
+        self.busy = True
+
+        def work() -> Snapshot:
+            if repool:
+                live.set_pool(pool)
+            live.update(qids, assessor)
+            return live.snapshot(topic)
+
+        # one changed topic is recomputed here, on the GUI thread, once the judging view
+        # has shown the next document: a few milliseconds, less than handing it to a
+        # worker that competes with the GUI thread for the interpreter lock
+        inline = not self.threaded or (len(qids) <= self.inline_topics and not repool)
+        self.submit(work, lambda snap: self._on_updated(gen, snap), inline=inline)
+
+    def _on_updated(self, gen: int, snapshot: Snapshot) -> None:
+        if gen != self.generation:
+            self.dropped += 1
+            return
+        self.busy = False
+        if (self.dirty or self._reload_requested) and self._held < MAX_HELD:
+            # newer judgments came while it ran: this result is stale already and the next
+            # one follows at once (a burst is shown once); a flood of judgments still shows
+            # every few results
+            self._held += 1
+            self.dropped += 1
+            self._resubmit_if_dirty()
+            return
+        self._held = 0
+        self.dash.display.show(snapshot, fresh=False)
+        self._resubmit_if_dirty()
+
+    def _resubmit_if_dirty(self) -> None:
+        if self._reload_requested:
+            self._reload_requested = False
+            self.reload()
+        elif self.dirty or self._view_dirty:
+            self.schedule()
+
+    def snapshot_shown(self) -> None:
+        """Note how long the change took to show (the display has just shown it)."""
+        if self._dirty_since is not None:
+            self.last_latency = time.perf_counter() - self._dirty_since
+            self._dirty_since = None if not self.dirty else time.perf_counter()
+
+    def idle(self) -> bool:
+        """Nothing running, nothing waiting to run."""
+        return not self.busy and not self.dirty and not self.timer.isActive()
+
+    # -- closing -------------------------------------------------------------------------------
+    def stop(self) -> None:
+        """Drop whatever runs; no update starts any more."""
+        self.generation += 1
+        self.timer.stop()
+        self.timer.timeout.disconnect()  # a job finishing late may start it: nothing runs
+
+    def wait(self) -> None:
+        self.pool.waitForDone(10_000)
