@@ -261,7 +261,7 @@ class Workbench:
         names = self.store.pool_names()
         chosen = self.store.get_setting("ui.pool")
         if chosen in names:
-            return chosen
+            return str(chosen)
         return names[-1] if names else None
 
     def pool_info(self) -> PoolInfo | None:
