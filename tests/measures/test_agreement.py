@@ -3,17 +3,15 @@
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import krippendorff
 import numpy as np
 import pytest
+from agreement_reference import scope_reference
 from sklearn.metrics import accuracy_score, cohen_kappa_score, f1_score, jaccard_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from judgeapp.measures.agreement import (
-    KAPPAS,
     LEVELS,
     Ratings,
     bootstrap_intervals,
@@ -156,40 +154,6 @@ def random_ratings(seed: int, raters: int = 3) -> Ratings:
     )
 
 
-def reference_figures(values: np.ndarray, relevant_from: int, fleiss_raters: int) -> dict:
-    """Every scope figure of units x raters ratings from the reference implementations."""
-    out: dict[str, float] = {}
-    given = ~np.isnan(values)
-    pairs = [
-        (values[given[:, r] & given[:, s], r], values[given[:, r] & given[:, s], s])
-        for r, s in combinations(range(values.shape[1]), 2)
-    ]
-    agree = sum(int((a == b).sum()) for a, b in pairs)
-    total = sum(len(a) for a, _ in pairs)
-    out["percent_agreement"] = agree / total
-    if values.shape[1] == 2:
-        a, b = pairs[0]
-        for name, weights in KAPPAS.items():
-            out[name] = cohen_kappa_score(a, b, labels=[0, 1, 2, 3], weights=weights)
-    complete = values[given.sum(axis=1) == fleiss_raters]
-    ratings = [row[~np.isnan(row)].astype(int) for row in complete]
-    if ratings:
-        out["fleiss_kappa"] = sm_fleiss_kappa(aggregate_raters(np.array(ratings))[0])
-    else:
-        out["fleiss_kappa"] = np.nan
-    for level in LEVELS:
-        out[f"krippendorff_alpha_{level}"] = krippendorff.alpha(
-            values.T, level_of_measurement=level
-        )
-    first = np.concatenate([a for a, _ in pairs]) >= relevant_from
-    second = np.concatenate([b for _, b in pairs]) >= relevant_from
-    out["positive_agreement"] = f1_score(first, second)
-    out["relevant_overlap"] = jaccard_score(first, second)
-    out["documents"] = len(values)
-    out["fleiss_documents"] = len(complete)
-    return out
-
-
 @pytest.mark.parametrize("raters", [2, 3, 4])
 @pytest.mark.parametrize("seed", range(5))
 def test_scope_figures_of_pooled_groups_equal_the_references(seed, raters):
@@ -199,14 +163,14 @@ def test_scope_figures_of_pooled_groups_equal_the_references(seed, raters):
     ours = {
         k: float(v) for k, v in scope_figures(per_group.total(), ratings.categories, 2, n).items()
     }
-    ref = reference_figures(ratings.values, 2, n)
+    ref = scope_reference(ratings.values, 2, n)
     assert set(ours) == set(ref)
     for name, value in ref.items():
         assert ours[name] == pytest.approx(value, abs=1e-9, nan_ok=True), name
     # one group alone
     g = 3
     ours_g = scope_figures(per_group.take(g), ratings.categories, 2, n)
-    ref_g = reference_figures(ratings.values[ratings.groups == g], 2, n)
+    ref_g = scope_reference(ratings.values[ratings.groups == g], 2, n)
     for name in ("percent_agreement", "krippendorff_alpha_ordinal", "documents"):
         assert float(ours_g[name]) == pytest.approx(ref_g[name], abs=1e-9), name
 
