@@ -21,11 +21,11 @@ ORDER = 62
 
 DESCRIPTION = """\
 Agreement between assessors (and imported qrels sources) on the documents two or more of
-them judged: percent agreement, Cohen's kappa (unweighted, linear and quadratic weights; per
+them judged: percent agreement (over pairs of judgments of one document), Cohen's kappa (unweighted, linear and quadratic weights; per
 pair, and overall with exactly two assessors), Fleiss' kappa (over the documents with the
 most common number of judgments), Krippendorff's alpha (nominal, ordinal, interval, ratio;
 missing judgments allowed), and on the cut grade >= K positive agreement 2a/(2a+b+c) and the
-overlap of the relevant sets a/(a+b+c). Per topic and over all topics, with 95% bootstrap
+overlap of the relevant sets a/(a+b+c) (a, b, c summed over pairs of assessors). Per topic and over all topics, with 95% bootstrap
 intervals over topics (percentile; topics resampled with replacement), per pair of
 assessors with a confusion matrix. --rankings evaluates every run under each assessor's
 judgments, each source's and the combined ones, and compares the system rankings of every

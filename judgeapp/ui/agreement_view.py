@@ -211,7 +211,7 @@ class ConfusionTableModel(FiguresTableModel):
             return
         headers = [f"{pair.first} \\ {pair.second}", *(f"{pair.second}: {g}" for g in grades)]
         keys = [f"{pair.first}\\{pair.second}", *map(str, grades)]
-        rows = [
+        rows: list[list[Cell]] = [
             [f"{pair.first}: {g}", *map(int, counts)]
             for g, counts in zip(grades, pair.confusion.tolist(), strict=True)
         ]
