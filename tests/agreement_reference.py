@@ -45,7 +45,8 @@ def scope_reference(
     complete = values[given.sum(axis=1) == fleiss_raters]
     ratings = [row[~np.isnan(row)].astype(int) for row in complete]
     if ratings:
-        out["fleiss_kappa"] = sm_fleiss_kappa(aggregate_raters(np.array(ratings))[0])
+        with np.errstate(invalid="ignore", divide="ignore"):  # one category only: NaN
+            out["fleiss_kappa"] = sm_fleiss_kappa(aggregate_raters(np.array(ratings))[0])
     else:
         out["fleiss_kappa"] = np.nan
     for level in LEVELS:
