@@ -425,7 +425,7 @@ def bootstrap_intervals(
 # -- rankings --------------------------------------------------------------------------------------
 def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
     """Kendall's tau-b between two scorings of the same systems (NaN if either is constant)."""
-    from scipy.stats import kendalltau  # type: ignore[import-untyped]
+    from scipy.stats import kendalltau
 
     if len(x) < 2:
         return float("nan")
