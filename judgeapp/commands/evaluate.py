@@ -131,7 +131,6 @@ def evaluation_options(args: argparse.Namespace):
 def load_inputs(args: argparse.Namespace, run_files: list[str]):
     """(Judgments, [Run]) from files, or from the project with --db."""
     from judgeapp.errors import UserError
-    from judgeapp.measures import Judgments, Run, Vocabulary
     from judgeapp.services.policy import parse_policy
 
     if args.db:
@@ -150,16 +149,21 @@ def load_inputs(args: argparse.Namespace, run_files: list[str]):
         raise CommandError("--judgments, --runs and --policy go with --db")
     if not args.qrels or not run_files:
         raise CommandError("give a QRELS file and at least one RUN file (or --db DB)")
-    from judgeapp.formats import read_qrels, read_run
+    from judgeapp.measures.files import read_judged
 
-    vocab = Vocabulary()
-    judgments = Judgments.from_qrels(read_qrels(args.qrels), vocab)
-    runs = []
-    for path in run_files:
+    judged = read_judged(args.qrels)
+    return judged.judgments, list(_file_runs(run_files, judged, args.version < 10))
+
+
+def _file_runs(paths: list[str], judged, float32: bool):
+    """Each run file read in bulk when it is needed, its docnos looked up among the judged."""
+    from judgeapp.formats.bulk import read_run_columns
+    from judgeapp.measures.files import run_from_columns
+
+    for path in paths:
         with _readable(path) as real_path:
-            run_file = read_run(real_path)
-        runs.append(Run.from_run_file(run_file, vocab, name=path, float32_scores=args.version < 10))
-    return judgments, runs
+            columns = read_run_columns(real_path)
+        yield run_from_columns(columns, judged, name=path, float32=float32)
 
 
 class _readable:
@@ -190,21 +194,39 @@ def evaluate(args: argparse.Namespace, measure_args: list[str], run_files: list[
         measures = parse_measures(measure_args, version=args.version)
     except MeasureError as exc:
         raise CommandError(f"illegal measure: {exc}") from exc
-    judgments, runs = load_inputs(args, run_files)
-    if not runs:
-        raise CommandError("no runs to evaluate")
     options = evaluation_options(args)
-    try:
-        results = Evaluator(judgments, runs, measures, options).evaluate()
-    except EvaluationError as exc:  # a missing topic (10.0 without -c), a measure needing -N
-        raise CommandError(str(exc)) from exc
+    if args.db or not args.qrels or not run_files:
+        judgments, runs = load_inputs(args, run_files)
+        if not runs:
+            raise CommandError("no runs to evaluate")
+        try:
+            results = Evaluator(judgments, runs, measures, options).evaluate()
+        except EvaluationError as exc:  # a missing topic (10.0 without -c), a measure needing -N
+            raise CommandError(str(exc)) from exc
+    else:
+        results = _evaluate_files(args, run_files, measures, options)
     # trec_eval stops when no topic was evaluated (a -c missing topic in 9.x is not)
-    empty = [runs[r].name for r, n in enumerate(results.evaluated.sum(axis=1)) if n == 0]
+    empty = [results.run_names[r] for r, n in enumerate(results.evaluated.sum(axis=1)) if n == 0]
     if empty:
         raise CommandError(
             f"no topics with both results and judgments for run(s) {', '.join(empty)}"
         )
     return results
+
+
+def _evaluate_files(args: argparse.Namespace, run_files: list[str], measures, options):
+    """Runs read and evaluated a batch at a time: memory does not grow with their number."""
+    from judgeapp.measures import EvaluationError, evaluate_stream
+    from judgeapp.measures.files import read_judged
+
+    if args.judgments or args.runs or args.policy != "newest":
+        raise CommandError("--judgments, --runs and --policy go with --db")
+    judged = read_judged(args.qrels)
+    runs = _file_runs(run_files, judged, args.version < 10)
+    try:
+        return evaluate_stream(judged.judgments, runs, measures, options)
+    except EvaluationError as exc:  # a missing topic (10.0 without -c), a measure needing -N
+        raise CommandError(str(exc)) from exc
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from judgeapp.formats.bulk import RunColumns
 
 
 @dataclass(slots=True)
@@ -50,6 +53,9 @@ class RunFile:
     tag: str  # the tag of the first line (a run's default name)
     topics: dict[str, RankedTopic]  # qid -> ranked list
     n_lines: int  # data lines read (comments and blank lines excluded)
+    # the same run as columns of byte keys, when the bulk reader read it (stores intern
+    # its docnos in bulk from these)
+    columns: RunColumns | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_entries(self) -> int:

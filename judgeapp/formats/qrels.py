@@ -136,7 +136,8 @@ def check_duplicates(qrels: QrelsFile) -> None:
         seen[pair] = i
 
 
-def _read_trec(path: str) -> QrelsFile:
+def read_trec_qrels_lines(path: str) -> QrelsFile:
+    """The line-precise reader of TREC qrels: every line checked where it stands."""
     builder = _QrelsBuilder(path)
     with open_chunks(path) as chunks:
         for chunk in chunks:
@@ -187,7 +188,9 @@ def read_qrels(path: PathArg, fmt: str | None = None) -> QrelsFile:
     path = os.fspath(path)
     fmt = resolve_format(path, "qrels", fmt)
     if fmt == "trec":
-        return _read_trec(path)
+        from judgeapp.formats.bulk import read_qrels_columns
+
+        return read_qrels_columns(path).to_qrels_file()
     if fmt == "cranqrel":
 
         def cranfield(fields: list[str], line: int) -> int:

@@ -302,10 +302,22 @@ def _stretches(qids: list[str]) -> list[tuple[str, int, int]]:
 
 
 def read_run(path: PathArg, fmt: str | None = None) -> RunFile:
-    """Read a TREC run (plain or compressed) into topics already in trec_eval order."""
+    """Read a TREC run (plain or compressed) into topics already in trec_eval order.
+
+    The bulk reader (:mod:`judgeapp.formats.bulk`) reads it; a file it does not take as it
+    is goes through :func:`read_run_lines`, which gives the same records or the error."""
+    from judgeapp.formats.bulk import read_run_columns
+
     path = os.fspath(path)
     if fmt is not None:
         resolve_format(path, "run", fmt)  # only "trec" exists; the reader checks every line
+    return read_run_columns(path).to_run_file()
+
+
+def read_run_lines(path: PathArg) -> RunFile:
+    """The line-precise reader: every line checked where it stands, each problem raised as
+    a FormatError naming file, line and problem."""
+    path = os.fspath(path)
     builder = _RunBuilder(path)
     with open_chunks(path) as chunks:
         for chunk in chunks:

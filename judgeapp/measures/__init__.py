@@ -20,7 +20,13 @@ Semantics are trec_eval 10.0 (``EvalOptions(version=9)`` for 9.x); see
 """
 
 from judgeapp.measures.data import Judgments, Run, TopicJudgments, Vocabulary
-from judgeapp.measures.engine import EvalOptions, Evaluator, MissingTopicError, Results
+from judgeapp.measures.engine import (
+    EvalOptions,
+    Evaluator,
+    MissingTopicError,
+    Results,
+    evaluate_stream,
+)
 from judgeapp.measures.measure import EvaluationError, Family, Measure
 from judgeapp.measures.parse import MeasureError, parse_measure, parse_measures
 from judgeapp.measures.registry import FAMILIES
@@ -85,6 +91,7 @@ __all__ = [
     "Success",
     "TopicJudgments",
     "Vocabulary",
+    "evaluate_stream",
     "format_results",
     "format_trec",
     "infAP",

@@ -1,0 +1,647 @@
+"""Runs and qrels read in bulk: blocks of megabytes parsed by numpy, no Python object per line.
+
+A block of the file (decompressed, whole lines) becomes one uint8 array. White space is
+found with one comparison over the block, tokens are the stretches between white space,
+and the columns wanted (qid, docno, score or grade) are cut out as rows of byte matrices
+(:class:`~judgeapp.formats.keys.ByteKeys`); scores and grades are parsed from their digits
+with vector arithmetic. Qids are interned per stretch of equal lines, docnos stay byte keys
+until a store or the engine interns them, again in bulk.
+
+The reader is only a faster road to the same result. Whatever it does not take as it is
+(a NUL or a byte that is not UTF-8, a control character inside a line, a line with the
+wrong number of columns, a score or grade it cannot parse exactly, a duplicate, a column
+longer than :data:`MAX_TOKEN` bytes, a file with no data line, a decompression error) it
+hands to the line-precise reader of :mod:`judgeapp.formats.runs` or
+:mod:`judgeapp.formats.qrels`, which stays the one source of error messages (file, line,
+problem) and of every rule about what a file may hold. Both readers give identical records
+for every file the bulk reader takes (``tests/formats/test_bulk.py``).
+
+Why numpy, measured on this project's 2-core machines: numpy is imported anyway (the engine
+is numpy), while importing pyarrow's CSV reader costs 66 MB of resident memory and polars
+52 MB, more than the whole Python + pytrec_eval script that `evaluate` is compared with
+(46 MB); numpy's own ``loadtxt`` parses at about 50 MB/s, a fifth of what this needs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from judgeapp.formats import textio
+from judgeapp.formats.errors import FormatError
+from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, HashSlots
+from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
+from judgeapp.formats.textio import PathArg
+
+# text per block: a run file is usually one block; larger files are read block by block,
+# so memory follows the entries kept, not the bytes read
+BLOCK_BYTES = 16 << 20
+# the longest qid, docno, score or grade the bulk reader cuts out (longer: the line reader)
+MAX_TOKEN = 4096
+_PAD = MAX_TOKEN + 16
+_SPREAD = np.uint64(0x9E3779B97F4A7C15)  # mixes a topic number into a docno's hash
+_BOM = b"\xef\xbb\xbf"
+_HASH = 35
+_LONG_DOUBLE_EXACT = np.finfo(np.longdouble).nmant >= 63  # x86 extended or quad precision
+# 10**0 .. 10**27, each exact in a 64-bit mantissa (5**27 < 2**63): built by multiplying
+_POW10_LD = np.cumprod(np.array([1] + [10] * 27, dtype=np.longdouble))
+
+
+class Irregular(Exception):
+    """Something the bulk reader leaves to the line-precise reader."""
+
+
+@dataclass(slots=True)
+class _Block:
+    buf: np.ndarray  # uint8: _PAD zero bytes, the text, _PAD zero bytes
+    size: int  # bytes of text; the last is a line end
+    first_line: int
+
+
+def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
+    """The file's text in blocks of whole lines, checked as the line reader checks it
+    (NUL, UTF-8) and with line ends made ``\\n``; anything amiss raises Irregular."""
+    try:
+        opened = textio._open_binary(path)
+    except FormatError:
+        raise Irregular from None
+    f, kind = opened[0], opened[1]
+    try:
+        line = 1
+        done = 0
+        first = True
+        carry = b""
+        eof = False
+        while not eof:
+            parts = [carry] if carry else []
+            size = len(carry)
+            while size < block_bytes:
+                try:
+                    data = textio._read_block(path, f, block_bytes - size, kind, done)
+                except FormatError:
+                    raise Irregular from None
+                if not data:
+                    eof = True
+                    break
+                done += len(data)
+                parts.append(data)
+                size += len(data)
+            data = b"".join(parts)
+            if eof:
+                if not data:
+                    break
+                text, carry = (data if data.endswith(b"\n") else data + b"\n"), b""
+            else:
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    carry = data  # one line longer than a block: read on
+                    continue
+                text, carry = data[:cut], data[cut:]
+            if first:
+                first = False
+                if text.startswith(_BOM):
+                    text = text[3:]
+            if b"\x00" in text:
+                raise Irregular
+            if not text.isascii():
+                try:
+                    text.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise Irregular from None
+            if b"\r" in text:
+                text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            buf = np.zeros(len(text) + 2 * _PAD, dtype=np.uint8)
+            buf[_PAD : _PAD + len(text)] = np.frombuffer(text, dtype=np.uint8)
+            block = _Block(buf, len(text), line)
+            yield block
+            line += text.count(b"\n")
+    finally:
+        f.close()
+
+
+@dataclass(slots=True)
+class _Lines:
+    """The data lines of a block (comments and blank lines left out): where every token of
+    the block ends, where it starts (None: right after the previous token's end, the usual
+    one-separator file), each data line's first token, and its number in the file."""
+
+    ends: np.ndarray
+    starts: np.ndarray | None
+    first: np.ndarray  # index into ends/starts of each data line's first token
+    lines: np.ndarray  # 1-based line numbers
+
+
+def _data_lines(block: _Block, columns: int, exact: bool) -> _Lines:
+    """Tokenise a block: a line whose first token starts with ``#`` is a comment, a line
+    without tokens is blank; every other line needs ``columns`` tokens (at least that many
+    unless ``exact``), else Irregular. Token positions are into ``block.buf``."""
+    buf = block.buf[_PAD : _PAD + block.size]
+    delims = np.flatnonzero(buf <= 32)  # white space and control bytes
+    values = buf[delims]
+    # ASCII white space is 9-13 and 32; \r is gone already
+    if ((values < 9) | ((values > 12) & (values != 32))).any():
+        raise Irregular  # a control character inside a line: the line reader's business
+    newline = values == 10
+    n_lines = int(np.count_nonzero(newline))
+    if (
+        len(delims) == columns * n_lines
+        and delims[0] > 0
+        and newline[columns - 1 :: columns].all()
+        and int(np.diff(delims).min(initial=2)) > 1
+    ):
+        # the usual file: one separator between columns, `columns` tokens on every line
+        first = np.arange(0, len(delims), columns, dtype=np.int64)
+        line_starts = np.concatenate(([0], delims[columns - 1 : -1 : columns] + 1))
+        if (buf[line_starts] != _HASH).all():
+            lines = np.arange(block.first_line, block.first_line + n_lines, dtype=np.int64)
+            return _Lines(delims + _PAD, None, first, lines)
+    before = np.empty_like(delims)
+    before[0] = -1
+    before[1:] = delims[:-1]
+    gap = delims - before > 1  # a token ends at this delimiter
+    starts, ends = before[gap] + 1, delims[gap]
+    line_of = (np.cumsum(newline) - newline)[gap]
+    counts = np.bincount(line_of, minlength=n_lines)
+    firsts = np.cumsum(counts) - counts
+    has = counts > 0
+    data = has.copy()
+    data[has] = buf[starts[firsts[has]]] != _HASH
+    wrong = counts[data] != columns if exact else counts[data] < columns
+    if wrong.any():
+        raise Irregular
+    keep = np.flatnonzero(data)
+    return _Lines(ends + _PAD, starts + _PAD, firsts[keep], keep + block.first_line)
+
+
+def _span(toks: _Lines, c: int) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, lengths) of column ``c`` of every data line."""
+    if toks.starts is not None:
+        at = toks.first + c
+        starts, ends = toks.starts[at], toks.ends[at]
+    else:  # `columns` tokens a line, one separator each: columns are strided slices
+        step = int(toks.first[1]) if len(toks.first) > 1 else len(toks.ends)
+        ends = toks.ends[c::step]
+        if c > 0:
+            starts = toks.ends[c - 1 :: step] + 1
+        else:
+            starts = np.empty_like(ends)
+            starts[0] = _PAD
+            starts[1:] = toks.ends[step - 1 : -1 : step] + 1
+    lengths = ends - starts
+    if len(lengths) and int(lengths.max()) > MAX_TOKEN:
+        raise Irregular
+    return starts, lengths
+
+
+def _column(block: _Block, toks: _Lines, c: int) -> ByteKeys:
+    return ByteKeys.gather(block.buf, *_span(toks, c))
+
+
+# --- numbers -------------------------------------------------------------------------------
+
+# the longest number parsed with vector arithmetic: 19 digits fit in 64 bits
+_MAX_DIGITS = 19
+_POW10 = np.array([10**k for k in range(_MAX_DIGITS + 1)], dtype=np.uint64)
+_POW10_F = 10.0 ** np.arange(23)
+
+
+@dataclass(slots=True)
+class _Numbers:
+    """Number tokens read as ``[+-]digits[.digits]`` (a digit on either side of the point),
+    at most 19 characters: ``value`` is the digits as one integer, ``point`` how many of
+    them follow the point; ``plain`` is False where a token is anything else."""
+
+    value: np.ndarray  # uint64
+    point: np.ndarray  # int64
+    has_point: np.ndarray  # bool
+    negative: np.ndarray  # bool
+    plain: np.ndarray  # bool
+
+
+def _right_aligned(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """(n, 24) uint8: each token's last 24 bytes at the right, zeros before it."""
+    width = 24
+    windows = as_strided(
+        buf, shape=(len(buf) - width + 1, width), strides=(buf.strides[0], buf.strides[0])
+    )
+    mat: np.ndarray = windows[starts + lengths - width]
+    words = mat.view("<u8")
+    for j in range(width // 8):
+        words[:, j] &= ~_LOW_MASKS[np.clip(width - lengths - 8 * j, 0, 8)]
+    return mat
+
+
+_ZERO_DIGITS = np.uint64(0)
+_SWAR_MASK = np.uint64(0x000000FF000000FF)
+_SWAR_MUL1 = np.uint64(100 + (1_000_000 << 32))
+_SWAR_MUL2 = np.uint64(1 + (10_000 << 32))
+
+
+def _eight_digits(word: np.ndarray) -> np.ndarray:
+    """The number written by the 8 digit values (0-9, most significant first in memory)
+    of each little-endian word: pairs, then fours, then all eight combined by multiplying
+    lanes of the word at once (the known SWAR way to parse eight digits)."""
+    word = word * np.uint64(10) + (word >> np.uint64(8))
+    lows = (word & _SWAR_MASK) * _SWAR_MUL1
+    highs = ((word >> np.uint64(16)) & _SWAR_MASK) * _SWAR_MUL2
+    out: np.ndarray = (lows + highs) >> np.uint64(32)
+    return out
+
+
+_BYTE_SUM = np.uint64(0x0101010101010101)
+_SHIFT56 = np.uint64(56)
+
+
+def _row_counts(flags: np.ndarray) -> np.ndarray:
+    """Per row of an (n, 24) bool matrix, how many are True: the bytes of each 8-byte word
+    summed by one multiplication (numpy's row reductions are slow for short rows)."""
+    words = flags.view("<u8")
+    total = (words[:, 0] * _BYTE_SUM) >> _SHIFT56
+    total += (words[:, 1] * _BYTE_SUM) >> _SHIFT56
+    total += (words[:, 2] * _BYTE_SUM) >> _SHIFT56
+    return total.astype(np.int64)
+
+
+def _numbers(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> _Numbers:
+    mat = _right_aligned(buf, starts, lengths)
+    n, width = mat.shape
+    digit = mat - np.uint8(48)
+    is_digit = digit <= 9
+    is_point = mat == 46
+    n_digits = _row_counts(is_digit)
+    n_points = _row_counts(is_point)
+    first = mat[np.arange(n), width - np.minimum(lengths, width)]
+    negative = first == 45
+    signed = negative | (first == 43)
+    plain = (lengths <= _MAX_DIGITS) & (n_digits >= 1) & (n_points <= 1)
+    plain &= n_digits + n_points + signed == lengths
+    # the digits as one integer, a point counting as a zero digit in its place (undone
+    # below); 19 characters at most, so the first word holds at most three digits
+    digit *= is_digit
+    words = digit.view("<u8")
+    value = _eight_digits(words[:, 2])
+    if words[:, 1].any():
+        value += _eight_digits(words[:, 1]) * np.uint64(10**8)
+    if words[:, 0].any():
+        value += _eight_digits(words[:, 0]) * np.uint64(10**16)
+    has_point = n_points > 0
+    point = np.zeros(n, dtype=np.int64)
+    if has_point.any():
+        point = np.where(has_point, width - 1 - is_point.argmax(axis=1), 0)
+        below = value % _POW10[np.minimum(point, _MAX_DIGITS)]
+        value = np.where(has_point, (value - below) // np.uint64(10) + below, value)
+    return _Numbers(value, point, has_point, negative, plain)
+
+
+def _python_float(token: bytes) -> float:
+    """The line reader's rule for one score (columns.to_floats): float(), but no '_', no
+    non-ASCII digit, no NaN."""
+    if b"_" in token or not token.isascii():
+        raise Irregular
+    try:
+        value = float(token)
+    except ValueError:
+        raise Irregular from None
+    if value != value:
+        raise Irregular
+    return value
+
+
+def parse_floats(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """float64 of each token ``buf[start : start + length]``, exactly ``float(token)``
+    (correctly rounded); Irregular for a token the line reader would refuse."""
+    n = len(starts)
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    num = _numbers(buf, starts, lengths)
+    # Clinger's fast path: an integer below 2**53 over an exact power of ten is one
+    # correctly rounded division
+    fast = num.plain & (num.value < np.uint64(1 << 53))
+    values = num.value.astype(np.float64) / _POW10_F[np.minimum(num.point, 22)]
+    done: np.ndarray = fast
+    rest = np.flatnonzero(num.plain & ~fast)
+    if _LONG_DOUBLE_EXACT and rest.size:
+        # up to 19 digits are exact in a 64-bit mantissa, as is 10**18; one rounding to
+        # long double, then one to double. That double rounding errs only when the long
+        # double lands exactly half-way between two doubles: those go to Python's float()
+        xl = num.value[rest].astype(np.longdouble) / _POW10_LD[num.point[rest]]
+        xd = xl.astype(np.float64)
+        twice = np.abs(xl - xd.astype(np.longdouble)) * 2
+        ulp = np.spacing(xd).astype(np.longdouble)
+        good = (twice != ulp) & (twice * 2 != ulp)
+        values[rest[good]] = xd[good]
+        done = done.copy()
+        done[rest[good]] = True
+    values = np.where(num.negative, -values, values)
+    slow = np.flatnonzero(~done)
+    if slow.size:
+        ends = starts[slow] + lengths[slow]
+        tokens = [bytes(buf[a:b]) for a, b in zip(starts[slow], ends, strict=True)]
+        values[slow] = np.fromiter(map(_python_float, tokens), np.float64, len(tokens))
+    out: np.ndarray = values
+    return out
+
+
+def parse_ints(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """int64 of each token (``[+-]digits``, at most 18 digits); anything else is
+    Irregular (the line reader then says what is wrong, or reads it)."""
+    if len(starts) == 0:
+        return np.zeros(0, dtype=np.int64)
+    num = _numbers(buf, starts, lengths)
+    if not (num.plain & ~num.has_point & (lengths <= 18)).all():
+        raise Irregular
+    values = num.value.astype(np.int64)
+    out: np.ndarray = np.where(num.negative, -values, values)
+    return out
+
+
+# --- topics and order ----------------------------------------------------------------------
+
+
+def _topics(qids: ByteKeys) -> tuple[list[str], np.ndarray, bool]:
+    """(distinct qids in byte order, each row's topic index, whether the rows are already
+    grouped by topic in that order). Qids are decoded once per stretch of equal rows."""
+    n = len(qids)
+    words = qids.words()
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    np.any(words[1:] != words[:-1], axis=1, out=change[1:])
+    starts = np.flatnonzero(change)
+    names = qids.take(starts).to_list()
+    distinct = sorted(set(names))
+    code = {q: i for i, q in enumerate(distinct)}
+    stretch_codes = np.array([code[q] for q in names], dtype=np.int64)
+    topic = np.repeat(stretch_codes, np.diff(np.append(starts, n)))
+    grouped = len(names) == len(distinct) and bool((np.diff(stretch_codes) > 0).all())
+    return distinct, topic, grouped
+
+
+def _greater(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise ``a > b`` of byte-order words (first differing word decides)."""
+    greater = np.zeros(len(a), dtype=bool)
+    decided = np.zeros(len(a), dtype=bool)
+    for c in range(a.shape[1]):
+        greater |= (a[:, c] > b[:, c]) & ~decided
+        decided |= a[:, c] != b[:, c]
+    return greater
+
+
+def trec_order(
+    topic: np.ndarray, scores: np.ndarray, docnos: ByteKeys, float32: bool = False
+) -> np.ndarray | None:
+    """The permutation putting rows grouped by topic (``topic`` nondecreasing) in trec_eval
+    order: score descending, then docno descending in byte order; None when they are in it
+    already. ``float32`` compares scores as C floats, as trec_eval 9.x does. Only rows with
+    equal scores have their docnos compared."""
+    if float32:
+        scores = scores.astype(np.float32).astype(np.float64)
+    n = len(topic)
+    if n < 2:
+        return None
+    same = topic[1:] == topic[:-1]
+    order: np.ndarray | None = None
+    if ((scores[1:] > scores[:-1]) & same).any():
+        order = np.lexsort((-scores, topic))
+        scores = scores[order]
+    tied_pair = (scores[1:] == scores[:-1]) & same
+    tied = np.flatnonzero(tied_pair)
+    if tied.size == 0:
+        return order
+    row = tied if order is None else order[tied]
+    following = tied + 1 if order is None else order[tied + 1]
+    words = docnos.take(np.concatenate((row, following))).order_words()
+    if _greater(words[: tied.size], words[tied.size :]).all():
+        return order
+    # sort every stretch of equal scores by docno, descending: only those rows move
+    at = np.union1d(tied, tied + 1)  # positions of tied rows, in order
+    joined = np.zeros(len(at), dtype=bool)
+    joined[1:] = tied_pair[at[1:] - 1]  # tied to the row before it
+    stretch = np.cumsum(~joined)
+    rows = at if order is None else order[at]
+    words = docnos.take(rows).order_words()
+    keys = tuple(~words[:, c] for c in range(words.shape[1] - 1, -1, -1))
+    full = np.arange(n) if order is None else order.copy()
+    full[at] = rows[np.lexsort((*keys, stretch))]
+    return full
+
+
+def has_duplicates(topic: np.ndarray, docnos: ByteKeys, hashes: np.ndarray) -> bool:
+    """Does a topic hold the same docno twice? The (topic, docno hash) keys go into a hash
+    table; a key met twice is confirmed on the bytes."""
+    if len(topic) < 2:
+        return False
+    keys = hashes ^ (topic.astype(np.uint64) * _SPREAD)
+    pairs = HashSlots(keys).repeats
+    if len(pairs) == 0:
+        return False
+    a, b = pairs[:, 0], pairs[:, 1]
+    if (docnos.rows_equal(a, docnos, b) & (topic[a] == topic[b])).any():
+        return True
+    # keys equal by chance; two rows of a topic might still be equal behind them
+    words = docnos.order_words()
+    order = np.lexsort((*(words[:, c] for c in range(words.shape[1] - 1, -1, -1)), topic))
+    a, b = order[:-1], order[1:]
+    return bool((docnos.rows_equal(a, docnos, b) & (topic[a] == topic[b])).any())
+
+
+# --- runs ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class RunColumns:
+    """A run file in trec_eval order: topic ``k`` is rows ``bounds[k]:bounds[k+1]``."""
+
+    path: str
+    tag: str
+    qids: list[str]  # byte order
+    bounds: np.ndarray  # int64, len(qids) + 1
+    docnos: ByteKeys
+    hashes: np.ndarray  # uint64 hash of each docno (ByteKeys.hashes)
+    scores: np.ndarray  # float64
+    lines: np.ndarray  # int64 source line numbers
+    n_lines: int
+
+    @property
+    def topic(self) -> np.ndarray:
+        """Each row's topic index."""
+        return np.repeat(np.arange(len(self.qids)), np.diff(self.bounds))
+
+    def to_run_file(self) -> RunFile:
+        docnos = self.docnos.to_list()
+        topics = {}
+        for k, qid in enumerate(self.qids):
+            a, b = int(self.bounds[k]), int(self.bounds[k + 1])
+            topics[qid] = RankedTopic(
+                docnos=docnos[a:b], scores=self.scores[a:b], lines=self.lines[a:b]
+            )
+        return RunFile(
+            path=self.path, tag=self.tag, topics=topics, n_lines=self.n_lines, columns=self
+        )
+
+
+def _read_run(path: str, block_bytes: int) -> RunColumns:
+    qids: list[ByteKeys] = []
+    docnos: list[ByteKeys] = []
+    scores: list[np.ndarray] = []
+    lines: list[np.ndarray] = []
+    tag: str | None = None
+    for block in _blocks(path, block_bytes):
+        toks = _data_lines(block, 6, exact=False)
+        if len(toks.first) == 0:
+            continue
+        if tag is None:
+            start, length = (int(x[0]) for x in _span(toks, 5))
+            tag = bytes(block.buf[start : start + length]).decode("utf-8")
+        qids.append(_column(block, toks, 0))
+        docnos.append(_column(block, toks, 2))
+        scores.append(parse_floats(block.buf, *_span(toks, 4)))
+        lines.append(toks.lines)
+    if tag is None:
+        raise Irregular  # no data line: the line reader says so
+    qid_keys = ByteKeys.concat(qids)
+    keys = ByteKeys.concat(docnos)
+    score = np.concatenate(scores)
+    line = np.concatenate(lines)
+    distinct, topic, grouped = _topics(qid_keys)
+    if not grouped:
+        gather = np.argsort(topic, kind="stable")
+        topic, keys, score, line = topic[gather], keys.take(gather), score[gather], line[gather]
+    order = trec_order(topic, score, keys)
+    if order is not None:
+        topic, keys, score, line = topic[order], keys.take(order), score[order], line[order]
+    hashes = keys.hashes()
+    if has_duplicates(topic, keys, hashes):
+        raise Irregular
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(topic, minlength=len(distinct)))))
+    return RunColumns(
+        path=path,
+        tag=tag,
+        qids=distinct,
+        bounds=bounds.astype(np.int64),
+        docnos=keys,
+        hashes=hashes,
+        scores=score,
+        lines=line,
+        n_lines=len(line),
+    )
+
+
+def read_run_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> RunColumns:
+    """A TREC run as columns; a file the bulk reader does not take as it is goes through
+    the line-precise reader (which raises the error, if there is one)."""
+    path = os.fspath(path)
+    try:
+        return _read_run(path, block_bytes)
+    except Irregular:
+        return _columns_of_run(_precise_run(path))
+
+
+def _precise_run(path: str) -> RunFile:
+    from judgeapp.formats.runs import read_run_lines
+
+    return read_run_lines(path)
+
+
+def _columns_of_run(run: RunFile) -> RunColumns:
+    """Columns of a run the line reader read (an irregular file that is still valid)."""
+    qids = list(run.topics)
+    sizes = [len(t.docnos) for t in run.topics.values()]
+    docnos = [d for t in run.topics.values() for d in t.docnos]
+    keys = ByteKeys.from_strings(docnos)
+    return RunColumns(
+        path=run.path,
+        tag=run.tag,
+        qids=qids,
+        bounds=np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
+        docnos=keys,
+        hashes=keys.hashes(),
+        scores=_concat([t.scores for t in run.topics.values()], np.float64),
+        lines=_concat([t.lines for t in run.topics.values()], np.int64),
+        n_lines=run.n_lines,
+    )
+
+
+def _concat(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+
+
+# --- qrels ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class QrelsColumns:
+    """TREC qrels in file order: ``topic`` indexes ``qids`` (byte order)."""
+
+    path: str
+    qids: list[str]
+    topic: np.ndarray  # int64 per row
+    docnos: ByteKeys
+    grades: np.ndarray  # int64
+    lines: np.ndarray  # int64
+
+    def to_qrels_file(self) -> QrelsFile:
+        return QrelsFile(
+            path=self.path,
+            qids=[self.qids[k] for k in self.topic.tolist()],
+            docnos=self.docnos.to_list(),
+            grades=self.grades,
+            lines=self.lines,
+        )
+
+
+def _read_qrels(path: str, block_bytes: int) -> QrelsColumns:
+    qids: list[ByteKeys] = []
+    docnos: list[ByteKeys] = []
+    grades: list[np.ndarray] = []
+    lines: list[np.ndarray] = []
+    for block in _blocks(path, block_bytes):
+        toks = _data_lines(block, 4, exact=True)
+        if len(toks.first) == 0:
+            continue
+        qids.append(_column(block, toks, 0))
+        docnos.append(_column(block, toks, 2))
+        grades.append(parse_ints(block.buf, *_span(toks, 3)))
+        lines.append(toks.lines)
+    if not lines:
+        raise Irregular
+    keys = ByteKeys.concat(docnos)
+    distinct, topic, _ = _topics(ByteKeys.concat(qids))
+    if has_duplicates(topic, keys, keys.hashes()):
+        raise Irregular
+    return QrelsColumns(
+        path=path,
+        qids=distinct,
+        topic=topic,
+        docnos=keys,
+        grades=np.concatenate(grades),
+        lines=np.concatenate(lines),
+    )
+
+
+def read_qrels_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> QrelsColumns:
+    """TREC qrels as columns (see :func:`read_run_columns`)."""
+    path = os.fspath(path)
+    try:
+        return _read_qrels(path, block_bytes)
+    except Irregular:
+        from judgeapp.formats.qrels import read_trec_qrels_lines
+
+        return qrels_columns_of(read_trec_qrels_lines(path))
+
+
+def qrels_columns_of(qrels: QrelsFile) -> QrelsColumns:
+    """Columns of qrels read otherwise (the line reader, a classic format)."""
+    distinct = sorted(set(qrels.qids))
+    code = {q: i for i, q in enumerate(distinct)}
+    return QrelsColumns(
+        path=qrels.path,
+        qids=distinct,
+        topic=np.array([code[q] for q in qrels.qids], dtype=np.int64),
+        docnos=ByteKeys.from_strings(qrels.docnos),
+        grades=np.asarray(qrels.grades, dtype=np.int64),
+        lines=np.asarray(qrels.lines, dtype=np.int64),
+    )

@@ -1,0 +1,267 @@
+"""Byte strings as numpy rows: the qids and docnos the bulk readers cut out of a file.
+
+A column of n strings is an ``(n, W)`` uint8 matrix, ``W`` a multiple of 8, each row the
+UTF-8 bytes of one string padded with zeros (the readers refuse NUL, so the padding cannot
+be mistaken for text). Read as 64-bit words, rows compare exactly with a few vector
+operations and hash to one integer each; read as big-endian numbers they sort in byte
+order, which is Python's ``str`` order and trec_eval's ``strcmp`` order. Nothing here makes
+a Python object per string except :meth:`ByteKeys.to_list`.
+
+Hashes only ever narrow a search: every match they suggest is confirmed on the bytes, and
+a true collision (two different strings, one hash) takes an exact route by sorting the
+strings themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+# the first b bytes of a little-endian word
+_LOW_MASKS = np.array([(1 << (8 * b)) - 1 for b in range(9)], dtype=np.uint64)
+_MIX1 = np.uint64(0x9E3779B97F4A7C15)
+_MIX2 = np.uint64(0xBF58476D1CE4E5B9)
+_SHIFT = np.uint64(31)
+_LE = np.dtype("<u8")
+_BE = np.dtype(">u8")
+
+
+@dataclass(slots=True)
+class ByteKeys:
+    """``n`` byte strings: ``mat`` (n, W) uint8 zero-padded rows, ``lengths`` int64."""
+
+    mat: np.ndarray
+    lengths: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    @property
+    def width(self) -> int:
+        return int(self.mat.shape[1])
+
+    @classmethod
+    def empty(cls) -> ByteKeys:
+        return cls(np.zeros((0, 8), dtype=np.uint8), np.zeros(0, dtype=np.int64))
+
+    @classmethod
+    def gather(cls, buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> ByteKeys:
+        """The strings ``buf[starts[i] : starts[i] + lengths[i]]``. ``buf`` (uint8) must
+        hold at least ``max(lengths) + 8`` bytes after every start (the readers pad it)."""
+        n = len(starts)
+        if n == 0:
+            return cls.empty()
+        width = 8 * max(1, (int(lengths.max()) + 7) // 8)
+        # every window of `width` bytes of the buffer, as rows of a matrix without copying;
+        # indexing it with the starts copies each string's window in one C loop
+        windows = as_strided(
+            buf, shape=(len(buf) - width + 1, width), strides=(buf.strides[0], buf.strides[0])
+        )
+        mat = windows[starts]
+        words = mat.view(_LE)
+        for j in range(width // 8):
+            words[:, j] &= _LOW_MASKS[np.clip(lengths - 8 * j, 0, 8)]
+        return cls(mat, np.asarray(lengths, dtype=np.int64))
+
+    @classmethod
+    def from_strings(cls, strings: list[str]) -> ByteKeys:
+        """Keys of Python strings (tests, and callers that have strings already)."""
+        if not strings:
+            return cls.empty()
+        encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        joined = np.frombuffer(b"".join(encoded) + bytes(int(lengths.max()) + 8), np.uint8)
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        return cls.gather(joined, starts, lengths)
+
+    def words(self) -> np.ndarray:
+        """(n, W/8) little-endian words, for hashing and equality."""
+        return self.mat.view(_LE)
+
+    def order_words(self) -> np.ndarray:
+        """(n, W/8) words whose numeric order, column after column, is the byte order."""
+        return self.mat.view(_BE).astype(np.uint64)
+
+    def widen(self, width: int) -> ByteKeys:
+        """The same strings in rows of ``width`` bytes (at least the current width)."""
+        if width == self.width:
+            return self
+        mat = np.zeros((len(self), width), dtype=np.uint8)
+        mat[:, : self.width] = self.mat
+        return ByteKeys(mat, self.lengths)
+
+    def take(self, index: np.ndarray) -> ByteKeys:
+        return ByteKeys(self.mat[index], self.lengths[index])
+
+    @staticmethod
+    def concat(parts: list[ByteKeys]) -> ByteKeys:
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return ByteKeys.empty()
+        if len(parts) == 1:
+            return parts[0]
+        width = max(p.width for p in parts)
+        return ByteKeys(
+            np.concatenate([p.widen(width).mat for p in parts]),
+            np.concatenate([p.lengths for p in parts]),
+        )
+
+    def hashes(self) -> np.ndarray:
+        """A 64-bit hash of each string (the same string, the same hash, at any width:
+        padding words are zero and leave the hash alone)."""
+        words = self.words()
+        h = words[:, 0] * _MIX1
+        for j in range(1, words.shape[1]):
+            col = words[:, j]
+            nonzero = col != 0
+            if nonzero.any():
+                h = np.where(nonzero, (h ^ col) * _MIX2, h)
+        h ^= h >> _SHIFT
+        return h
+
+    def rows_equal(self, i: np.ndarray, other: ByteKeys, j: np.ndarray) -> np.ndarray:
+        """``self[i[k]] == other[j[k]]`` for every k, exactly."""
+        width = max(self.width, other.width)
+        a = self.widen(width).words()
+        b = other.widen(width).words()
+        same: np.ndarray = self.lengths[i] == other.lengths[j]
+        for c in range(width // 8):
+            same &= a[i, c] == b[j, c]
+        return same
+
+    def to_list(self) -> list[str]:
+        """The strings, decoded (one gather, one decode and one split for the column)."""
+        n = len(self)
+        if n == 0:
+            return []
+        width = self.width
+        # each row, then a line end right after its last byte; the zeros of the padding
+        # then go in one replace (the strings hold neither NUL nor line ends)
+        out = np.zeros((n, width + 1), dtype=np.uint8)
+        out[:, :width] = self.mat
+        out[np.arange(n), self.lengths] = 10
+        text = out.tobytes().replace(b"\x00", b"").decode("utf-8", "surrogatepass")
+        return text.split("\n")[:-1]
+
+    def byte_order(self) -> np.ndarray:
+        """The stable permutation that puts the strings in byte order."""
+        words = self.order_words()
+        return np.lexsort(tuple(words[:, c] for c in range(words.shape[1] - 1, -1, -1)))
+
+    def unique(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(first, inverse)``: rows ``first`` are the distinct strings (in no particular
+        order), ``inverse[i]`` the index in ``first`` of string ``i``. Exact."""
+        n = len(self)
+        if n == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        h = self.hashes()
+        order = np.argsort(h)
+        ordered = h[order]
+        starts = np.empty(n, dtype=bool)
+        starts[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+        inverse = np.empty(n, dtype=np.int64)
+        inverse[order] = np.cumsum(starts) - 1
+        first = order[starts]
+        if self.rows_equal(np.arange(n), self, first[inverse]).all():
+            return first, inverse
+        # two different strings share a hash: sort the strings themselves
+        as_text = self.mat.view(f"S{self.width}").ravel()
+        _, first, inverse = np.unique(as_text, return_index=True, return_inverse=True)
+        return first.astype(np.int64), inverse.astype(np.int64).ravel()
+
+
+class HashSlots:
+    """An open-addressing hash table of 64-bit hashes (linear probing, at most a quarter
+    full), filled and probed for many hashes at once: each round puts (or looks for) every
+    pending hash in its current slot, the others move one slot on. Filling notes which
+    hashes met an equal one already there (``repeats``: pairs of indexes), so it also finds
+    repeated keys in one pass, without sorting them."""
+
+    __slots__ = ("_index", "_mask", "_shift", "_table", "repeats")
+
+    def __init__(self, hashes: np.ndarray) -> None:
+        m = len(hashes)
+        bits = max(6, (4 * m).bit_length())
+        self._mask = (1 << bits) - 1
+        self._shift = np.uint64(64 - bits)
+        keys = hashes | np.uint64(1)  # 0 marks a free slot (a forced bit only adds repeats)
+        table = self._table = np.zeros(1 << bits, dtype=np.uint64)
+        index = self._index = np.zeros(1 << bits, dtype=np.int64)
+        found: list[np.ndarray] = []
+        pending = np.arange(m)
+        pos = (keys >> self._shift).astype(np.int64)
+        while pending.size:
+            at = pos[pending]
+            wanted = keys[pending]
+            held = table[at]
+            same = held == wanted
+            if same.any():
+                found.append(np.stack((index[at[same]], pending[same]), axis=1))
+            free = held == 0
+            table[at[free]] = wanted[free]
+            index[at[free]] = pending[free]
+            # of several hashes wanting one free slot the last written keeps it; the others
+            # look at it again next round (it may hold their equal)
+            done = same
+            done[free] = index[at[free]] == pending[free]
+            move = ~free & ~same
+            pos[pending[move]] = (at[move] + 1) & self._mask
+            pending = pending[~done]
+        self.repeats = np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
+
+    def find(self, hashes: np.ndarray) -> np.ndarray:
+        """For each hash, the index of an equal hash in the table, or -1."""
+        keys = hashes | np.uint64(1)
+        found = np.full(len(keys), -1, dtype=np.int64)
+        at = (keys >> self._shift).astype(np.int64)
+        pending = np.arange(len(keys))
+        while pending.size:
+            held = self._table[at]
+            hit = held == keys[pending]
+            found[pending[hit]] = self._index[at[hit]]
+            go = (held != 0) & ~hit
+            pending = pending[go]
+            at = (at[go] + 1) & self._mask
+        return found
+
+
+class KeyTable:
+    """Distinct strings, looked up by many strings at once: ``lookup(keys)`` gives each
+    string's row in the table, or -1. Their hashes are found in a :class:`HashSlots`, and
+    every match is confirmed on the bytes."""
+
+    __slots__ = ("_exact", "_slots", "keys")
+
+    def __init__(self, keys: ByteKeys) -> None:
+        self.keys = keys
+        self._slots = HashSlots(keys.hashes())
+        # a collision among the table's own strings: look up by the strings instead
+        self._exact = len(self._slots.repeats) > 0
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def lookup(self, keys: ByteKeys, hashes: np.ndarray | None = None) -> np.ndarray:
+        """Each string's row in the table or -1; ``hashes`` are ``keys.hashes()`` if known."""
+        n, m = len(keys), len(self.keys)
+        if n == 0 or m == 0:
+            return np.full(n, -1, dtype=np.int64)
+        if self._exact:
+            return self._lookup_exact(keys)
+        found = self._slots.find(keys.hashes() if hashes is None else hashes)
+        hit = np.flatnonzero(found >= 0)
+        same = keys.rows_equal(hit, self.keys, found[hit])
+        found[hit[~same]] = -1
+        return found
+
+    def _lookup_exact(self, keys: ByteKeys) -> np.ndarray:
+        width = max(keys.width, self.keys.width)
+        table = self.keys.widen(width).mat.view(f"S{width}").ravel()
+        wanted = keys.widen(width).mat.view(f"S{width}").ravel()
+        order = np.argsort(table, kind="stable")
+        pos = np.minimum(np.searchsorted(table[order], wanted), len(table) - 1)
+        rows = order[pos]
+        return np.where(table[rows] == wanted, rows, -1).astype(np.int64)

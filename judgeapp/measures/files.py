@@ -1,0 +1,90 @@
+"""Evaluation inputs straight from files, read in bulk (:mod:`judgeapp.formats.bulk`).
+
+Only judged documents need an id of their own: the engine looks every retrieved document
+up among the judgments and never compares two unjudged ones. So the qrels' distinct docnos
+become ids ``0..m-1`` (:class:`JudgedDocnos`), a run's docnos are looked up among them all
+at once, and every unjudged docno of a run shares the id ``m``. No Python string is made
+per entry, and memory does not grow with the number of distinct docnos the runs retrieve.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from judgeapp.formats.bulk import (
+    QrelsColumns,
+    RunColumns,
+    qrels_columns_of,
+    read_qrels_columns,
+    read_run_columns,
+    trec_order,
+)
+from judgeapp.formats.keys import KeyTable
+from judgeapp.measures.data import Judgments, Run, TopicJudgments
+
+
+@dataclass(slots=True)
+class JudgedDocnos:
+    """The judgments of a qrels file and the table of their docnos (row = document id)."""
+
+    judgments: Judgments
+    table: KeyTable
+
+    @property
+    def unjudged_id(self) -> int:
+        return len(self.table)
+
+
+def judgments_from_columns(qrels: QrelsColumns) -> JudgedDocnos:
+    first, ids = qrels.docnos.unique()
+    table = KeyTable(qrels.docnos.take(first))
+    order = np.lexsort((ids, qrels.topic))
+    ids, grades = ids[order], qrels.grades[order]
+    bounds = np.searchsorted(qrels.topic[order], np.arange(len(qrels.qids) + 1))
+    topics = {
+        qid: TopicJudgments(ids[bounds[k] : bounds[k + 1]], grades[bounds[k] : bounds[k + 1]])
+        for k, qid in enumerate(qrels.qids)
+    }
+    return JudgedDocnos(Judgments(topics), table)
+
+
+def read_judged(path: str | os.PathLike[str]) -> JudgedDocnos:
+    """The judgments of a qrels file in any format :func:`judgeapp.formats.read_qrels`
+    reads (TREC qrels in bulk)."""
+    from judgeapp.formats.detect import resolve_format
+    from judgeapp.formats.qrels import read_qrels
+
+    path = os.fspath(path)
+    if resolve_format(path, "qrels", None) == "trec":
+        return judgments_from_columns(read_qrels_columns(path))
+    return judgments_from_columns(qrels_columns_of(read_qrels(path)))
+
+
+def run_from_columns(
+    run: RunColumns, judged: JudgedDocnos, *, name: str | None = None, float32: bool = False
+) -> Run:
+    """A :class:`Run` over the judged documents' ids. ``float32`` orders by C float scores
+    (ties by docno), as trec_eval 9.x does."""
+    docnos, hashes = run.docnos, run.hashes
+    if float32:
+        order = trec_order(run.topic, run.scores, docnos, float32=True)
+        if order is not None:
+            docnos, hashes = docnos.take(order), hashes[order]
+    ids = judged.table.lookup(docnos, hashes)
+    ids[ids < 0] = judged.unjudged_id
+    bounds = run.bounds.tolist()
+    topics = {qid: ids[bounds[k] : bounds[k + 1]] for k, qid in enumerate(run.qids)}
+    stem = name or run.tag or run.path
+    return Run(stem, topics, run.tag or stem)
+
+
+def iter_runs(
+    paths: Sequence[str], judged: JudgedDocnos, *, float32: bool = False
+) -> Iterator[Run]:
+    """Each run file as a :class:`Run` named by its path, read when it is asked for."""
+    for path in paths:
+        yield run_from_columns(read_run_columns(path), judged, name=path, float32=float32)
