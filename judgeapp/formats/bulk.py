@@ -537,7 +537,7 @@ def read_run_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> RunColumn
     try:
         return _read_run(path, block_bytes)
     except Irregular:
-        return _columns_of_run(_precise_run(path))
+        return columns_of_run(_precise_run(path))
 
 
 def _precise_run(path: str) -> RunFile:
@@ -546,8 +546,9 @@ def _precise_run(path: str) -> RunFile:
     return read_run_lines(path)
 
 
-def _columns_of_run(run: RunFile) -> RunColumns:
-    """Columns of a run the line reader read (an irregular file that is still valid)."""
+def columns_of_run(run: RunFile) -> RunColumns:
+    """Columns of a run read otherwise (the line reader, or records made in code), its
+    topics and entries in their order."""
     qids = list(run.topics)
     sizes = [len(t.docnos) for t in run.topics.values()]
     docnos = [d for t in run.topics.values() for d in t.docnos]

@@ -150,13 +150,14 @@ class ByteKeys:
         words = self.order_words()
         return np.lexsort(tuple(words[:, c] for c in range(words.shape[1] - 1, -1, -1)))
 
-    def unique(self) -> tuple[np.ndarray, np.ndarray]:
+    def unique(self, hashes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(first, inverse)``: rows ``first`` are the distinct strings (in no particular
-        order), ``inverse[i]`` the index in ``first`` of string ``i``. Exact."""
+        order), ``inverse[i]`` the index in ``first`` of string ``i``. Exact. ``hashes``
+        are :meth:`hashes` if known."""
         n = len(self)
         if n == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        h = self.hashes()
+        h = self.hashes() if hashes is None else hashes
         order = np.argsort(h)
         ordered = h[order]
         starts = np.empty(n, dtype=bool)
@@ -174,24 +175,34 @@ class ByteKeys:
 
 
 class HashSlots:
-    """An open-addressing hash table of 64-bit hashes (linear probing, at most a quarter
-    full), filled and probed for many hashes at once: each round puts (or looks for) every
-    pending hash in its current slot, the others move one slot on. Filling notes which
-    hashes met an equal one already there (``repeats``: pairs of indexes), so it also finds
-    repeated keys in one pass, without sorting them."""
+    """An open-addressing hash table of 64-bit hashes, each with a value (linear probing,
+    at most a quarter full), filled and probed for many hashes at once: each round puts (or
+    looks for) every pending hash in its current slot, the others move one slot on.
+    ``HashSlots(hashes)`` holds each hash with its index; filling notes which hashes met an
+    equal one already there (``repeats``: pairs of values), so it also finds repeated keys
+    in one pass, without sorting them."""
 
-    __slots__ = ("_index", "_mask", "_shift", "_table", "repeats")
+    __slots__ = ("_count", "_index", "_mask", "_shift", "_table", "repeats")
 
-    def __init__(self, hashes: np.ndarray) -> None:
-        m = len(hashes)
+    def __init__(self, hashes: np.ndarray | None = None) -> None:
+        self._count = 0
+        self._alloc(0 if hashes is None else len(hashes))
+        self.repeats = np.zeros((0, 2), dtype=np.int64)
+        if hashes is not None:
+            self.repeats = self._place(hashes | np.uint64(1), np.arange(len(hashes)))
+
+    def _alloc(self, m: int) -> None:
         bits = max(6, (4 * m).bit_length())
         self._mask = (1 << bits) - 1
         self._shift = np.uint64(64 - bits)
-        keys = hashes | np.uint64(1)  # 0 marks a free slot (a forced bit only adds repeats)
-        table = self._table = np.zeros(1 << bits, dtype=np.uint64)
-        index = self._index = np.zeros(1 << bits, dtype=np.int64)
+        self._table = np.zeros(1 << bits, dtype=np.uint64)  # 0: a free slot
+        self._index = np.zeros(1 << bits, dtype=np.int64)
+
+    def _place(self, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Put keys (low bit set) with their values; pairs (value held, value) of repeats."""
+        table, index = self._table, self._index
         found: list[np.ndarray] = []
-        pending = np.arange(m)
+        pending = np.arange(len(keys))
         pos = (keys >> self._shift).astype(np.int64)
         while pending.size:
             at = pos[pending]
@@ -199,21 +210,32 @@ class HashSlots:
             held = table[at]
             same = held == wanted
             if same.any():
-                found.append(np.stack((index[at[same]], pending[same]), axis=1))
+                found.append(np.stack((index[at[same]], values[pending[same]]), axis=1))
             free = held == 0
             table[at[free]] = wanted[free]
-            index[at[free]] = pending[free]
+            index[at[free]] = values[pending[free]]
             # of several hashes wanting one free slot the last written keeps it; the others
             # look at it again next round (it may hold their equal)
             done = same
-            done[free] = index[at[free]] == pending[free]
+            done[free] = index[at[free]] == values[pending[free]]
             move = ~free & ~same
             pos[pending[move]] = (at[move] + 1) & self._mask
             pending = pending[~done]
-        self.repeats = np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
+        self._count += len(keys)
+        return np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
+
+    def insert(self, hashes: np.ndarray, values: np.ndarray) -> None:
+        """Add hashes that are not in the table yet, with their values (distinct)."""
+        if 4 * (self._count + len(hashes)) > len(self._table):
+            held = self._table != 0
+            old_keys, old_values = self._table[held], self._index[held]
+            self._alloc(2 * (self._count + len(hashes)))
+            self._count = 0
+            self._place(old_keys, old_values)
+        self._place(hashes | np.uint64(1), values)
 
     def find(self, hashes: np.ndarray) -> np.ndarray:
-        """For each hash, the index of an equal hash in the table, or -1."""
+        """For each hash, the value of an equal hash in the table, or -1."""
         keys = hashes | np.uint64(1)
         found = np.full(len(keys), -1, dtype=np.int64)
         at = (keys >> self._shift).astype(np.int64)
@@ -226,6 +248,69 @@ class HashSlots:
             pending = pending[go]
             at = (at[go] + 1) & self._mask
         return found
+
+
+class HashCollision(Exception):
+    """Two different strings with one 64-bit hash: the caller takes an exact road."""
+
+
+class Interner:
+    """The distinct strings met so far, numbered 0, 1, 2, ... as they are first met;
+    :meth:`add` numbers a whole column at once. Work follows the entries added plus the
+    distinct strings, with no sort; every match is confirmed on the bytes, and a hash
+    collision raises :class:`HashCollision`."""
+
+    __slots__ = ("_lengths", "_mat", "_slots", "count")
+
+    def __init__(self) -> None:
+        self._slots = HashSlots()
+        self._mat = np.zeros((1024, 8), dtype=np.uint8)
+        self._lengths = np.zeros(1024, dtype=np.int64)
+        self.count = 0
+
+    def keys(self) -> ByteKeys:
+        """The distinct strings, in the order of their numbers."""
+        return ByteKeys(self._mat[: self.count], self._lengths[: self.count])
+
+    def add(self, keys: ByteKeys, hashes: np.ndarray | None = None) -> np.ndarray:
+        """The number of every string of ``keys`` (new ones numbered on)."""
+        h = keys.hashes() if hashes is None else hashes
+        ids = self._slots.find(h) if self.count else np.full(len(keys), -1, dtype=np.int64)
+        hit = np.flatnonzero(ids >= 0)
+        if hit.size and not keys.rows_equal(hit, self.keys(), ids[hit]).all():
+            raise HashCollision
+        new = np.flatnonzero(ids < 0)
+        if new.size:
+            fresh = HashSlots(h[new])
+            first = np.arange(len(new))
+            if len(fresh.repeats):
+                held, again = fresh.repeats[:, 0], fresh.repeats[:, 1]
+                if not keys.rows_equal(new[held], keys, new[again]).all():
+                    raise HashCollision
+                first[again] = held
+            leaders = np.flatnonzero(first == np.arange(len(new)))
+            number = np.zeros(len(new), dtype=np.int64)
+            number[leaders] = self.count + np.arange(len(leaders))
+            ids[new] = number[first]
+            self._slots.insert(h[new[leaders]], number[leaders])
+            self._append(keys.take(new[leaders]))
+        return ids
+
+    def _append(self, keys: ByteKeys) -> None:
+        end = self.count + len(keys)
+        width = max(keys.width, self._mat.shape[1])
+        if end > len(self._lengths) or width > self._mat.shape[1]:
+            size = (
+                max(end, 2 * len(self._lengths)) if end > len(self._lengths) else len(self._lengths)
+            )
+            mat = np.zeros((size, width), dtype=np.uint8)
+            mat[: self.count, : self._mat.shape[1]] = self._mat[: self.count]
+            lengths = np.zeros(size, dtype=np.int64)
+            lengths[: self.count] = self._lengths[: self.count]
+            self._mat, self._lengths = mat, lengths
+        self._mat[self.count : end, : keys.width] = keys.mat
+        self._lengths[self.count : end] = keys.lengths
+        self.count = end
 
 
 class KeyTable:

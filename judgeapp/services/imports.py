@@ -83,10 +83,15 @@ def import_runs(
     them together. A run's name defaults to its tag."""
     if names is not None and len(names) != len(paths):
         raise ValueError("give one name per run file")
+    from judgeapp.formats.bulk import read_run_columns
+    from judgeapp.formats.detect import resolve_format
+
     imports = []
     for i, path in enumerate(paths):
         progress(i, len(paths), f"reading {Path(path).name}")
-        run = formats.read_run(path, fmt)
+        if fmt is not None:
+            resolve_format(str(path), "run", fmt)  # only "trec" exists; the reader checks lines
+        run = read_run_columns(path)  # columns: the store interns their docnos in bulk
         imports.append(RunImport(run, None if names is None else names[i], _sha256(path)))
     progress(len(paths), len(paths), "storing runs")
     stored = store.add_runs(imports, replace=replace)

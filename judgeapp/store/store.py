@@ -8,6 +8,7 @@ with `executemany`; the ORM classes in `models` define the schema.
 
 from __future__ import annotations
 
+import itertools
 import json
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -20,8 +21,10 @@ from sqlalchemy import Connection, func, inspect, select
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import aliased
 
+from judgeapp.formats.bulk import RunColumns, columns_of_run
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.judgments import JudgmentLine
+from judgeapp.formats.keys import HashCollision, Interner
 from judgeapp.formats.model import Document, QrelsFile, RunFile, Topic
 from judgeapp.records import (
     DEFAULT_SCALE,
@@ -127,11 +130,17 @@ def _intern_postgres(conn: Connection, ordered: list[str]) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class RunImport:
-    """A parsed run file and how to store it."""
+    """A parsed run file (records, or the bulk reader's columns) and how to store it."""
 
-    run: RunFile
+    run: RunFile | RunColumns
     name: str | None = None  # defaults to the run's tag
     sha256: str | None = None
+
+    def columns(self) -> RunColumns:
+        run = self.run
+        if isinstance(run, RunColumns):
+            return run
+        return run.columns if run.columns is not None else columns_of_run(run)
 
 
 class Store(PoolStoreMixin, TeamStoreMixin):
@@ -242,18 +251,44 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         """Ids of distinct docnos (int64, aligned with `unique`), creating missing ones.
 
         New docnos take the next ids in docno order, so the same inputs give the same ids in
-        any process (ids order pools and seed the blind shuffle). The docnos travel to
-        SQLite as one JSON array, and `json_each` joins them with the `docnos` table inside
-        SQLite: the cost follows the number of docnos asked for, not the project's size."""
+        any process (ids order pools and seed the blind shuffle)."""
         if not unique:
             return np.empty(0, dtype=np.int64)
         # numpy's fixed-width text sort compares code points, which is Python's str order
         order = np.argsort(np.array(unique, dtype=str), kind="stable")
-        ordered = [unique[i] for i in order.tolist()]
         ids = np.empty(len(unique), dtype=np.int64)
+        ids[order] = Store._intern_ordered(conn, [unique[i] for i in order.tolist()])
+        return ids
+
+    @classmethod
+    def _intern_columns(cls, conn: Connection, columns: Sequence[RunColumns]) -> list[np.ndarray]:
+        """Ids for every entry of every run (repeats allowed), creating missing docnos. The
+        distinct docnos are found with an :class:`Interner` run after run and put in byte
+        order (code-point order) by numpy; only they are decoded to text."""
+        interner = Interner()
+        try:
+            local = [interner.add(run.docnos, run.hashes) for run in columns]
+        except HashCollision:  # two docnos with one hash: the exact road, through text
+            texts = [run.docnos.to_list() for run in columns]
+            ids = cls._intern(conn, [d for t in texts for d in t])
+            bounds = np.cumsum([0] + [len(t) for t in texts]).tolist()
+            return [ids[a:b] for a, b in itertools.pairwise(bounds)]
+        distinct = interner.keys()
+        order = distinct.byte_order()
+        ids = np.empty(len(distinct), dtype=np.int64)
+        if len(distinct):
+            ids[order] = cls._intern_ordered(conn, distinct.take(order).to_list())
+        return [ids[entries] for entries in local]
+
+    @staticmethod
+    def _intern_ordered(conn: Connection, ordered: list[str]) -> np.ndarray:
+        """Ids of distinct docnos given in code-point order, creating missing ones in that
+        order. The docnos travel to SQLite as one JSON array, and `json_each` joins them
+        with the `docnos` table inside SQLite: the cost follows the number of docnos asked
+        for, not the project's size."""
+        ids = np.empty(len(ordered), dtype=np.int64)
         if conn.dialect.name != "sqlite":
-            ids[order] = _intern_postgres(conn, ordered)
-            return ids
+            return _intern_postgres(conn, ordered)
         payload = json.dumps(ordered, ensure_ascii=False)
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
@@ -262,13 +297,12 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 "INSERT OR IGNORE INTO docnos (docno) SELECT value FROM json_each(?) ORDER BY key",
                 (payload,),
             )
-            if cursor.rowcount == len(unique):
+            if cursor.rowcount == len(ordered):
                 # all new: this transaction holds the write lock, so they took the next ids
                 # in array order (checked, then no lookup is needed)
                 (after,) = cursor.execute("SELECT max(id) FROM docnos").fetchone()
-                if after == before + len(unique):
-                    ids[order] = np.arange(before + 1, after + 1, dtype=np.int64)
-                    return ids
+                if after == before + len(ordered):
+                    return np.arange(before + 1, after + 1, dtype=np.int64)
             rows = cursor.execute(
                 "SELECT d.id FROM json_each(?) AS j JOIN docnos AS d ON d.docno = j.value "
                 "ORDER BY j.key",
@@ -276,7 +310,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             ).fetchall()
         finally:
             cursor.close()
-        ids[order] = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        ids[:] = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         return ids
 
     @classmethod
@@ -470,20 +504,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             if existing:
                 conn.execute(m.table(m.Run).delete().where(m.Run.id.in_(existing.values())))
             # every entry of every run, in order; ids come back aligned with it
-            docnos: list[str] = []
-            hashes: list[np.ndarray] | None = []
-            for imp in imports:
-                for ranked in imp.run.topics.values():
-                    docnos += ranked.docnos
-                    if hashes is not None and ranked.hashes is not None:
-                        hashes.append(ranked.hashes)
-                    else:
-                        hashes = None
-            known = np.concatenate(hashes) if hashes else None
-            all_ids = self._intern(conn, docnos, known).astype(ID_DTYPE)
-            offset = 0
-            for imp, name in zip(imports, names, strict=True):
-                run = imp.run
+            columns = [imp.columns() for imp in imports]
+            run_ids = self._intern_columns(conn, columns)
+            for imp, name, run, doc_ids in zip(imports, names, columns, run_ids, strict=True):
                 run_id = conn.execute(
                     m.table(m.Run).insert().returning(m.Run.id),
                     {
@@ -492,17 +515,17 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         "source_path": run.path,
                         "source_sha256": imp.sha256,
                         "imported_at": now,
-                        "n_topics": len(run.topics),
-                        "n_entries": run.n_entries,
+                        "n_topics": len(run.qids),
+                        "n_entries": len(run.scores),
                     },
                 ).scalar_one()
-                rows = []
-                for qid, ranked in run.topics.items():
-                    n = len(ranked.docnos)
-                    doc_ids = all_ids[offset : offset + n]
-                    offset += n
-                    scores = np.ascontiguousarray(ranked.scores, dtype=SCORE_DTYPE)
-                    rows.append((run_id, qid, n, doc_ids.tobytes(), scores.tobytes()))
+                bounds = run.bounds.tolist()
+                scores = np.ascontiguousarray(run.scores, dtype=SCORE_DTYPE)
+                ids = doc_ids.astype(ID_DTYPE)
+                rows = [
+                    (run_id, qid, b - a, ids[a:b].tobytes(), scores[a:b].tobytes())
+                    for qid, a, b in zip(run.qids, bounds, bounds[1:], strict=False)
+                ]
                 raw(
                     conn,
                     "INSERT INTO ranked_lists (run_id, qid, n, doc_ids, scores) "
