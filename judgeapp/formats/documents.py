@@ -28,13 +28,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from judgeapp.formats.checks import unique_records
 from judgeapp.formats.detect import resolve_format
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.jsonrecords import as_id, as_text, iter_objects, pick
 from judgeapp.formats.model import Document
-from judgeapp.formats.sgml import clean, iter_elements, one_line
+from judgeapp.formats.sgml import clean, clean_many, iter_elements
 from judgeapp.formats.smart import read_smart_documents
 from judgeapp.formats.textio import PathArg, open_text
 
@@ -43,11 +44,14 @@ TEXT_TAGS = ("TEXT", "BODY", "LP", "LEADPARA", "ABSTRACT")
 ID_KEYS = ("docno", "doc_id", "docid", "id", "_id")
 TEXT_KEYS = ("text", "contents", "body", "abstract")
 
-_ELEMENT = re.compile(r"<([A-Za-z][\w.-]*)(?:\s[^>]*)?>(.*?)</\1\s*>", re.S)
+_OPEN_TAG = re.compile(r"<([A-Za-z][\w.-]*)(?:\s[^>]*)?>")
+_CLOSE_END = re.compile(r"\s*>")
 _DOCNO = re.compile(r"<DOCNO(?:\s[^>]*)?>(.*?)</DOCNO\s*>", re.S | re.I)
 _NESTED_TITLE = re.compile(
     r"<(" + "|".join(TITLE_TAGS) + r")(?:\s[^>]*)?>(.*?)</\1\s*>", re.S | re.I
 )
+# documents cleaned together (see clean_many): enough to make the passes long
+_BATCH = 256
 
 
 def _check_docno(path: str, line: int, docno: str) -> str:
@@ -58,50 +62,115 @@ def _check_docno(path: str, line: int, docno: str) -> str:
     return docno
 
 
-def _trec(path: str) -> Iterator[Document]:
-    for line, attrs, body in iter_elements(path, "DOC"):
-        found = _DOCNO.search(body)
-        if found is not None:
-            docno = clean(found.group(1))
-        elif "id" in attrs:  # <DOC id="APW_ENG_19980601.0001" type="story"> (AQUAINT-2)
-            docno = attrs["id"].strip()
+def _elements(body: str) -> Iterator[tuple[int, int, str, str]]:
+    r"""``(start, end, name, content)`` of each element, exactly the matches of
+    ``<(NAME)(\s[^>]*)?>(.*?)</NAME\s*>`` (re.S, the name's case kept) that ``finditer``
+    would give, found with ``str.find`` for the closing tag instead of trying the pattern's
+    lazy ``.*?`` at every character of the content."""
+    pos = 0
+    search = _OPEN_TAG.search
+    while (opening := search(body, pos)) is not None:
+        name = opening.group(1)
+        closing = "</" + name
+        at = opening.end()
+        while (found := body.find(closing, at)) >= 0:
+            end = _CLOSE_END.match(body, found + len(closing))
+            if end is not None:
+                yield opening.start(), end.end(), name, body[opening.end() : found]
+                pos = end.end()
+                break
+            at = found + 1
         else:
-            raise FormatError(path, line, "document has no <DOCNO> (nor an id attribute)")
-        docno = _check_docno(path, line, docno)
-        title = ""
-        texts: list[str] = []
-        fields: dict[str, str] = {k: v for k, v in attrs.items() if k != "id" or found}
-        rest: list[str] = []
-        pos = 0
-        for element in _ELEMENT.finditer(body):
-            rest.append(body[pos : element.start()])
-            pos = element.end()
-            name, content = element.group(1).upper(), element.group(2)
-            if name == "DOCNO":
-                continue
-            if name in TITLE_TAGS and not title:
-                title = one_line(content)
-            elif name in TEXT_TAGS:
-                texts.append(clean(content))
-            else:
-                key = name.lower()
-                value = clean(content)
-                fields[key] = f"{fields[key]}\n{value}" if key in fields else value
-        rest.append(body[pos:])
-        loose = "".join(rest)
-        if not loose.isspace() and loose:  # text outside any element is still the text
-            texts.append(clean(loose))
-        if not title:
-            nested = _NESTED_TITLE.search(body)
-            if nested is not None:
-                title = one_line(nested.group(2))
+            pos = opening.start() + 1  # never closed: the scan goes on after its '<'
+
+
+@dataclass(slots=True)
+class _RawDocument:
+    """A document whose field contents wait for clean_many: indexes into the batch's
+    contents (title -1: none), attribute values kept as they are."""
+
+    docno: str
+    line: int
+    title: int
+    texts: list[int]
+    fields: dict[str, list[str | int]]
+
+
+def _parse_trec(
+    path: str, line: int, attrs: dict[str, str], body: str, contents: list[str]
+) -> _RawDocument:
+    found = _DOCNO.search(body)
+    if found is not None:
+        docno = clean(found.group(1))
+    elif "id" in attrs:  # <DOC id="APW_ENG_19980601.0001" type="story"> (AQUAINT-2)
+        docno = attrs["id"].strip()
+    else:
+        raise FormatError(path, line, "document has no <DOCNO> (nor an id attribute)")
+    docno = _check_docno(path, line, docno)
+
+    def later(content: str) -> int:
+        contents.append(content)
+        return len(contents) - 1
+
+    title = -1
+    texts: list[int] = []
+    fields: dict[str, list[str | int]] = {k: [v] for k, v in attrs.items() if k != "id" or found}
+    rest: list[str] = []
+    pos = 0
+    for start, end, tag, content in _elements(body):
+        rest.append(body[pos:start])
+        pos = end
+        name = tag.upper()
+        if name == "DOCNO":
+            continue
+        if name in TITLE_TAGS and title < 0:
+            title = later(content)
+        elif name in TEXT_TAGS:
+            texts.append(later(content))
+        else:
+            fields.setdefault(name.lower(), []).append(later(content))
+    rest.append(body[pos:])
+    loose = "".join(rest)
+    if not loose.isspace() and loose:  # text outside any element is still the text
+        texts.append(later(loose))
+    if title < 0:
+        nested = _NESTED_TITLE.search(body)
+        if nested is not None:
+            title = later(nested.group(2))
+    return _RawDocument(docno, line, title, texts, fields)
+
+
+def _finish(raw: list[_RawDocument], contents: list[str]) -> Iterator[Document]:
+    cleaned = clean_many(contents)
+    for doc in raw:
+        fields = {
+            key: "\n".join(v if isinstance(v, str) else cleaned[v] for v in values)
+            for key, values in doc.fields.items()
+        }
         yield Document(
-            docno=docno,
-            title=title,
-            text="\n\n".join(t for t in texts if t),
+            docno=doc.docno,
+            title=" ".join(cleaned[doc.title].split()) if doc.title >= 0 else "",
+            text="\n\n".join(t for t in (cleaned[i] for i in doc.texts) if t),
             fields=fields,
-            line=line,
+            line=doc.line,
         )
+
+
+def _trec(path: str) -> Iterator[Document]:
+    """TREC SGML documents: each parsed where it stands (errors in file order), their
+    fields cleaned a batch at a time."""
+    raw: list[_RawDocument] = []
+    contents: list[str] = []
+    try:
+        for line, attrs, body in iter_elements(path, "DOC"):
+            raw.append(_parse_trec(path, line, attrs, body, contents))
+            if len(raw) == _BATCH:
+                yield from _finish(raw, contents)
+                raw, contents = [], []
+    except FormatError:
+        yield from _finish(raw, contents)  # the documents before the bad one come first
+        raise
+    yield from _finish(raw, contents)
 
 
 def _jsonl(path: str) -> Iterator[Document]:

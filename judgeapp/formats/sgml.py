@@ -38,11 +38,42 @@ def clean(content: str) -> str:
     """Field text without markup: lines right-trimmed, at most one blank line in a row.
     Only the five XML entities and numeric references are decoded (TREC text is full of
     bare ``&`` such as ``AT&T``, and of private entities such as ``&hyph;``)."""
+    if "<" not in content and "&" not in content and "\n" not in content:
+        return content.strip()  # what the substitutions below leave of a plain line
     if "<" in content:
         content = _MARKUP.sub("", _PARAGRAPH.sub("\n", content))
     if "&" in content:
         content = _ENTITY.sub(_entity, content)
     return _BLANKS.sub("\n\n", _TRAILING.sub("\n", content)).strip()
+
+
+# the same substitutions for many contents joined by NUL (which no text holds): a tag
+# pattern must then not run on into the next content
+_PARAGRAPH_JOINED = re.compile(r"</?P(?:\s[^>\x00]*)?>", re.I)
+_MARKUP_JOINED = re.compile(r"<[^>\x00]*>")
+_TRAILING_ENDS = (" \n", "\t\n", "\f\n", "\v\n", "\r\n")
+
+
+def clean_many(contents: list[str]) -> list[str]:
+    """``[clean(c) for c in contents]`` with each substitution run once over all of them:
+    a few passes of the regular expression engine instead of a few per field."""
+    if not contents:
+        return []
+    text = "\x00".join(contents)
+    if "<" in text:
+        if text.count("<") == text.count("<P>") + text.count("</P>"):
+            # only bare paragraph tags, TREC's usual markup: what the patterns would do
+            text = text.replace("<P>", "\n").replace("</P>", "\n")
+        else:
+            text = _MARKUP_JOINED.sub("", _PARAGRAPH_JOINED.sub("\n", text))
+    if "&" in text:
+        text = _ENTITY.sub(_entity, text)
+    # each substitution only where its pattern can match (the searches are much faster)
+    if any(end in text for end in _TRAILING_ENDS):
+        text = _TRAILING.sub("\n", text)
+    while "\n\n\n" in text:  # runs of line ends down to two, as _BLANKS does
+        text = text.replace("\n\n\n", "\n\n")
+    return [piece.strip() for piece in text.split("\x00")]
 
 
 def one_line(content: str) -> str:
