@@ -734,6 +734,19 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             self._changed(conn, Changes(topics=frozenset(changed), assessors=True))
         return Changes(topics=frozenset(changed), assessors=True)
 
+    def automatic_scores(self, qid: str) -> dict[int, float]:
+        """For `qid`, each document's score from the automatic judges (their mean where
+        several scored it; a judgment without a score counts its grade)."""
+        j, a = m.Judgment, m.Assessor
+        with self._read() as conn:
+            rows = conn.execute(
+                select(j.doc_id, func.avg(func.coalesce(j.score, j.grade)))
+                .join(a, a.id == j.assessor_id)
+                .where(j.qid == qid, a.kind == "automatic")
+                .group_by(j.doc_id)
+            ).all()
+        return {int(d): float(s) for d, s in rows}
+
     def judgment_export(self) -> list[JudgmentLine]:
         """Every current judgment with every field, the last change's origin among them, by
         topic, document and assessor."""
