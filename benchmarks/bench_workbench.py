@@ -119,8 +119,22 @@ def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
     os.replace(tmp, path)
 
 
-def peer_connection(path: Path) -> sqlite3.Connection:
-    """The peer's database: WAL and synchronous=FULL, as the store has."""
+def _pg(url: str):
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    return psycopg.connect(conninfo, autocommit=True)
+
+
+def peer_connection(path: Path, url: str | None = None):
+    """The peer's database: WAL and synchronous=FULL, as the store has; or a table on the
+    project's PostgreSQL server (fsync on), committing one row per judgment."""
+    if url is not None:
+        conn = _pg(url)
+        conn.execute("DROP TABLE IF EXISTS peer_j")
+        conn.execute("CREATE TABLE peer_j (qid TEXT, doc INTEGER, grade INTEGER)")
+        return conn
     path.unlink(missing_ok=True)
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -129,17 +143,21 @@ def peer_connection(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def raw_commit(conn: sqlite3.Connection, i: int) -> float:
+def raw_commit(conn, i: int) -> float:
     """The peer: one INSERT + COMMIT, as the store does for one judgment."""
     t0 = time.perf_counter()
-    conn.execute("BEGIN")
-    conn.execute("INSERT INTO j VALUES (?, ?, ?)", ("401", i, i % 4))
-    conn.execute("COMMIT")
+    if isinstance(conn, sqlite3.Connection):
+        conn.execute("BEGIN")
+        conn.execute("INSERT INTO j VALUES (?, ?, ?)", ("401", i, i % 4))
+        conn.execute("COMMIT")
+    else:
+        with conn.transaction():
+            conn.execute("INSERT INTO peer_j VALUES (%s, %s, %s)", ("401", i, i % 4))
     return time.perf_counter() - t0
 
 
-def raw_group_by(db: Path) -> float:
-    conn = sqlite3.connect(db)
+def raw_group_by(db: Path | str) -> float:
+    conn = _pg(db) if isinstance(db, str) else sqlite3.connect(db)
     t0 = time.perf_counter()
     conn.execute("SELECT qid, COUNT(*) FROM pool_docs GROUP BY qid").fetchall()
     took = time.perf_counter() - t0
@@ -187,7 +205,7 @@ def report_opens(r: dict) -> None:
             f"{r['dashboard'][0]:.2f} s more, median {statistics.median(r['dashboard']):.2f} s"
         )
     print(
-        f"   peer: raw sqlite3 GROUP BY over pool_docs: median "
+        f"   peer: GROUP BY over pool_docs through the raw driver: median "
         f"{statistics.median(r['peer']) * 1000:.1f} ms"
     )
 
@@ -254,6 +272,12 @@ def main() -> int:
         "attached once the topic list shows), then judge with the dashboard in its own window, "
         "in view; by default the workbench alone",
     )
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="the project on a PostgreSQL server over loopback (a throwaway one, fsync on), "
+        "copied from the generated file; the peers then query and commit on that server",
+    )
     args = parser.parse_args()
 
     OUT.mkdir(exist_ok=True)
@@ -262,10 +286,26 @@ def main() -> int:
         t0 = time.perf_counter()
         generate(source, args.runs, args.topics)
         print(f"generated {source.name} in {time.perf_counter() - t0:.1f} s")
-    db = OUT / "workbench-run.db"
-    for leftover in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+    db: Path | str = OUT / "workbench-run.db"
+    for leftover in (Path(db), Path(f"{db}-wal"), Path(f"{db}-shm")):
         leftover.unlink(missing_ok=True)
     shutil.copy2(source, db)
+    server = None
+    if args.postgres:
+        from judgeapp.store import Store as _Store
+        from judgeapp.store.copying import copy_project
+        from tests.pgserver import HOW_TO_GET, PgServer, find_bindir
+
+        bindir = find_bindir()
+        if bindir is None:
+            raise SystemExit(HOW_TO_GET)
+        server = PgServer(bindir, durable=True).start()
+        url = server.url(server.create_database())
+        t0 = time.perf_counter()
+        with _Store.open(db) as src, _Store.open(url) as dst:
+            rows = copy_project(src, dst)
+        print(f"copied the project to PostgreSQL ({rows:,} rows) in {time.perf_counter() - t0:.1f} s")
+        db = url
 
     from PySide6.QtCore import QSettings
     from PySide6.QtTest import QTest
@@ -325,7 +365,7 @@ def main() -> int:
     results = {}
     qids = sorted(sizes, key=int)
     updates_before = dash.updates if dash else 0
-    peer_conn = peer_connection(OUT / "peer.sqlite")
+    peer_conn = peer_connection(OUT / "peer.sqlite", db if isinstance(db, str) else None)
     peer: list[float] = []
     for pool, qid in (("blind-100", qids[0]), ("hedge-100", qids[1])):
         controller.choose_pool(pool)
@@ -373,10 +413,12 @@ def main() -> int:
         verdict = "OK" if med < 50 else "SLOW"
         print(f"   {pool:10s} median {med:6.1f} ms   p95 {p95:6.1f} ms   ({verdict})")
     med, p95 = statistics.median(peer) * 1000, pct(peer, 95) * 1000
-    print(
-        f"   peer: raw sqlite3 INSERT+COMMIT (WAL, synchronous=FULL): median {med:.2f} ms, "
-        f"p95 {p95:.2f} ms"
+    what = (
+        "psycopg INSERT+COMMIT on the server (fsync on)"
+        if isinstance(db, str)
+        else "raw sqlite3 INSERT+COMMIT (WAL, synchronous=FULL)"
     )
+    print(f"   peer: {what}: median {med:.2f} ms, p95 {p95:.2f} ms")
     blind_med = statistics.median(results["blind-100"]) * 1000
     if dash is not None:
         keys = sum(len(t) for t in results.values())
@@ -397,6 +439,9 @@ def main() -> int:
     print(f"\n3. reopen the project with {judged} judgments made (target < 2 s)")
     report_opens(reopened)
     reopened["window"].close()
+    if server is not None:
+        store.close()
+        server.stop()
     return 0
 
 
