@@ -82,9 +82,11 @@ def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
         while not eof:
             parts = [carry] if carry else []
             size = len(carry)
-            while size < block_bytes:
+            # a carried line longer than a block still needs more bytes to end
+            while size < block_bytes or size == len(carry):
                 try:
-                    data = textio._read_block(path, f, block_bytes - size, kind, done)
+                    want = block_bytes - size if size < block_bytes else block_bytes
+                    data = textio._read_block(path, f, want, kind, done)
                 except FormatError:
                     raise Irregular from None
                 if not data:

@@ -287,7 +287,12 @@ class Interner:
                 held, again = fresh.repeats[:, 0], fresh.repeats[:, 1]
                 if not keys.rows_equal(new[held], keys, new[again]).all():
                     raise HashCollision
-                first[again] = held
+                # the slot holds whichever of a group was written last: number the
+                # group by its first row, so strings are numbered in the order met
+                low = first.copy()
+                np.minimum.at(low, held, again)
+                first[again] = low[held]
+                first[held] = low[held]
             leaders = np.flatnonzero(first == np.arange(len(new)))
             number = np.zeros(len(new), dtype=np.int64)
             number[leaders] = self.count + np.arange(len(leaders))

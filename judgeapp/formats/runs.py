@@ -80,7 +80,7 @@ class _RunBuilder:
                 for _, _, stop in stretches[:-1]:
                     tied[stop - 1] = False  # no tie across topics
                 if tied.any():
-                    docnos, lines = _break_ties(docnos, lines, tied)
+                    docnos, scores, lines = _break_ties(docnos, scores, lines, tied)
         for qid, start, stop in stretches:
             start += self.n
             stop += self.n
@@ -89,8 +89,8 @@ class _RunBuilder:
                 last[2] = stop  # the topic goes on across a chunk boundary
             else:
                 self.stretches.append([qid, start, stop])
-        if self.n:
-            self.seams.append(self.n)
+        if self.n and qids:  # a piece of comments or blank lines adds no seam (at the
+            self.seams.append(self.n)  # end of the file, one would point past the last entry)
         self.docnos += docnos
         self.hashes.append(np.fromiter(map(hash, docnos), np.int64, len(docnos)))
         self.scores.append(scores)
@@ -211,7 +211,7 @@ def trec_order(
     if seams is not None:
         tied = _across(tied, seams)
     if tied.any():
-        docnos, lines = _break_ties(docnos, lines, tied)
+        docnos, scores, lines = _break_ties(docnos, scores, lines, tied)
     return docnos, scores, lines
 
 
@@ -225,14 +225,15 @@ def _across(tied: np.ndarray, seams: np.ndarray) -> np.ndarray:
 
 
 def _break_ties(
-    docnos: list[str], lines: np.ndarray, tied: np.ndarray
-) -> tuple[list[str], np.ndarray]:
+    docnos: list[str], scores: np.ndarray, lines: np.ndarray, tied: np.ndarray
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Order each stretch of equal scores by docno descending.
 
     Only tied docnos are touched: they are copied once into a numpy string array (numpy
     compares code points, as Python does), checked pair by pair, and, where some stretch
     is out of order, all stretches are sorted together by two stable argsorts. Returns
-    new (or the same) docnos and lines."""
+    new (or the same) docnos, scores and lines (equal scores move too: 0.0 and -0.0 are
+    equal but stay with their docno)."""
     at = np.flatnonzero(tied)  # i where scores[i] == scores[i + 1] in the same topic
     first = np.flatnonzero(np.concatenate(([True], at[1:] != at[:-1] + 1)))  # into `at`
     size = np.diff(np.append(first, len(at))) + 1  # elements per stretch
@@ -243,14 +244,15 @@ def _break_ties(
     keys = np.array(_pick(docnos, pos))
     in_order = (keys[:-1] > keys[1:]) | (stretch[:-1] != stretch[1:])
     if in_order.all():
-        return docnos, lines
+        return docnos, scores, lines
     by_docno = np.argsort(keys, kind="stable")[::-1]
     order = pos[by_docno[np.argsort(stretch[by_docno], kind="stable")]]
     objects = _objects(docnos)
     objects[pos] = objects[order]
-    lines = lines.copy()
+    lines, scores = lines.copy(), scores.copy()
     lines[pos] = lines[order]
-    return objects.tolist(), lines
+    scores[pos] = scores[order]
+    return objects.tolist(), scores, lines
 
 
 def _pick(items: list[str], at: np.ndarray) -> tuple[str, ...]:

@@ -1,0 +1,283 @@
+"""The bulk readers against the line-precise ones: random valid run and qrels files (ties,
+tabs and spaces, comments, blank lines, topics with only comments, very long ids, unicode
+ids, CRLF, extra columns, numbers written every way) give identical records; numbers are
+parsed exactly as float() and int(); the byte-key machinery stays exact when hashes
+collide."""
+
+from __future__ import annotations
+
+import math
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
+
+from judgeapp.formats import bulk, read_qrels, read_run
+from judgeapp.formats.bulk import Irregular, parse_floats, parse_ints
+from judgeapp.formats.keys import ByteKeys, HashCollision, Interner, KeyTable
+from judgeapp.formats.qrels import read_trec_qrels_lines
+from judgeapp.formats.runs import read_run_lines
+
+SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+# id characters: ASCII, accents, CJK, an emoji, a no-break space and an em space (part of
+# an id for trec_eval, white space for Python's str.split), '#' inside an id
+ID_CHARS = st.sampled_from([*"abcXYZ019-_.:/#", "é", "ß", "中", "😀", "\xa0", "\u2003"])
+SHORT_ID = st.text(ID_CHARS, min_size=1, max_size=12).filter(lambda s: not s.startswith("#"))
+LONG_ID = st.integers(100, 300).map(lambda n: "L" + "é" * n)  # up to 601 bytes
+ID = st.one_of(SHORT_ID, SHORT_ID, SHORT_ID, LONG_ID)
+SEP = st.sampled_from([" ", "\t", "  ", " \t ", "\t\t", "\v", "\f "])
+
+
+def number_text(value: float, style: int) -> str:
+    if style == 0:
+        return repr(value)
+    if style == 1:
+        return f"{value:.6f}"
+    if style == 2:
+        return f"{value:.17g}"
+    if style == 3:
+        return f"{value:e}"
+    if style == 4:
+        return f"{value:+.3f}"
+    return str(int(value)) if math.isfinite(value) and abs(value) < 1e18 else repr(value)
+
+
+SCORE = st.builds(
+    number_text,
+    st.one_of(
+        st.sampled_from([0.0, -0.0, 1.0, 0.5, 10.0, 999.0]),  # ties
+        st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False),
+        st.floats(allow_nan=False, allow_infinity=False),
+    ),
+    st.integers(0, 5),
+)
+
+
+@st.composite
+def run_files(draw: st.DrawFn) -> tuple[str, bool]:
+    """(text, whether every id fits the bulk reader) of a valid run file."""
+    qids = draw(st.lists(ID, min_size=1, max_size=4, unique=True))
+    lines: list[str] = []
+    for qid in qids:
+        docnos = draw(st.lists(ID, min_size=1, max_size=8, unique=True))
+        for rank, docno in enumerate(docnos, 1):
+            cols = [qid, draw(st.sampled_from(["Q0", "0", "iter"])), docno, str(rank)]
+            cols += [draw(SCORE), draw(st.sampled_from(["tag", "run-é"]))]
+            if draw(st.integers(0, 9)) == 0:
+                cols.append("extra")  # columns after the tag are ignored
+            line = "".join(c + draw(SEP) for c in cols[:-1]) + cols[-1]
+            if draw(st.integers(0, 9)) == 0:
+                line = draw(SEP) + line  # leading white space
+            lines.append(line)
+    # comments (one looks like a run line of a topic that has nothing else), blank lines
+    extras = ["# a comment", "  #also one", "#404 Q0 d 1 1 tag", "", "   ", "\t"]
+    for extra in draw(st.lists(st.sampled_from(extras), max_size=4)):
+        lines.insert(draw(st.integers(0, len(lines))), extra)
+    if draw(st.booleans()):
+        lines = draw(st.permutations(lines))  # topics interleaved, ranks out of order
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    text = end.join(lines) + (end if draw(st.booleans()) else "")
+    return text, True
+
+
+@st.composite
+def qrels_files(draw: st.DrawFn) -> str:
+    qids = draw(st.lists(ID, min_size=1, max_size=4, unique=True))
+    lines = []
+    for qid in qids:
+        docnos = draw(st.lists(ID, min_size=0, max_size=8, unique=True))
+        if not docnos:
+            lines.append(f"# topic {qid} has no judgment")  # a topic with only a comment
+        for docno in docnos:
+            grade = draw(st.sampled_from(["0", "1", "2", "-1", "+1", "007", "-0"]))
+            cols = [qid, draw(st.sampled_from(["0", "Q0", "U0"])), docno, grade]
+            lines.append("".join(c + draw(SEP) for c in cols[:-1]) + cols[-1])
+    assume(any(not line.startswith("#") for line in lines))
+    if draw(st.booleans()):
+        lines = draw(st.permutations(lines))
+    lines.insert(draw(st.integers(0, len(lines))), "")
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    return end.join(lines) + end
+
+
+def same_run(a, b) -> None:
+    assert (a.tag, a.n_lines, list(a.topics)) == (b.tag, b.n_lines, list(b.topics))
+    for qid, x in a.topics.items():
+        y = b.topics[qid]
+        assert x.docnos == y.docnos
+        assert x.scores.view(np.int64).tolist() == y.scores.view(np.int64).tolist()  # bits
+        assert x.lines.tolist() == y.lines.tolist()
+
+
+@SETTINGS
+@given(run_files(), st.sampled_from([1 << 20, 64]))
+def test_random_valid_runs_read_the_same_through_both_paths(tmp_path_factory, case, block):
+    text, _ = case
+    path = tmp_path_factory.mktemp("run") / "run.txt"
+    path.write_bytes(text.encode("utf-8"))
+    precise = read_run_lines(path)
+    # the bulk reader takes every such file itself (no line reader behind it)
+    columns = bulk._read_run(str(path), block)
+    same_run(columns.to_run_file(), precise)
+    same_run(read_run(path), precise)
+
+
+@SETTINGS
+@given(qrels_files(), st.sampled_from([1 << 20, 64]))
+def test_random_valid_qrels_read_the_same_through_both_paths(tmp_path_factory, text, block):
+    path = tmp_path_factory.mktemp("qrels") / "qrels.txt"
+    path.write_bytes(text.encode("utf-8"))
+    precise = read_trec_qrels_lines(str(path))
+    for qrels in (bulk._read_qrels(str(path), block).to_qrels_file(), read_qrels(path, "trec")):
+        assert qrels.qids == precise.qids
+        assert qrels.docnos == precise.docnos
+        assert qrels.grades.tolist() == precise.grades.tolist()
+        assert qrels.lines.tolist() == precise.lines.tolist()
+
+
+def test_ids_longer_than_the_bulk_reader_takes_go_through_the_line_reader(tmp_path: Path):
+    long_id = "D" * (bulk.MAX_TOKEN + 1)
+    path = tmp_path / "run.txt"
+    path.write_text(f"1 Q0 {long_id} 1 2.5 t\n1 Q0 short 2 2.5 t\n")
+    with pytest.raises(Irregular):
+        bulk._read_run(str(path), bulk.BLOCK_BYTES)
+    run = read_run(path)
+    same_run(run, read_run_lines(path))
+    assert run.topics["1"].docnos == ["short", long_id]  # a tie: docno descending
+
+
+# ---- numbers -------------------------------------------------------------------------------
+
+
+def spans(tokens: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tokens in a padded buffer, as the bulk reader holds them: (buf, starts, lengths)."""
+    pad = bulk._PAD
+    data = b" ".join(tokens)
+    buf = np.zeros(len(data) + 2 * pad, dtype=np.uint8)
+    buf[pad : pad + len(data)] = np.frombuffer(data, dtype=np.uint8)
+    lengths = np.array([len(t) for t in tokens], dtype=np.int64)
+    starts = pad + np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
+    return buf, starts.astype(np.int64), lengths
+
+
+def python_float(token: bytes) -> float | None:
+    """The line reader's rule: float(), no '_', ASCII only, no NaN."""
+    text = token.decode()
+    if "_" in text or not text.isascii():
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return None if value != value else value
+
+
+DIGITS = st.text(st.sampled_from("0123456789"), min_size=0, max_size=22)
+NUMBER_TOKEN = st.one_of(
+    st.builds(number_text, st.floats(allow_nan=False), st.integers(0, 5)),
+    st.builds(
+        lambda sign, a, b, e: f"{sign}{a}{b}{e}",
+        st.sampled_from(["", "-", "+"]),
+        DIGITS,
+        st.one_of(st.just(""), DIGITS.map(lambda d: "." + d)),
+        st.one_of(st.just(""), st.integers(-30, 30).map(lambda x: f"e{x}")),
+    ),
+    st.sampled_from(["inf", "-Infinity", "nan", "1_0", "1e", ".", "-", "0x10", "١"]),
+).filter(lambda t: 0 < len(t.encode()) <= 60)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(NUMBER_TOKEN, min_size=1, max_size=20))
+@example(["49.04856999148854", "20.913299588409597", "9007199254740993", "-0", "0.1e-25"])
+@example(["1.00000000000000011102230246251565404236316680908203125"])  # a half-way case
+def test_scores_are_parsed_exactly_as_float(tokens: list[str]) -> None:
+    encoded = [t.encode() for t in tokens]
+    expected = [python_float(t) for t in encoded]
+    buf, starts, lengths = spans(encoded)
+    if any(v is None for v in expected):
+        with pytest.raises(Irregular):
+            parse_floats(buf, starts, lengths)
+        return
+    got = parse_floats(buf, starts, lengths)
+    bits = [struct.pack("<d", v) for v in expected]
+    assert [struct.pack("<d", v) for v in got.tolist()] == bits
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(-(10**17), 10**17).map(str),
+            st.sampled_from(["+3", "-0", "007", "1.0", "1e3", "x", "1_0", "99999999999999999999"]),
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_grades_are_integers_or_left_to_the_line_reader(tokens: list[str]) -> None:
+    buf, starts, lengths = spans([t.encode() for t in tokens])
+    plain = all(t.lstrip("+-").isdigit() and len(t) <= 18 for t in tokens)
+    if plain:
+        assert parse_ints(buf, starts, lengths).tolist() == [int(t) for t in tokens]
+    else:
+        with pytest.raises(Irregular):
+            parse_ints(buf, starts, lengths)
+
+
+# ---- byte keys, with and without hash collisions -------------------------------------------
+
+STRINGS = st.lists(st.text(ID_CHARS, min_size=1, max_size=30), max_size=60)
+
+
+def check_keys(strings: list[str], others: list[str]) -> None:
+    keys = ByteKeys.from_strings(strings)
+    assert keys.to_list() == strings
+    first, inverse = keys.unique()
+    distinct = keys.take(first).to_list()
+    assert len(set(distinct)) == len(distinct) == len(set(strings))
+    assert [distinct[i] for i in inverse.tolist()] == strings
+    order = ByteKeys.from_strings(distinct).byte_order()
+    assert [distinct[i] for i in order.tolist()] == sorted(distinct)
+    table = KeyTable(ByteKeys.from_strings(distinct))
+    found = table.lookup(ByteKeys.from_strings(others)).tolist()
+    assert found == [distinct.index(s) if s in distinct else -1 for s in others]
+    qids = np.zeros(len(strings), dtype=np.int64)
+    assert bulk.has_duplicates(qids, keys, keys.hashes()) == (len(set(strings)) < len(strings))
+
+
+@settings(max_examples=300, deadline=None)
+@given(STRINGS, STRINGS)
+def test_byte_keys_are_exact(strings: list[str], others: list[str]) -> None:
+    check_keys(strings, others)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(STRINGS, STRINGS)
+def test_byte_keys_stay_exact_when_every_hash_collides(monkeypatch, strings, others) -> None:
+    # a hash of the length only: different strings of one length always collide
+    monkeypatch.setattr(ByteKeys, "hashes", lambda self: self.lengths.astype(np.uint64) << 40)
+    check_keys(strings, others)
+    interner = Interner()
+    # the hash above is of the length in bytes: two distinct strings of one byte length
+    if len({len(s.encode()) for s in strings}) < len(set(strings)):
+        with pytest.raises(HashCollision):
+            interner.add(ByteKeys.from_strings(strings))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(STRINGS, min_size=1, max_size=5))
+def test_the_interner_numbers_strings_as_a_dict_does(columns: list[list[str]]) -> None:
+    interner = Interner()
+    numbers: dict[str, int] = {}
+    for strings in columns:
+        got = interner.add(ByteKeys.from_strings(strings)).tolist()
+        assert got == [numbers.setdefault(s, len(numbers)) for s in strings]
+    assert interner.keys().to_list() == list(numbers)
