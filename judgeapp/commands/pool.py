@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
 import sys
 from collections.abc import Iterable, Sequence
@@ -62,23 +61,15 @@ def add_topics_argument(p: argparse.ArgumentParser, default: str) -> None:
 
 
 def select_topics(spec: Sequence[str] | None, available: Iterable[str]) -> list[str] | None:
-    """Topic ids from `spec` (ids and numeric ranges `A-B`, separated by spaces or commas)
-    among `available`, in byte order; None when there is no spec (all topics)."""
-    if not spec:
-        return None
-    available = sorted(set(available), key=str.encode)
-    chosen: set[str] = set()
-    for token in (t for item in spec for t in re.split(r"[,\s]+", item) if t):
-        match = re.fullmatch(r"(\d+)-(\d+)", token)
-        if match:
-            lo, hi = int(match[1]), int(match[2])
-            hits = {q for q in available if q.isdigit() and lo <= int(q) <= hi}
-        else:
-            hits = {token} if token in available else set()
-        if not hits:
-            raise CommandError(f"no topic matches {token!r}")
-        chosen |= hits
-    return sorted(chosen, key=str.encode)
+    """Topic ids from `spec` (see judgeapp.services.selection), a CommandError if a token
+    matches nothing."""
+    from judgeapp.services.selection import TopicSpecError
+    from judgeapp.services.selection import select_topics as select
+
+    try:
+        return select(spec, available)
+    except TopicSpecError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 def pool_params(args: argparse.Namespace, strategy: str) -> dict:

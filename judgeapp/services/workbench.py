@@ -99,6 +99,30 @@ class Workbench:
             raise ValueError("choose who adjudicates first")
         return AdjudicationService(self.store, self.assessor)
 
+    def assign(
+        self,
+        topics: str,
+        assessors: Sequence[str],
+        *,
+        per_topic: int = 1,
+        overlap: float = 0.0,
+        seed: int = 0,
+        blind: bool | None = None,
+    ) -> Changes:
+        """Assign the topics of the spec `topics` (every topic of the pool being judged when
+        empty) to `assessors`, as `assign` does; `blind` sets blind mode (None: the default)."""
+        from judgeapp.services.selection import select_topics
+
+        pool = self.pool_name()
+        pooled = self.store.pool_sizes(pool) if pool is not None else {}
+        every = list(pooled) or list(self.topics())
+        qids = select_topics(topics, self.topics()) or every
+        team.assign(
+            self.store, qids, assessors, pool=pool, per_topic=per_topic, overlap=overlap, seed=seed
+        )
+        team.set_blind_mode(self.store, blind)
+        return Changes(assessors=True, topic_list=True)
+
     def team_progress(self) -> list[team.AssessorProgress]:
         """Every person's progress, pace, grades and flags (judgeapp.services.team)."""
         return team.team_progress(self.store, self.pool_name())

@@ -515,6 +515,7 @@ class MainController(QObject):
             return None
         if self.team is None:
             self.team = TeamController(TeamView(), parent=self)
+            self.team.changed.connect(self.apply_changes)
         view = self.team.view
         if self.window.tabs.indexOf(view) < 0:
             self.window.add_view("Team", view)
