@@ -57,9 +57,9 @@ _INT = re.compile(r"[-+]?\d+")
 _DECIMAL = re.compile(r"[-+]?\d*\.\d+([eE][-+]?\d+)?")
 
 
-def _data_lines(text: str, skip_comments: bool) -> list[tuple[int, str]]:
+def _data_lines(text: str, skip_comments: bool, first: int = 1) -> list[tuple[int, str]]:
     out = []
-    for i, line in enumerate(text.split("\n"), 1):
+    for i, line in enumerate(text.split("\n"), first):
         stripped = line.strip()
         if not stripped or (skip_comments and stripped.startswith("#")):
             continue
@@ -74,15 +74,16 @@ def detect_format(path: PathArg, kind: str) -> str:
     path = os.fspath(path)
     if kind not in FORMATS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(FORMATS)}")
-    text = head_text(path)
-    lines = _data_lines(text, skip_comments=kind in ("run", "qrels"))
+    columns = kind in ("run", "qrels")
+    first, text = head_text(path, comments=columns)
+    lines = _data_lines(text, skip_comments=columns, first=first)
     if not lines:
         why = "empty file or only comments" if kind in ("run", "qrels") else "empty file"
         raise FormatError(path, None, f"{EMPTY[kind]} ({why}); expected {EXPECTED[kind]}")
     found = {"topics": _topics, "docs": _docs, "run": _run, "qrels": _qrels}[kind](text, lines)
     if found is None:
-        line, first = lines[0]
-        shown = first.strip()
+        line, first_text = lines[0]
+        shown = first_text.strip()
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         raise FormatError(
             path, line, f"cannot tell the format from {shown!r}; expected {EXPECTED[kind]}"

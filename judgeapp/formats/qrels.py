@@ -43,8 +43,8 @@ from typing import TextIO
 import numpy as np
 
 from judgeapp.formats.columns import (
+    check_duplicate_pairs,
     column_count_error,
-    duplicate_error,
     has_comment,
     has_odd_space,
     is_comment,
@@ -53,13 +53,12 @@ from judgeapp.formats.columns import (
     to_ints,
 )
 from judgeapp.formats.detect import resolve_format
-from judgeapp.formats.errors import FormatError
+from judgeapp.formats.errors import FormatError, quoted
 from judgeapp.formats.model import QrelsFile
-from judgeapp.formats.textio import Chunk, PathArg, open_chunks
+from judgeapp.formats.textio import MAX_COLUMN_LINE, Chunk, PathArg, open_chunks
 
 QRELS_COLUMNS = "4 columns (qid iter docno grade)"
 
-_SPREAD = np.uint64(0x9E3779B97F4A7C15)  # mixes the qid's hash into the docno's
 CRANFIELD_GRADES = {1: 3, 2: 2, 3: 1, 4: 1, 5: 0, -1: 0}
 
 
@@ -99,9 +98,11 @@ class _QrelsBuilder:
                 lines.append(line_no)
             line_no += 1
         self.grades.append(to_ints(self.path, grades, text, lines.__getitem__, "grade"))
+        line_array = np.array(lines, dtype=np.int64)
+        check_duplicate_pairs(self.path, qids, docnos, line_array)
         self.qids += qids
         self.docnos += docnos
-        self.lines.append(np.array(lines, dtype=np.int64))
+        self.lines.append(line_array)
 
     def build(self) -> QrelsFile:
         if not self.qids:
@@ -118,27 +119,13 @@ class _QrelsBuilder:
 
 
 def check_duplicates(qrels: QrelsFile) -> None:
-    """The same (qid, docno) twice is an error naming both lines. Screened with one numpy
-    sort of (hash(qid), hash(docno)) keys; only a key collision pays for the exact search."""
-    n = len(qrels.qids)
-    if n < 2:
-        return
-    keys = np.fromiter(map(hash, qrels.docnos), np.int64, n).view(np.uint64)
-    keys ^= np.fromiter(map(hash, qrels.qids), np.int64, n).view(np.uint64) * _SPREAD
-    keys.sort()
-    if not (keys[1:] == keys[:-1]).any():
-        return
-    seen: dict[tuple[str, str], int] = {}
-    for i, pair in enumerate(zip(qrels.qids, qrels.docnos, strict=True)):
-        if pair in seen:
-            both = qrels.lines[[seen[pair], i]]
-            raise duplicate_error(qrels.path, pair[0], [pair[1], pair[1]], both)
-        seen[pair] = i
+    """The same (qid, docno) twice is an error naming both lines."""
+    check_duplicate_pairs(qrels.path, qrels.qids, qrels.docnos, qrels.lines)
 
 
 def _read_trec(path: str) -> QrelsFile:
     builder = _QrelsBuilder(path)
-    with open_chunks(path) as chunks:
+    with open_chunks(path, max_line=MAX_COLUMN_LINE) as chunks:
         for chunk in chunks:
             builder.add_chunk(chunk)
     return builder.build()
@@ -146,7 +133,9 @@ def _read_trec(path: str) -> QrelsFile:
 
 def _classic_id(path: str, line: int, tok: str, what: str) -> str:
     if not (tok.isascii() and tok.isdigit()):
-        raise FormatError(path, line, f"{what} {tok!r} is not a number")
+        raise FormatError(path, line, f"{what} {quoted(tok)} is not a number")
+    if len(tok.lstrip("0")) > 18:  # beyond any collection's numbering (and int()'s digit limit)
+        raise FormatError(path, line, f"{what} {quoted(tok)} is out of range")
     return str(int(tok))
 
 
@@ -155,7 +144,7 @@ def _read_classic(path: str, columns: int, grade_of: Callable[[list[str], int], 
     docnos: list[str] = []
     grades: list[int] = []
     lines: list[int] = []
-    with open_chunks(path) as chunks:
+    with open_chunks(path, max_line=MAX_COLUMN_LINE) as chunks:
         for chunk in chunks:
             line_no = chunk.first_line
             for line in chunk.text.split("\n")[:-1]:

@@ -35,6 +35,7 @@ from itertools import groupby
 import numpy as np
 
 from judgeapp.formats.columns import (
+    check_duplicate_pairs,
     column_count_error,
     duplicate_error,
     has_comment,
@@ -47,7 +48,7 @@ from judgeapp.formats.columns import (
 from judgeapp.formats.detect import resolve_format
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.model import RankedTopic, RunFile
-from judgeapp.formats.textio import Chunk, PathArg, open_chunks
+from judgeapp.formats.textio import MAX_COLUMN_LINE, Chunk, PathArg, open_chunks
 
 RUN_COLUMNS = "6 columns (qid iter docno rank score tag)"
 _SPREAD = np.uint64(0x9E3779B97F4A7C15)  # spreads topic numbers over the hash key space
@@ -91,8 +92,10 @@ class _RunBuilder:
                 self.stretches.append([qid, start, stop])
         if self.n:
             self.seams.append(self.n)
+        hashes = np.fromiter(map(hash, docnos), np.int64, len(docnos))
+        check_duplicate_pairs(self.path, qids, docnos, lines, hashes)  # fail early
         self.docnos += docnos
-        self.hashes.append(np.fromiter(map(hash, docnos), np.int64, len(docnos)))
+        self.hashes.append(hashes)
         self.scores.append(scores)
         self.lines.append(lines)
         self.n += len(qids)
@@ -307,7 +310,7 @@ def read_run(path: PathArg, fmt: str | None = None) -> RunFile:
     if fmt is not None:
         resolve_format(path, "run", fmt)  # only "trec" exists; the reader checks every line
     builder = _RunBuilder(path)
-    with open_chunks(path) as chunks:
+    with open_chunks(path, max_line=MAX_COLUMN_LINE) as chunks:
         for chunk in chunks:
             builder.add_chunk(chunk)
     return builder.build()
