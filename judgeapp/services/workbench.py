@@ -26,6 +26,7 @@ from judgeapp.records import (
     TopicRecord,
 )
 from judgeapp.services import imports, team
+from judgeapp.services.adjudication import AdjudicationService, Disagreement, disagreements
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.services.pools import PoolService
@@ -36,6 +37,7 @@ from judgeapp.store import Store
 from judgeapp.store.feed import ChangeFeed
 
 if TYPE_CHECKING:
+    from judgeapp.services.agreement import AgreementReport
     from judgeapp.services.live_eval import DashboardConfig, LiveEvaluation
 
 IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
@@ -86,6 +88,32 @@ class Workbench:
         from judgeapp.services.live_eval import estimate_total
 
         return estimate_total(self.store, pool, qid, persons, relevance_level)
+
+    def disagreements(self, relevant_from: int | None = None) -> list[Disagreement]:
+        """The documents assessors judged differently (judgeapp.services.adjudication)."""
+        return disagreements(self.store, relevant_from=relevant_from)
+
+    def adjudicator(self) -> AdjudicationService:
+        """The current assessor deciding disagreements."""
+        if self.assessor is None:
+            raise ValueError("choose who adjudicates first")
+        return AdjudicationService(self.store, self.assessor)
+
+    def team_progress(self) -> list[team.AssessorProgress]:
+        """Every person's progress, pace, grades and flags (judgeapp.services.team)."""
+        return team.team_progress(self.store, self.pool_name())
+
+    def agreement_report(self, measure: str | None = "AP") -> AgreementReport:
+        """The agreement of everyone who judged, with system rankings compared by `measure`
+        (judgeapp.services.agreement)."""
+        from judgeapp.services.agreement import agreement_report
+
+        persons = self.persons()
+        return agreement_report(
+            self.store,
+            persons if len(persons) >= 2 else None,  # the team; else everyone who judged
+            rankings=measure if self.store.runs() else None,
+        )
 
     def change_feed(self) -> ChangeFeed:
         """What other processes commit to the project, as `Changes` (poll it)."""
@@ -261,7 +289,7 @@ class Workbench:
         names = self.store.pool_names()
         chosen = self.store.get_setting("ui.pool")
         if chosen in names:
-            return chosen
+            return str(chosen)
         return names[-1] if names else None
 
     def pool_info(self) -> PoolInfo | None:
