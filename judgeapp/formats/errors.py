@@ -14,6 +14,8 @@ class FormatError(UserError, ValueError):
     has no line, such as a truncated gzip stream), so a user can jump straight to the place.
     """
 
+    exit_code = 1
+
     def __init__(
         self,
         path: str | PathLike[str],

@@ -13,11 +13,14 @@ import sqlite3
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.pool import QueuePool
 
 from judgeapp.errors import UserError
+from judgeapp.store.files import ProjectFileError, file_error
 from judgeapp.store.locking import READ_BUSY_MS, begin_write, is_write
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -62,12 +65,25 @@ def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -
     cursor.close()
 
 
-def create_project_engine(url: str) -> Engine:
+def create_project_engine(url: str, *, read_only: bool = False) -> Engine:
+    """The engine of a project. `read_only` (an SQLite file that this user cannot write, or
+    in a folder this user cannot write): opened with `mode=ro&immutable=1`, since SQLite
+    needs to write beside a WAL project even to read it; any write then fails with "the
+    project is read-only here"."""
     kwargs: dict = {}
     if make_url(url).get_backend_name() == "postgresql":
         # a connection that the server closed (restart, idle timeout) is replaced, not used
         kwargs["pool_pre_ping"] = True
-    engine = create_engine(url, **kwargs)
+    path = sqlite_path(url)
+    if read_only and path is not None:
+        uri = f"file:{quote(str(path))}?mode=ro&immutable=1"
+        engine = create_engine(
+            "sqlite://",
+            creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False),
+            poolclass=QueuePool,
+        )
+    else:
+        engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
 
@@ -80,6 +96,16 @@ def create_project_engine(url: str) -> Engine:
         @event.listens_for(engine, "begin")
         def _begin(conn: Connection) -> None:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if is_write(conn) else "BEGIN")
+
+        if path is not None:
+
+            # a damaged page, a full disk, a read-only file: one message naming the file,
+            # wherever the statement ran (judgeapp.store.files)
+            @event.listens_for(engine, "handle_error")
+            def _file_failed(context: Any) -> None:
+                error = file_error(str(path), context.original_exception)
+                if error is not None:
+                    raise error from None
 
     return engine
 
@@ -141,7 +167,13 @@ def upgrade(engine: Engine, url: str) -> str | None:
         engine.dispose()  # fold the WAL into the file so the copy is complete
         stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
         backup = str(path.with_name(f"{path.name}.before-{rev}-{stamp}"))
-        shutil.copy2(path, backup)
+        try:
+            shutil.copy2(path, backup)
+        except OSError as exc:
+            raise ProjectFileError(
+                f"{path}: cannot upgrade the project: the copy kept before an upgrade "
+                f"cannot be written ({exc.strerror or exc}: {backup})"
+            ) from None
     from alembic import command
 
     with begin_write(engine) as conn:
