@@ -35,7 +35,6 @@ files need a rule each. In all three, query ids and docnos are normalised to ``s
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable
 from typing import TextIO
@@ -45,6 +44,7 @@ import numpy as np
 from judgeapp.formats.columns import (
     check_duplicate_pairs,
     column_count_error,
+    has_column_space,
     has_comment,
     has_odd_space,
     is_comment,
@@ -56,6 +56,7 @@ from judgeapp.formats.detect import resolve_format
 from judgeapp.formats.errors import FormatError, quoted
 from judgeapp.formats.model import QrelsFile
 from judgeapp.formats.textio import MAX_COLUMN_LINE, Chunk, PathArg, open_chunks
+from judgeapp.outputs import OutputError, writing
 
 QRELS_COLUMNS = "4 columns (qid iter docno grade)"
 
@@ -193,28 +194,35 @@ def read_qrels(path: PathArg, fmt: str | None = None) -> QrelsFile:
     return _read_classic(path, 4, lambda fields, line: 1)  # cisi, cacm: binary
 
 
-_SPACE = re.compile(r"\s")
-
-
 def _check_id(value: str, what: str) -> str:
-    if not value or _SPACE.search(value):
-        raise ValueError(
-            f"{what} {value!r} cannot be written to a qrels file (empty or containing white space)"
+    # exactly what the readers split columns on (C's isspace): a no-break space is part of
+    # an id there, so it is written as it is; a leading '#' would read back as a comment
+    if not value or has_column_space(value) or (what == "qid" and value.startswith("#")):
+        raise OutputError(
+            f"{what} {quoted(value)} cannot be written to a qrels file (empty, containing "
+            "white space, or a qid starting with #)"
         )
     return value
 
 
 def write_qrels(rows: Iterable[tuple[str, str, int]] | QrelsFile, out: PathArg | TextIO) -> int:
     """Write ``(qid, docno, grade)`` rows as TREC qrels ``qid 0 docno grade``, one per line,
-    to a path (``.gz`` compresses) or an open text stream. Returns the number of rows."""
+    to a path (``.gz`` compresses; written whole or not at all, see
+    :mod:`judgeapp.outputs`) or an open text stream. Returns the number of rows."""
     if isinstance(out, (str, os.PathLike)):
         target = os.fspath(out)
         if target.endswith(".gz"):
             import gzip
+            import io
 
-            with gzip.open(target, "wt", encoding="utf-8", newline="\n") as fh:
-                return _write(rows, fh)
-        with open(target, "w", encoding="utf-8", newline="\n") as fh:
+            with writing(target, "wb") as raw:
+                name = os.path.basename(target)[: -len(".gz")]
+                with (
+                    gzip.GzipFile(filename=name, mode="wb", fileobj=raw) as packed,
+                    io.TextIOWrapper(packed, encoding="utf-8", newline="\n") as fh,
+                ):
+                    return _write(rows, fh)
+        with writing(target, newline="\n") as fh:
             return _write(rows, fh)
     return _write(rows, out if out is not None else sys.stdout)
 
@@ -224,7 +232,7 @@ def _write(rows: Iterable[tuple[str, str, int | float]], fh: TextIO) -> int:
     buf: list[str] = []
     for qid, docno, grade in rows:
         if isinstance(grade, float) and not grade.is_integer():
-            raise ValueError(f"grade {grade!r} for {qid} {docno} is not an integer")
+            raise OutputError(f"grade {grade!r} for {qid} {docno} is not an integer")
         buf.append(f"{_check_id(qid, 'qid')} 0 {_check_id(docno, 'docno')} {int(grade)}\n")
         n += 1
         if len(buf) >= 65536:

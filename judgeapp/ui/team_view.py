@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judgeapp.outputs import writing
 from judgeapp.services.team import AssessorProgress
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.agreement_view import AgreementView
@@ -74,7 +75,7 @@ class RowsTableModel(QAbstractTableModel):
         return None
 
     def write_csv(self, path: Path) -> None:
-        with path.open("w", encoding="utf-8", newline="") as fh:
+        with writing(path, newline="") as fh:  # whole or not at all
             writer = csv.writer(fh)
             writer.writerow(self.HEADERS)
             writer.writerows(self.rows)
