@@ -24,7 +24,9 @@ _NOT_C_SPACE = "\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u20
 _NOT_C_SPACE += "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _SPREAD = np.uint64(0x9E3779B97F4A7C15)  # mixes the qid's hash into the docno's
 _C_SPACE = re.compile(r"[ \t\v\f\r]+")
+_C_SPACE_CHARS = " \t\n\v\f\r"
 _ANY_C_SPACE = re.compile(r"[ \t\n\v\f\r]")
+_C_SPACE_SPLIT = re.compile(r"[ \t\n\v\f\r]+")
 # a comment line: first non-blank character is '#' (trec_eval skips leading blanks in runs)
 _COMMENT = re.compile(r"^[ \t\f\v]*#", re.M)
 
@@ -47,6 +49,14 @@ def split_fields(line: str, odd_space: bool) -> list[str]:
     if not odd_space:
         return line.split()
     return [field for field in _C_SPACE.split(line) if field]
+
+
+def split_columns(line: str, columns: int) -> list[str]:
+    """Up to ``columns`` columns of a line, separated as trec_eval separates them, and the
+    rest of the line (from its first character after the separator, right-stripped) as one
+    more field: ``topic docno grade [note]`` lines, whose note may hold spaces."""
+    fields = _C_SPACE_SPLIT.split(line.strip(_C_SPACE_CHARS), maxsplit=columns)
+    return [f for f in fields if f]
 
 
 def split_uniform(chunk: Chunk) -> tuple[list[str], int] | None:

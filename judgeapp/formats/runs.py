@@ -72,6 +72,9 @@ class _RunBuilder:
     def add(
         self, qids: list[str], docnos: list[str], scores: np.ndarray, lines: np.ndarray
     ) -> None:
+        # a pair seen twice in this piece stops the reader now (in file order, before the
+        # ties below reorder the piece), not after the whole file has been read
+        check_duplicate_pairs(self.path, qids, docnos, lines)
         stretches = _stretches(qids)
         if len(scores) > 1:
             # break this chunk's ties now, while its strings are in the CPU cache; build()
@@ -92,10 +95,9 @@ class _RunBuilder:
                 self.stretches.append([qid, start, stop])
         if self.n:
             self.seams.append(self.n)
-        hashes = np.fromiter(map(hash, docnos), np.int64, len(docnos))
-        check_duplicate_pairs(self.path, qids, docnos, lines, hashes)  # fail early
         self.docnos += docnos
-        self.hashes.append(hashes)
+        # str caches its hash: these were computed by the check above
+        self.hashes.append(np.fromiter(map(hash, docnos), np.int64, len(docnos)))
         self.scores.append(scores)
         self.lines.append(lines)
         self.n += len(qids)

@@ -284,6 +284,15 @@ def _chunks(
             if block:
                 cut = _last_line_end(block)
                 if cut == 0:
+                    if b"\x00" in block:  # binary data (/dev/zero): say so at once
+                        nul = block.index(b"\x00")
+                        raise FormatError(
+                            path,
+                            line,
+                            f"NUL byte at byte {done - len(block) + nul} (line {line}): "
+                            "binary data, not a text file",
+                            byte=done - len(block) + nul,
+                        )
                     carry.append(block)
                     carried += len(block)
                     if carried > max_line:
@@ -437,6 +446,8 @@ def iter_stream_lines(
             number += 1
         buf = buf[start:]
         at += start
+        if b"\x00" in buf:  # binary data (/dev/zero): said before its line ends, if ever
+            _stream_line(name, buf, number, at)
         if len(buf) > max_line:
             raise _too_long(name, number, max_line, at)
     if buf:
