@@ -93,8 +93,8 @@ class _RunBuilder:
                 last[2] = stop  # the topic goes on across a chunk boundary
             else:
                 self.stretches.append([qid, start, stop])
-        if self.n:
-            self.seams.append(self.n)
+        if self.n and qids:  # a piece of comments or blank lines adds no seam (at the
+            self.seams.append(self.n)  # end of the file, one would point past the last entry)
         self.docnos += docnos
         # str caches its hash: these were computed by the check above
         self.hashes.append(np.fromiter(map(hash, docnos), np.int64, len(docnos)))
