@@ -739,6 +739,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         )
                     )
                     changed.add(qid)
+                if not rows:  # the same judgments again (--replace): nothing to write, and
+                    continue  # an empty list of rows would run the statement once, unbound
                 raw(
                     conn,
                     "INSERT INTO judgments (qid, doc_id, assessor_id, grade, note, flagged, "
