@@ -74,9 +74,14 @@ _MEANINGS = {
 
 def meaning(exc: BaseException) -> str | None:
     """What an sqlite3 error says about the file, or None for other errors (constraints,
-    locks), which keep their own handling."""
+    locks), which keep their own handling. A UnicodeDecodeError from the driver is text
+    SQLite read from damaged pages (often inside its own error message)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return _MEANINGS["SQLITE_CORRUPT"]
     if not isinstance(exc, sqlite3.Error):
         return None
+    if str(exc).startswith("Could not decode to UTF-8"):  # the driver, on a damaged row
+        return _MEANINGS["SQLITE_CORRUPT"]
     name = getattr(exc, "sqlite_errorname", "") or ""
     for prefix, text in _MEANINGS.items():
         if name == prefix or name.startswith(prefix + "_"):
@@ -90,7 +95,10 @@ def file_error(path: str, exc: BaseException) -> ProjectFileError | None:
     if text is None:
         return None
     hint = f"; {REPAIR_HINT}" if "damaged" in text else ""
-    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, UnicodeDecodeError):
+        detail = "SQLite read text that is not text"
+    else:
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return ProjectFileError(f"{path}: {text} ({detail}){hint}")
 
 

@@ -85,7 +85,16 @@ def create_project_engine(url: str, *, read_only: bool = False) -> Engine:
     else:
         engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _set_sqlite_pragmas)
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_connection: sqlite3.Connection, record: object) -> None:
+            try:
+                _set_sqlite_pragmas(dbapi_connection, record)
+            except (sqlite3.Error, UnicodeDecodeError) as exc:  # the first statements
+                error = None if path is None else file_error(str(path), exc)  # a file sees
+                if error is None:
+                    raise
+                raise error from None
 
         # Let SQLAlchemy, not pysqlite, decide where transactions start and end, so a failed
         # import rolls back everything it did (pysqlite's legacy mode commits on its own).
