@@ -422,8 +422,8 @@ def iter_stream_lines(
     as its line end has arrived: a program feeding a line and waiting for the answer gets
     it. Errors are FormatErrors naming ``name``, the line and the byte."""
     read = getattr(stream, "read1", stream.read)
-    buf = b""
-    at = 0  # offset of buf in the stream
+    buf = bytearray()  # the unfinished line (grown in place: a slow pipe may hand over
+    at = 0  # one byte at a time); `at` is its offset in the stream
     number = 1
     skip_lf = False  # the last line ended with \r: a \n arriving next belongs to it
     while True:
@@ -434,24 +434,27 @@ def iter_stream_lines(
             block = block[1:]
             at += 1
         skip_lf = False
+        scanned = len(buf)  # holds no line end: only the new bytes are searched
         buf += block
         start = 0
-        for end in _LINE_END.finditer(buf):
+        for end in _LINE_END.finditer(buf, scanned):
             if end.group() == b"\r" and end.end() == len(buf):
                 skip_lf = True  # \r\n may be split between two reads
             if end.start() - start > max_line:
                 raise _too_long(name, number, max_line, at + start)
-            yield number, _stream_line(name, buf[start : end.start()], number, at + start)
+            line = bytes(buf[start : end.start()])
+            yield number, _stream_line(name, line, number, at + start)
             start = end.end()
             number += 1
-        buf = buf[start:]
-        at += start
-        if b"\x00" in buf:  # binary data (/dev/zero): said before its line ends, if ever
-            _stream_line(name, buf, number, at)
+        if start:
+            del buf[:start]
+            at += start
+        if b"\x00" in block and buf:  # binary data (/dev/zero): said before its line ends
+            _stream_line(name, bytes(buf), number, at)
         if len(buf) > max_line:
             raise _too_long(name, number, max_line, at)
     if buf:
-        yield number, _stream_line(name, buf, number, at)
+        yield number, _stream_line(name, bytes(buf), number, at)
 
 
 def _stream_line(name: str, data: bytes, number: int, at: int) -> str:
