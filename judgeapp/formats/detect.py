@@ -23,7 +23,7 @@ import re
 
 from judgeapp.formats.columns import has_odd_space, split_fields
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.textio import PathArg, head_text
+from judgeapp.formats.textio import MAX_COLUMN_LINE, MAX_LINE, PathArg, head_text
 
 FORMATS: dict[str, tuple[str, ...]] = {
     "topics": ("trec", "xml", "tsv", "jsonl", "smart"),
@@ -75,7 +75,11 @@ def detect_format(path: PathArg, kind: str) -> str:
     if kind not in FORMATS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(FORMATS)}")
     columns = kind in ("run", "qrels")
-    first, text = head_text(path, comments=columns)
+    # the line limit of the reader that will read it: a run or qrels file with a 50 MB
+    # line is refused here, at 1 MiB, not held whole to look at its first line
+    first, text = head_text(
+        path, comments=columns, max_line=MAX_COLUMN_LINE if columns else MAX_LINE
+    )
     lines = _data_lines(text, skip_comments=columns, first=first)
     if not lines:
         why = "empty file or only comments" if kind in ("run", "qrels") else "empty file"

@@ -393,13 +393,15 @@ _DATA = re.compile(r"^[^\S\n]*[^\s#]", re.M)  # a line whose first non-blank is 
 _LINE_END = re.compile(rb"\r\n?|\n")
 
 
-def head_text(path: PathArg, limit: int = 1 << 16, comments: bool = False) -> tuple[int, str]:
+def head_text(
+    path: PathArg, limit: int = 1 << 16, comments: bool = False, max_line: int = MAX_LINE
+) -> tuple[int, str]:
     """``(first_line, text)`` for format detection: about ``limit`` bytes or more of whole
     lines from the first line that is not blank (with ``comments``, not a ``#`` comment
     either), ``first_line`` its number; ``(1, "")`` when there is none. Leading blank lines
     are read past however many there are, in constant memory."""
     content = _DATA if comments else _CONTENT
-    with open_chunks(path, limit) as chunks:
+    with open_chunks(path, limit, max_line) as chunks:
         for chunk in chunks:
             found = content.search(chunk.text)
             if found is None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tests.hostile.runner import ForkServer, Outcome
+from tests.hostile.runner import MEMORY_LIMIT, ForkServer, Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "data" / "hostile"
@@ -315,7 +315,13 @@ def _fill(text: str, names: dict[str, str]) -> str:
 
 
 def run_case(
-    server: ForkServer, case: Case, template: Path, folder: Path, *, seconds: float = 60.0
+    server: ForkServer,
+    case: Case,
+    template: Path,
+    folder: Path,
+    *,
+    seconds: float = 60.0,
+    memory: int = MEMORY_LIMIT,
 ) -> Verdict:
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(0o755)
@@ -353,6 +359,7 @@ def run_case(
         stdin=stdin,
         file_size=case.file_size,
         seconds=seconds,
+        memory=memory,
         user=65534 if as_nobody else None,
     )
     if case.project.startswith("readonly"):

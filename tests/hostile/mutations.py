@@ -142,3 +142,26 @@ def source(kind: str, index: int) -> Path:
 
 def random_mutation(rng: random.Random) -> tuple[str, float, int]:
     return rng.choice(KINDS), rng.random(), rng.randrange(1 << 16)
+
+
+PAGE = 4096
+
+
+def damage(data: bytes, how: str, at: float, value: int) -> bytes:
+    """A project file damaged: cut short, a page overwritten, bytes flipped, or a header
+    field changed."""
+    rng = random.Random(value)
+    if how == "truncate":
+        return data[: int(at * len(data))]
+    if how == "page":
+        page = 1 + int(at * (len(data) // PAGE - 1))
+        return data[: page * PAGE] + rng.randbytes(PAGE) + data[(page + 1) * PAGE :]
+    if how == "flips":
+        buf = bytearray(data)
+        for _ in range(1 + value % 16):
+            i = rng.randrange(len(buf))
+            buf[i] ^= 1 + rng.randrange(255)
+        return bytes(buf)
+    # the 100-byte header: page size, versions, counts
+    i = 16 + int(at * 84)
+    return data[:i] + bytes([value & 0xFF]) + data[i + 1 :]

@@ -11,7 +11,6 @@ every `recorded` line printed is what the store holds, and nothing else is.
 from __future__ import annotations
 
 import itertools
-import random
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.hostile.cases import BASE, last_grades, recorded_lines, snapshot, stored_judgments
-from tests.hostile.mutations import KINDS, mutate, source
+from tests.hostile.mutations import KINDS, damage, mutate, source
 from tests.hostile.runner import ForkServer, Outcome
 
 COMMANDS = settings(
@@ -107,29 +106,6 @@ def test_judge_records_what_it_prints_on_mutated_input(
     outcome = server.run(argv, db.parent, stdin=stdin)
     assert_clean(outcome)
     assert_judge_kept_its_word(outcome, db, before)
-
-
-PAGE = 4096
-
-
-def damage(data: bytes, how: str, at: float, value: int) -> bytes:
-    """A project file damaged: cut short, a page overwritten, bytes flipped, or a header
-    field changed."""
-    rng = random.Random(value)
-    if how == "truncate":
-        return data[: int(at * len(data))]
-    if how == "page":
-        page = 1 + int(at * (len(data) // PAGE - 1))
-        return data[: page * PAGE] + rng.randbytes(PAGE) + data[(page + 1) * PAGE :]
-    if how == "flips":
-        buf = bytearray(data)
-        for _ in range(1 + value % 16):
-            i = rng.randrange(len(buf))
-            buf[i] ^= 1 + rng.randrange(255)
-        return bytes(buf)
-    # the 100-byte header: page size, versions, counts
-    i = 16 + int(at * 84)
-    return data[:i] + bytes([value & 0xFF]) + data[i + 1 :]
 
 
 @COMMANDS
