@@ -70,10 +70,6 @@ def create_project_engine(url: str, *, read_only: bool = False) -> Engine:
     in a folder this user cannot write): opened with `mode=ro&immutable=1`, since SQLite
     needs to write beside a WAL project even to read it; any write then fails with "the
     project is read-only here"."""
-    kwargs: dict = {}
-    if make_url(url).get_backend_name() == "postgresql":
-        # a connection that the server closed (restart, idle timeout) is replaced, not used
-        kwargs["pool_pre_ping"] = True
     path = sqlite_path(url)
     if read_only and path is not None:
         uri = f"file:{quote(str(path))}?mode=ro&immutable=1"
@@ -83,7 +79,10 @@ def create_project_engine(url: str, *, read_only: bool = False) -> Engine:
             poolclass=QueuePool,
         )
     else:
-        engine = create_engine(url, **kwargs)
+        # no pre-ping on PostgreSQL: it costs a round trip per transaction (a grade key
+        # makes two); a connection the server closed fails once and SQLAlchemy then
+        # replaces the pool's
+        engine = create_engine(url)
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine, "connect")

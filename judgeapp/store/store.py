@@ -599,25 +599,26 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         return result
 
     # -- assessors ----------------------------------------------------------------------------
+    @staticmethod
+    def _find_assessor(conn: Connection, name: str) -> AssessorInfo | None:
+        row = conn.execute(
+            select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role).where(
+                m.Assessor.name == name
+            )
+        ).first()
+        return None if row is None else AssessorInfo(*row)
+
     def assessor(self, name: str, *, kind: str = "person", create: bool = True) -> AssessorInfo:
         with self._read() as conn:
-            row = conn.execute(
-                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role).where(
-                    m.Assessor.name == name
-                )
-            ).first()
-        if row is not None:
-            return AssessorInfo(*row)
+            found = self._find_assessor(conn, name)
+        if found is not None:
+            return found
         if not create:
             raise StoreError(f"no assessor or judgment source named {name!r}")
         with self._begin() as conn:  # under the write lock: look again, another may be first
-            row = conn.execute(
-                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role).where(
-                    m.Assessor.name == name
-                )
-            ).first()
-            if row is not None:
-                return AssessorInfo(*row)
+            found = self._find_assessor(conn, name)
+            if found is not None:
+                return found
             assessor_id = self._create_assessor(conn, name, kind)
             self._changed(conn, Changes(assessors=True))
         return AssessorInfo(assessor_id, name, kind)
