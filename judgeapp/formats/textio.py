@@ -463,3 +463,31 @@ def _stream_line(name: str, data: bytes, number: int, at: int) -> str:
     if at == 0 and data.startswith(_BOM):
         return _decode(name, data[3:], number, 3)
     return _decode(name, data, number, at)
+
+
+def copy_stream(source: BinaryIO, target: BinaryIO, name: str = "stdin") -> None:
+    """Copy a byte stream (standard input) to a file for a reader, refusing at once what
+    the reader would refuse at the end of an endless stream: a NUL byte (`/dev/zero`) or a
+    line longer than :data:`MAX_COLUMN_LINE`. A compressed stream is copied as it is (its
+    reader checks it, expansion included)."""
+    read = getattr(source, "read1", source.read)
+    block = read(1 << 16)
+    plain = not any(block.startswith(magic) for magic, _ in _MAGIC)
+    done = 0
+    line = 1
+    since_end = 0  # bytes since the last line end
+    while block:
+        if plain:
+            if b"\x00" in block:
+                at = done + block.index(b"\x00")
+                raise FormatError(
+                    name, line, f"NUL byte at byte {at}: binary data, not a text file", byte=at
+                )
+            last = max(block.rfind(b"\n"), block.rfind(b"\r"))
+            since_end = since_end + len(block) if last < 0 else len(block) - last - 1
+            if since_end > MAX_COLUMN_LINE:
+                raise _too_long(name, line, MAX_COLUMN_LINE, done)
+            line += block.count(b"\n")
+        target.write(block)
+        done += len(block)
+        block = read(1 << 16)
