@@ -16,8 +16,16 @@ from judgeapp.store import Store
 
 
 def open_workbench(db: str) -> Workbench:
-    """Open (creating if new, upgrading if old) the project at `db` for the workbench."""
-    return Workbench(Store.open(db))
+    """Open (creating if new, upgrading if old) the project at `db` for the workbench. A
+    damaged file is refused here, with the message box the controller shows, rather than
+    opened and judged into (SQLite's quick_check, judgeapp.store.files)."""
+    store = Store.open(db)
+    try:
+        store.verify()
+    except BaseException:
+        store.close()
+        raise
+    return Workbench(store)
 
 
 def demo_builder():

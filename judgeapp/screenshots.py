@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from judgeapp.outputs import OutputError, check_writable, replacing
 from judgeapp.services import showcase
 
 VIEWS = ("topics", "judging", "dashboard", "team", "agreement")
@@ -68,9 +69,9 @@ def _open_copy(
 
 
 def _save(window: Any, out: Path) -> Path:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if not window.grab().save(str(out), "PNG"):
-        raise OSError(f"could not write {out}")
+    with replacing(out) as tmp:  # whole or not at all
+        if not window.grab().save(str(tmp), "PNG"):
+            raise OutputError(f"cannot write {out}: Qt could not save the picture")
     return out
 
 
@@ -91,6 +92,7 @@ def render(
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r} (one of {', '.join(VIEWS)})")
     out = Path(out)
+    check_writable(out)  # before the window is built and the copy prepared
     with tempfile.TemporaryDirectory(prefix="judgeapp-shot-") as tmp:
         team_view = view in ("team", "agreement")
         window, controller, qid = _open_copy(
@@ -142,6 +144,7 @@ def render_more(out_dir: str | Path, db: str | None = None, size=(1280, 800)) ->
     from judgeapp.ui.dashboard import find_dashboard
 
     out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory(prefix="judgeapp-shot-") as tmp:
         window, controller, qid = _open_copy(db, Path(tmp), size, 12, 3)

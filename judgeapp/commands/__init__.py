@@ -43,11 +43,12 @@ def open_store(db: str, *, create: bool = False) -> Store:
 
 @contextlib.contextmanager
 def progress_bar(desc: str, unit: str = "file") -> Iterator[ProgressFn]:
-    """A ProgressFn drawing a tqdm bar on stderr (silent when stderr is not a terminal
-    unless the work is long)."""
+    """A ProgressFn drawing a tqdm bar on stderr (none when stderr is not a terminal)."""
     from tqdm import tqdm
 
-    bar = tqdm(desc=desc, unit=unit, file=sys.stderr, leave=False, mininterval=0.2)
+    # disable=None: no bar when stderr is not a terminal, so that a script reading stderr
+    # sees the messages (and an error's one line) alone
+    bar = tqdm(desc=desc, unit=unit, file=sys.stderr, leave=False, mininterval=0.2, disable=None)
     try:
 
         def update(done: int, total: int | None, message: str) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 import tempfile
 
@@ -150,14 +149,19 @@ def load_inputs(args: argparse.Namespace, run_files: list[str]):
         raise CommandError("--judgments, --runs and --policy go with --db")
     if not args.qrels or not run_files:
         raise CommandError("give a QRELS file and at least one RUN file (or --db DB)")
-    from judgeapp.formats import read_qrels, read_run
+    from judgeapp.formats import FormatError, read_qrels, read_run
 
     vocab = Vocabulary()
     judgments = Judgments.from_qrels(read_qrels(args.qrels), vocab)
     runs = []
     for path in run_files:
         with _readable(path) as real_path:
-            run_file = read_run(real_path)
+            try:
+                run_file = read_run(real_path)
+            except FormatError as exc:  # said of stdin, not of its copy
+                if real_path == path:
+                    raise
+                raise FormatError("stdin", exc.line, exc.problem, byte=exc.byte) from None
         runs.append(Run.from_run_file(run_file, vocab, name=path, float32_scores=args.version < 10))
     return judgments, runs
 
@@ -172,9 +176,11 @@ class _readable:
     def __enter__(self) -> str:
         if self.path != "-":
             return self.path
+        from judgeapp.formats.textio import copy_stream
+
         fd, self.tmp = tempfile.mkstemp(prefix="judgeapp-run-")
         with os.fdopen(fd, "wb") as out:
-            shutil.copyfileobj(sys.stdin.buffer, out)
+            copy_stream(sys.stdin.buffer, out)  # /dev/zero is refused, not copied forever
         return self.tmp
 
     def __exit__(self, *exc: object) -> None:

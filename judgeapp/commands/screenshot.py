@@ -8,6 +8,7 @@ import re
 import sys
 
 from judgeapp.commands import CommandError
+from judgeapp.errors import UserError
 
 ORDER = 90
 
@@ -51,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
             simulate=args.simulate,
             topics=args.topics,
         )
+    except UserError:
+        raise  # an output that cannot be written, a damaged project: said as it is
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     print(f"wrote {out}", file=sys.stderr)

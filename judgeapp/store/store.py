@@ -9,6 +9,7 @@ with `executemany`; the ORM classes in `models` define the schema.
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -42,8 +43,15 @@ from judgeapp.records import (
 )
 from judgeapp.store import models as m
 from judgeapp.store.base import StoreError, raw, utcnow
+from judgeapp.store.files import ProjectFileError, check_project_file
 from judgeapp.store.pools import PoolStoreMixin
-from judgeapp.store.schema import create_project_engine, database_url, sqlite_path, upgrade
+from judgeapp.store.schema import (
+    create_project_engine,
+    current_revision,
+    database_url,
+    sqlite_path,
+    upgrade,
+)
 from judgeapp.store.team import TeamStoreMixin
 
 ID_DTYPE = np.dtype("<i4")
@@ -125,6 +133,10 @@ def _intern_postgres(conn: Connection, ordered: list[str]) -> np.ndarray:
     return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
 
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
 @dataclass(frozen=True, slots=True)
 class RunImport:
     """A parsed run file and how to store it."""
@@ -142,10 +154,18 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     def open(cls, db: str | Path, *, create: bool = True) -> Store:
         """Open (and if needed create or upgrade) a project. `db` is a path or a URL."""
         url = database_url(db)
-        if not create and "://" not in str(db) and not Path(db).exists():
-            raise StoreError(f"no project at {db}")
-        engine = create_project_engine(url)
+        path = sqlite_path(url)
+        if path is not None:
+            check_project_file(path, create=create)
+            if not create and not path.exists():
+                raise StoreError(f"no project at {db}")
+        # a project this user may read but not write is opened read-only (SQLite would
+        # otherwise refuse even to read it: a WAL project needs its -shm file written)
+        read_only = path is not None and path.exists() and not _writable(path)
+        engine = create_project_engine(url, read_only=read_only)
         try:
+            if path is not None and not create and current_revision(engine) is None:
+                raise ProjectFileError(f"{path}: not a judgeapp project (an empty database)")
             backup = upgrade(engine, url)
             store = cls(engine, url, backup)
             store._ensure_defaults()
@@ -153,6 +173,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             engine.dispose()
             reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
             raise StoreError(f"cannot open the project: {reason}") from None
+        except BaseException:
+            engine.dispose()
+            raise
         return store
 
     @staticmethod
@@ -717,6 +740,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         )
                     )
                     changed.add(qid)
+                if not rows:  # the same judgments again (--replace): nothing to write, and
+                    continue  # an empty list of rows would run the statement once, unbound
                 raw(
                     conn,
                     "INSERT INTO judgments (qid, doc_id, assessor_id, grade, note, flagged, "

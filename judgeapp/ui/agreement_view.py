@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judgeapp.outputs import write_text
 from judgeapp.services.agreement import (
     PAIR_STATISTICS,
     SCOPE_STATISTICS,
@@ -375,7 +376,7 @@ class AgreementView(QWidget):
         paths = []
         for stem, text in self.tables_csv().items():
             path = folder / f"{stem}.csv"
-            path.write_text(text, encoding="utf-8")
+            write_text(path, text)  # whole or not at all
             paths.append(path)
         self.csv_exported.emit(paths)
         return paths

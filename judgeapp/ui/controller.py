@@ -28,6 +28,7 @@ from judgeapp.ui.adjudication import AdjudicationController, AdjudicationView
 from judgeapp.ui.dialogs import AssessorDialog, ImportDialog, PoolDialog, TaskDialog
 from judgeapp.ui.judging_controller import JudgingController
 from judgeapp.ui.main_window import MainWindow
+from judgeapp.ui.plain import plain
 from judgeapp.ui.team_view import TeamController, TeamView
 from judgeapp.ui.worker import Worker
 
@@ -730,7 +731,7 @@ class MainController(QObject):
             self.window.restoreGeometry(geometry)
 
     def _error(self, title: str, text: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window)
+        box = plain(QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window))
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.open()
         self.last_error = text

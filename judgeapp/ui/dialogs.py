@@ -33,6 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judgeapp.ui.plain import plain
+
 IMPORT_TITLES = {
     "topics": "Import topics",
     "documents": "Import documents",
@@ -63,7 +65,7 @@ class TaskDialog(QDialog):
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
-        self.message = QLabel()
+        self.message = plain(QLabel())  # errors quote the offending line of a file
         self.message.setObjectName("muted")
         self.message.setWordWrap(True)
         self.buttons = QDialogButtonBox()

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from judgeapp.records import DocumentRecord
 from judgeapp.services.highlight import Highlighter, break_long_lines, reflow
 from judgeapp.ui import theme
+from judgeapp.ui.plain import tooltip
 from judgeapp.ui.text_line import TextLine
 
 
@@ -91,9 +92,9 @@ class DocumentViewer(QWidget):
 
     def set_header(self, header: str, meta: str = "") -> None:
         self.header.setText(header)
-        self.header.setToolTip(header)
+        self.header.setToolTip(tooltip(header))  # titles and authors come from files
         self.meta.setText(meta)
-        self.meta.setToolTip(meta)
+        self.meta.setToolTip(tooltip(meta))
 
     def clear(self) -> None:
         if self.doc_id is not None:

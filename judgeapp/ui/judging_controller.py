@@ -23,6 +23,7 @@ from judgeapp.services.timing import ActiveTimer
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.dialogs import ShortcutSheet
 from judgeapp.ui.judging_view import JudgingView
+from judgeapp.ui.plain import plain
 from judgeapp.ui.undo import JudgmentCommand
 
 WRITE_TRY_S = 0.2  # how long one try of a grade key waits for another writer
@@ -358,7 +359,7 @@ class JudgingController(QObject):
         self._update_labels()
 
     def _warn(self, text: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Not recorded", text, parent=self.view)
+        box = plain(QMessageBox(QMessageBox.Icon.Warning, "Not recorded", text, parent=self.view))
         box.open()
 
     # -- slots -----------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from judgeapp.ui.delegates import ProgressDelegate
 from judgeapp.ui.judging_view import JudgingView
 from judgeapp.ui.models import TopicFilterProxyModel, TopicTableModel
+from judgeapp.ui.plain import plain
 
 
 class TopicsView(QWidget):
@@ -117,9 +118,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.topics_view, "Topics")
         self.tabs.addTab(self.judging_view, "Judging")
         self.setCentralWidget(self.tabs)
-        self.project_label = QLabel()
-        self.assessor_label = QLabel()
-        self.pool_label = QLabel()
+        self.project_label = plain(QLabel())  # names chosen by users
+        self.assessor_label = plain(QLabel())
+        self.pool_label = plain(QLabel())
         for label in (self.project_label, self.assessor_label, self.pool_label):
             label.setContentsMargins(6, 0, 6, 0)
             self.statusBar().addPermanentWidget(label)

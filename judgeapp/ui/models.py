@@ -21,6 +21,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from judgeapp.records import GradeInfo
 from judgeapp.services.rows import QueueItem, TopicRow, natural_key
 from judgeapp.ui import theme
+from judgeapp.ui.plain import tooltip
 
 Index = QModelIndex | QPersistentModelIndex
 ROLE = Qt.ItemDataRole
@@ -144,7 +145,7 @@ class TopicTableModel(QAbstractTableModel):
         if role == ROLE.TextAlignmentRole and col not in (self.ID, self.TITLE):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == ROLE.ToolTipRole and col == self.TITLE:
-            return row.title
+            return tooltip(row.title)
         if role == ROLE.ToolTipRole and col == self.MISSING and row.missing is not None:
             return f"{row.missing:.1f} (interval {row.missing_low:.1f} - {row.missing_high:.1f})"
         if role == ROLE.ForegroundRole and col == self.RELEVANT and row.relevant:
@@ -323,7 +324,7 @@ class PoolTableModel(QAbstractTableModel):
             if role == _FONT:
                 return cells[2]
         if role == _TOOLTIP and col == self.NOTE and item.note:
-            return item.note
+            return tooltip(item.note)
         if role == _ALIGN and col in (self.POSITION, self.RANK):
             return _RIGHT
         return None

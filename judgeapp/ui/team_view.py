@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from judgeapp.errors import UserError
+from judgeapp.outputs import writing
 from judgeapp.services.team import AssessorProgress
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.agreement_view import AgreementView
@@ -65,7 +66,7 @@ class RowsTableModel(FixedColumnsTableModel):
         return item[column]
 
     def write_csv(self, path: Path) -> None:
-        with path.open("w", encoding="utf-8", newline="") as fh:
+        with writing(path, newline="") as fh:  # whole or not at all
             writer = csv.writer(fh)
             writer.writerow(self.HEADERS)
             writer.writerows(self.rows)

@@ -28,6 +28,8 @@ from matplotlib.lines import Line2D
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from judgeapp.outputs import replacing
+
 COLOURS = (
     "#4c72b0",
     "#dd8452",
@@ -202,7 +204,8 @@ class LivePlot:
         for artist in self.live:
             artist.set_animated(False)
         try:
-            self.figure.savefig(path, format=fmt, dpi=150, bbox_inches="tight")
+            with replacing(path) as tmp:  # whole or not at all
+                self.figure.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight")
         finally:
             for artist in self.live:
                 artist.set_animated(True)
