@@ -38,6 +38,7 @@ Topics only in the run are never evaluated. Values equal trec_eval 10.0's (``ver
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -118,9 +119,14 @@ def measures_of(measures: Iterable[object] | object, version: int = 10) -> list[
         measures = [measures]
     out: list[Measure] = []
     for m in measures:
-        found = [m] if isinstance(m, Measure) else parse_measures([str(m)], version)
+        found = [m] if isinstance(m, Measure) else _parse_text(str(m), version)
         out.extend(x for x in found if x not in out)
     return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_text(text: str, version: int) -> tuple[Measure, ...]:
+    return tuple(parse_measures([text], version))
 
 
 # -- inputs --------------------------------------------------------------------------------
@@ -186,9 +192,11 @@ def qrels_of(qrels: object, vocab: Vocabulary) -> Judgments:
         topics = {}
         for qid, docs in qrels.items():
             qid = str(qid)
-            ids = vocab.ids(str(d) for d in docs)
+            keys = list(docs)
+            if keys and type(keys[0]) is not str:
+                keys = [str(d) for d in keys]
             grades = _integer_grades(list(docs.values()), f"qrels topic {qid}")
-            topics[qid] = TopicJudgments.build(ids, grades, qid)
+            topics[qid] = TopicJudgments.build(vocab.ids(keys), grades, qid)
         return Judgments(topics)
     qids, docs, values = _columns(qrels, "relevance")
     grades = _integer_grades(values, "qrels")
@@ -205,79 +213,148 @@ def qrels_of(qrels: object, vocab: Vocabulary) -> Judgments:
     )
 
 
-def _ordered_run(
-    name: str,
-    qids: list[str],
-    docnos: list[str],
-    scores: np.ndarray,
-    vocab: Vocabulary,
-    version: int,
-    *,
-    check: bool = True,
-) -> Run:
-    """A run from parallel columns in any order: grouped by topic, each topic in trec_eval
-    order; documents the judgments do not name share one id (they are all 'not judged')."""
-    from judgeapp.formats.runs import trec_order
+class RunReader:
+    """Turns run inputs into engine runs against a fixed vocabulary (the qrels'), in
+    trec_eval order.
 
-    scores = np.asarray(scores, dtype=np.float64)
-    if version < 10:  # trec_eval 9.x keeps scores as C floats
-        scores = scores.astype(np.float32).astype(np.float64)
-    n = len(qids)
-    if n and any(qids[i] != qids[i + 1] for i in range(n - 1)) and len(set(qids)) > 1:
-        codes = {q: k for k, q in enumerate(dict.fromkeys(qids))}
-        order = np.argsort(np.fromiter((codes[q] for q in qids), np.int64, n), kind="stable")
+    Documents the judgments do not name all share one id: they are all 'not judged', so
+    only their places matter. Sorting is numeric (score, then a docno key); docno text is
+    compared only where a score tie mixes judged documents with others, which is what
+    decides the order trec_eval evaluates."""
+
+    def __init__(self, vocab: Vocabulary, judgments: Judgments, version: int = 10) -> None:
+        self.version = version
+        self.unknown = len(vocab)
+        # per topic, docno -> id of its judged documents: a document not judged for a topic
+        # evaluates as one not judged at all there, so it takes the shared id
+        self.topic_docs = {
+            qid: dict(zip(vocab.docnos(tj.docids), tj.docids.tolist(), strict=True))
+            for qid, tj in judgments.topics.items()
+        }
+        self._vocab = vocab
+
+    @functools.cached_property
+    def _docno_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """The judged docnos sorted, and each id's place among them (for tie keys)."""
+        known = self._vocab.docnos(range(len(self._vocab)))
+        order = sorted(range(len(known)), key=known.__getitem__)
+        rank = np.empty(len(known) + 1, dtype=np.int64)
+        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(known))
+        return np.array([known[i] for i in order], dtype=str), rank
+
+    def read(self, run: object, name: str = "run") -> Run:
+        if isinstance(run, Run):
+            return run
+        if _ranx(run):
+            name = getattr(run, "name", None) or name
+            run = run.to_dict()
+        if _is_path(run):
+            from judgeapp.formats.interop import read_run_any
+
+            rf = read_run_any(run)
+            qids = list(rf.topics)
+            counts = [len(t.docnos) for t in rf.topics.values()]
+            docnos = [d for t in rf.topics.values() for d in t.docnos]
+            scores = [t.scores for t in rf.topics.values()]
+            return self._build(name, qids, counts, docnos, scores)
+        if isinstance(run, Mapping):
+            qids, counts, docnos, scores = [], [], [], []
+            for qid, docs in run.items():
+                qids.append(str(qid))
+                counts.append(len(docs))
+                keys = list(docs)
+                if keys and type(keys[0]) is not str:
+                    keys = [str(d) for d in keys]
+                docnos.extend(keys)
+                scores.append(np.fromiter(docs.values(), np.float64, len(docs)))
+            return self._build(name, qids, counts, docnos, scores)
+        q, d, sc = _columns(run, "score")
+        if len(set(zip(q, d, strict=True))) != len(q):
+            seen: set[tuple[str, str]] = set()
+            for pair in zip(q, d, strict=True):
+                if pair in seen:
+                    raise ValueError(f"run {name}: document {pair[1]} twice for topic {pair[0]}")
+                seen.add(pair)
+        codes = {x: k for k, x in enumerate(dict.fromkeys(q))}
+        topic = np.fromiter((codes[x] for x in q), np.int64, len(q))
+        order = np.argsort(topic, kind="stable")
+        counts = np.bincount(topic, minlength=len(codes)).tolist()
         pick = order.tolist()
-        qids = [qids[i] for i in pick]
-        docnos = [docnos[i] for i in pick]
-        scores = scores[order]
-    starts = [0] + [i + 1 for i in range(n - 1) if qids[i] != qids[i + 1]]
-    bounds = np.array([*starts, n], dtype=np.int64)
-    docnos, scores, _ = trec_order(docnos, scores, np.zeros(n, dtype=np.int64), bounds)
-    ids = vocab.ids(docnos, add=False)
-    ids[ids < 0] = len(vocab)
-    topics: dict[str, np.ndarray] = {}
-    for k, lo in enumerate(starts):
-        qid = qids[lo]
-        hi = int(bounds[k + 1])
-        if qid in topics:
-            raise ValueError(f"run {name}: topic {qid} given twice")
-        topics[qid] = ids[lo:hi]
-        seen = docnos[lo:hi]
-        if check and len(set(seen)) != hi - lo:
-            dup = next(d for d in seen if seen.count(d) > 1)
-            raise ValueError(f"run {name}: document {dup} twice for topic {qid}")
-    return Run(name, topics, name)
-
-
-def run_of(run: object, vocab: Vocabulary, *, version: int = 10, name: str = "run") -> Run:
-    """An engine run from any run input (see the module docstring), in trec_eval order."""
-    if isinstance(run, Run):
-        return run
-    if _ranx(run):
-        name = getattr(run, "name", None) or name
-        run = run.to_dict()
-    if _is_path(run):
-        from judgeapp.formats.interop import read_run_any
-
-        run_file = read_run_any(run)
-        qids = [q for q, t in run_file.topics.items() for _ in t.docnos]
-        docnos = [d for t in run_file.topics.values() for d in t.docnos]
-        scores = np.concatenate([t.scores for t in run_file.topics.values()] or [np.zeros(0)])
-        return _ordered_run(name, qids, docnos, scores, vocab, version, check=False)
-    if isinstance(run, Mapping):
-        qids: list[str] = []
-        docnos: list[str] = []
-        for qid, docs in run.items():
-            qids.extend(itertools.repeat(str(qid), len(docs)))
-            docnos.extend(str(d) for d in docs)
-        scores = np.fromiter(
-            itertools.chain.from_iterable(d.values() for d in run.values()),
-            np.float64,
-            len(docnos),
+        return self._build(
+            name,
+            list(codes),
+            counts,
+            [d[i] for i in pick],
+            [np.asarray(sc, dtype=np.float64)[order]],
         )
-        return _ordered_run(name, qids, docnos, scores, vocab, version, check=False)
-    qids, docnos, scores = _columns(run, "score")
-    return _ordered_run(name, qids, docnos, scores, vocab, version)
+
+    def _build(
+        self,
+        name: str,
+        qids: list[str],
+        counts: list[int],
+        docnos: list[str],
+        scores: list[np.ndarray],
+    ) -> Run:
+        score = np.concatenate(scores) if scores else np.zeros(0)
+        score = np.asarray(score, dtype=np.float64)
+        if score.size and not np.all(np.isfinite(score)):
+            raise ValueError(f"run {name}: scores must be finite numbers")
+        if self.version < 10:  # trec_eval 9.x keeps scores as C floats
+            score = score.astype(np.float32).astype(np.float64)
+        topics: dict[str, np.ndarray] = {}
+        lo = 0
+        unknown, none = self.unknown, itertools.repeat(self.unknown)
+        for qid, n in zip(qids, counts, strict=True):
+            hi = lo + n
+            if qid in topics:
+                raise ValueError(f"run {name}: topic {qid} given twice")
+            docs = docnos[lo:hi]
+            judged = self.topic_docs.get(qid)
+            if judged is None:
+                topics[qid] = np.full(n, unknown, dtype=np.int64)
+            else:
+                ids = np.fromiter(map(judged.get, docs, none), np.int64, n)
+                s = -score[lo:hi]
+                order = np.argsort(s, kind="stable")
+                ids, s = ids[order], s[order]
+                tied = s[1:] == s[:-1]
+                if tied.any():
+                    ids = ids[self._tie_order(ids, tied, order, docs)]
+                topics[qid] = ids
+            lo = hi
+        return Run(name, topics, name)
+
+    def _tie_order(
+        self, ids: np.ndarray, tied: np.ndarray, order: np.ndarray, docnos: list[str]
+    ) -> np.ndarray:
+        """Positions putting each stretch of equal scores in docno-descending order, as far
+        as it matters: stretches with a judged document get a docno key (known docnos: their
+        place among the judged ones; others: where they would fall among them)."""
+        stretch = np.concatenate(([0], np.cumsum(~tied)))
+        known = ids != self.unknown
+        size = np.bincount(stretch)
+        with_known = np.bincount(stretch, weights=known) > 0
+        need = (size[stretch] > 1) & with_known[stretch]
+        if not need.any():
+            return np.arange(ids.size)
+        known_sorted, rank = self._docno_order
+        key = np.zeros(ids.size, dtype=np.int64)
+        kn = need & known
+        key[kn] = 2 * rank[ids[kn]] + 1
+        un = np.flatnonzero(need & ~known)
+        if un.size:
+            texts = np.array([docnos[i] for i in order[un].tolist()], dtype=str)
+            key[un] = 2 * np.searchsorted(known_sorted, texts)
+        return np.lexsort((-key, stretch))
+
+
+def run_of(
+    run: object, vocab: Vocabulary, judgments: Judgments, *, version: int = 10, name: str = "run"
+) -> Run:
+    """An engine run from any run input (see the module docstring), in trec_eval order,
+    for evaluation against ``judgments`` (whose docnos ``vocab`` holds)."""
+    return RunReader(vocab, judgments, version).read(run, name)
 
 
 # -- evaluation ----------------------------------------------------------------------------
@@ -329,15 +406,20 @@ class Evaluator:
         self.vocab = Vocabulary()
         self.judgments = qrels_of(qrels, self.vocab)
         self.topics = topics
+        self._reader: RunReader | None = None
+        self._ideals: dict = {}  # ideal rankings, shared by the runs evaluated
 
     def results(self, runs: Mapping[str, object] | Iterable[object]) -> Results:
         """The engine's :class:`~judgeapp.measures.Results` of many runs at once
         (``{name: run}``, or runs named run0, run1, ...)."""
         items = runs.items() if isinstance(runs, Mapping) else enumerate(runs)
-        engine_runs = [
-            run_of(r, self.vocab, version=self.options.version, name=str(name)) for name, r in items
-        ]
-        return Engine(self.judgments, engine_runs, self.measures, self.options).evaluate()
+        if self._reader is None:
+            self._reader = RunReader(self.vocab, self.judgments, self.options.version)
+        engine_runs = [self._reader.read(r, str(name)) for name, r in items]
+        engine = Engine(
+            self.judgments, engine_runs, self.measures, self.options, ideals=self._ideals
+        )
+        return engine.evaluate()
 
     def calc_aggregate(self, run: object) -> MeasureDict:
         """``{measure: value}`` over the topics (trec_eval's ``all`` line)."""

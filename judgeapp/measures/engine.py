@@ -222,7 +222,11 @@ class Evaluator:
         runs: Sequence[Run],
         measures: Iterable[Measure | str],
         options: EvalOptions | None = None,
+        *,
+        ideals: dict[tuple, Ideal] | None = None,
     ) -> None:
+        """``ideals``: a cache of ideal rankings to share between evaluators of the same
+        judgments (the Python API builds one evaluator per run)."""
         from judgeapp.measures.parse import parse_measures
 
         self.options = options or EvalOptions()
@@ -264,7 +268,7 @@ class Evaluator:
             for i, m in enumerate(self.measures)
             if m.family == "relstring"
         }
-        self._ideals: dict[tuple, Ideal] = {}
+        self._ideals: dict[tuple, Ideal] = {} if ideals is None else ideals
         self._done = np.zeros(n_t, dtype=bool)
         self._text_rows = [i for i, m in enumerate(self.measures) if m.aggregate == "text"]
         # trec_eval.c's clean-up after the bogus ranking of a missing topic
