@@ -131,6 +131,9 @@ def render_more(out_dir: str | Path, db: str | None = None, size=(1280, 800)) ->
     with tempfile.TemporaryDirectory(prefix="judgeapp-shot-") as tmp:
         window, controller, qid = _open_copy(db, Path(tmp), size, 12, 3)
         dashboard = find_dashboard(controller)
+        if dashboard is None:
+            window.close()
+            raise ValueError("the window has no dashboard")
         view = dashboard.view
         window.show_view(view)
         view.prepare_screenshot()

@@ -1,7 +1,10 @@
 """Test settings shared by every layer.
 
 Qt must never look for a screen: the platform is set before any QApplication exists.
-Tests that read the real data in ../shared skip cleanly when it is absent.
+Tests that read the real data in ../shared (every test using the `shared_data` fixture)
+carry the `shared` marker and skip cleanly when it is absent, except under CI (the CI
+environment variable set), where a missing ../shared stops the run with an error: a CI run
+that skipped them could pass without checking trec_eval parity at all.
 """
 
 from __future__ import annotations
@@ -20,6 +23,30 @@ SHARED_DATA = SHARED / "data"
 TEST_DATA = Path(__file__).resolve().parent / "data"
 
 
+def under_ci() -> bool:
+    """CI services set CI (GitHub: "true", others "1" or "True")."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "shared_data" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.shared)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if SHARED_DATA.is_dir() or not under_ci():
+        return
+    needing = sum(1 for item in session.items if item.get_closest_marker("shared"))
+    if needing:
+        pytest.exit(
+            f"{SHARED_DATA} is missing: {needing} selected tests need it and CI must not skip "
+            "them. Place the shared data folder beside the checkout (../shared/data).",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The ../shared/data folder, or a skip when this checkout has none beside it."""
@@ -34,10 +61,6 @@ def test_data() -> Path:
 
 
 # -- PostgreSQL: one throwaway server per test session (tests/pgserver.py) ---------------------
-def _ci() -> bool:
-    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
-
-
 @pytest.fixture(scope="session")
 def pg_server():
     """A PostgreSQL server on 127.0.0.1 for this test session (stopped at its end), or a
@@ -46,7 +69,7 @@ def pg_server():
 
     bindir = find_bindir()
     if bindir is None:
-        if _ci():
+        if under_ci():
             pytest.fail(f"CI needs PostgreSQL for the shared-project tests: {HOW_TO_GET}")
         pytest.skip(HOW_TO_GET)
     server = PgServer(bindir).start()

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             rows = qrels_rows(store, args.assessor, parse_policy(args.policy))
         else:
             wanted = set(args.assessor or ())
-            rows = [r for r in store.judgment_export() if not wanted or r.assessor in wanted]
+            lines = [r for r in store.judgment_export() if not wanted or r.assessor in wanted]
     except (StoreError, PolicyError) as exc:
         raise CommandError(str(exc)) from exc
     finally:
@@ -62,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.out:
         with open(args.out, "w", encoding="utf-8", newline="") as fh:
-            write_judgments(rows, fh, args.fmt)
-        print(f"wrote {len(rows)} judgments to {args.out}", file=sys.stderr)
+            write_judgments(lines, fh, args.fmt)
+        print(f"wrote {len(lines)} judgments to {args.out}", file=sys.stderr)
     else:
-        write_judgments(rows, sys.stdout, args.fmt)
+        write_judgments(lines, sys.stdout, args.fmt)
     return 0

@@ -85,6 +85,7 @@ def to_floats(
         for i, tok in enumerate(tokens):
             if not _is_float(tok):
                 raise FormatError(path, line_of(i), f"{what} {tok!r} is not a number")
+    assert values is not None  # a token float() refuses is refused above too
     return values
 
 
@@ -116,6 +117,7 @@ def to_ints(
                 raise FormatError(path, line_of(i), f"{what} {tok!r} is not an integer") from None
             if not -(2**63) <= value < 2**63:
                 raise FormatError(path, line_of(i), f"{what} {tok!r} is out of range")
+    assert values is not None  # a token int() or int64 refuses is refused above too
     return values
 
 

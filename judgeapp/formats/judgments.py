@@ -81,7 +81,8 @@ def read_judgments(path: PathArg, fmt: str | None = None) -> list[JudgmentLine]:
     if fmt not in FORMATS:
         raise FormatError(path, None, f"unknown judgments format {fmt!r} (one of {FORMATS})")
     rows = {"jsonl": _from_json, "csv": _from_csv, "qrels": _from_qrels}[fmt](path)
-    out, seen = [], {}
+    out: list[JudgmentLine] = []
+    seen: dict[tuple[str, str, str | None], int] = {}
     for row in rows:
         key = (row.topic, row.docno, row.assessor)
         if key in seen:
@@ -120,6 +121,7 @@ def _checked(path: PathArg, line: int, record: dict[str, Any]) -> JudgmentLine:
         value = record.get(key)
         if value in (None, ""):
             return None
+        out: int | float
         try:
             if kind is int:
                 if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):

@@ -76,10 +76,10 @@ class _QrelsBuilder:
         split = split_uniform(chunk)
         if split is not None and split[1] == 5 and not has_comment(text):
             toks = split[0]
-            grades = to_ints(self.path, toks[3::5], text, lambda i: first + i, "grade")
+            values = to_ints(self.path, toks[3::5], text, lambda i: first + i, "grade")
             self.qids += toks[0::5]
             self.docnos += toks[2::5]
-            self.grades.append(grades)
+            self.grades.append(values)
             self.lines.append(np.arange(first, first + n_lines, dtype=np.int64))
             return
         qids: list[str] = []
@@ -230,7 +230,7 @@ def write_qrels(rows: Iterable[tuple[str, str, int]] | QrelsFile, out: PathArg |
     return _write(rows, out if out is not None else sys.stdout)
 
 
-def _write(rows: Iterable[tuple[str, str, int]], fh: TextIO) -> int:
+def _write(rows: Iterable[tuple[str, str, int | float]], fh: TextIO) -> int:
     n = 0
     buf: list[str] = []
     for qid, docno, grade in rows:

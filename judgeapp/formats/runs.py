@@ -259,7 +259,8 @@ def _pick(items: list[str], at: np.ndarray) -> tuple[str, ...]:
         return (items[int(at[0])],)
     if len(at) == 0:
         return ()
-    return operator.itemgetter(*at.tolist())(items)
+    picked: tuple[str, ...] = operator.itemgetter(*at.tolist())(items)
+    return picked
 
 
 def _objects(items: list[str]) -> np.ndarray:

@@ -27,7 +27,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 import numpy as np
 
@@ -78,6 +78,14 @@ def _open_raw(path: PathArg) -> BinaryIO:
         raise FormatError(path, None, f"cannot open: {exc.strerror or exc}") from None
 
 
+class _ByteStream(Protocol):
+    """What the chunking reads from: a file, or one of the decompressors below."""
+
+    def read(self, size: int, /) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
 class _Gunzip:
     """Decompresses gzip with zlib directly: zlib checks the header, CRC and length itself
     (wbits=31), without GzipFile's Python-level buffering. Input goes in by 16 KiB, about
@@ -117,21 +125,21 @@ class _Gunzip:
         self.raw.close()
 
 
-def _open_binary(path: PathArg) -> tuple[BinaryIO, str | None]:
+def _open_binary(path: PathArg) -> tuple[_ByteStream, str | None]:
     raw = _open_raw(path)
     head = raw.read(6)
     raw.seek(0)
     for magic, name in _MAGIC:
         if head.startswith(magic):
             if name == "gzip":
-                return _Gunzip(raw), name  # type: ignore[return-value]
+                return _Gunzip(raw), name
             if name == "bzip2":
                 return bz2.BZ2File(raw, mode="rb"), name
             return lzma.LZMAFile(raw, mode="rb"), name
     return raw, None
 
 
-def _read_block(path: PathArg, f: BinaryIO, size: int, kind: str | None, done: int) -> bytes:
+def _read_block(path: PathArg, f: _ByteStream, size: int, kind: str | None, done: int) -> bytes:
     """One block of decompressed bytes; compression failures become FormatErrors."""
     try:
         return f.read(size)
@@ -193,7 +201,7 @@ def iter_chunks(path: PathArg, size: int | None = None) -> Iterator[Chunk]:
     return _chunks(path, f, kind, size or CHUNK_BYTES)
 
 
-def _chunks(path: PathArg, f: BinaryIO, kind: str | None, size: int) -> Iterator[Chunk]:
+def _chunks(path: PathArg, f: _ByteStream, kind: str | None, size: int) -> Iterator[Chunk]:
     try:
         carry = b""  # the unfinished last line of the previous block
         carry_at = 0  # byte offset of carry in the decompressed stream

@@ -161,7 +161,9 @@ def sample_topic(
     )
 
 
-def _relevance(topic: PoolTopic, judged: tuple[np.ndarray, np.ndarray], min_grade: int):
+def _relevance(
+    topic: PoolTopic, judged: tuple[np.ndarray, np.ndarray], min_grade: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Per pooled document: judged?, relevant?"""
     ids, grades = (np.asarray(a) for a in judged)
     order = np.argsort(ids, kind="stable")

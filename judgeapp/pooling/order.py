@@ -139,7 +139,7 @@ class JudgingOrder:
         """The next `limit` documents this order would propose if no more judgments came
         in to learn from (for showing the queue; `next_doc` is the live answer)."""
         shadow = copy.deepcopy(self)
-        out = []
+        out: list[int] = []
         while len(out) < limit:
             proposal = shadow._proposal()
             if proposal is None:
@@ -218,7 +218,8 @@ class _StaticOrder(JudgingOrder):
     def upcoming(self, limit: int) -> list[int]:
         rest = self._sequence[self._cursor :]
         rest = rest[~self._judged[rest]][:limit]
-        return self.doc_ids[rest].tolist()
+        ids: list[int] = self.doc_ids[rest].tolist()
+        return ids
 
 
 class BlindOrder(_StaticOrder):
@@ -295,8 +296,8 @@ class MoveToFront(_RunQueues):
         if arm >= 0 and not relevant:
             self._priority[arm] -= 1
             # highest priority first, earlier run first among equals
-            self._by_priority = np.lexsort((np.arange(len(self._priority)), -self._priority))
-            self._by_priority = self._by_priority.tolist()
+            order = np.lexsort((np.arange(len(self._priority)), -self._priority))
+            self._by_priority = order.tolist()
 
 
 class MaxMean(_RunQueues):
@@ -411,7 +412,8 @@ class Hedge(JudgingOrder):
     def upcoming(self, limit: int) -> list[int]:
         active, scores = self._scores()
         order = np.argsort(-scores, kind="stable")[:limit]
-        return self.doc_ids[active[order[np.isfinite(scores[order])]]].tolist()
+        ids: list[int] = self.doc_ids[active[order[np.isfinite(scores[order])]]].tolist()
+        return ids
 
 
 ORDERS: dict[str, type[JudgingOrder]] = {

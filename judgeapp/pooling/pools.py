@@ -164,7 +164,9 @@ def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.cumsum(out)
 
 
-def depth_pool(qid: str, runs: Sequence[str], run_lists: Sequence[np.ndarray], depth: int):
+def depth_pool(
+    qid: str, runs: Sequence[str], run_lists: Sequence[np.ndarray], depth: int
+) -> PoolTopic:
     """TREC depth-`depth` pool of one topic over `run_lists` (parallel to `runs`)."""
     if depth < 1:
         raise PoolingError(f"pool depth must be at least 1, not {depth}")
@@ -395,9 +397,9 @@ def extend_topic(
     missing = [r for r in old.runs if r not in runs]
     if missing:
         raise PoolingError(f"a pool cannot lose a run ({missing[0]!r})")
-    depth = params.get("depth")
+    depth: int | None = params.get("depth")
     if strategy == "depth":
-        new = depth_pool(old.qid, runs, run_lists, depth)
+        new = depth_pool(old.qid, runs, run_lists, params["depth"])
     else:
         new = _take_with(old.qid, runs, run_lists, strategy, params, exclude=old.doc_ids)
     # contributors of the documents already pooled, over every run now in the pool

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -80,7 +81,7 @@ def _best(snapshot: Snapshot) -> list[int | None]:
 def _styled_rows(
     snapshot: Snapshot,
     sig: Significance | None,
-    escape,
+    escape: Callable[[str], str],
     bold: str,
     marks: tuple[str, str],
 ) -> list[list[str]]:

@@ -37,7 +37,7 @@ def import_topics(
     fmt: str | None = None,
     progress: ProgressFn = no_progress,
 ) -> ImportReport:
-    topics = []
+    topics: list[tuple[formats.Topic, str]] = []
     for i, path in enumerate(paths):
         progress(i, len(paths), f"reading {Path(path).name}")
         topics.extend((t, str(path)) for t in formats.read_topics(path, fmt))

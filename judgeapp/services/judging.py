@@ -16,9 +16,10 @@ class JudgingError(UserError, ValueError):
 
 
 class JudgingService:
-    """Judgments of one assessor (created on first use)."""
+    """Judgments of one assessor (created on first use): a person, or with `kind`
+    "adjudicator" an adjudicator's decisions."""
 
-    def __init__(self, store: Store, assessor: str) -> None:
+    def __init__(self, store: Store, assessor: str, kind: str = "person") -> None:
         self.store = store
         connected_as = store.current_assessor()
         if connected_as is not None and connected_as != assessor:
@@ -26,9 +27,13 @@ class JudgingService:
                 f"this connection's database role is assessor {connected_as!r}'s: it can "
                 f"judge as {connected_as!r} only, not as {assessor!r}"
             )
-        self.assessor = store.assessor(assessor)
-        if self.assessor.kind != "person":
-            raise JudgingError(f"{assessor!r} is an imported qrels source, not an assessor")
+        self.assessor = store.assessor(assessor, kind=kind)
+        if self.assessor.kind != kind:
+            what = {"source": "an imported qrels source", "automatic": "an automatic judge"}
+            raise JudgingError(
+                f"{assessor!r} is {what.get(self.assessor.kind, 'a ' + self.assessor.kind)}, "
+                f"not {'an assessor' if kind == 'person' else 'an ' + kind}"
+            )
         self.refresh_scale()
 
     def refresh_scale(self) -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -449,7 +450,8 @@ class LiveEvaluation:
     def _rank_means(self, summary: np.ndarray | None = None) -> np.ndarray:
         if summary is None:
             summary = self.evaluator.results().summary()
-        return summary[self._index[str(self._rank_measure)]].copy()
+        means: np.ndarray = summary[self._index[str(self._rank_measure)]].copy()
+        return means
 
     # -- ranking stability ---------------------------------------------------------------------
     def _checkpoint(self) -> None:
@@ -656,11 +658,11 @@ def _summary(results: Results) -> np.ndarray:
         return results.summary()
     n = len(results.qids)
     values = np.where(results.evaluated[None, :, :], results.values, 0.0)
-    sums = np.moveaxis(values, 2, 0).sum(axis=0)
+    sums: np.ndarray = np.moveaxis(values, 2, 0).sum(axis=0)
     return sums / n if n else sums
 
 
-def _changed_grades(old, ids: np.ndarray, grades: np.ndarray) -> int:
+def _changed_grades(old: Any, ids: np.ndarray, grades: np.ndarray) -> int:
     """How many documents' effective grades differ between `old` and the new arrays."""
     if old is None:
         return int(ids.size)

@@ -273,7 +273,7 @@ def qrels_rows(
     rows = store.judgment_rows(assessors, docnos=True)
     chosen = policy.bind(store).select(rows)
     assert rows.docnos is not None
-    out = []
+    out: list[tuple[str, str, int]] = []
     for qid, lo, hi in zip(
         chosen.qids, chosen.bounds[:-1].tolist(), chosen.bounds[1:].tolist(), strict=True
     ):

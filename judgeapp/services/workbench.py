@@ -26,6 +26,7 @@ from judgeapp.records import (
     TopicRecord,
 )
 from judgeapp.services import imports, team
+from judgeapp.services.adjudication import AdjudicationService, Disagreement, disagreements
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.services.pools import PoolService
@@ -86,6 +87,16 @@ class Workbench:
         from judgeapp.services.live_eval import estimate_total
 
         return estimate_total(self.store, pool, qid, persons, relevance_level)
+
+    def disagreements(self, relevant_from: int | None = None) -> list[Disagreement]:
+        """The documents assessors judged differently (judgeapp.services.adjudication)."""
+        return disagreements(self.store, relevant_from=relevant_from)
+
+    def adjudicator(self) -> AdjudicationService:
+        """The current assessor deciding disagreements."""
+        if self.assessor is None:
+            raise ValueError("choose who adjudicates first")
+        return AdjudicationService(self.store, self.assessor)
 
     def change_feed(self) -> ChangeFeed:
         """What other processes commit to the project, as `Changes` (poll it)."""
@@ -261,7 +272,7 @@ class Workbench:
         names = self.store.pool_names()
         chosen = self.store.get_setting("ui.pool")
         if chosen in names:
-            return chosen
+            return str(chosen)
         return names[-1] if names else None
 
     def pool_info(self) -> PoolInfo | None:

@@ -102,7 +102,7 @@ class StoreBase:
         if len(changes.judged) > MAX_LOGGED_DOCS:  # a bulk change: its topics say enough
             changes = Changes.from_json({**changes.to_json(), "judged": []})
         conn.execute(
-            m.ProjectChange.__table__.insert(),
+            m.table(m.ProjectChange).insert(),
             {"at": utcnow(), "writer": self.token, "changes": changes.to_json()},
         )
         if conn.dialect.name == "postgresql":  # delivered when the transaction commits

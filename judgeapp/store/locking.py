@@ -22,7 +22,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, RootTransaction, text
 from sqlalchemy.exc import OperationalError
 
 from judgeapp.errors import UserError
@@ -139,7 +139,9 @@ def _checkpoint_if_large(engine: Engine, conn: Connection) -> None:
 
 
 # -- PostgreSQL ------------------------------------------------------------------------------
-def _pg_lock(conn: Connection, trans, waiting: Callable[[], float], wait: float) -> None:
+def _pg_lock(
+    conn: Connection, trans: RootTransaction, waiting: Callable[[], float], wait: float
+) -> None:
     key = {"k": PG_WRITE_LOCK}
     if conn.execute(text("SELECT pg_try_advisory_xact_lock(:k)"), key).scalar():
         return

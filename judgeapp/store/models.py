@@ -14,6 +14,7 @@ key, because runs and qrels may name topics the project lacks (`info` reports su
 from __future__ import annotations
 
 from datetime import datetime
+from typing import cast
 
 from sqlalchemy import (
     JSON,
@@ -26,6 +27,7 @@ from sqlalchemy import (
     LargeBinary,
     MetaData,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -43,6 +45,11 @@ NAMING = {
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
+
+
+def table(model: type[Base]) -> Table:
+    """A model's table, typed as one (a type checker sees `__table__` as any FROM clause)."""
+    return cast(Table, model.__table__)
 
 
 class Setting(Base):

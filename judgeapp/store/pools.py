@@ -155,7 +155,7 @@ class PoolStoreMixin(StoreBase):
             if conn.execute(select(m.Pool.id).where(m.Pool.name == name)).first():
                 raise StoreError(f"the project already has a pool named {name!r}")
             pool_id = conn.execute(
-                m.Pool.__table__.insert().returning(m.Pool.id),
+                m.table(m.Pool).insert().returning(m.Pool.id),
                 {
                     "name": name,
                     "strategy": strategy,
@@ -168,7 +168,7 @@ class PoolStoreMixin(StoreBase):
             ).scalar_one()
             run_ids = self._run_ids(conn, list(runs))
             conn.execute(
-                m.PoolRun.__table__.insert(),
+                m.table(m.PoolRun).insert(),
                 [{"pool_id": pool_id, "run_id": run_ids[r]} for r in runs],
             )
             self._write_docs(conn, pool_id, topics, run_ids, now, upsert=False)
@@ -194,12 +194,12 @@ class PoolStoreMixin(StoreBase):
             added = [r for r in runs if r not in had]
             if added:
                 conn.execute(
-                    m.PoolRun.__table__.insert(),
+                    m.table(m.PoolRun).insert(),
                     [{"pool_id": pool_id, "run_id": run_ids[r]} for r in added],
                 )
             self._write_docs(conn, pool_id, topics, run_ids, now, upsert=True)
             conn.execute(
-                m.Pool.__table__.update()
+                m.table(m.Pool).update()
                 .where(m.Pool.id == pool_id)
                 .values(params=dict(params), updated_at=now)
             )
@@ -212,7 +212,7 @@ class PoolStoreMixin(StoreBase):
             values["seed"] = int(seed)
         with self._begin() as conn:
             pool_id = self._pool_id(conn, name)
-            conn.execute(m.Pool.__table__.update().where(m.Pool.id == pool_id).values(**values))
+            conn.execute(m.table(m.Pool).update().where(m.Pool.id == pool_id).values(**values))
             self._changed(conn, Changes(pools=True))
         return Changes(pools=True)
 
@@ -220,9 +220,9 @@ class PoolStoreMixin(StoreBase):
         """Delete a pool (its documents and run list); judgments are kept."""
         with self._begin() as conn:
             pool_id = self._pool_id(conn, name)
-            conn.execute(m.PoolDoc.__table__.delete().where(m.PoolDoc.pool_id == pool_id))
-            conn.execute(m.PoolRun.__table__.delete().where(m.PoolRun.pool_id == pool_id))
-            conn.execute(m.Pool.__table__.delete().where(m.Pool.id == pool_id))
+            conn.execute(m.table(m.PoolDoc).delete().where(m.PoolDoc.pool_id == pool_id))
+            conn.execute(m.table(m.PoolRun).delete().where(m.PoolRun.pool_id == pool_id))
+            conn.execute(m.table(m.Pool).delete().where(m.Pool.id == pool_id))
             self._changed(conn, Changes(pools=True))
         return Changes(pools=True)
 

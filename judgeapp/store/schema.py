@@ -12,8 +12,9 @@ import shutil
 import sqlite3
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 
 from judgeapp.errors import UserError
@@ -73,17 +74,17 @@ def create_project_engine(url: str) -> Engine:
         # Let SQLAlchemy, not pysqlite, decide where transactions start and end, so a failed
         # import rolls back everything it did (pysqlite's legacy mode commits on its own).
         @event.listens_for(engine, "connect")
-        def _no_pysqlite_transactions(dbapi_connection, _record):
+        def _no_pysqlite_transactions(dbapi_connection: Any, _record: object) -> None:
             dbapi_connection.isolation_level = None
 
         @event.listens_for(engine, "begin")
-        def _begin(conn):
+        def _begin(conn: Connection) -> None:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if is_write(conn) else "BEGIN")
 
     return engine
 
 
-def _alembic_config(connection):
+def _alembic_config(connection: Connection | None) -> Any:
     from alembic.config import Config
 
     cfg = Config()
@@ -114,10 +115,11 @@ def current_revision(engine: Engine) -> str | None:
     return None
 
 
-def _revision(conn) -> str | None:
+def _revision(conn: Connection) -> str | None:
     if "alembic_version" not in set(inspect(conn).get_table_names()):
         return None
-    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    value = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    return None if value is None else str(value)
 
 
 def upgrade(engine: Engine, url: str) -> str | None:

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, cast
 
 import numpy as np
 from sqlalchemy import Connection, func, inspect, select
@@ -196,12 +196,12 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             ).first()
             if not has_scale:
                 conn.execute(
-                    m.Grade.__table__.insert(),
+                    m.table(m.Grade).insert(),
                     [{"grade": g.grade, "label": g.label, "key": g.key} for g in DEFAULT_SCALE],
                 )
             if not has_created:
                 conn.execute(
-                    m.Setting.__table__.insert(),
+                    m.table(m.Setting).insert(),
                     [{"key": "created_at", "value": utcnow().isoformat(timespec="seconds")}],
                 )
 
@@ -213,8 +213,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
     def set_setting(self, key: str, value: Any) -> None:
         with self._begin() as conn:
-            conn.execute(m.Setting.__table__.delete().where(m.Setting.key == key))
-            conn.execute(m.Setting.__table__.insert(), [{"key": key, "value": value}])
+            conn.execute(m.table(m.Setting).delete().where(m.Setting.key == key))
+            conn.execute(m.table(m.Setting).insert(), [{"key": key, "value": value}])
 
     def scale(self) -> list[GradeInfo]:
         with self._read() as conn:
@@ -228,9 +228,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         if len(set(keys)) != len(keys) or len({g.grade for g in grades}) != len(grades):
             raise StoreError("each grade of a scale needs its own number and its own key")
         with self._begin() as conn:
-            conn.execute(m.Grade.__table__.delete())
+            conn.execute(m.table(m.Grade).delete())
             conn.execute(
-                m.Grade.__table__.insert(),
+                m.table(m.Grade).insert(),
                 [{"grade": g.grade, "label": g.label, "key": g.key} for g in grades],
             )
             self._changed(conn, Changes(scale=True))
@@ -286,7 +286,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         """Ids for every entry of `docnos` (repeats allowed), creating missing docnos.
         `hashes`, if given, are the entries' hash() values (see distinct_docnos)."""
         unique, inverse = distinct_docnos(docnos, hashes)
-        return cls._intern_unique(conn, unique)[inverse]
+        ids: np.ndarray = cls._intern_unique(conn, unique)[inverse]
+        return ids
 
     def docno_ids(self, docnos: Iterable[str]) -> dict[str, int]:
         """Ids of the docnos the project knows (unknown ones are left out)."""
@@ -337,7 +338,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         ]
         if not rows:
             return Changes()
-        table = m.Topic.__table__
+        table = m.table(m.Topic)
         with self._begin() as conn:
             qids = [r["qid"] for r in rows]
             for start in range(0, len(qids), 900):
@@ -374,7 +375,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         """Add (or replace) documents from a stream of (document, source file), in one
         transaction: if the stream raises part-way, nothing of it is kept. Returns the number
         of documents stored. A docno twice in the stream is an error."""
-        table = m.Document.__table__
+        table = m.table(m.Document)
         count = 0
         with self._begin() as conn:
             batch: list[tuple[Document, str | None]] = []
@@ -467,7 +468,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     "(give another name, or replace it)"
                 )
             if existing:
-                conn.execute(m.Run.__table__.delete().where(m.Run.id.in_(existing.values())))
+                conn.execute(m.table(m.Run).delete().where(m.Run.id.in_(existing.values())))
             # every entry of every run, in order; ids come back aligned with it
             docnos: list[str] = []
             hashes: list[np.ndarray] | None = []
@@ -484,7 +485,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             for imp, name in zip(imports, names, strict=True):
                 run = imp.run
                 run_id = conn.execute(
-                    m.Run.__table__.insert().returning(m.Run.id),
+                    m.table(m.Run).insert().returning(m.Run.id),
                     {
                         "name": name,
                         "tag": run.tag,
@@ -529,7 +530,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
     def remove_run(self, name: str) -> Changes:
         with self._begin() as conn:
-            gone = conn.execute(m.Run.__table__.delete().where(m.Run.name == name)).rowcount
+            gone = conn.execute(m.table(m.Run).delete().where(m.Run.name == name)).rowcount
             self._changed(conn, Changes(runs=True))
         if not gone:
             raise StoreError(f"no run named {name!r}")
@@ -544,7 +545,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             "SELECT r.name, l.qid, l.doc_ids, l.scores FROM ranked_lists AS l "
             "JOIN runs AS r ON r.id = l.run_id"
         )
-        where, params = [], []
+        where: list[str] = []
+        params: list[str] = []
         if runs is not None:
             where.append(f"r.name IN ({','.join('?' * len(runs))})")
             params.extend(runs)
@@ -600,7 +602,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     @staticmethod
     def _create_assessor(conn: Connection, name: str, kind: str) -> int:
         return conn.execute(
-            m.Assessor.__table__.insert().returning(m.Assessor.id),
+            m.table(m.Assessor).insert().returning(m.Assessor.id),
             {"name": name, "kind": kind, "created_at": utcnow()},
         ).scalar_one()
 
@@ -615,7 +617,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
     def set_role(self, name: str, role: str | None) -> Changes:
         """A person's role: owner, evaluator or assessor (None: from the assignments)."""
-        table = m.Assessor.__table__
+        table = m.table(m.Assessor)
         with self._begin() as conn:
             gone = conn.execute(
                 table.update()
@@ -641,7 +643,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     def set_assignments(self, rows: Sequence[tuple[str, str, bool]]) -> Changes:
         """Replace every assignment with `rows` (qid, assessor, shared); assessors that do
         not exist yet are created as persons."""
-        table = m.Assignment.__table__
+        table = m.table(m.Assignment)
         now = utcnow()
         with self._begin() as conn:
             ids = {a.name: a.id for a in self._assessor_rows(conn)}
@@ -776,7 +778,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         """Store judgments with every field, in one transaction: each row's assessor (or
         `assessor`; created with the row's kind, or `kind`), each change recorded in the
         history. A judgment equal to the stored one changes nothing."""
-        table, events = m.Judgment.__table__, m.JudgmentEvent.__table__
+        table, events = m.table(m.Judgment), m.table(m.JudgmentEvent)
         now = utcnow()
         changed: set[str] = set()
         with self._begin() as conn:
@@ -863,7 +865,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             self._changed(conn, changes)
         return changes
 
-    def _state(self, conn: Connection, qid: str, doc_id: int, assessor_id: int):
+    def _state(self, conn: Connection, qid: str, doc_id: int, assessor_id: int) -> Any:
         return conn.execute(
             select(m.Judgment.id, m.Judgment.grade, m.Judgment.note, m.Judgment.flagged).where(
                 m.Judgment.qid == qid,
@@ -890,7 +892,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         changes such as "this grade, keeping the note"; an exception from it changes nothing.
         """
         now = utcnow()
-        table = m.Judgment.__table__
+        table = m.table(m.Judgment)
         with self._begin() as conn:
             row = self._state(conn, qid, doc_id, assessor_id)
             before = JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
@@ -931,7 +933,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 )
                 action = "update"
             conn.execute(
-                m.JudgmentEvent.__table__.insert(),
+                m.table(m.JudgmentEvent).insert(),
                 {
                     "qid": qid,
                     "doc_id": doc_id,
@@ -1033,10 +1035,10 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             if ids is not None:
                 stmt = stmt.where(m.Judgment.assessor_id.in_(ids))
             rows = conn.execute(stmt.order_by(m.Judgment.qid, m.Docno.docno)).all()
-        return [JudgmentRecord(*row) for row in rows]
+        return [JudgmentRecord(*cast(tuple[Any, ...], row)) for row in rows]
 
     def history(self, qid: str | None = None, doc_id: int | None = None) -> list[dict[str, Any]]:
-        stmt = select(m.JudgmentEvent.__table__).order_by(m.JudgmentEvent.id)
+        stmt = select(m.table(m.JudgmentEvent)).order_by(m.JudgmentEvent.id)
         if qid is not None:
             stmt = stmt.where(m.JudgmentEvent.qid == qid)
         if doc_id is not None:
@@ -1068,7 +1070,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 .join(a, a.id == h.assessor_id)
                 .order_by(h.id)
             ).all()
-        return [HistoryEvent(*row) for row in rows]
+        return [HistoryEvent(*cast(tuple[Any, ...], row)) for row in rows]
 
     def merge_history(self, events: Sequence[HistoryEvent]) -> MergeReport:
         """Add the events of another project's history that this one lacks (by uid), in one
@@ -1077,7 +1079,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         since it was last removed. Events known already change nothing, so merging twice is
         merging once. A judgment both projects changed, ending at different grades, is a
         conflict: reported, with both changes kept in the history."""
-        h, j = m.JudgmentEvent.__table__, m.Judgment.__table__
+        h, j = m.table(m.JudgmentEvent), m.table(m.Judgment)
         with self._begin() as conn:
             known = {uid for (uid,) in conn.execute(select(h.c.uid))}
             new: dict[str, HistoryEvent] = {}
@@ -1185,7 +1187,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
     @staticmethod
     def _judgment_rows_for(conn: Connection, keys: set[tuple[str, int, int]]) -> dict[tuple, Any]:
-        j = m.Judgment.__table__
+        j = m.table(m.Judgment)
         assessor_ids = sorted({k[2] for k in keys})
         rows = conn.execute(
             select(
@@ -1248,4 +1250,4 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
     def integrity_check(self) -> str:
         with self._read() as conn:
-            return conn.exec_driver_sql("PRAGMA integrity_check").scalar_one()
+            return str(conn.exec_driver_sql("PRAGMA integrity_check").scalar_one())

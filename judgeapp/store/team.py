@@ -71,7 +71,7 @@ class TeamStoreMixin(StoreBase):
         return role, created
 
     def _link_role(self, conn: Connection, name: str, role: str) -> None:
-        table = m.Assessor.__table__
+        table = m.table(m.Assessor)
         taken = conn.execute(
             select(m.Assessor.name).where(m.Assessor.db_role == role, m.Assessor.name != name)
         ).first()
@@ -103,7 +103,7 @@ class TeamStoreMixin(StoreBase):
             schema = conn.execute(text("SELECT current_schema()")).scalar_one()
             conn.execute(text(f"REVOKE ALL ON ALL TABLES IN SCHEMA {q(schema)} FROM {q(role)}"))
             conn.execute(text(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {q(schema)} FROM {q(role)}"))
-            table = m.Assessor.__table__
+            table = m.table(m.Assessor)
             conn.execute(table.update().where(table.c.name == name).values(db_role=None))
             self._changed(conn, Changes(assessors=True))
         return str(role)

@@ -24,6 +24,7 @@ from judgeapp.records import Changes
 from judgeapp.services.progress import Cancelled, ProgressFn
 from judgeapp.services.rows import TopicRow
 from judgeapp.services.workbench import ChangeFeed, Workbench
+from judgeapp.ui.adjudication import AdjudicationController, AdjudicationView
 from judgeapp.ui.dialogs import AssessorDialog, ImportDialog, PoolDialog, TaskDialog
 from judgeapp.ui.judging_controller import JudgingController
 from judgeapp.ui.main_window import MainWindow
@@ -59,6 +60,7 @@ class MainController(QObject):
         self.thread_pool = thread_pool or QThreadPool.globalInstance()
         self.workbench: Workbench | None = None
         self.blind = False  # the current assessor judges blind (judgeapp.services.team)
+        self.adjudication: AdjudicationController | None = None  # made when first asked for
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(0)  # no limit: every judgment of the session
         self.judging = JudgingController(window.judging_view, self.undo_stack, parent=self)
@@ -104,6 +106,7 @@ class MainController(QObject):
         a["quit"].triggered.connect(self.window.close)
         a["choose_assessor"].triggered.connect(self._on_choose_assessor_triggered)
         a["build_pool"].triggered.connect(self._on_build_pool_triggered)
+        a["adjudicate"].triggered.connect(self._on_adjudicate_triggered)
         a["show_topics"].triggered.connect(lambda: self.window.show_view(self.window.topics_view))
         a["show_judging"].triggered.connect(lambda: self.window.show_view(self.window.judging_view))
         a["shortcuts"].triggered.connect(self.judging._on_help_triggered)
@@ -254,8 +257,10 @@ class MainController(QObject):
         blind = wb is not None and wb.is_blind()
         view = self.window.topics_view
         view.show_assignments(wb is not None and bool(wb.assignments()))
-        for name in ("build_pool", "import_runs", "import_qrels"):
+        for name in ("build_pool", "import_runs", "import_qrels", "adjudicate"):
             self.window.actions_by_name[name].setEnabled(not blind)
+        if blind and self.adjudication is not None:
+            self.window.remove_view(self.adjudication.view)
         if blind == self.blind:
             return
         self.blind = blind
@@ -472,6 +477,26 @@ class MainController(QObject):
 
     def _on_judging_changed(self, changes: Changes) -> None:
         self.apply_changes(changes)
+
+    # -- adjudication -----------------------------------------------------------------------------
+    def _on_adjudicate_triggered(self) -> None:
+        self.show_adjudication()
+
+    def show_adjudication(self) -> AdjudicationController | None:
+        """The disagreements of the project, for the current assessor to settle (a tab)."""
+        wb = self.workbench
+        if wb is None or self.blind:
+            return None
+        if self.adjudication is None:
+            view = AdjudicationView()
+            self.adjudication = AdjudicationController(view, self.undo_stack, parent=self)
+            self.adjudication.changed.connect(self.apply_changes)
+        view = self.adjudication.view
+        if self.window.tabs.indexOf(view) < 0:
+            self.window.add_view("Adjudicate", view)
+        self.adjudication.open(wb)
+        self.window.show_view(view)
+        return self.adjudication
 
     # -- long work ----------------------------------------------------------------------------------
     def run_task(

@@ -164,6 +164,9 @@ class MainWindow(QMainWindow):
         judging = bar.addMenu("&Judging")
         judging.addAction(self._action("choose_assessor", "&Assessor…"))
         judging.addAction(self._action("build_pool", "&Build pool…", QKeySequence("Ctrl+B")))
+        judging.addAction(
+            self._action("adjudicate", "A&djudicate disagreements…", QKeySequence("Ctrl+Shift+D"))
+        )
         self.pool_menu = QMenu("Judge &pool", self)
         judging.addMenu(self.pool_menu)
         judging.addSeparator()

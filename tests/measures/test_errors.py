@@ -130,7 +130,7 @@ def test_no_topic_in_common(files, capsys):
     ("args", "message"),
     [
         ([], "give a QRELS file and at least one RUN file"),
-        (["--judgments", "x", "q", "r"], "--judgments and --runs go with --db"),
+        (["--judgments", "x", "q", "r"], "--judgments, --runs and --policy go with --db"),
         (["--db", "x.db", "q", "r"], "either --db or QRELS"),
     ],
 )

@@ -177,6 +177,12 @@ def test_normalised_parameters_have_defaults():
 
 
 def test_topic_seeds_differ_per_topic_and_are_stable():
-    assert topic_seed(1, "401") == topic_seed(1, "401")
+    # seed * 1_000_003 + CRC-32 (IEEE) of the qid, mod 2**63: the same in every process and
+    # on every platform. 0xCBF43926 is the standard's published check value for "123456789";
+    # 0x52BBA297 is the CRC-32 of "401", computed bit by bit (reflected polynomial 0xEDB88320)
+    assert topic_seed(0, "123456789") == 0xCBF43926
+    assert topic_seed(3, "123456789") == 3 * 1_000_003 + 0xCBF43926
+    assert topic_seed(2**63, "123456789") == 0xCBF43926  # the modulus
+    assert topic_seed(1, "401") == 1_000_003 + 0x52BBA297 == 1_389_028_570
     assert topic_seed(1, "401") != topic_seed(1, "402")
     assert topic_seed(1, "401") != topic_seed(2, "401")

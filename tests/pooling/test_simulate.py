@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -52,6 +54,39 @@ def test_replay_and_summed_curve():
     assert summed_curve([replay, other]).tolist() == [0, 1, 2, 3, 3]
 
 
+def plain_tops(runs: Path, topics: list[str], depth: int) -> dict[str, dict[str, set[str]]]:
+    """run tag -> qid -> docnos of its first `depth` lines, straight from the run files
+    without judgeapp's readers: a topic's lines in trec_eval's order (score descending, ties
+    by docno descending, as its qsort comparator)."""
+    tops: dict[str, dict[str, set[str]]] = {}
+    for path in sorted(runs.glob("input.*.gz")):
+        lines: dict[str, list[tuple[float, str]]] = defaultdict(list)
+        with gzip.open(path, "rt") as fh:
+            for line in fh:
+                qid, _q0, docno, _rank, score, tag = line.split()[:6]
+                if qid in topics:
+                    lines[qid].append((float(score), docno))
+        for entries in lines.values():
+            entries.sort(reverse=True)
+        tops[tag] = {q: {d for _s, d in lines[q][:depth]} for q in topics}
+    return tops
+
+
+def plain_grades(path: Path) -> dict[tuple[str, str], int]:
+    grades = {}
+    for line in path.read_text().splitlines():
+        qid, _iteration, docno, grade = line.split()
+        grades[qid, docno] = int(grade)
+    return grades
+
+
+@pytest.fixture(scope="module")
+def plain(shared_data):
+    """The depth-100 contributions of each run and the qrels, read without judgeapp."""
+    base = shared_data / "robust03"
+    return plain_tops(base / "runs", ROBUST_TOPICS, 100), plain_grades(base / "robust03_qrels.txt")
+
+
 @pytest.fixture(scope="module")
 def robust(robust03):
     lists, qrels = robust03
@@ -64,13 +99,20 @@ def robust(robust03):
 
 
 @pytest.mark.slow
-def test_robust03_strategies_have_the_expected_shape(robust):
+def test_robust03_strategies_have_the_expected_shape(robust, plain):
     pool, lists, qrels = robust
     strategies = ["blind", "rank", "mtf", "hedge", "maxmean", "maxmean-ns"]
     results = simulate(strategies, pool, lists, qrels)
     first = results["blind"]
+    # the depth-100 pool and its relevant documents, worked out from the files directly
+    tops, grades = plain
+    pooled = {q: set().union(*(top[q] for top in tops.values())) for q in ROBUST_TOPICS}
+    assert {r.qid: r.pool_size for r in first} == {q: len(pooled[q]) for q in ROBUST_TOPICS}
     assert sum(r.pool_size for r in first) == 23402
-    assert sum(r.unjudged for r in first) == 0  # 601-650 are judged to depth 125
+    assert all((q, d) in grades for q in ROBUST_TOPICS for d in pooled[q])  # judged to 125
+    assert sum(r.unjudged for r in first) == 0
+    relevant = {q: sum(grades[q, d] >= 1 for d in pooled[q]) for q in ROBUST_TOPICS}
+    assert sum(relevant.values()) == 1433
     table = needed_table(results)
     for column in (1, 2):  # 80% and 90%
         bandit = max(table["maxmean"][column], table["maxmean-ns"][column])
@@ -79,12 +121,13 @@ def test_robust03_strategies_have_the_expected_shape(robust):
         assert table["rank"][column] < 0.7 * table["blind"][column]
     # every strategy judges the whole pool and finds every pooled relevant document
     for replays in results.values():
-        assert sum(r.relevant for r in replays) == 1433
+        assert {r.qid: r.relevant for r in replays} == relevant
 
 
 @pytest.mark.slow
-def test_robust03_pool_bias_full_map_is_trec_evals(robust, shared_data):
+def test_robust03_pool_bias_full_map_is_trec_evals(robust, plain, shared_data):
     pool, lists, qrels = robust
+    tops, _grades = plain
     report = pool_bias(pool, lists, qrels)
     outputs = shared_data / "robust03" / "trec_eval-outputs" / "robust03_trec_eval_v10"
     for row in report.rows:
@@ -96,5 +139,9 @@ def test_robust03_pool_bias_full_map_is_trec_evals(robust, shared_data):
             ]
         assert len(aps) == 50
         assert row.score_full == pytest.approx(sum(aps) / 50, abs=5e-5), row.run
-        assert row.unique_docs == sum(len(pool[q].unique_to()[row.run]) for q in ROBUST_TOPICS)
+        others = [top for run, top in tops.items() if run != row.run]
+        unique = sum(
+            len(tops[row.run][q].difference(*(o[q] for o in others))) for q in ROBUST_TOPICS
+        )
+        assert row.unique_docs == unique, row.run
     assert 0.9 < report.tau <= 1.0

@@ -432,9 +432,10 @@ def test_screenshots_render_real_views(tmp_path, qtbot, project):
 
 
 @pytest.fixture
-def pooled_project(tmp_path, make_window):
+def pooled_project(qtbot, tmp_path, make_window):
     """The small generated project open in the real window, assessor alice, a blind
-    depth-10 pool built in the store (not yet announced to the window: Changes(pools=True))."""
+    depth-10 pool built in the store (not yet announced to the window: Changes(pools=True)),
+    and no estimate running or waiting."""
     from live_project import write_project
 
     project = write_project(tmp_path / "p")
@@ -444,6 +445,9 @@ def pooled_project(tmp_path, make_window):
     controller.workbench.build_pool(
         "pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7
     )
+    # the estimates the opening requested start as soon as events are processed (pytest-qt
+    # does so before the test): done now, none of them can run into what a test changes
+    qtbot.waitUntil(controller.estimates_settled, timeout=30_000)
     return window, controller
 
 
@@ -465,7 +469,12 @@ def test_topic_list_estimates_the_relevant_documents_still_missing(qtbot, pooled
     judging = controller.judging
     for grade in [2, 0, 1, 0, 0, 3, 0, 0]:
         key(qtbot, str(grade))
-    qtbot.waitUntil(lambda: qid in controller.estimates, timeout=30_000)  # after a pause
+    # the estimate made after all eight judgments: the reset's estimate (requested when the
+    # pool was announced) may run while the keys are pressed and see only the first few
+    qtbot.waitUntil(
+        lambda: qid in controller.estimates and controller.estimates[qid].judged == 8,
+        timeout=30_000,
+    )
 
     def expected():
         return PoolService(wb.store).estimate_relevant(

@@ -1,0 +1,289 @@
+"""The adjudicator's view: the documents assessors judged differently, one at a time, with
+the topic, the document, the assessors' grades and notes (unless hidden) and the automatic
+judges' suggestions; a grade key records the decision (committed, undoable) and moves on.
+
+`AdjudicationView` holds the layout; `AdjudicationController` connects it to the
+workbench's `AdjudicationService` and the shared undo stack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from judgeapp.records import GradeInfo, JudgmentChange
+from judgeapp.services.adjudication import AdjudicationService, Disagreement
+from judgeapp.services.judging import JudgingError
+from judgeapp.services.workbench import Workbench
+from judgeapp.ui.document_viewer import DocumentViewer
+from judgeapp.ui.judging_view import GradeBar, TopicPanel
+from judgeapp.ui.undo import JudgmentCommand
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class DisagreementTableModel(QAbstractTableModel):
+    TOPIC, DOCNO, VOTES, DECIDED = range(4)
+    HEADERS = ("Topic", "Document", "Judgments", "Decided")
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.items: list[Disagreement] = []
+        self.show_votes = True
+
+    def set_items(self, items: Sequence[Disagreement]) -> None:
+        self.beginResetModel()
+        self.items = list(items)
+        self.endResetModel()
+
+    def update_item(self, row: int, item: Disagreement) -> None:
+        self.items[row] = item
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
+
+    def set_show_votes(self, show: bool) -> None:
+        self.show_votes = show
+        if self.items:
+            self.dataChanged.emit(
+                self.index(0, self.VOTES), self.index(len(self.items) - 1, self.VOTES)
+            )
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.items)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section] if 0 <= section < len(self.HEADERS) else None
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        item = self.items[index.row()]
+        col = index.column()
+        if col == self.TOPIC:
+            return item.qid
+        if col == self.DOCNO:
+            return item.docno
+        if col == self.VOTES:
+            return item.describe(self.show_votes)
+        if col == self.DECIDED:
+            return "" if item.decided is None else str(item.decided)
+        return None
+
+
+class AdjudicationView(QWidget):
+    grade_requested = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = QLabel()
+        self.show_votes = QCheckBox("Show the assessors' grades, notes and suggestions")
+        self.show_votes.setChecked(True)
+        self.model = DisagreementTableModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.topic_panel = TopicPanel()
+        self.viewer = DocumentViewer()
+        self.votes = QLabel()
+        self.votes.setTextFormat(Qt.TextFormat.PlainText)
+        self.votes.setWordWrap(True)
+        self.votes.setObjectName("muted")
+        self.grade_bar = GradeBar()
+        self.grade_bar.grade_clicked.connect(self.grade_requested)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.topic_panel)
+        right_layout.addWidget(self.viewer, 1)
+        right_layout.addWidget(self.votes)
+        right_layout.addWidget(self.grade_bar)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(right)
+        splitter.setSizes([420, 860])
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.show_votes)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(top)
+        layout.addWidget(splitter, 1)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.grade_actions: list[QAction] = []
+        self.next_action = QAction("Next disagreement", self)
+        self.next_action.setShortcuts([QKeySequence("J"), QKeySequence("U")])
+        self.previous_action = QAction("Previous disagreement", self)
+        self.previous_action.setShortcut(QKeySequence("K"))
+        for action in (self.next_action, self.previous_action):
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.addAction(action)
+
+    def set_scale(self, scale: Sequence[GradeInfo]) -> None:
+        for action in self.grade_actions:
+            self.removeAction(action)
+        self.grade_actions = []
+        for g in scale:
+            action = QAction(f"Decide: {g.label} ({g.grade})", self)
+            action.setShortcut(QKeySequence(g.key))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.triggered.connect(
+                lambda _=False, grade=g.grade: self.grade_requested.emit(grade)
+            )
+            self.addAction(action)
+            self.grade_actions.append(action)
+        self.grade_bar.set_scale(scale)
+
+
+class AdjudicationController(QObject):
+    changed = Signal(object)  # Changes of each decision, undo and redo
+
+    def __init__(
+        self, view: AdjudicationView, undo_stack: QUndoStack, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.view = view
+        self.undo_stack = undo_stack
+        self.workbench: Workbench | None = None
+        self.service: AdjudicationService | None = None
+        self.current: int | None = None  # row
+        self._connect()
+
+    def _connect(self) -> None:
+        v = self.view
+        v.grade_requested.connect(self._on_grade_requested)
+        v.next_action.triggered.connect(lambda: self.step(+1))
+        v.previous_action.triggered.connect(lambda: self.step(-1))
+        v.show_votes.toggled.connect(self._on_show_votes_toggled)
+        v.table.clicked.connect(lambda index: self.show(index.row()))
+
+    def open(self, workbench: Workbench) -> None:
+        """The current project's disagreements, decided as the current assessor."""
+        self.workbench = workbench
+        self.service = workbench.adjudicator()
+        self.view.set_scale(workbench.scale())
+        self.reload()
+
+    def reload(self) -> None:
+        if self.workbench is None:
+            return
+        items = self.workbench.disagreements()
+        self.view.model.set_items(items)
+        undecided = [i for i, d in enumerate(items) if d.decided is None]
+        self.show(undecided[0] if undecided else (0 if items else None))
+
+    def _update_summary(self) -> None:
+        items = self.view.model.items
+        decided = sum(1 for d in items if d.decided is not None)
+        self.view.summary.setText(
+            f"{len(items)} disagreement{'s' * (len(items) != 1)} · {decided} decided"
+            + (f" · as {self.service.person}" if self.service else "")
+        )
+
+    def show(self, row: int | None) -> None:
+        self.current = row
+        v = self.view
+        self._update_summary()
+        if row is None or self.workbench is None:
+            v.viewer.clear()
+            v.viewer.set_header("No disagreement to settle.")
+            v.votes.setText("")
+            v.grade_bar.show_state(None, False)
+            return
+        item = v.model.items[row]
+        v.table.selectRow(row)
+        v.topic_panel.show_topic(self.workbench.topic(item.qid))
+        v.viewer.show_document(item.doc_id, item.docno, self.workbench.document(item.doc_id))
+        v.votes.setText(self._votes_text(item))
+        v.grade_bar.show_state(item.decided, False)
+        v.viewer.text.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _votes_text(self, item: Disagreement) -> str:
+        if not self.view.show_votes.isChecked():
+            return "The assessors' grades are hidden."
+        lines = []
+        for vote in item.votes:
+            note = f": {vote.note}" if vote.note else ""
+            lines.append(f"{vote.assessor} judged {vote.grade}{note}")
+        for s in item.suggestions:
+            score = f" (score {s.score:.2f})" if s.score is not None else ""
+            lines.append(f"suggested by {s.assessor}: {s.grade}{score}")
+        return "\n".join(lines)
+
+    def step(self, direction: int) -> None:
+        items = self.view.model.items
+        if not items:
+            return
+        start = -1 if self.current is None else self.current
+        self.show(max(0, min(len(items) - 1, start + direction)))
+
+    def _on_show_votes_toggled(self, show: bool) -> None:
+        self.view.model.set_show_votes(show)
+        if self.current is not None:
+            self.view.votes.setText(self._votes_text(self.view.model.items[self.current]))
+
+    def _on_grade_requested(self, grade: int) -> None:
+        if self.service is None or self.current is None:
+            return
+        row = self.current
+        item = self.view.model.items[row]
+        try:
+            change = self.service.decide(item, grade)
+        except JudgingError as exc:
+            self.view.votes.setText(f"Not recorded: {exc}")
+            return
+        self.undo_stack.push(
+            JudgmentCommand(f"decide {item.docno} as {grade}", change, self._restore)
+        )
+        self._set_decided(row, grade)
+        self.changed.emit(change.changes)
+        items = self.view.model.items
+        later = [i for i in range(row + 1, len(items)) if items[i].decided is None]
+        earlier = [i for i in range(row) if items[i].decided is None]
+        following = (later or earlier or [row])[0]
+        self.show(following)
+
+    def _set_decided(self, row: int, grade: int | None) -> None:
+        item = self.view.model.items[row]
+        self.view.model.update_item(row, replace(item, decided=grade))
+
+    def _restore(self, change: JudgmentChange, undo: bool) -> None:
+        if self.service is None:
+            return
+        result = self.service.restore(change, undo=undo)
+        items = self.view.model.items
+        for row, item in enumerate(items):
+            if item.qid == change.qid and item.doc_id == change.doc_id:
+                self._set_decided(row, result.after.grade)
+                self.show(row)
+                break
+        self.changed.emit(result.changes)
