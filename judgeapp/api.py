@@ -43,7 +43,7 @@ import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
 
@@ -132,10 +132,6 @@ def _parse_text(text: str, version: int) -> tuple[Measure, ...]:
 # -- inputs --------------------------------------------------------------------------------
 
 
-def _is_path(obj: object) -> bool:
-    return isinstance(obj, str | os.PathLike)
-
-
 def _is_frame(obj: object) -> bool:
     return type(obj).__module__.split(".")[0] in ("pandas", "polars") and hasattr(obj, "columns")
 
@@ -182,12 +178,11 @@ def qrels_of(qrels: object, vocab: Vocabulary) -> Judgments:
     if isinstance(qrels, Judgments):
         return qrels
     if _ranx(qrels):
-        qrels = qrels.to_dict()
-    if _is_path(qrels):
+        qrels = cast(Any, qrels).to_dict()
+    if isinstance(qrels, str | os.PathLike):
         from judgeapp.formats.interop import read_qrels_any
 
-        qrels = read_qrels_any(qrels)
-        return Judgments.from_qrels(qrels, vocab)  # type: ignore[arg-type]
+        return Judgments.from_qrels(read_qrels_any(qrels), vocab)
     if isinstance(qrels, Mapping):
         topics = {}
         for qid, docs in qrels.items():
@@ -247,8 +242,8 @@ class RunReader:
             return run
         if _ranx(run):
             name = getattr(run, "name", None) or name
-            run = run.to_dict()
-        if _is_path(run):
+            run = cast(Any, run).to_dict()
+        if isinstance(run, str | os.PathLike):
             from judgeapp.formats.interop import read_run_any
 
             rf = read_run_any(run)
@@ -377,7 +372,7 @@ def _options(
         max_docs=max_docs,
         num_docs=num_docs,
         complete=topics == "qrels",
-        missing={"qrels": "skip", "run": "skip", "strict": "error"}[topics],
+        missing="error" if topics == "strict" else "skip",
     )
 
 

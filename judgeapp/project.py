@@ -157,7 +157,7 @@ class Project:
                 for i, m in enumerate(res.measures)
             ]
             return pd.DataFrame(rows, columns=["run", "measure", "value"])
-        rows = []
+        topic_rows: list[tuple[str, str, str, float]] = []
         for r, run in enumerate(res.run_names):
             for t, qid in enumerate(res.qids):
                 if not res.evaluated[r, t] and topics != "qrels":
@@ -165,8 +165,8 @@ class Project:
                 for i, m in enumerate(res.measures):
                     if m.info.per_topic:
                         v = res.values[i, r, t] if res.evaluated[r, t] else 0.0
-                        rows.append((run, qid, str(m), float(v)))
-        return pd.DataFrame(rows, columns=["run", "query_id", "measure", "value"])
+                        topic_rows.append((run, qid, str(m), float(v)))
+        return pd.DataFrame(topic_rows, columns=["run", "query_id", "measure", "value"])
 
 
 def open_project(db: str | Path) -> Project:

@@ -48,7 +48,7 @@ def sniff(path: PathArg) -> str:
 def _load_json(path: str) -> Mapping[str, Mapping[str, object]]:
     with open_text(path) as fh:
         try:
-            data = json.load(fh)
+            data = json.loads("".join(fh))
         except json.JSONDecodeError as exc:
             raise FormatError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
@@ -136,7 +136,7 @@ def read_run_any(path: PathArg) -> RunFile:
         qids = [str(q) for q, docs in data.items() for _ in docs]
         docs = [str(d) for v in data.values() for d in v]
         try:
-            scores = np.array([float(s) for v in data.values() for s in v.values()])
+            scores = np.array([float(s) for v in data.values() for s in v.values()])  # type: ignore[arg-type]
         except (TypeError, ValueError) as exc:
             raise FormatError(path, None, f"a score is not a number: {exc}") from exc
         return run_from_columns(path, qids, docs, scores, tag)
