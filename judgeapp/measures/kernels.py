@@ -520,16 +520,18 @@ def k_num_rel(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.nda
 @register(
     Family(
         "NumRelRet",
-        "Number of relevant documents retrieved (summed over topics).",
+        "Number of relevant documents retrieved, or in the top k (summed over topics).",
         "sum",
-        at=None,
         integer=True,
     ),
     aliases=["num_rel_ret"],
     trec=[TrecSpec("num_rel_ret", 4, nicknames=("official", "all_trec", "set"))],
 )
 def k_num_rel_ret(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
-    return _each(v.num_rel_ret.astype(np.float64), ms)
+    if all(m.at is None for m in ms):
+        return _each(v.num_rel_ret.astype(np.float64), ms)
+    cut = np.array([v.depth if m.at is None else m.at for m in ms], dtype=np.int64)
+    return v.rel_below(cut).T.astype(np.float64)
 
 
 @register(
@@ -1198,7 +1200,6 @@ def k_fallout(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.nda
         "Accuracy: (relevant retrieved + non-relevant not retrieved) over the collection size.",
         params=(REL, JUDGED_ONLY, COLLECTION),
     ),
-    aliases=["Accuracy"],
 )
 def k_acc(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
@@ -1341,3 +1342,8 @@ def relstrings(v: BatchView, n: int) -> list[str]:
     text[codes == UNJUDGED] = "."
     lengths = np.minimum(width, v.num_ret)
     return ["".join(text[r, : lengths[r]].tolist()) for r in range(v.n_rows)]
+
+
+# Families beyond trec_eval register in modules of their own (imported here, once every
+# kernel they build on exists): the measures ir_measures has and trec_eval lacks.
+from judgeapp.measures import beyond_trec  # noqa: E402, F401
