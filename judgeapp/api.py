@@ -163,6 +163,24 @@ def _columns(obj: Any, value: str) -> tuple[list[str], list[str], np.ndarray]:
     return qids, docs, np.asarray(vals)
 
 
+def _nested(qrels: Mapping) -> bool:
+    """{qid: {subtopic: {docno: grade}}} rather than {qid: {docno: grade}}."""
+    for docs in qrels.values():
+        for value in docs.values():
+            return isinstance(value, Mapping)
+    return False
+
+
+def _iterations(obj: Any, n: int) -> list[str] | None:
+    """The iteration (subtopic) column of a DataFrame or of namedtuples, if there is one."""
+    if _is_frame(obj):
+        return [str(x) for x in obj["iteration"].to_list()] if "iteration" in obj.columns else None
+    rows = obj if isinstance(obj, list) else None
+    if rows and all(hasattr(r, "iteration") for r in rows):
+        return [str(r.iteration) for r in rows]
+    return None
+
+
 def _integer_grades(values: object, where: str) -> np.ndarray:
     grades = np.asarray(values)
     if grades.size and not np.issubdtype(grades.dtype, np.integer):
@@ -183,6 +201,16 @@ def qrels_of(qrels: object, vocab: Vocabulary) -> Judgments:
         from judgeapp.formats.interop import read_qrels_any
 
         return Judgments.from_qrels(read_qrels_any(qrels), vocab)
+    if isinstance(qrels, Mapping) and _nested(qrels):
+        return Judgments.from_subtopics(
+            {
+                str(q): {
+                    str(s): {str(d): int(g) for d, g in docs.items()} for s, docs in subs.items()
+                }
+                for q, subs in qrels.items()
+            },
+            vocab,
+        )
     if isinstance(qrels, Mapping):
         topics = {}
         for qid, docs in qrels.items():
@@ -193,8 +221,17 @@ def qrels_of(qrels: object, vocab: Vocabulary) -> Judgments:
             grades = _integer_grades(list(docs.values()), f"qrels topic {qid}")
             topics[qid] = TopicJudgments.build(vocab.ids(keys), grades, qid)
         return Judgments(topics)
+    if not _is_frame(qrels):
+        qrels = list(cast(Iterable[Any], qrels))
     qids, docs, values = _columns(qrels, "relevance")
     grades = _integer_grades(values, "qrels")
+    iterations = _iterations(qrels, len(qids))
+    if iterations is not None and len(set(zip(qids, iterations, strict=True))) > len(set(qids)):
+        # more than one iteration value in a topic: they are subtopics (ir_measures' rule)
+        nested: dict[str, dict[str, dict[str, int]]] = {}
+        for q, it, d, g in zip(qids, iterations, docs, grades.tolist(), strict=True):
+            nested.setdefault(q, {}).setdefault(it, {})[d] = g
+        return Judgments.from_subtopics(nested, vocab)
     by_topic: dict[str, tuple[list[str], list[int]]] = {}
     for q, d, g in zip(qids, docs, grades.tolist(), strict=True):
         entry = by_topic.setdefault(q, ([], []))

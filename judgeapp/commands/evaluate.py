@@ -77,6 +77,12 @@ def add_trec_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--runs", nargs="+", metavar="NAME", help="with --db: only these runs")
     p.add_argument("--policy", default="newest", help=f"with --db: {POLICY_HELP}")
+    p.add_argument(
+        "--subtopics",
+        action="store_true",
+        help="QRELS are diversity judgments (qid subtopic docno grade, TREC Web track): "
+        "for alpha_nDCG, ERR_IA, NRBP, P_IA, AP_IA, StRecall",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -153,7 +159,12 @@ def load_inputs(args: argparse.Namespace, run_files: list[str]):
     from judgeapp.formats import read_qrels, read_run
 
     vocab = Vocabulary()
-    judgments = Judgments.from_qrels(read_qrels(args.qrels), vocab)
+    if getattr(args, "subtopics", False):
+        from judgeapp.formats.interop import read_subtopic_qrels
+
+        judgments = Judgments.from_subtopics(read_subtopic_qrels(args.qrels), vocab)
+    else:
+        judgments = Judgments.from_qrels(read_qrels(args.qrels), vocab)
     runs = []
     for path in run_files:
         with _readable(path) as real_path:

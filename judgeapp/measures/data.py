@@ -110,6 +110,17 @@ class TopicJudgments:
         return int(self.docids.size)
 
 
+@dataclass(slots=True)
+class SubtopicJudgments:
+    """One topic's diversity judgments: ``grades[i, j]`` is the grade of the topic's i-th
+    judged document (ascending id, as ``TopicJudgments.docids``) for subtopic j;
+    ``docno_rank[i]`` its place in docno byte order (ndeval breaks ties by docno)."""
+
+    names: tuple[str, ...]
+    grades: np.ndarray
+    docno_rank: np.ndarray
+
+
 class Judgments:
     """Relevance judgments (qrels) for many topics, keyed by qid.
 
@@ -119,10 +130,42 @@ class Judgments:
     document (trec_eval counts it in the mean).
     """
 
-    __slots__ = ("topics",)
+    __slots__ = ("subtopics", "topics")
 
-    def __init__(self, topics: Mapping[str, TopicJudgments] | None = None) -> None:
+    def __init__(
+        self,
+        topics: Mapping[str, TopicJudgments] | None = None,
+        subtopics: Mapping[str, SubtopicJudgments] | None = None,
+    ) -> None:
         self.topics: dict[str, TopicJudgments] = dict(topics or {})
+        # diversity judgments (qid subtopic docno grade), aligned with `topics`; a topic
+        # without them counts as one subtopic (its grades)
+        self.subtopics: dict[str, SubtopicJudgments] = dict(subtopics or {})
+
+    @classmethod
+    def from_subtopics(
+        cls, qrels: Mapping[str, Mapping[str, Mapping[str, int]]], vocab: Vocabulary
+    ) -> Judgments:
+        """Diversity judgments ``{qid: {subtopic: {docno: grade}}}`` (the TREC Web track's
+        ``qid subtopic docno grade``). A document's grade for the other measures is its
+        highest over the subtopics."""
+        topics: dict[str, TopicJudgments] = {}
+        subs: dict[str, SubtopicJudgments] = {}
+        for qid, by_sub in qrels.items():
+            names = sorted(by_sub, key=lambda x: (not x.isdigit(), int(x) if x.isdigit() else 0, x))
+            docnos = sorted({d for docs in by_sub.values() for d in docs})
+            row = {d: i for i, d in enumerate(docnos)}
+            matrix = np.zeros((len(docnos), len(names)), dtype=np.int64)
+            for j, name in enumerate(names):
+                for d, g in by_sub[name].items():
+                    matrix[row[d], j] = g
+            ids = vocab.ids(docnos)
+            best = matrix.max(axis=1) if names else np.zeros(len(docnos), dtype=np.int64)
+            order = np.argsort(ids, kind="stable")
+            topics[qid] = TopicJudgments(ids[order], best[order])
+            # docnos were sorted: a document's place in that order breaks ideal-ranking ties
+            subs[qid] = SubtopicJudgments(tuple(names), matrix[order], order.astype(np.int64))
+        return cls(topics, subs)
 
     @classmethod
     def from_arrays(cls, topics: Mapping[str, tuple[object, object]]) -> Judgments:

@@ -383,7 +383,28 @@ class Evaluator:
                 )
             return ideals[gains, dcg]
 
-        ctx = KernelContext(self.options.version, self.options.num_docs, ideal)
+        index_cache: list[np.ndarray] = []
+
+        def judged_index() -> np.ndarray:
+            if not index_cache:
+                out = np.full((n_topics * n_runs, codes.shape[1]), -1, dtype=np.int64)
+                for i, (qid, (mat, _, _)) in enumerate(zip(qids, mats, strict=True)):
+                    ids = self.judgments.topics[qid].docids
+                    if ids.size and mat.size:
+                        at = np.minimum(np.searchsorted(ids, mat), ids.size - 1)
+                        found = np.where(ids[at] == mat, at, -1)
+                        out[i * n_runs : (i + 1) * n_runs, : mat.shape[1]] = found
+                index_cache.append(out)
+            return index_cache[0]
+
+        ctx = KernelContext(
+            self.options.version,
+            self.options.num_docs,
+            ideal,
+            qids=qids,
+            judgments=self.judgments,
+            judged_index=judged_index,
+        )
         for (level, judged_only), groups in self._plan:
             view = BatchView(codes, num_ret, row_topic, stats, level, judged_only)
             for family, idx in groups:

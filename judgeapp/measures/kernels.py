@@ -403,6 +403,12 @@ class KernelContext:
     version: int
     num_docs: int  # trec_eval -N
     ideal: Callable[[tuple | None, str], BatchIdeal]
+    # the batch's qids, and the judgments (diversity measures read subtopics there)
+    qids: Sequence[str] = ()
+    judgments: Any = None
+    # (rows, depth): each retrieved document's index among its topic's judged documents
+    # (TopicJudgments.docids), -1 if not judged; computed on first call
+    judged_index: Callable[[], np.ndarray] | None = None
 
 
 Kernel = Callable[[BatchView, Sequence[Measure], KernelContext], np.ndarray]
@@ -1346,4 +1352,4 @@ def relstrings(v: BatchView, n: int) -> list[str]:
 
 # Families beyond trec_eval register in modules of their own (imported here, once every
 # kernel they build on exists): the measures ir_measures has and trec_eval lacks.
-from judgeapp.measures import beyond_trec  # noqa: E402, F401
+from judgeapp.measures import beyond_trec, diversity  # noqa: E402, F401
