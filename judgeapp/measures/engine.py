@@ -105,6 +105,7 @@ class Results:
     texts: dict[int, list[list[str]]]  # measure index -> [run][topic] ('' if not evaluated)
     complete: bool = False
     complete_num_rel: int = 0  # trec_eval -c: num_rel summed over every qrels line > 0
+    zscore: bool = False  # values are trec_eval -Z z-scores (judgeapp.measures.zscores)
     _summary: np.ndarray | None = field(default=None, repr=False)
 
     def index(self, measure: Measure | str) -> int:

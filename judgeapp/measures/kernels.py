@@ -457,7 +457,11 @@ def _gain_family(name: str, description: str) -> Family:
         params=(),
         per_topic=False,
     ),
-    trec=[TrecSpec("runid", 0, nicknames=("official", "all_trec", "set"))],
+    trec=[
+        TrecSpec(
+            "runid", 0, nicknames=("official", "all_trec", "set", "all_prefs", "prefs", "qrels_jg")
+        )
+    ],
 )
 @register(
     Family(
@@ -485,7 +489,11 @@ def k_zero(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarra
         per_topic=False,
     ),
     aliases=["num_q"],
-    trec=[TrecSpec("num_q", 1, nicknames=("official", "all_trec", "set"))],
+    trec=[
+        TrecSpec(
+            "num_q", 1, nicknames=("official", "all_trec", "set", "all_prefs", "prefs", "qrels_jg")
+        )
+    ],
 )
 def k_one(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     return np.ones((len(ms), v.n_rows))
@@ -1238,7 +1246,7 @@ def _rbp_gain_table(stats: TopicStats, gains: tuple | None) -> dict[int, float]:
         at=None,
         params=(Param("p", float, 0.9), GAINS, JUDGED_ONLY),
     ),
-    trec=[TrecSpec("rbp", 36, "pairs", since=10)],
+    trec=[TrecSpec("rbp", 54, "pairs", since=10)],
 )
 def k_rbp(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
@@ -1280,7 +1288,7 @@ def k_rbp(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray
         at=None,
         params=(Param("p", float, 0.9), JUDGED_ONLY),
     ),
-    trec=[TrecSpec("rbp_resid", 37, "pairs", since=10)],
+    trec=[TrecSpec("rbp_resid", 55, "pairs", since=10)],
 )
 def k_rbp_resid(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_rbp_resid.c: p^num_ret + (1-p) * sum of p^i over unjudged ranks i (if any)."""
@@ -1303,7 +1311,7 @@ def k_rbp_resid(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.n
         at_required=True,
         params=(JUDGED_ONLY,),
     ),
-    trec=[TrecSpec("unj", 38, "long", (5, 10, 20), since=10)],
+    trec=[TrecSpec("unj", 56, "long", (5, 10, 20), since=10)],
 )
 def k_unj(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_unjudged.c: unjudged in the top k over k."""
@@ -1352,4 +1360,4 @@ def relstrings(v: BatchView, n: int) -> list[str]:
 
 # Families beyond trec_eval register in modules of their own (imported here, once every
 # kernel they build on exists): the measures ir_measures has and trec_eval lacks.
-from judgeapp.measures import beyond_trec, diversity  # noqa: E402, F401
+from judgeapp.measures import beyond_trec, diversity, prefs  # noqa: E402, F401
