@@ -280,10 +280,10 @@ class RunReader:
         if _ranx(run):
             name = getattr(run, "name", None) or name
             run = cast(Any, run).to_dict()
-        if isinstance(run, str | os.PathLike):
+        if isinstance(run, str | os.PathLike) or type(run).__name__ == "RunFile":
             from judgeapp.formats.interop import read_run_any
 
-            rf = read_run_any(run)
+            rf: Any = run if type(run).__name__ == "RunFile" else read_run_any(cast(Any, run))
             qids = list(rf.topics)
             counts = [len(t.docnos) for t in rf.topics.values()]
             docnos = [d for t in rf.topics.values() for d in t.docnos]
