@@ -199,8 +199,10 @@ def qrels_of(qrels: object, vocab: Vocabulary) -> Judgments:
         qrels = cast(Any, qrels).to_dict()
     if isinstance(qrels, str | os.PathLike):
         from judgeapp.formats.interop import read_qrels_any
+        from judgeapp.formats.irds import irds_qrels, is_irds
 
-        return Judgments.from_qrels(read_qrels_any(qrels), vocab)
+        found = irds_qrels(str(qrels)) if is_irds(qrels) else read_qrels_any(qrels)
+        return Judgments.from_qrels(found, vocab)
     if isinstance(qrels, Mapping) and _nested(qrels):
         return Judgments.from_subtopics(
             {

@@ -190,7 +190,7 @@ def load_inputs(args: argparse.Namespace, run_files: list[str]):
         raise CommandError("--judgments, --runs and --policy go with --db")
     if not args.qrels or not run_files:
         raise CommandError("give a QRELS file and at least one RUN file (or --db DB)")
-    from judgeapp.formats import read_qrels, read_run
+    from judgeapp.formats.interop import read_run_any
 
     vocab = Vocabulary()
     rel_format = getattr(args, "rel_format", "qrels")
@@ -208,11 +208,13 @@ def load_inputs(args: argparse.Namespace, run_files: list[str]):
 
         judgments = Judgments.from_groups(read_qrels_jg(args.qrels), vocab)
     else:
-        judgments = Judgments.from_qrels(read_qrels(args.qrels), vocab)
+        from judgeapp.formats.interop import read_qrels_any
+
+        judgments = Judgments.from_qrels(read_qrels_any(args.qrels), vocab)
     runs = []
     for path in run_files:
         with _readable(path) as real_path:
-            run_file = read_run(real_path)
+            run_file = read_run_any(real_path)
         if rel_format in ("prefs", "qrels_prefs"):
             run_file = _ties_by_docno_ascending(run_file)
         runs.append(Run.from_run_file(run_file, vocab, name=path, float32_scores=args.version < 10))
