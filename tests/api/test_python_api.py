@@ -211,3 +211,25 @@ def test_ranx_objects_are_read():
     for m, v in expected.items():
         assert got[m] == pytest.approx(v, abs=1e-12)
     assert np.isfinite(list(got.values())).all()
+
+
+def test_readme_example_runs(tmp_path):
+    """The README's "From Python" example, run as a notebook would (a fresh interpreter)."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## From Python", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    root = str(Path(__file__).resolve().parents[2])
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**__import__("os").environ, "PYTHONPATH": root},
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    first = out.stdout.splitlines()[0].split()
+    # AP of q1 ranked d2 d1 d3 (relevant d1, d3): (1/2 + 2/3) / 2; q2: d5 d4: 1/2
+    assert float(first[0]) == pytest.approx(((1 / 2 + 2 / 3) / 2 + 1 / 2) / 2)
