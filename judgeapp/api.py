@@ -163,6 +163,27 @@ def _columns(obj: Any, value: str) -> tuple[list[str], list[str], np.ndarray]:
     return qids, docs, np.asarray(vals)
 
 
+def _plain_dict(qrels: object) -> tuple[Judgments, dict[str, dict[str, int]]] | None:
+    """pytrec_eval-style qrels ``{qid: {docno: grade}}`` as judgments whose documents are
+    numbered per topic (0, 1, ... in the dict's order), and those numbers; None for any other
+    input."""
+    if not isinstance(qrels, Mapping) or _nested(qrels):
+        return None
+    topics: dict[str, TopicJudgments] = {}
+    numbers: dict[str, dict[str, int]] = {}
+    for qid, docs in qrels.items():
+        qid = str(qid)
+        keys = list(docs)
+        if keys and type(keys[0]) is not str:
+            keys = [str(d) for d in keys]
+        grades = _integer_grades(list(docs.values()), f"qrels topic {qid}")
+        numbers[qid] = dict(zip(keys, range(len(keys)), strict=True))
+        if len(numbers[qid]) != len(keys):
+            raise ValueError(f"qrels topic {qid}: a docno twice")
+        topics[qid] = TopicJudgments(np.arange(len(keys), dtype=np.int64), grades)
+    return Judgments(topics), numbers
+
+
 def _nested(qrels: Mapping) -> bool:
     """{qid: {subtopic: {docno: grade}}} rather than {qid: {docno: grade}}."""
     for docs in qrels.values():
@@ -256,25 +277,41 @@ class RunReader:
     compared only where a score tie mixes judged documents with others, which is what
     decides the order trec_eval evaluates."""
 
-    def __init__(self, vocab: Vocabulary, judgments: Judgments, version: int = 10) -> None:
+    def __init__(
+        self,
+        topic_docs: Mapping[str, Mapping[str, int]],
+        unknown: int,
+        version: int = 10,
+    ) -> None:
+        """``topic_docs``: per topic, docno -> id of its judged documents; ``unknown``: an
+        id no judged document has."""
         self.version = version
-        self.unknown = len(vocab)
-        # per topic, docno -> id of its judged documents: a document not judged for a topic
-        # evaluates as one not judged at all there, so it takes the shared id
-        self.topic_docs = {
+        self.unknown = unknown
+        # a document not judged for a topic evaluates as one not judged at all there, so it
+        # takes the shared id
+        self.topic_docs = topic_docs
+        self._order: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    @classmethod
+    def for_judgments(cls, vocab: Vocabulary, judgments: Judgments, version: int = 10) -> RunReader:
+        docs = {
             qid: dict(zip(vocab.docnos(tj.docids), tj.docids.tolist(), strict=True))
             for qid, tj in judgments.topics.items()
         }
-        self._vocab = vocab
+        return cls(docs, len(vocab), version)
 
-    @functools.cached_property
-    def _docno_order(self) -> tuple[np.ndarray, np.ndarray]:
-        """The judged docnos sorted, and each id's place among them (for tie keys)."""
-        known = self._vocab.docnos(range(len(self._vocab)))
-        order = sorted(range(len(known)), key=known.__getitem__)
-        rank = np.empty(len(known) + 1, dtype=np.int64)
-        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(known))
-        return np.array([known[i] for i in order], dtype=str), rank
+    def _docno_order(self, qid: str) -> tuple[np.ndarray, np.ndarray]:
+        """A topic's judged docnos sorted, and each judged id's place among them."""
+        found = self._order.get(qid)
+        if found is None:
+            docs = self.topic_docs[qid]
+            names = np.array(list(docs), dtype=str)
+            ids = np.fromiter(docs.values(), np.int64, len(docs))
+            order = np.argsort(names, kind="stable")  # numpy compares code points, as trec_eval
+            rank = np.zeros(int(ids.max(initial=0)) + 1, dtype=np.int64)
+            rank[ids[order]] = np.arange(len(names))
+            found = self._order[qid] = (names[order], rank)
+        return found
 
     def read(self, run: object, name: str = "run") -> Run:
         if isinstance(run, Run):
@@ -354,13 +391,13 @@ class RunReader:
                 ids, s = ids[order], s[order]
                 tied = s[1:] == s[:-1]
                 if tied.any():
-                    ids = ids[self._tie_order(ids, tied, order, docs)]
+                    ids = ids[self._tie_order(qid, ids, tied, order, docs)]
                 topics[qid] = ids
             lo = hi
         return Run(name, topics, name)
 
     def _tie_order(
-        self, ids: np.ndarray, tied: np.ndarray, order: np.ndarray, docnos: list[str]
+        self, qid: str, ids: np.ndarray, tied: np.ndarray, order: np.ndarray, docnos: list[str]
     ) -> np.ndarray:
         """Positions putting each stretch of equal scores in docno-descending order, as far
         as it matters: stretches with a judged document get a docno key (known docnos: their
@@ -372,7 +409,7 @@ class RunReader:
         need = (size[stretch] > 1) & with_known[stretch]
         if not need.any():
             return np.arange(ids.size)
-        known_sorted, rank = self._docno_order
+        known_sorted, rank = self._docno_order(qid)
         key = np.zeros(ids.size, dtype=np.int64)
         kn = need & known
         key[kn] = 2 * rank[ids[kn]] + 1
@@ -388,7 +425,7 @@ def run_of(
 ) -> Run:
     """An engine run from any run input (see the module docstring), in trec_eval order,
     for evaluation against ``judgments`` (whose docnos ``vocab`` holds)."""
-    return RunReader(vocab, judgments, version).read(run, name)
+    return RunReader.for_judgments(vocab, judgments, version).read(run, name)
 
 
 # -- evaluation ----------------------------------------------------------------------------
@@ -438,9 +475,16 @@ class Evaluator:
         for m in self.measures:
             m.check_complete()
         self.vocab = Vocabulary()
-        self.judgments = qrels_of(qrels, self.vocab)
+        plain = _plain_dict(qrels)
+        if plain is not None:
+            # per-topic ids, no shared vocabulary: each topic's documents are numbered apart
+            self.judgments, docs = plain
+            unknown = max((len(d) for d in docs.values()), default=0)
+            self._reader: RunReader | None = RunReader(docs, unknown, self.options.version)
+        else:
+            self.judgments = qrels_of(qrels, self.vocab)
+            self._reader = None
         self.topics = topics
-        self._reader: RunReader | None = None
         self._ideals: dict = {}  # ideal rankings, shared by the runs evaluated
 
     def results(self, runs: Mapping[str, object] | Iterable[object]) -> Results:
@@ -448,7 +492,7 @@ class Evaluator:
         (``{name: run}``, or runs named run0, run1, ...)."""
         items = runs.items() if isinstance(runs, Mapping) else enumerate(runs)
         if self._reader is None:
-            self._reader = RunReader(self.vocab, self.judgments, self.options.version)
+            self._reader = RunReader.for_judgments(self.vocab, self.judgments, self.options.version)
         engine_runs = [self._reader.read(r, str(name)) for name, r in items]
         engine = Engine(
             self.judgments, engine_runs, self.measures, self.options, ideals=self._ideals

@@ -233,3 +233,33 @@ def test_readme_example_runs(tmp_path):
     first = out.stdout.splitlines()[0].split()
     # AP of q1 ranked d2 d1 d3 (relevant d1, d3): (1/2 + 2/3) / 2; q2: d5 d4: 1/2
     assert float(first[0]) == pytest.approx(((1 / 2 + 2 / 3) / 2 + 1 / 2) / 2)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_heavy_ties_rank_as_the_file_reader_does(tmp_path, seed):
+    """Scores from a handful of values, judged and unjudged documents tied together: the
+    dict path's tie handling equals the engine fed by read_run (trec_eval's order)."""
+    from judgeapp.formats import read_run
+    from judgeapp.measures import EvalOptions, Evaluator, Judgments, Run, Vocabulary
+
+    rng = random.Random(seed)
+    qrels, run = {}, {}
+    for q in range(5):
+        docs = [f"doc{i:03d}" for i in range(150)]
+        qrels[str(q)] = {d: rng.choice([0, 1, 2]) for d in rng.sample(docs, 40)}
+        run[str(q)] = {d: float(rng.choice([1, 2, 3])) for d in rng.sample(docs, 120)}
+    measures = ["AP", "P@10", "nDCG@20", "RR", "Bpref", "ERR@20", "RBP(rel=1)"]
+    path = tmp_path / "run"
+    path.write_text(
+        "".join(f"{q} Q0 {d} 0 {s} t\n" for q, docs in run.items() for d, s in docs.items())
+    )
+    vocab = Vocabulary()
+    judgments = Judgments.from_arrays(
+        {q: (vocab.ids(list(docs)), list(docs.values())) for q, docs in qrels.items()}
+    )
+    engine = Evaluator(
+        judgments, [Run.from_run_file(read_run(path), vocab)], measures, EvalOptions(complete=True)
+    ).evaluate()
+    got = judgeapp.calc_aggregate(measures, qrels, run)
+    for m in measures:
+        assert got[m] == engine.mean(m)[0], m
