@@ -19,7 +19,7 @@ from typing import Any
 
 from judgeapp.services import showcase
 
-VIEWS = ("topics", "judging", "dashboard")
+VIEWS = ("topics", "judging", "dashboard", "team", "agreement")
 ASSESSOR = showcase.ASSESSOR
 
 
@@ -39,6 +39,7 @@ def _open_copy(
     simulate: int,
     topics: int,
     demo: Callable[[], Path] | None = None,
+    campaign: bool = False,
 ) -> tuple[Any, Any, str | None]:
     """The main window, as `python main.py` builds it, on a prepared copy of `db` (the demo
     project when None); returns (window, controller, topic to show)."""
@@ -55,6 +56,8 @@ def _open_copy(
         db = str(demo())
     copy = showcase.copy_project(db, tmp)
     qid = showcase.prepare(copy, simulate, topics)
+    if campaign:
+        showcase.prepare_campaign(copy)
     settings = QSettings(str(tmp / "settings.ini"), QSettings.Format.IniFormat)
     settings.setValue("assessor", ASSESSOR)
     window, controller = build_main_window(settings)
@@ -89,8 +92,20 @@ def render(
         raise ValueError(f"unknown view {view!r} (one of {', '.join(VIEWS)})")
     out = Path(out)
     with tempfile.TemporaryDirectory(prefix="judgeapp-shot-") as tmp:
-        window, controller, qid = _open_copy(db, Path(tmp), size, simulate, topics, demo)
-        if view == "topics":
+        team_view = view in ("team", "agreement")
+        window, controller, qid = _open_copy(
+            db, Path(tmp), size, 0 if team_view else simulate, topics, demo, campaign=team_view
+        )
+        if team_view:
+            team = controller.show_team()
+            if team is None:
+                window.close()
+                raise ValueError("the team views are for the project's owner and evaluators")
+            _wait_until(lambda: not team.busy)
+            target = team.view
+            if view == "agreement":
+                team.view.tabs.setCurrentWidget(team.view.agreement)
+        elif view == "topics":
             target = window.topics_view
             if qid is not None:
                 window.topics_view.select_qid(qid)

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "documents of the first --topics topics in the copy, with the grades of the "
         "project's imported qrels, so the picture shows judging under way.",
     )
-    p.add_argument("view", choices=["topics", "judging", "dashboard"])
+    p.add_argument("view", choices=["topics", "judging", "dashboard", "team", "agreement"])
     p.add_argument("out", metavar="OUT.png")
     p.add_argument("--db", help="project file or SQLAlchemy URL (default: the demo project)")
     p.add_argument("--size", default="1280x800", help="window size, WxH (default 1280x800)")

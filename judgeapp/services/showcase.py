@@ -73,3 +73,46 @@ def unjudged_pooled_doc(store: Store, pool: str, qid: str) -> int | None:
     judged = {j.doc_id for j in store.judgments(qid)}
     pooled = store.pooled_doc_ids(pool, [qid]).get(qid)
     return next((int(d) for d in (pooled if pooled is not None else ()) if d not in judged), None)
+
+
+CAMPAIGN = ("ann", "bob", "cid")
+
+
+def prepare_campaign(db: str, topics: int = 12, per_topic: int = 15, seed: int = 5) -> None:
+    """A judging campaign in the copy `db`, for pictures of the team views: three
+    assessors with the first `topics` topics assigned (half of them shared), each judging
+    `per_topic` pooled documents with the grades of the imported qrels, one in five shifted
+    by a grade (assessors disagree), a few flagged, with plausible time spent."""
+    import numpy as np
+
+    from judgeapp.services import team
+
+    rng = np.random.default_rng(seed)
+    prepare(db, 0, 0)  # a pool, if the copy has none
+    with Store.open(db) as store:
+        pools = PoolService(store)
+        pool = store.pool_names()[-1]
+        sizes = store.pool_sizes(pool)
+        qids = sorted((q for q in sizes if sizes[q] > 0), key=natural_key)[:topics]
+        plan = team.assign(store, qids, list(CAMPAIGN), pool=pool, overlap=0.5, seed=seed)
+        truth = {(j.qid, j.doc_id): j.grade for j in store.judgments() if j.assessor not in CAMPAIGN}
+        top = max(g.grade for g in store.scale())
+        for a in plan:
+            service = JudgingService(store, a.assessor)
+            order = pools.open_judging_order(pool, a.qid, assessors=[a.assessor])
+            for _ in range(min(per_topic, sizes[a.qid])):
+                doc = order.next_doc()
+                if doc is None:
+                    break
+                grade = max(0, truth.get((a.qid, doc), 0))
+                if rng.random() < 0.2:
+                    grade = int(np.clip(grade + rng.choice((-1, 1)), 0, top))
+                service.record(
+                    a.qid,
+                    doc,
+                    grade,
+                    flagged=bool(rng.random() < 0.05),
+                    time_spent=float(rng.lognormal(3.0, 0.5)),
+                    origin="screenshot",
+                )
+                order.record(doc, grade, grade >= 1)

@@ -37,6 +37,7 @@ from judgeapp.store import Store
 from judgeapp.store.feed import ChangeFeed
 
 if TYPE_CHECKING:
+    from judgeapp.services.agreement import AgreementReport
     from judgeapp.services.live_eval import DashboardConfig, LiveEvaluation
 
 IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
@@ -97,6 +98,22 @@ class Workbench:
         if self.assessor is None:
             raise ValueError("choose who adjudicates first")
         return AdjudicationService(self.store, self.assessor)
+
+    def team_progress(self) -> list[team.AssessorProgress]:
+        """Every person's progress, pace, grades and flags (judgeapp.services.team)."""
+        return team.team_progress(self.store, self.pool_name())
+
+    def agreement_report(self, measure: str | None = "AP") -> AgreementReport:
+        """The agreement of everyone who judged, with system rankings compared by `measure`
+        (judgeapp.services.agreement)."""
+        from judgeapp.services.agreement import agreement_report
+
+        persons = self.persons()
+        return agreement_report(
+            self.store,
+            persons if len(persons) >= 2 else None,  # the team; else everyone who judged
+            rankings=measure if self.store.runs() else None,
+        )
 
     def change_feed(self) -> ChangeFeed:
         """What other processes commit to the project, as `Changes` (poll it)."""

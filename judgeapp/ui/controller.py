@@ -28,6 +28,7 @@ from judgeapp.ui.adjudication import AdjudicationController, AdjudicationView
 from judgeapp.ui.dialogs import AssessorDialog, ImportDialog, PoolDialog, TaskDialog
 from judgeapp.ui.judging_controller import JudgingController
 from judgeapp.ui.main_window import MainWindow
+from judgeapp.ui.team_view import TeamController, TeamView
 from judgeapp.ui.worker import Worker
 
 MAX_RECENT = 8
@@ -61,6 +62,7 @@ class MainController(QObject):
         self.workbench: Workbench | None = None
         self.blind = False  # the current assessor judges blind (judgeapp.services.team)
         self.adjudication: AdjudicationController | None = None  # made when first asked for
+        self.team: TeamController | None = None  # the same
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(0)  # no limit: every judgment of the session
         self.judging = JudgingController(window.judging_view, self.undo_stack, parent=self)
@@ -107,6 +109,7 @@ class MainController(QObject):
         a["choose_assessor"].triggered.connect(self._on_choose_assessor_triggered)
         a["build_pool"].triggered.connect(self._on_build_pool_triggered)
         a["adjudicate"].triggered.connect(self._on_adjudicate_triggered)
+        a["team"].triggered.connect(self._on_team_triggered)
         a["show_topics"].triggered.connect(lambda: self.window.show_view(self.window.topics_view))
         a["show_judging"].triggered.connect(lambda: self.window.show_view(self.window.judging_view))
         a["shortcuts"].triggered.connect(self.judging._on_help_triggered)
@@ -257,10 +260,12 @@ class MainController(QObject):
         blind = wb is not None and wb.is_blind()
         view = self.window.topics_view
         view.show_assignments(wb is not None and bool(wb.assignments()))
-        for name in ("build_pool", "import_runs", "import_qrels", "adjudicate"):
+        for name in ("build_pool", "import_runs", "import_qrels", "adjudicate", "team"):
             self.window.actions_by_name[name].setEnabled(not blind)
-        if blind and self.adjudication is not None:
-            self.window.remove_view(self.adjudication.view)
+        if blind:
+            for part in (self.adjudication, self.team):
+                if part is not None:
+                    self.window.remove_view(part.view)
         if blind == self.blind:
             return
         self.blind = blind
@@ -400,6 +405,8 @@ class MainController(QObject):
             self._reset_estimates()
         elif changes.topics:
             self.request_estimates(changes.topics)
+        if self.team is not None and (changes.topics or changes.assessors):
+            self.team.schedule()
         if changes.topic_list or changes.pools or len(changes.topics) > 5:
             self.refresh_topics()  # one grouped query for all rows
         elif changes.topics:
@@ -497,6 +504,23 @@ class MainController(QObject):
         self.adjudication.open(wb)
         self.window.show_view(view)
         return self.adjudication
+
+    def _on_team_triggered(self) -> None:
+        self.show_team()
+
+    def show_team(self) -> TeamController | None:
+        """The campaign's progress and agreement, for the owner and evaluators (a tab)."""
+        wb = self.workbench
+        if wb is None or self.blind:
+            return None
+        if self.team is None:
+            self.team = TeamController(TeamView(), parent=self)
+        view = self.team.view
+        if self.window.tabs.indexOf(view) < 0:
+            self.window.add_view("Team", view)
+        self.team.open(wb)
+        self.window.show_view(view)
+        return self.team
 
     # -- long work ----------------------------------------------------------------------------------
     def run_task(

@@ -167,6 +167,9 @@ class MainWindow(QMainWindow):
         judging.addAction(
             self._action("adjudicate", "A&djudicate disagreements…", QKeySequence("Ctrl+Shift+D"))
         )
+        judging.addAction(
+            self._action("team", "&Team: progress and agreement…", QKeySequence("Ctrl+Shift+T"))
+        )
         self.pool_menu = QMenu("Judge &pool", self)
         judging.addMenu(self.pool_menu)
         judging.addSeparator()

@@ -7,6 +7,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
+    QApplication,
     QComboBox,
     QHeaderView,
     QLabel,
@@ -111,3 +112,117 @@ def test_a_blind_assessor_sees_no_dashboard_run_rank_or_estimate(qtbot, tmp_path
     assert any("Dashboard" in t for t in texts)
     assert any(r in t for t in texts for r in runs)
     assert any("Best rank" in t for t in texts)
+
+
+def test_an_adjudicator_settles_three_disagreements_and_the_export_has_them(
+    qtbot, tmp_path, make_window, capsys
+):
+    """Three documents judged differently by ann and bob; the owner opens the adjudication
+    tab, sees both grades and notes and an automatic judge's suggestion, decides the three
+    by keys, undoes one and decides it again; `export qrels --policy adjudicated` has the
+    decisions, and the other documents keep the majority's grade."""
+    from live_project import write_project
+
+    from judgeapp.cli import main
+    from judgeapp.services.judging import JudgingService
+    from judgeapp.services.policy import parse_policy, qrels_rows
+
+    project = write_project(tmp_path / "p")
+    db = str(project.db)
+    docs = ["D0-001", "D0-002", "D0-003", "D0-004"]
+    with Store.open(db) as store:
+        ann, bob = JudgingService(store, "ann"), JudgingService(store, "bob")
+        for doc, a, b in zip(docs, (2, 0, 1, 2), (0, 3, 1, 1), strict=True):
+            ann.record("1", doc, a, note=f"ann on {doc}")
+            bob.record("1", doc, b)
+    llm = tmp_path / "llm.qrels"
+    llm.write_text("1 0 D0-001 2 0.93\n")
+    assert main(["import", "judgments", db, str(llm), "--assessor", "llm", "--judge-kind",
+                 "automatic"]) == 0  # fmt: skip
+    window, controller = make_window()
+    controller.open_project(db)
+    choose_assessor(controller, "owner")
+    adjudication = controller.show_adjudication()
+    view = adjudication.view
+    assert window.tabs.currentWidget() is view
+    # D0-003: both said 1 (no disagreement); the other three (and the imported qrels' own
+    # disagreements on topic 1, if any) are listed
+    listed = {(d.qid, d.docno) for d in view.model.items}
+    assert {("1", "D0-001"), ("1", "D0-002"), ("1", "D0-004")} <= listed
+    assert ("1", "D0-003") not in listed
+    ours = [i for i, d in enumerate(view.model.items) if d.docno in ("D0-001", "D0-002", "D0-004")]
+    adjudication.show(ours[0])
+    assert "ann judged 2: ann on D0-001" in view.votes.text()
+    assert "bob judged 0" in view.votes.text()
+    assert "suggested by llm: 2 (score 0.93)" in view.votes.text()
+    view.show_votes.setChecked(False)
+    assert "hidden" in view.votes.text() and "ann" not in view.votes.text()
+    view.show_votes.setChecked(True)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    decisions = {"D0-001": 2, "D0-002": 1, "D0-004": 2}
+    for row in ours:
+        adjudication.show(row)
+        docno = view.model.items[row].docno
+        qtbot.keyClick(QApplication.focusWidget(), str(decisions[docno]))
+        assert view.model.items[row].decided == decisions[docno]
+    # undo the last decision, then decide it again differently
+    controller.undo_stack.undo()
+    assert view.model.items[ours[-1]].decided is None
+    adjudication.show(ours[-1])
+    qtbot.keyClick(QApplication.focusWidget(), "1")
+    decisions["D0-004"] = 1
+    with Store.open(db) as store:
+        rows = {
+            (q, d): g
+            for q, d, g in qrels_rows(store, policy=parse_policy("adjudicated"))
+            if q == "1" and d in docs
+        }
+        kinds = {a.name: a.kind for a in store.assessors()}
+    assert rows == {("1", d): g for d, g in decisions.items()} | {("1", "D0-003"): 1}
+    assert kinds["adjudication:owner"] == "adjudicator"
+    capsys.readouterr()
+    assert main(["export", "qrels", db, "--policy", "adjudicated"]) == 0
+    exported = {
+        tuple(line.split()[i] for i in (0, 2, 3)) for line in capsys.readouterr().out.splitlines()
+    }
+    for d, g in decisions.items():
+        assert ("1", d, str(g)) in exported
+
+
+def test_the_team_view_shows_progress_pace_flags_and_agreement(qtbot, tmp_path, make_window):
+    from live_project import write_project
+
+    from judgeapp.services.judging import JudgingService
+    from judgeapp.services.team import assign
+
+    project = write_project(tmp_path / "p")
+    db = str(project.db)
+    with Store.open(db) as store:
+        assign(store, ["1", "2"], ["ann", "bob"], per_topic=1, overlap=1.0, seed=1)
+        for name, grades in (("ann", (2, 0, 1)), ("bob", (2, 1, 1))):
+            service = JudgingService(store, name)
+            for i, g in enumerate(grades):
+                service.record(
+                    "1", f"D0-00{i}", g, time_spent=10.0 + i, flagged=(name, i) == ("bob", 2)
+                )
+    _window, controller = make_window()
+    controller.open_project(db)
+    choose_assessor(controller, "owner")
+    team = controller.show_team()
+    qtbot.waitUntil(lambda: not team.busy, timeout=30_000)
+    rows = {r[0]: r for r in team.view.assessor_model.rows}
+    assert rows["ann"][1:4] == ["assessor", "2", "3"]
+    assert rows["ann"][6] == "11.0"  # median of 10, 11, 12 seconds
+    assert rows["ann"][5] == f"{3 / (33 / 3600):.0f}"  # per hour of active time
+    assert rows["bob"][7] == "1:2 2:1" and rows["bob"][8] == "1"
+    assert team.view.flagged_model.rows == [["bob", "1", "D0-002"]]
+    assert team.view.agreement.report is not None
+    assert team.view.agreement.report.overall["documents"] == 3
+    written = team.view.export_csv(tmp_path / "csv")
+    names = {p.name for p in written}
+    assert {"team-assessors.csv", "team-progress.csv", "team-flagged.csv"} <= names
+    assert (tmp_path / "csv" / "team-flagged.csv").read_text().splitlines() == [
+        "Assessor,Topic,Document",
+        "bob,1,D0-002",
+    ]

@@ -1,0 +1,241 @@
+"""The owner's view of a judging campaign: each assessor's progress on their topics, their
+pace (judgments per hour, median seconds per document), their grades and flagged documents,
+and the agreement on shared topics (`AgreementView`). Every table exports as CSV.
+
+`TeamView` holds the layout; `TeamController` fills it from the workbench in a worker.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QThreadPool,
+    QTimer,
+    Signal,
+)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from judgeapp.services.team import AssessorProgress
+from judgeapp.services.workbench import Workbench
+from judgeapp.ui.agreement_view import AgreementView
+from judgeapp.ui.models import FixedColumnsTableModel
+from judgeapp.ui.worker import Worker
+
+Index = QModelIndex | QPersistentModelIndex
+REFRESH_DELAY_MS = 1000
+
+
+class RowsTableModel(FixedColumnsTableModel):
+    """Plain rows of text under fixed headers (what is shown is what is exported)."""
+
+    @property
+    def rows(self) -> list[list[str]]:
+        return self.items
+
+    def set_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        self.set_items([[str(v) for v in r] for r in rows])
+
+    def cell(self, item: list[str], column: int) -> Any:
+        return item[column]
+
+    def write_csv(self, path: Path) -> None:
+        with path.open("w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(self.HEADERS)
+            writer.writerows(self.rows)
+
+
+class ProgressTableModel(RowsTableModel):
+    HEADERS = ("Assessor", "Topic", "Assigned", "Judged", "Pooled", "Progress")
+
+
+class AssessorTableModel(RowsTableModel):
+    HEADERS = (
+        "Assessor",
+        "Role",
+        "Topics",
+        "Judgments",
+        "Active hours",
+        "Per hour",
+        "Median s/doc",
+        "Grades",
+        "Flagged",
+    )
+
+
+class FlaggedTableModel(RowsTableModel):
+    HEADERS = ("Assessor", "Topic", "Document")
+
+
+def progress_rows(people: Sequence[AssessorProgress]) -> list[list[Any]]:
+    rows = []
+    for p in people:
+        for qid, judged in p.judged.items():
+            pooled = p.pool_sizes.get(qid, 0)
+            share = f"{judged / pooled:.0%}" if pooled else ""
+            rows.append(
+                [p.assessor, qid, "yes" if qid in p.assigned else "", judged, pooled, share]
+            )
+    return rows
+
+
+def assessor_rows(people: Sequence[AssessorProgress]) -> list[list[Any]]:
+    return [
+        [
+            p.assessor,
+            p.role,
+            len(p.assigned),
+            p.judgments,
+            f"{p.hours:.2f}",
+            "" if p.per_hour is None else f"{p.per_hour:.0f}",
+            "" if p.median_seconds is None else f"{p.median_seconds:.1f}",
+            " ".join(f"{g}:{n}" for g, n in p.grades.items()),
+            p.flagged,
+        ]
+        for p in people
+    ]
+
+
+class TeamView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = QLabel("Reading the team's work…")
+        self.export_button = QPushButton("Export CSV…")
+        self.progress_model = ProgressTableModel(self)
+        self.assessor_model = AssessorTableModel(self)
+        self.flagged_model = FlaggedTableModel(self)
+        self.agreement = AgreementView()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._table(self.assessor_model), "Assessors")
+        self.tabs.addTab(self._table(self.progress_model), "Progress by topic")
+        self.tabs.addTab(self._table(self.flagged_model), "Flagged documents")
+        self.tabs.addTab(self.agreement, "Agreement")
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.export_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(top)
+        layout.addWidget(self.tabs, 1)
+
+    @staticmethod
+    def _table(model: RowsTableModel) -> QTableView:
+        view = QTableView()
+        view.setModel(model)
+        view.verticalHeader().setVisible(False)
+        view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        view.horizontalHeader().setStretchLastSection(True)
+        view.setAlternatingRowColors(True)
+        return view
+
+    def export_csv(self, folder: str | Path) -> list[Path]:
+        """Every table of the view (and of its agreement part) as CSV files in `folder`."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, model in (
+            ("team-assessors.csv", self.assessor_model),
+            ("team-progress.csv", self.progress_model),
+            ("team-flagged.csv", self.flagged_model),
+        ):
+            model.write_csv(folder / name)
+            written.append(folder / name)
+        if self.agreement.report is not None:
+            written += self.agreement.export_csv(folder)
+        return written
+
+
+class TeamController(QObject):
+    updated = Signal()
+
+    def __init__(self, view: TeamView, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.view = view
+        self.workbench: Workbench | None = None
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self.generation = 0
+        self.busy = False
+        self.file_dialog: QFileDialog | None = None
+        self.timer = QTimer(self)  # judgments come in bursts: read again after a pause
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(REFRESH_DELAY_MS)
+        self.timer.timeout.connect(self.refresh)
+        self.view.export_button.clicked.connect(self._on_export_clicked)
+
+    def open(self, workbench: Workbench) -> None:
+        self.workbench = workbench
+        self.refresh()
+
+    def schedule(self) -> None:
+        """Read again after a pause, if the view is in sight."""
+        if self.view.isVisible():
+            self.timer.start()
+
+    def refresh(self) -> None:
+        """Read the team's work again (in a worker: seconds on a large campaign)."""
+        wb = self.workbench
+        if wb is None:
+            return
+        self.generation += 1
+        gen = self.generation
+        self.busy = True
+
+        def work(_progress: Any) -> tuple[list[AssessorProgress], Any, str | None]:
+            people = wb.team_progress()
+            try:
+                return people, wb.agreement_report(), None
+            except Exception as exc:  # fewer than two assessors, nothing shared, ...
+                return people, None, str(exc)
+
+        worker = Worker(work, "team")
+        worker.signals.succeeded.connect(lambda result: self._on_read(gen, result))
+        worker.signals.failed.connect(lambda exc: self._on_failed(gen, exc))
+        worker.start(self.pool)
+
+    def _on_failed(self, gen: int, exc: BaseException) -> None:
+        if gen == self.generation:
+            self.busy = False
+            self.view.summary.setText(f"Could not read the team's work: {exc}")
+
+    def _on_read(self, gen: int, result: tuple[list[AssessorProgress], Any, str | None]) -> None:
+        if gen != self.generation:
+            return
+        people, report, problem = result
+        v = self.view
+        v.assessor_model.set_rows(assessor_rows(people))
+        v.progress_model.set_rows(progress_rows(people))
+        v.flagged_model.set_rows([[p.assessor, q, d] for p in people for q, d in p.flagged_docs])
+        judgments = sum(p.judgments for p in people)
+        v.summary.setText(
+            f"{len(people)} assessor{'s' * (len(people) != 1)}, {judgments} judgments"
+            + ("" if problem is None else f" · agreement: {problem}")
+        )
+        if report is not None:
+            v.agreement.set_report(report)
+        self.busy = False
+        self.updated.emit()
+
+    def _on_export_clicked(self) -> None:
+        dialog = QFileDialog(self.view, "Export the team's tables as CSV")
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.fileSelected.connect(self.view.export_csv)
+        self.file_dialog = dialog
+        dialog.open()
