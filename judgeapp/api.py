@@ -290,7 +290,6 @@ class RunReader:
         # a document not judged for a topic evaluates as one not judged at all there, so it
         # takes the shared id
         self.topic_docs = topic_docs
-        self._order: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     @classmethod
     def for_judgments(cls, vocab: Vocabulary, judgments: Judgments, version: int = 10) -> RunReader:
@@ -299,19 +298,6 @@ class RunReader:
             for qid, tj in judgments.topics.items()
         }
         return cls(docs, len(vocab), version)
-
-    def _docno_order(self, qid: str) -> tuple[np.ndarray, np.ndarray]:
-        """A topic's judged docnos sorted, and each judged id's place among them."""
-        found = self._order.get(qid)
-        if found is None:
-            docs = self.topic_docs[qid]
-            names = np.array(list(docs), dtype=str)
-            ids = np.fromiter(docs.values(), np.int64, len(docs))
-            order = np.argsort(names, kind="stable")  # numpy compares code points, as trec_eval
-            rank = np.zeros(int(ids.max(initial=0)) + 1, dtype=np.int64)
-            rank[ids[order]] = np.arange(len(names))
-            found = self._order[qid] = (names[order], rank)
-        return found
 
     def read(self, run: object, name: str = "run") -> Run:
         if isinstance(run, Run):
@@ -387,8 +373,11 @@ class RunReader:
             else:
                 ids = np.fromiter(map(judged.get, docs, none), np.int64, n)
                 s = -score[lo:hi]
-                order = np.argsort(s, kind="stable")
-                ids, s = ids[order], s[order]
+                if n > 1 and (s[1:] < s[:-1]).any():  # not yet in score order
+                    order = np.argsort(s, kind="stable")
+                    ids, s = ids[order], s[order]
+                else:
+                    order = np.arange(n)
                 tied = s[1:] == s[:-1]
                 if tied.any():
                     ids = ids[self._tie_order(qid, ids, tied, order, docs)]
@@ -400,8 +389,8 @@ class RunReader:
         self, qid: str, ids: np.ndarray, tied: np.ndarray, order: np.ndarray, docnos: list[str]
     ) -> np.ndarray:
         """Positions putting each stretch of equal scores in docno-descending order, as far
-        as it matters: stretches with a judged document get a docno key (known docnos: their
-        place among the judged ones; others: where they would fall among them)."""
+        as it matters: only stretches holding a judged document are ordered (the others hold
+        documents that all evaluate alike)."""
         stretch = np.concatenate(([0], np.cumsum(~tied)))
         known = ids != self.unknown
         size = np.bincount(stretch)
@@ -409,14 +398,13 @@ class RunReader:
         need = (size[stretch] > 1) & with_known[stretch]
         if not need.any():
             return np.arange(ids.size)
-        known_sorted, rank = self._docno_order(qid)
+        # the docnos of those entries, ranked among themselves (Python compares code points,
+        # as trec_eval compares bytes): within a stretch that is the docno order
+        at = np.flatnonzero(need)
+        texts = [docnos[i] for i in order[at].tolist()]
+        ranked = np.asarray(sorted(range(len(texts)), key=texts.__getitem__), dtype=np.int64)
         key = np.zeros(ids.size, dtype=np.int64)
-        kn = need & known
-        key[kn] = 2 * rank[ids[kn]] + 1
-        un = np.flatnonzero(need & ~known)
-        if un.size:
-            texts = np.array([docnos[i] for i in order[un].tolist()], dtype=str)
-            key[un] = 2 * np.searchsorted(known_sorted, texts)
+        key[at[ranked]] = np.arange(1, len(texts) + 1)
         return np.lexsort((-key, stretch))
 
 
