@@ -29,19 +29,20 @@ from judgeapp.formats.textio import PathArg, open_text
 
 
 def sniff(path: PathArg) -> str:
-    """'parquet', 'json' or 'text' from the first bytes."""
+    """'parquet', 'json' or 'text' from the first bytes ('text' also when the file cannot be
+    read: the TREC readers then say why, naming the file)."""
     import gzip
 
-    with open(path, "rb") as fh:
-        head = fh.read(4)
-    if head == b"PAR1":
-        return "parquet"
-    if head[:2] == b"\x1f\x8b":
-        with gzip.open(path, "rb") as fh:
-            head = fh.read(64)
-    else:
+    try:
         with open(path, "rb") as fh:
             head = fh.read(64)
+        if head[:4] == b"PAR1":
+            return "parquet"
+        if head[:2] == b"\x1f\x8b":
+            with gzip.open(path, "rb") as fh:
+                head = fh.read(64)
+    except (OSError, EOFError):
+        return "text"
     return "json" if head.lstrip()[:1] == b"{" else "text"
 
 
