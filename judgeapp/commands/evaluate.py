@@ -76,6 +76,29 @@ def add_trec_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--runs", nargs="+", metavar="NAME", help="with --db: only these runs")
     p.add_argument("--policy", default="newest", help=f"with --db: {POLICY_HELP}")
+    p.add_argument(
+        "-R",
+        dest="rel_format",
+        choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"),
+        default="qrels",
+        help="format of QRELS (trec_eval -R): qrels; prefs (qid jg jsg docno rel_level) "
+        "for the prefs_* measures; qrels_prefs (qrels whose second column names a judgment "
+        "group, read as preferences); qrels_jg (judgment groups, for map_avgjg, P_avgjg, "
+        "Rprec_mult_avgjg)",
+    )
+    p.add_argument(
+        "-T",
+        dest="results_format",
+        choices=("trec_results",),
+        default="trec_results",
+        help="format of the runs (trec_eval -T; only trec_results)",
+    )
+    p.add_argument(
+        "--subtopics",
+        action="store_true",
+        help="QRELS are diversity judgments (qid subtopic docno grade, TREC Web track): "
+        "for alpha_nDCG, ERR_IA, NRBP, P_IA, AP_IA, StRecall",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -106,6 +129,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=("trec", "csv", "tsv", "json"),
         default="trec",
         help="output format (default: trec_eval's)",
+    )
+    p.add_argument(
+        "-Z",
+        dest="zscores",
+        metavar="ZMEAN_FILE",
+        help="print z-scores against the means and standard deviations of ZMEAN_FILE "
+        "(lines: qid measure mean stddev)",
+    )
+    p.add_argument(
+        "-o", dest="obsolete_o", action="store_true", help="obsolete in trec_eval; ignored"
+    )
+    p.add_argument(
+        "-v",
+        "--version",
+        dest="print_version",
+        action="store_true",
+        help="print the trec_eval version reproduced and exit",
     )
     add_trec_options(p)
     p.set_defaults(handler=run)
@@ -149,21 +189,57 @@ def load_inputs(args: argparse.Namespace, run_files: list[str]):
         raise CommandError("--judgments, --runs and --policy go with --db")
     if not args.qrels or not run_files:
         raise CommandError("give a QRELS file and at least one RUN file (or --db DB)")
-    from judgeapp.formats import FormatError, read_qrels, read_run
+    from judgeapp.formats import FormatError
+    from judgeapp.formats.interop import read_run_any
 
     vocab = Vocabulary()
-    judgments = Judgments.from_qrels(read_qrels(args.qrels), vocab)
+    rel_format = getattr(args, "rel_format", "qrels")
+    if getattr(args, "subtopics", False):
+        from judgeapp.formats.interop import read_subtopic_qrels
+
+        judgments = Judgments.from_subtopics(read_subtopic_qrels(args.qrels), vocab)
+    elif rel_format in ("prefs", "qrels_prefs"):
+        from judgeapp.formats.prefs import read_prefs, read_qrels_prefs
+
+        reader = read_prefs if rel_format == "prefs" else read_qrels_prefs
+        judgments = Judgments.from_prefs(reader(args.qrels), vocab)
+    elif rel_format == "qrels_jg":
+        from judgeapp.formats.prefs import read_qrels_jg
+
+        judgments = Judgments.from_groups(read_qrels_jg(args.qrels), vocab)
+    else:
+        from judgeapp.formats.interop import read_qrels_any
+
+        judgments = Judgments.from_qrels(read_qrels_any(args.qrels), vocab)
     runs = []
     for path in run_files:
         with _readable(path) as real_path:
             try:
-                run_file = read_run(real_path)
+                run_file = read_run_any(real_path)
             except FormatError as exc:  # said of stdin, not of its copy
                 if real_path == path:
                     raise
                 raise FormatError("stdin", exc.line, exc.problem, byte=exc.byte) from None
+        if rel_format in ("prefs", "qrels_prefs"):
+            run_file = _ties_by_docno_ascending(run_file)
         runs.append(Run.from_run_file(run_file, vocab, name=path, float32_scores=args.version < 10))
     return judgments, runs
+
+
+def _ties_by_docno_ascending(run_file):
+    """trec_eval ranks a run for its preference measures with ties broken by docno
+    ascending (form_prefs_counts.c), unlike everywhere else (descending)."""
+    import numpy as np
+
+    from judgeapp.formats.model import RankedTopic
+
+    topics = {}
+    for qid, t in run_file.topics.items():
+        names = np.array(t.docnos, dtype=object)
+        order = np.lexsort((np.argsort(np.argsort(names, kind="stable")), -t.scores))
+        topics[qid] = RankedTopic([t.docnos[i] for i in order], t.scores[order], t.lines[order])
+    run_file.topics = topics
+    return run_file
 
 
 class _readable:
@@ -216,7 +292,20 @@ def evaluate(args: argparse.Namespace, measure_args: list[str], run_files: list[
 def run(args: argparse.Namespace) -> int:
     from judgeapp.measures import format_results
 
+    if args.print_version:
+        # trec_eval -v prints its version on stderr and stops
+        from judgeapp import __version__
+
+        release = "10.0" if args.version >= 10 else "9.0.4"
+        sys.stderr.write(f"trec_eval version {release} (judgeapp {__version__})\n")
+        return 0
     results = evaluate(args, args.measures or ["official"], args.run_files)
+    if args.zscores:
+        from judgeapp.measures.zscores import apply_zscores, read_zscores
+
+        if args.fmt != "trec":
+            raise CommandError("-Z prints trec_eval's format only")
+        results = apply_zscores(results, read_zscores(args.zscores))
     text = format_results(results, args.fmt, per_topic=args.per_topic, summary=not args.no_summary)
     sys.stdout.write(text)
     return 0

@@ -92,3 +92,16 @@ __all__ = [
     "parse_measure",
     "parse_measures",
 ]
+
+
+def __getattr__(name: str) -> Measure:
+    """Any registered family or ir_measures alias as a measure object (``ERR``, ``RBP``,
+    ``MAP``), as ir_measures exports them."""
+    from judgeapp.measures.registry import ALIASES
+
+    if name in FAMILIES:
+        return Measure(name)
+    if name in ALIASES:
+        alias = ALIASES[name]
+        return Measure(alias.family, params=dict(alias.params))
+    raise AttributeError(f"module 'judgeapp.measures' has no attribute {name!r}")
