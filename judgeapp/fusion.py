@@ -35,6 +35,7 @@ import numpy as np
 
 from judgeapp.formats.model import RankedTopic, RunFile
 from judgeapp.formats.runs import trec_order
+from judgeapp.outputs import writing
 
 Norm = Literal["none", "minmax", "zscore", "sum", "rank"]
 METHODS = ("rrf", "combsum", "combmnz", "combmax", "combmin", "combanz", "borda", "isr", "wsum")
@@ -140,7 +141,7 @@ def fuse(runs: Sequence[RunFile], f: Fusion, *, tag: str = "fused", depth: int =
 def write_run(run: RunFile, path: str | os.PathLike[str]) -> int:
     """A TREC run file (qid Q0 docno rank score tag); returns the lines written."""
     n = 0
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+    with writing(path, newline="\n") as fh:  # whole or not at all
         for qid, t in run.topics.items():
             for i, (d, s) in enumerate(zip(t.docnos, t.scores.tolist(), strict=True)):
                 fh.write(f"{qid} Q0 {d} {i + 1} {s!r} {run.tag}\n")

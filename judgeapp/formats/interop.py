@@ -21,11 +21,13 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from judgeapp.formats.columns import GRADE_LIMIT
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
 from judgeapp.formats.qrels import read_qrels
 from judgeapp.formats.runs import read_run, trec_order
 from judgeapp.formats.textio import PathArg, open_text
+from judgeapp.outputs import writing
 
 
 def sniff(path: PathArg) -> str:
@@ -52,6 +54,10 @@ def _load_json(path: str) -> Mapping[str, Mapping[str, object]]:
             data = json.loads("".join(fh))
         except json.JSONDecodeError as exc:
             raise FormatError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
+        except RecursionError:  # a hostile file nesting brackets thousands deep
+            raise FormatError(path, None, "JSON nested too deeply") from None
+        except ValueError as exc:  # e.g. an integer with too many digits
+            raise FormatError(path, None, f"not valid JSON: {exc}") from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise FormatError(path, 1, "expected a JSON object {qid: {docno: value}} (ranx's format)")
     return data
@@ -114,8 +120,12 @@ def qrels_from_columns(
     g = np.asarray(grades)
     if g.size and not np.issubdtype(g.dtype, np.integer):
         as_float = g.astype(np.float64)
-        if not np.all(as_float == np.trunc(as_float)):
+        if not np.all(np.isfinite(as_float) & (as_float == np.trunc(as_float))):
             raise FormatError(path, None, "relevance grades must be integers")
+    if g.size and np.any(np.abs(g.astype(np.float64)) > GRADE_LIMIT):
+        raise FormatError(
+            path, None, f"relevance grades must be within -{GRADE_LIMIT} to {GRADE_LIMIT}"
+        )
     qrels = QrelsFile(
         path, qids, docnos, g.astype(np.int64), np.arange(1, len(qids) + 1, dtype=np.int64)
     )
@@ -156,6 +166,8 @@ def read_qrels_any(path: PathArg) -> QrelsFile:
         qids = [str(q) for q, docs in data.items() for _ in docs]
         docs = [str(d) for v in data.values() for d in v]
         grades = np.array([g for v in data.values() for g in v.values()])
+        if grades.size and (grades.dtype.kind not in "iubf" or grades.ndim != 1):
+            raise FormatError(path, None, "relevance grades must be integers")
         return qrels_from_columns(path, qids, docs, grades)
     qids, docs, grades = _parquet_columns(path, "relevance")
     return qrels_from_columns(path, qids, docs, grades)
@@ -166,7 +178,7 @@ def write_run_json(run: RunFile, out: PathArg) -> None:
     data = {
         qid: dict(zip(t.docnos, t.scores.tolist(), strict=True)) for qid, t in run.topics.items()
     }
-    with open(out, "w", encoding="utf-8") as fh:
+    with writing(out) as fh:  # whole or not at all
         json.dump(data, fh)
 
 

@@ -49,6 +49,8 @@ def main() -> None:
         '{"topic": "401", "docno": "D1", "grade": 9223372036854775807}\n',
     )
     text("judgments_grade_1e300.jsonl", '{"topic": "401", "docno": "D1", "grade": 1e300}\n')
+    text("qrels_ranx_grade_huge.json", '{"401": {"D1": 9223372036854775807}}\n')
+    text("qrels_ranx_grade_text.json", '{"401": {"D1": "very"}}\n')
     text("judgments_grade_bigint.csv", "topic,docno,grade\n401,D1,99999999999999999999999\n")
     text("judgments_qrels_grade_huge.txt", "401 0 D1 4611686018427387904 0.9\n")
     text(
