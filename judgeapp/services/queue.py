@@ -114,6 +114,11 @@ class JudgingQueue:
         """(pooled, judged, relevant) for this assessor (kept up to date by `apply`)."""
         return len(self.items), self._judged, self._relevant
 
+    @property
+    def skipped(self) -> frozenset[int]:
+        """Documents skipped and not yet judged (until the judging comes back to them)."""
+        return frozenset(self._skipped)
+
     def first_unjudged(self) -> int | None:
         """Where to resume: the judging order's proposal (skips forgotten)."""
         self._skipped.clear()

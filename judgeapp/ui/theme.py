@@ -14,10 +14,12 @@ from PySide6.QtWidgets import QApplication
 
 # Colours of judgment states, used by the document list and the grade buttons.
 UNJUDGED = QColor("#9aa0a6")
+SKIPPED = QColor("#7a5cc2")
 FLAGGED = QColor("#b26a00")
 GRADE_COLOURS = ["#8a9099", "#5b8def", "#2f9e6e", "#1e7a4f", "#14532d"]
 TOPIC_TERM = QColor("#fff1a8")
 USER_TERM = QColor("#c9e7ff")
+SEARCH_TERM = QColor("#ffc48a")
 
 STYLESHEET = """
 QMainWindow, QDialog { background: #f6f7f9; }

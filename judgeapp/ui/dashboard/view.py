@@ -6,6 +6,7 @@ job) connect everything.
 from __future__ import annotations
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -113,8 +114,10 @@ class DashboardView(QWidget):
         self.window_button.setText("Own window")
         self.window_button.setCheckable(True)
         self.window_button.setToolTip(
-            "Show the dashboard in a window of its own, to watch it while judging"
+            "Show the dashboard in a window of its own, to watch it while judging "
+            "(Ctrl+Shift+3; Ctrl+W closes that window)"
         )
+        self.window_button.setShortcut(QKeySequence("Ctrl+Shift+3"))
         self.export_button = QToolButton()
         self.export_button.setText("Export")
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -257,6 +260,10 @@ class DashboardWindow(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.resize(1280, 760)
+        close = QAction("Close", self)
+        close.setShortcut(QKeySequence("Ctrl+W"))
+        close.triggered.connect(self.close)
+        self.addAction(close)
 
     def closeEvent(self, event) -> None:
         self.closed.emit()
