@@ -9,7 +9,8 @@ estimator, what a replay means) has one home outside the store.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +48,27 @@ class PoolTopicProgress:
     size: int
     judged: int
     relevant: int
+
+
+def select_topics(spec: Sequence[str] | None, available: Iterable[str]) -> list[str] | None:
+    """Topic ids from `spec` (ids and numeric ranges `A-B`, separated by spaces or commas)
+    among `available`, in byte order; None when there is no spec (all topics). Raises
+    ValueError for a part of the spec that matches no topic."""
+    if not spec:
+        return None
+    choices = sorted(set(available), key=str.encode)
+    chosen: set[str] = set()
+    for token in (t for item in spec for t in re.split(r"[,\s]+", item) if t):
+        match = re.fullmatch(r"(\d+)-(\d+)", token)
+        if match:
+            lo, hi = int(match[1]), int(match[2])
+            hits = {q for q in choices if q.isdigit() and lo <= int(q) <= hi}
+        else:
+            hits = {token} if token in choices else set()
+        if not hits:
+            raise ValueError(f"no topic matches {token!r}")
+        chosen |= hits
+    return sorted(chosen, key=str.encode)
 
 
 def _check_order(judging_order: str) -> None:
@@ -183,6 +205,15 @@ class PoolService:
         return curve_estimate(curve, len(pooled), adaptive=adaptive, level=level, qid=qid)
 
     # -- writing ---------------------------------------------------------------------------
+    def pooled_without_text(self, name: str) -> tuple[int, int]:
+        """(pooled documents whose text is not in the project, pooled documents), counting
+        a document once per topic: what the assessors of pool `name` would judge blind."""
+        pooled = self.store.pooled_doc_ids(name)
+        with_text = self.store.document_ids_with_text()
+        total = sum(int(ids.size) for ids in pooled.values())
+        missing = sum(int(np.count_nonzero(~np.isin(ids, with_text))) for ids in pooled.values())
+        return missing, total
+
     def create_pool(
         self,
         name: str,

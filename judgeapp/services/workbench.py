@@ -139,6 +139,10 @@ class Workbench:
     def set_setting(self, key: str, value: Any) -> None:
         self.store.set_setting(key, value)
 
+    def run_topics(self) -> list[str]:
+        """The topics any run retrieved documents for."""
+        return sorted(self.store.run_topics(), key=str.encode)
+
     def run_names(self) -> list[str]:
         """The project's runs, in import order."""
         return [r.name for r in self.store.runs()]
@@ -322,8 +326,11 @@ class Workbench:
         judging_order: str,
         seed: int = 0,
         progress: ProgressFn = no_progress,
+        *,
+        qids: Sequence[str] | None = None,
     ) -> PoolInfo:
-        """Pool `runs` and make the new pool the one being judged."""
+        """Pool `runs` (over `qids`, or every topic they retrieved for) and make the new
+        pool the one being judged."""
         info = self.pooling.create_pool(
             name,
             runs=list(runs),
@@ -331,6 +338,7 @@ class Workbench:
             params=params,
             judging_order=judging_order,
             seed=seed,
+            qids=qids,
             progress=progress,
         )
         self.store.set_setting("ui.pool", info.name)

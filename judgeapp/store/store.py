@@ -1311,6 +1311,11 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         with self._read() as conn:
             return {qid: title for qid, title in conn.execute(select(m.Topic.qid, m.Topic.title))}
 
+    def run_topics(self) -> set[str]:
+        """The topics any run has a ranked list for."""
+        with self._read() as conn:
+            return {q for (q,) in conn.execute(select(m.RankedList.qid).distinct())}
+
     def document_ids_with_text(self) -> np.ndarray:
         """Ids of the documents whose text is in the project (int64, unordered)."""
         with self._read() as conn:

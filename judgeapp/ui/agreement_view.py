@@ -265,6 +265,7 @@ class AgreementView(QWidget):
         self.export_button.setEnabled(False)
         self.export_button.clicked.connect(self.ask_export)
         self.file_dialog: QFileDialog | None = None
+        self.save_folders: Any = None  # where save dialogs open (the window's SaveFolders)
 
         self.overall_model = OverallTableModel(self)
         self.topic_model = TopicAgreementTableModel(self)
@@ -385,6 +386,8 @@ class AgreementView(QWidget):
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        if self.save_folders is not None:
+            self.save_folders.prepare(dialog)
         dialog.fileSelected.connect(self._on_folder_chosen)
         self.file_dialog = dialog
         dialog.open()

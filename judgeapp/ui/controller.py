@@ -34,6 +34,7 @@ from judgeapp.ui.dialogs import (
 )
 from judgeapp.ui.judging_controller import JudgingController
 from judgeapp.ui.main_window import MainWindow
+from judgeapp.ui.save_folders import SaveFolders
 from judgeapp.ui.team_view import TeamController, TeamView
 from judgeapp.ui.worker import Worker
 
@@ -78,7 +79,13 @@ class MainController(QObject):
         self.file_dialog: QFileDialog | None = None
         self.assessor_dialog: AssessorDialog | None = None
         self.scale_dialog: ScaleDialog | None = None
+        # save dialogs open where this project's files were saved last
+        self.save_folders = SaveFolders(
+            settings, lambda: self.workbench.path if self.workbench is not None else None
+        )
         self.last_error: str | None = None
+        self.last_warning: str | None = None
+        self._had_pool = False  # the topic list had a pool to show (pooled topics only)
         # the topic list's "estimated missing relevant": computed in a worker of its own
         self.estimates: dict[str, Estimate] = {}
         self._estimate_pending: set[str] | None = set()  # None: every judged topic
@@ -134,6 +141,7 @@ class MainController(QObject):
         topics = self.window.topics_view
         topics.filter.textChanged.connect(topics.proxy.set_filter_text)
         topics.filter.returnPressed.connect(self._on_topic_filter_return_pressed)
+        topics.pooled_only.toggled.connect(self._on_pooled_only_toggled)
         self.undo_action.triggered.connect(lambda: self._on_undo_redo_triggered(undo=True))
         self.redo_action.triggered.connect(lambda: self._on_undo_redo_triggered(undo=False))
         self.window.tabs.currentChanged.connect(self._on_tab_changed)
@@ -178,6 +186,16 @@ class MainController(QObject):
             self.window.topics_view.table.setFocus()
         self.project_opened.emit(workbench)
         return workbench
+
+    def reopen_last(self) -> bool:
+        """Open the project used last, if it is still there; True when it opened."""
+        last = self.settings.value("last_project")
+        if not last:
+            return False
+        last = str(last)
+        if "://" not in last and not Path(last).is_file():
+            return False  # moved or deleted since: the caller opens the demo instead
+        return self.open_project(last) is not None
 
     def _remember_project(self, db: str) -> None:
         recent = [p for p in self._recent() if p != db]
@@ -245,6 +263,12 @@ class MainController(QObject):
         rows = [] if wb is None else wb.topic_rows()
         view.model.set_rows([self._with_estimate(r) for r in rows])
         view.show_estimates(view.model.show_estimates)
+        # once a pool exists, the topics it leaves out are hidden (a box shows them again)
+        has_pool = any(r.pool_size for r in rows)
+        view.pooled_only.setEnabled(has_pool)
+        if has_pool != self._had_pool:
+            self._had_pool = has_pool
+            view.pooled_only.setChecked(has_pool)
         self._update_summary()
 
     # -- estimates of the relevant documents still missing, in the topic list -------------------
@@ -352,12 +376,22 @@ class MainController(QObject):
             self.estimate_timer.start(ESTIMATE_DELAY_MS)
 
     def _update_summary(self) -> None:
-        rows = self.window.topics_view.model.rows()
+        view = self.window.topics_view
+        rows = view.model.rows()
         pooled = sum(r.pool_size for r in rows)
         judged = sum(r.judged for r in rows)
         relevant = sum(r.relevant for r in rows)
-        text = f"{len(rows)} topics · {pooled} pooled · {judged} judged · {relevant} relevant"
-        self.window.topics_view.summary.setText(text)
+        with_pool = sum(1 for r in rows if r.pool_size)
+        topics = f"{len(rows)} topic{'s' * (len(rows) != 1)}"
+        if with_pool < len(rows) and pooled:
+            topics += f" ({with_pool} with a pool"
+            topics += ", the others hidden)" if view.proxy.pooled_only else ")"
+        text = f"{topics} · {pooled} pooled · {judged} judged · {relevant} relevant"
+        view.summary.setText(text)
+
+    def _on_pooled_only_toggled(self, on: bool) -> None:
+        self.window.topics_view.proxy.set_pooled_only(on)
+        self._update_summary()
 
     def _update_status(self) -> None:
         wb = self.workbench
@@ -614,7 +648,7 @@ class MainController(QObject):
         if wb is None or self.blind:
             return None
         if self.team is None:
-            self.team = TeamController(TeamView(), parent=self)
+            self.team = TeamController(TeamView(), parent=self, save_folders=self.save_folders)
         view = self.team.view
         if self.window.tabs.indexOf(view) < 0:
             self.window.add_view("Team", view)
@@ -697,7 +731,15 @@ class MainController(QObject):
         runs = wb.run_names()
         taken = {p.name for p in wb.pools()}
         name = next(f"pool-{i}" for i in range(1, len(taken) + 2) if f"pool-{i}" not in taken)
-        dialog = PoolDialog(runs, STRATEGIES, list(ORDERS), name, self.window)
+        dialog = PoolDialog(
+            runs,
+            STRATEGIES,
+            list(ORDERS),
+            name,
+            self.window,
+            topics=list(wb.topics()),
+            run_topics=wb.run_topics(),
+        )
         dialog.set_order(DEFAULT_ORDER)
         dialog.submitted.connect(lambda: self._on_pool_submitted(dialog))
         self.dialog = dialog
@@ -714,15 +756,29 @@ class MainController(QObject):
         params = dialog.params()
         order = dialog.order.currentData()
         seed = dialog.seed.value()
+        qids = dialog.chosen_topics()
+
+        textless: list[tuple[int, int]] = []  # (without text, pooled), found in the worker
 
         def work(progress: ProgressFn):
-            return wb.build_pool(name, runs, strategy, params, order, seed, progress)
+            info = wb.build_pool(name, runs, strategy, params, order, seed, progress, qids=qids)
+            textless.append(wb.pooling.pooled_without_text(info.name))
+            return info
 
         def done(info) -> None:
+            missing, pooled = textless[0] if textless else (0, 0)
             self.window.statusBar().showMessage(
                 f"Pool {info.name}: {info.n_docs} documents over {info.n_topics} topics", 8000
             )
             self.apply_changes(Changes(pools=True))
+            if missing:
+                self._warn(
+                    "Documents without text",
+                    f"{missing:,} of the {pooled:,} pooled documents of {info.name} have no "
+                    "text in the project: assessors would judge them by their docno alone "
+                    "(the judging view asks them to press a grade key twice). Import the "
+                    "collection's documents first (Project ▸ Import documents…).",
+                )
 
         self.run_task(dialog, work, done, "build pool")
 
@@ -775,7 +831,8 @@ class MainController(QObject):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
         dialog.setNameFilters(["TREC qrels (*.qrels *.txt)", "All files (*)"])
-        dialog.selectFile(f"{self.workbench.display_name().replace(' ', '-')}.qrels")
+        name = f"{self.workbench.display_name().replace(' ', '-')}.qrels"
+        self.save_folders.prepare(dialog, name)
         dialog.fileSelected.connect(lambda path: self.export_qrels(path, mine=mine))
         self.file_dialog = dialog
         dialog.open()
@@ -859,6 +916,11 @@ class MainController(QObject):
         geometry = self.settings.value("geometry")
         if geometry is not None:
             self.window.restoreGeometry(geometry)
+
+    def _warn(self, title: str, text: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window)
+        box.open()
+        self.last_warning = text
 
     def _error(self, title: str, text: str) -> None:
         box = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window)

@@ -143,8 +143,12 @@ class FileListWidget(QWidget):
         self.list = QListWidget()
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setMinimumHeight(110)
-        add = QPushButton("Add files…")
-        remove = QPushButton("Remove")
+        add = QPushButton("&Add files…")
+        remove = QPushButton("Re&move")
+        # Enter in the dialog starts the work (its default button), never the file chooser
+        for button in (add, remove):
+            button.setAutoDefault(False)
+        self.list.setAccessibleName(caption)
         add.clicked.connect(self._on_add_clicked)
         remove.clicked.connect(self._on_remove_clicked)
         buttons = QVBoxLayout()
@@ -214,9 +218,29 @@ class PoolDialog(TaskDialog):
         orders: Sequence[str],
         default_name: str,
         parent: QWidget | None = None,
+        topics: Sequence[str] = (),
+        run_topics: Sequence[str] = (),
     ) -> None:
         super().__init__("Build a pool", "Build pool", parent)
         self.name = QLineEdit(default_name)
+        self.name.setAccessibleName("Pool name")
+        # the topics to pool: the ones the runs retrieved for unless narrowed
+        self.all_topics = list(topics)
+        self.run_topics = list(run_topics)
+        self.topics = QLineEdit()
+        self.topics.setAccessibleName("Topics to pool")
+        self.topics.setPlaceholderText("every topic the runs retrieved for; or e.g. 601-650, 7")
+        covered = len(set(run_topics) & set(topics)) if topics else len(run_topics)
+        self.topics_hint = QLabel(
+            f"The runs retrieved documents for {covered} of the project's {len(topics)} topics"
+            + (
+                f"; the other {len(topics) - covered} get no pool."
+                if topics and covered < len(topics)
+                else "."
+            )
+        )
+        self.topics_hint.setObjectName("muted")
+        self.topics_hint.setWordWrap(True)
         self.runs = QListWidget()
         self.runs.setMinimumHeight(140)
         for run in runs:
@@ -257,6 +281,8 @@ class PoolDialog(TaskDialog):
         self.seed = QSpinBox()
         self.seed.setRange(0, 2_000_000_000)
         self.form.addRow("Name", self.name)
+        self.form.addRow("Topics", self.topics)
+        self.form.addRow("", self.topics_hint)
         self.form.addRow("Runs", self.runs)
         self.form.addRow("Strategy", self.strategy)
         self.form.addRow("Depth", self.depth)
@@ -304,11 +330,25 @@ class PoolDialog(TaskDialog):
             params["p"] = self.p.value()
         return params
 
+    def chosen_topics(self) -> list[str] | None:
+        """The topics to pool (None: every topic the runs retrieved for); ValueError for
+        a part that matches no topic."""
+        from judgeapp.services.pools import select_topics
+
+        text = self.topics.text().strip()
+        return select_topics([text] if text else None, self.run_topics or self.all_topics)
+
     def validate(self) -> str | None:
         if not self.name.text().strip():
             return "Give the pool a name."
         if not self.chosen_runs():
             return "Choose at least one run."
+        try:
+            chosen = self.chosen_topics()
+        except ValueError as exc:
+            return f"Topics: {exc} among the topics the runs retrieved for."
+        if chosen is not None and not chosen:
+            return "Choose at least one topic."
         return None
 
 

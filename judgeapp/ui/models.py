@@ -152,7 +152,21 @@ class TopicFilterProxyModel(QSortFilterProxyModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._words: list[str] = []
+        self.pooled_only = False
         self.setSortRole(TopicTableModel.SortRole)
+
+    def set_pooled_only(self, on: bool) -> None:
+        """Show only the topics of the pool being judged (a topic no run retrieved for has
+        an empty pool)."""
+        if on == self.pooled_only:
+            return
+        if hasattr(self, "beginFilterChange"):  # Qt 6.9 and newer
+            self.beginFilterChange()
+            self.pooled_only = on
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.pooled_only = on
+            self.invalidateRowsFilter()
 
     def set_filter_text(self, text: str) -> None:
         if hasattr(self, "beginFilterChange"):  # Qt 6.9 and newer
@@ -164,10 +178,12 @@ class TopicFilterProxyModel(QSortFilterProxyModel):
             self.invalidateRowsFilter()
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
-        if not self._words:
-            return True
         model = self.sourceModel()
         row: TopicRow = model.topic(source_row)
+        if self.pooled_only and not row.pool_size:
+            return False
+        if not self._words:
+            return True
         hay = f"{row.qid} {row.title}".lower()
         return all(word in hay for word in self._words)
 

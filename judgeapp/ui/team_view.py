@@ -183,9 +183,13 @@ class TeamView(QWidget):
 class TeamController(QObject):
     updated = Signal()
 
-    def __init__(self, view: TeamView, parent: QObject | None = None) -> None:
+    def __init__(
+        self, view: TeamView, parent: QObject | None = None, save_folders: Any = None
+    ) -> None:
         super().__init__(parent)
         self.view = view
+        self.save_folders = save_folders  # where save dialogs open
+        self.view.agreement.save_folders = save_folders
         self.workbench: Workbench | None = None
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
@@ -254,6 +258,8 @@ class TeamController(QObject):
     def _on_export_clicked(self) -> None:
         dialog = QFileDialog(self.view, "Export the team's tables as CSV")
         dialog.setFileMode(QFileDialog.FileMode.Directory)
+        if self.save_folders is not None:
+            self.save_folders.prepare(dialog)
         dialog.fileSelected.connect(self.view.export_csv)
         self.file_dialog = dialog
         dialog.open()
