@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from judgeapp.commands import CommandError
 from judgeapp.commands.evaluate import add_trec_options, evaluate
@@ -64,7 +65,10 @@ def _baseline_index(names: list[str], runids: tuple[str, ...], baseline: str) ->
     for candidates in (names, list(runids)):
         if baseline in candidates:
             return candidates.index(baseline)
-    raise CommandError(f"baseline {baseline!r} is not among the runs")
+    raise CommandError(
+        f"baseline {baseline!r} is neither a run file nor the runid of a RUN "
+        f"(runids: {', '.join(runids)})"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,8 +79,9 @@ def run(args: argparse.Namespace) -> int:
     if args.permutations < 1:
         raise CommandError("--permutations must be at least 1")
     run_files = list(args.run_files)
-    if not args.db and args.baseline not in run_files:
+    if not args.db and args.baseline not in run_files and Path(args.baseline).is_file():
         run_files.insert(0, args.baseline)  # a baseline file not listed among RUN
+    # else the baseline names a RUN by its runid (or its name with --db)
     results = evaluate(args, args.measures or ["AP"], run_files)
     names = list(results.run_names)
     base = _baseline_index(names, results.runids, args.baseline)

@@ -211,6 +211,7 @@ def run(args: argparse.Namespace) -> int:
     from judgeapp.measures import format_results
 
     results = evaluate(args, args.measures or ["official"], args.run_files)
+    # several runs: each block opens with its runid line (judgeapp.measures.report)
     text = format_results(results, args.fmt, per_topic=args.per_topic, summary=not args.no_summary)
     sys.stdout.write(text)
     return 0

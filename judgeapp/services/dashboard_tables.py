@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from judgeapp.measures import format_trec
+from judgeapp.measures import format_trec_runs
 from judgeapp.services.live_eval import TESTS, Significance, Snapshot
 
 UP, DOWN = "▲", "▼"
@@ -162,8 +162,9 @@ def to_markdown(snapshot: Snapshot, sig: Significance | None = None) -> str:
 
 
 def to_trec_eval(snapshot: Snapshot) -> str:
-    """What `trec_eval -c -l LEVEL -m ...` prints for the table's measures, run by run."""
-    return format_trec(snapshot.results)
+    """What `evaluate -c -l LEVEL -m ...` prints for the table's measures, run by run
+    (trec_eval's lines; with several runs each block opens with its runid line)."""
+    return format_trec_runs(snapshot.results)
 
 
 FORMATS = {"csv": to_csv, "latex": to_latex, "markdown": to_markdown}
