@@ -36,6 +36,7 @@ from judgeapp.services.live_eval import (
 )
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.dashboard.analysis import BackgroundAnalysis
+from judgeapp.ui.dashboard.comparison import ComparisonPanel
 from judgeapp.ui.dashboard.display import SnapshotDisplay
 from judgeapp.ui.dashboard.drill import DrillDownController
 from judgeapp.ui.dashboard.exports import ExportController
@@ -86,6 +87,7 @@ class DashboardController(QObject):
         self.drill = DrillDownController(self)
         self.exports = ExportController(self)
         self.window_control = OwnWindowController(self)
+        self.comparison = ComparisonPanel(self)
         self.view.set_ready_check(lambda: self.ready() and self.analysis_ready())
 
     # -- following the main controller ---------------------------------------------------------

@@ -97,7 +97,7 @@ class LivePlot:
         self.figure = Figure(figsize=(4.0, 3.2), dpi=100)
         self.canvas = PlotCanvas(self.figure, self._on_show)
         self.canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.canvas.setMinimumSize(150, 160)
+        self.canvas.setMinimumSize(150, 120)
         self.ax = self.figure.add_subplot()
         self.ax.tick_params(labelsize=FONT_SIZE)
         self.redraws = 0  # full draws + blits: what "one redraw per batch" counts
@@ -201,26 +201,35 @@ class LivePlot:
         # animated artists are left out of ordinary draws, savefig included
         for artist in self.live:
             artist.set_animated(False)
+        # on screen the dashboard names the runs under the plots; a picture names them
+        # beside the axes, and says what the caption says
+        handles = getattr(self, "handles", None)
+        legend = legend_beside(self.ax, handles) if handles else None
+        title = self.ax.get_title()
+        caption = self.caption.text()
+        if caption:
+            self.ax.set_title(f"{title}\n{caption}", fontsize=FONT_SIZE)
         try:
             self.figure.savefig(path, format=fmt, dpi=150, bbox_inches="tight")
         finally:
+            if legend is not None:
+                legend.remove()
+            self.ax.set_title(title, fontsize=FONT_SIZE + 1)
             for artist in self.live:
                 artist.set_animated(True)
             self.canvas.draw_idle()
         return path
 
 
-def legend_for(ax, handles: Sequence[Line2D], loc: str) -> None:
-    legend = ax.get_legend()
-    if legend is not None:
-        legend.remove()
-    if handles:
-        ax.legend(
-            handles=list(handles),
-            loc=loc,
-            fontsize=FONT_SIZE - 1,
-            frameon=True,
-            framealpha=0.85,
-            handlelength=1.5,
-            borderaxespad=0.3,
-        )
+def legend_beside(ax, handles: Sequence[Line2D]):
+    """A legend to the right of the axes, outside them (a saved picture's): it never covers
+    a curve. Returns it (to be removed again)."""
+    return ax.legend(
+        handles=list(handles),
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        fontsize=FONT_SIZE - 1,
+        frameon=False,
+        handlelength=1.5,
+        borderaxespad=0.0,
+    )
