@@ -300,6 +300,15 @@ class AgreementView(QWidget):
         self.tabs.addTab(self.pair_table, "Pairs")
         self.tabs.addTab(confusion, "Confusion")
         self.rankings_tab = self.tabs.addTab(rankings, "Rankings")
+        for table, name in (
+            (self.overall_table, "Agreement over all topics"),
+            (self.topic_table, "Agreement per topic"),
+            (self.pair_table, "Agreement per pair of assessors"),
+            (self.confusion_table, "Confusion matrix of the pair"),
+            (self.ranking_table, "System rankings compared"),
+        ):
+            table.setAccessibleName(name)
+        self.pair_choice.setAccessibleName("Pair of assessors")
 
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)

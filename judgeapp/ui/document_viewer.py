@@ -62,11 +62,14 @@ class DocumentViewer(QWidget):
         self._scroll: dict[int, int] = {}
         self._topic_format = QTextCharFormat()
         self._topic_format.setBackground(theme.TOPIC_TERM)
+        self._topic_format.setForeground(theme.HIGHLIGHT_TEXT)  # also on a dark palette
         self._user_format = QTextCharFormat()
         self._user_format.setBackground(theme.USER_TERM)
+        self._user_format.setForeground(theme.HIGHLIGHT_TEXT)
         self._user_format.setFontUnderline(True)
         self._search_format = QTextCharFormat()
         self._search_format.setBackground(theme.SEARCH_TERM)
+        self._search_format.setForeground(theme.HIGHLIGHT_TEXT)
         self._search_format.setFontWeight(700)
         self._painter = SpanHighlighter(
             self.text.document(), (self._topic_format, self._user_format, self._search_format)

@@ -77,7 +77,10 @@ class FlowLayout(QLayout):
             if rows[-1] and x + hint.width() > area.width():
                 rows.append([])
                 x = 0
-            rows[-1].append((item, hint, index in self._stretch_after))
+            # the first item of a row at or after a stretch goes right (and what follows it)
+            after = any(index >= at for at in self._stretch_after)
+            first_after = after and not any(flag for _i, _h, flag in rows[-1])
+            rows[-1].append((item, hint, first_after))
             x += hint.width() + self._spacing
         y = area.y()
         for row in rows:

@@ -145,6 +145,8 @@ class TeamView(QWidget):
         self.tabs.addTab(self._table(self.progress_model), "Progress by topic")
         self.tabs.addTab(self._table(self.flagged_model), "Flagged documents")
         self.tabs.addTab(self.agreement, "Agreement")
+        for i in range(3):
+            self.tabs.widget(i).setAccessibleName(self.tabs.tabText(i))
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.export_button)

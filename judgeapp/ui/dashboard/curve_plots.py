@@ -11,7 +11,7 @@ from matplotlib.lines import Line2D
 
 from judgeapp.measures.measure import ELEVEN_LEVELS
 from judgeapp.services.live_eval import Snapshot
-from judgeapp.ui.dashboard.plots import COLOURS, FONT_SIZE, LivePlot
+from judgeapp.ui.dashboard.plots import COLOURS, FONT_SIZE, LivePlot, grid_colour
 
 
 class _RunLinesPlot(LivePlot):
@@ -77,7 +77,7 @@ class PrecisionRecallPlot(_RunLinesPlot):
         ax.set_ylim(0.0, 1.02)
         ax.set_xlabel("Recall", fontsize=FONT_SIZE)
         ax.set_ylabel("Precision", fontsize=FONT_SIZE)
-        ax.grid(True, color="#e6e8eb", linewidth=0.6)
+        ax.grid(True, color=grid_colour(), linewidth=0.6)
         self.note = "interpolated as trec_eval's iprec_at_recall"
         self.canvas.setToolTip(f"Precision–recall, {self.note}")
 
@@ -102,7 +102,7 @@ class NdcgCutoffPlot(_RunLinesPlot):
         ax.set_ylim(0.0, 1.02)
         ax.set_xlabel("Cutoff k", fontsize=FONT_SIZE)
         ax.set_ylabel("nDCG@k", fontsize=FONT_SIZE)
-        ax.grid(True, color="#e6e8eb", linewidth=0.6, which="major")
+        ax.grid(True, color=grid_colour(), linewidth=0.6, which="major")
         self.cutoffs: tuple[int, ...] = ()
         self.note = "trec_eval's ndcg_cut, k from 1 to 1000"
         self.canvas.setToolTip(f"nDCG@k, {self.note}")

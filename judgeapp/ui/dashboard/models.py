@@ -26,6 +26,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from judgeapp.measures import Measure
 from judgeapp.services.dashboard_tables import DOWN, UP
 from judgeapp.services.live_eval import Significance
+from judgeapp.ui import theme
 
 Index = QModelIndex | QPersistentModelIndex
 ROLE = Qt.ItemDataRole
@@ -43,8 +44,15 @@ UP_COLOUR = QColor("#1e7a4f")
 DOWN_COLOUR = QColor("#b3261e")
 UP_BRUSH = QBrush(UP_COLOUR)
 DOWN_BRUSH = QBrush(DOWN_COLOUR)
-UP_TINT = QBrush(QColor("#e3f4ea"))
-DOWN_TINT = QBrush(QColor("#fbe6e4"))
+_TINTS: dict[tuple[str, str], tuple[QBrush, QBrush]] = {}
+
+
+def _tints() -> tuple[QBrush, QBrush]:
+    """The change tints (up, down) of the colour scheme in use (light or dark)."""
+    key = (theme.COLOURS["up_tint"], theme.COLOURS["down_tint"])
+    if key not in _TINTS:
+        _TINTS[key] = (QBrush(QColor(key[0])), QBrush(QColor(key[1])))
+    return _TINTS[key]
 
 
 def sort_text(label: str) -> str:
@@ -161,7 +169,8 @@ class _MatrixTableModel(QAbstractTableModel):
             # the change in the text and as a tint: no Python delegate, so that repainting
             # the table after each judgment stays cheap
             text += f"  {_delta_text(d)}"
-            self._tint[r][c + 1] = None if d == 0 else (UP_TINT if d > 0 else DOWN_TINT)
+            up, down = _tints()
+            self._tint[r][c + 1] = None if d == 0 else (up if d > 0 else down)
             self._tip[r][c + 1] = f"changed by {d:+.4f} at the last judgment"
         self._text[r][c + 1] = text
 

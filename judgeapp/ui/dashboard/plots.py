@@ -50,6 +50,30 @@ FONT_SIZE = 8
 MARGINS = {"left": 54, "right": 10, "bottom": 40, "top": 22}
 
 
+def grid_colour() -> str:
+    """The plots' grid lines: faint on the light palette and on the dark one."""
+    from judgeapp.ui import theme
+
+    return theme.COLOURS["grid"] if theme.is_dark() else "#e6e8eb"
+
+
+def _follow_theme(figure: Figure, ax) -> None:
+    """The window's colours on the figure (a dark palette gets a dark plot)."""
+    from judgeapp.ui import theme
+
+    if not theme.is_dark():
+        return
+    colours = theme.COLOURS
+    figure.set_facecolor(colours["window"])
+    ax.set_facecolor(colours["base"])
+    for spine in ax.spines.values():
+        spine.set_color(colours["muted"])
+    ax.tick_params(colors=colours["text"])
+    ax.xaxis.label.set_color(colours["text"])
+    ax.yaxis.label.set_color(colours["text"])
+    ax.title.set_color(colours["strong"])
+
+
 class PlotCanvas(FigureCanvasQTAgg):
     """A canvas that tells its plot when it becomes visible (hidden plots are not drawn)
     and keeps the axes' margins constant in pixels when it is resized."""
@@ -100,6 +124,7 @@ class LivePlot:
         self.canvas.setMinimumSize(150, 120)
         self.ax = self.figure.add_subplot()
         self.ax.tick_params(labelsize=FONT_SIZE)
+        _follow_theme(self.figure, self.ax)
         self.redraws = 0  # full draws + blits: what "one redraw per batch" counts
         self.drawn_at = 0.0  # time.perf_counter() when the canvas last showed new data
         self.full_draws = 0

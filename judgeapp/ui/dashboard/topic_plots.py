@@ -11,7 +11,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
 
 from judgeapp.services.live_eval import ProgressCurve, Snapshot
-from judgeapp.ui.dashboard.plots import BETTER, COLOURS, FONT_SIZE, WORSE, LivePlot
+from judgeapp.ui.dashboard.plots import BETTER, COLOURS, FONT_SIZE, WORSE, LivePlot, grid_colour
 
 
 def _nice_limit(value: float) -> float:
@@ -37,7 +37,7 @@ class ApDifferencePlot(LivePlot):
         ax.set_xlabel("Topics, sorted by difference", fontsize=FONT_SIZE)
         ax.set_ylabel("ΔAP", fontsize=FONT_SIZE)
         ax.set_xticks([])
-        ax.grid(True, axis="y", color="#e6e8eb", linewidth=0.6)
+        ax.grid(True, axis="y", color=grid_colour(), linewidth=0.6)
         self.bars: PolyCollection | None = None
         self.limit = 0.0
         self.key: tuple = ()
@@ -107,7 +107,7 @@ class ProgressPlot(LivePlot):
         ax = self.ax
         ax.set_xlabel("Documents judged", fontsize=FONT_SIZE)
         ax.set_ylabel("Relevant found", fontsize=FONT_SIZE)
-        ax.grid(True, color="#e6e8eb", linewidth=0.6)
+        ax.grid(True, color=grid_colour(), linewidth=0.6)
         (self.found,) = ax.step([], [], where="post", color=COLOURS[0], linewidth=1.6)
         self.band = ax.axhspan(0, 0, color=COLOURS[1], alpha=0.18, linewidth=0)
         self.estimate = ax.axhline(np.nan, color=COLOURS[1], linestyle="--", linewidth=1.2)

@@ -83,6 +83,7 @@ class DashboardView(QWidget):
         self.assessor = QComboBox()
         self.assessor.setToolTip("Whose judgments drive the dashboard")
         _compact(self.assessor)
+        self.assessor.setMaximumWidth(200)
         self.policy = QComboBox()
         for name, policy in POLICIES.items():
             self.policy.addItem(name, name)
@@ -365,6 +366,7 @@ class MeasuresDialog(QDialog):
         )
         intro.setWordWrap(True)
         self.editor = QPlainTextEdit("\n".join(lines))
+        self.editor.setAccessibleName("Measures, one per line")
         self.problems = QLabel()
         self.problems.setWordWrap(True)
         self.problems.setStyleSheet("color: #b3261e;")
