@@ -16,6 +16,7 @@ pixels, the layout that of a window F times smaller.
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from collections.abc import Callable
@@ -201,6 +202,7 @@ def main() -> int:
     parser.add_argument("out_dir")
     parser.add_argument("--db", help="project (the demo by default)")
     args = parser.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before Qt starts
     for path in render_more(args.out_dir, args.db):
         print(f"wrote {path}")
     return 0

@@ -221,8 +221,8 @@ class DashboardView(QWidget):
         self.tables = QTabWidget()
         self.tables.setDocumentMode(True)
         self.tables.addTab(runs_page, "Runs × measures")
-        self.tables.addTab(self.comparison_table, "Compared with the baseline")
         self.tables.addTab(drill, "Per topic")
+        self.tables.addTab(self.comparison_table, "Compared with the baseline")
 
         self.warnings = QListWidget()
         self.warnings.setWordWrap(True)
