@@ -67,6 +67,13 @@ def _open_copy(
     settings = QSettings(str(tmp / "settings.ini"), QSettings.Format.IniFormat)
     settings.setValue("assessor", ASSESSOR)
     window, controller = build_main_window(settings)
+    least = window.minimumSizeHint()
+    if size[0] < least.width() or size[1] < least.height():
+        window.close()
+        raise ValueError(
+            f"the window needs at least {least.width()}x{least.height()} of Qt's pixels, "
+            f"not {size[0]}x{size[1]} (--size divided by --scale)"
+        )
     window.resize(*size)
     window.show()
     controller.open_project(copy)

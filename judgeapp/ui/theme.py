@@ -164,7 +164,8 @@ def apply_theme(app: QApplication) -> None:
             app.setFont(font)
             break
     hints = app.styleHints()
-    if hasattr(hints, "colorSchemeChanged"):
+    if hasattr(hints, "colorSchemeChanged") and not app.property("judgeappFollowsScheme"):
+        app.setProperty("judgeappFollowsScheme", True)  # once per application
         hints.colorSchemeChanged.connect(lambda _scheme: _apply_scheme(app))
 
 
