@@ -21,9 +21,20 @@ Three times: as shipped (an update of one topic recomputed on the GUI thread onc
 judging view has shown the next document, larger updates and full evaluations in the
 dashboard's worker thread), with every update in the worker, and with everything on the
 GUI thread; for each, the time the GUI thread spends in the dashboard per judgment (what
-would hold up the judging view). The peer, measured in the same run: pytrec_eval evaluating every
-topic of every run for the same measures (what a tool without per-topic recomputation
-does after each judgment), inputs already in memory.
+would hold up the judging view).
+
+The peer, measured in the same run, ENGINE ONLY (no window, inputs in memory): after each
+judgment, what an incremental tool built on pytrec_eval would do: re-evaluate only the
+judged topic, for every run, with the measures the dashboard computes (its table's
+measures, AP, interpolated precision at the 11 recall levels, nDCG at the plots'
+cutoffs; pytrec_eval has no Judged@10, which judgeapp computes on top). pytrec_eval gets
+the topic's judgments as a dict (docno -> grade) and every run's ranking of it as a dict
+(docno -> score); judgeapp gets the same judgments dict, looks the docnos up, and
+recomputes the topic in its evaluator (`set_topic_judgments` + `recompute_topic`, runs
+already held as id arrays). The two alternate judgment by judgment (the first one changes
+every time); medians. The key-to-screen figures above include far more than this
+(the commit, the next document, the table and plots drawn); the peer's figure is what a
+pytrec_eval-based dashboard would spend before drawing anything.
 
 The project is generated once into bench-out/ (reused unless --fresh): runs are noisy
 copies of one hidden ranking per topic (better runs copy it more faithfully); an imported
@@ -54,7 +65,16 @@ from judgeapp.services.pools import PoolService  # noqa: E402
 
 SOURCE = "trec-depth-10"
 ASSESSOR = "bench assessor"
-PEER_MEASURES = {"map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank", "bpref"}
+# pytrec_eval's names for what the dashboard computes (dashboard_measures), Judged@10 aside
+PEER_MEASURES = {
+    "map",
+    "ndcg_cut.1,2,3,5,10,15,20,30,50,100,200,500,1000",
+    "P.10",
+    "recall.100",
+    "recip_rank",
+    "bpref",
+    "iprec_at_recall",
+}
 
 
 def docno(t: int, d: int) -> str:
@@ -304,35 +324,95 @@ def run_judgments(args, mode: str, n: int) -> dict[str, list[float]]:
     }
 
 
-def peer_full_evaluation(args) -> tuple[float, int]:
-    """pytrec_eval on every topic of every run after one judgment (inputs in memory)."""
+def incremental_race(db: Path, n_topics: int = 10, per_topic: int = 10) -> dict[str, list[float]]:
+    """Recompute the judged topic for every run after each judgment: judgeapp's evaluator
+    against pytrec_eval, both from the same dicts, alternating (see the module doc)."""
     import pytrec_eval
 
+    from judgeapp.measures import EvalOptions, Evaluator, Judgments, Run
     from judgeapp.store import Store
 
-    with Store.open(args.db) as store:
-        qrels: dict[str, dict[str, int]] = {}
-        for qid, name, grade in qrels_rows(store):
-            qrels.setdefault(qid, {})[name] = grade
+    with Store.open(db) as store:
+        rows = qrels_rows(store)  # the imported depth-10 judgments
         lists = store.load_ranked_lists()
         ids = {int(d) for topics in lists.runs.values() for a, _ in topics.values() for d in a}
         names = store.docnos_of(ids)
-    scores = np.linspace(1000.0, 1.0, LIST_LEN).tolist()
-    runs = {
-        run: {
-            qid: dict(zip([names[int(d)] for d in a], scores, strict=False))
-            for qid, (a, _) in topics.items()
+    id_of = {name: i for i, name in names.items()}
+    qrels: dict[str, dict[str, int]] = {}
+    for qid, name, grade in rows:
+        qrels.setdefault(qid, {})[name] = grade
+    pyt_runs = [
+        {
+            qid: dict(zip([names[int(d)] for d in a], s.tolist(), strict=True))
+            for qid, (a, s) in t.items()
         }
-        for run, topics in lists.runs.items()
-    }
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, PEER_MEASURES)
-    times = []
-    for _ in range(3):
-        start = time.perf_counter()
-        for run in runs.values():
-            evaluator.evaluate(run)
-        times.append(time.perf_counter() - start)
-    return min(times), len(qrels)
+        for t in lists.runs.values()
+    ]
+    runs = [
+        Run.from_arrays(name, {qid: a for qid, (a, _) in t.items()})
+        for name, t in lists.runs.items()
+    ]
+
+    def arrays(topic: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+        docids = np.fromiter((id_of[d] for d in topic), np.int64, len(topic))
+        return docids, np.fromiter(topic.values(), np.int64, len(topic))
+
+    evaluator = Evaluator(
+        Judgments.from_arrays({q: arrays(t) for q, t in qrels.items()}),
+        runs,
+        dashboard_measures(),
+        EvalOptions(complete=True),
+    )
+    evaluator.evaluate()
+
+    def ours(qid: str) -> None:
+        evaluator.set_topic_judgments(qid, *arrays(qrels[qid]))
+        evaluator.recompute_topic(qid)
+
+    def peer(qid: str) -> list[dict]:
+        ev = pytrec_eval.RelevanceEvaluator({qid: qrels[qid]}, PEER_MEASURES)
+        return [ev.evaluate({qid: run[qid]}) for run in pyt_runs]
+
+    times: dict[str, list[float]] = {"judgeapp": [], "pytrec_eval": []}
+    sides = {"judgeapp": ours, "pytrec_eval": peer}
+    step, out = 0, {}
+    for qid in sorted(qrels, key=int)[:n_topics]:
+        truth = np.load(OUT / f"truth-{qid}.npy")
+        fresh = [n for n in pyt_runs[0][qid] if n not in qrels[qid]][:per_topic]
+        for name in fresh:
+            qrels[qid][name] = int(truth[int(name.split("-")[1])])  # one more judgment
+            order = list(sides) if step % 2 == 0 else list(sides)[::-1]
+            for side in order:
+                start = time.perf_counter()
+                out[side] = sides[side](qid)
+                times[side].append(time.perf_counter() - start)
+            step += 1
+    # the same numbers on both sides: AP of the last topic, run by run
+    results = evaluator.results()
+    m, t = results.index("AP"), results.qids.index(qid)
+    for r, per_run in enumerate(out["pytrec_eval"]):
+        if abs(results.values[m, r, t] - per_run[qid]["map"]) > 1e-9:
+            raise SystemExit(f"AP differs for run {r}, topic {qid}")
+    return times
+
+
+def dashboard_measures():
+    """What the dashboard computes per topic (services.live_eval.LiveEvaluation)."""
+    from judgeapp.measures import DEFAULT_GUI_MEASURES, Measure
+    from judgeapp.measures.measure import ELEVEN_LEVELS
+    from judgeapp.measures.parse import parse_measures
+    from judgeapp.services.live_eval import NDCG_CUTOFFS
+
+    return list(
+        dict.fromkeys(
+            [
+                *parse_measures(list(DEFAULT_GUI_MEASURES)),
+                Measure("AP"),
+                *(Measure("IPrec", x) for x in ELEVEN_LEVELS),
+                *(Measure("nDCG", k) for k in NDCG_CUTOFFS),
+            ]
+        )
+    )
 
 
 def ms(values: list[float]) -> str:
@@ -368,12 +448,12 @@ def main() -> int:
         shutil.copy(args.db, work)  # every pass starts from the same judgments
         pass_args = argparse.Namespace(**{**vars(args), "db": work})
         results[mode] = run_judgments(pass_args, mode, n)
-    peer, n_judged = peer_full_evaluation(pass_args)
     work.unlink(missing_ok=True)
+    race = incremental_race(args.db)
 
     print(
         f"\n## dashboard, {args.runs} runs x {args.topics} topics x {LIST_LEN} documents "
-        f"({n_judged} judged topics), window 1280 x 800, four plots in view"
+        "window 1280 x 800, four plots in view"
     )
     for mode, label in MODES.items():
         r = results[mode]
@@ -386,11 +466,16 @@ def main() -> int:
         full, blits = r["plots"]
         print(f"  plot redraws                      {blits} blits, {full} full draws")
     total = results["default"]["total"]
-    median = statistics.median(total)
+    ours, theirs = statistics.median(race["judgeapp"]), statistics.median(race["pytrec_eval"])
     print(
-        f"\npeer: pytrec_eval, all {n_judged} judged topics x {args.runs} runs, "
-        f"{len(PEER_MEASURES)} measures: {peer * 1e3:.1f} ms per judgment "
-        f"({peer / median:.1f}x our median grade-key-to-screen time)"
+        f"\nENGINE ONLY, recompute the judged topic for all {args.runs} runs after a judgment, "
+        f"the dashboard's measures, {len(race['judgeapp'])} judgments alternated, medians:"
+    )
+    print(f"  judgeapp evaluator (same judgments dict)   {ours * 1e3:7.2f} ms")
+    print(
+        f"  pytrec_eval, that topic only               {theirs * 1e3:7.2f} ms   "
+        f"({theirs / ours:.1f}x judgeapp's; {theirs / statistics.median(total):.2f}x judgeapp's "
+        "whole grade key -> screen)"
     )
     for label, values in (
         ("grade key -> shown", total),

@@ -6,14 +6,15 @@ the same files into dicts (the peer), both in this process.
 `read_run` does more than the peer: it validates every line (column count, number syntax,
 duplicate docnos), keeps line numbers, and puts every topic in trec_eval order (score
 descending, ties by docno descending). Target (issue 2 brief): at most 1.3x the plain parse.
-Each figure is the best of --repeat rounds, alternating the two sides, so neither profits
-from a warmer cache. Also prints the qrels reader against the same kind of plain parse.
+Each figure is the median of --repeat rounds, alternating the two sides (the first one
+changing every round), so neither profits from a warmer cache. Also prints the qrels reader against the same kind of plain parse.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -52,21 +53,18 @@ def judgeapp_qrels(paths: list[Path]) -> int:
 
 
 def race(repeat: int, peer: Callable[[], int], ours: Callable[[], int]) -> tuple[float, float, int]:
-    best_peer = best_ours = float("inf")
-    lines = 0
-    for _ in range(repeat):
-        for which, fn in (("peer", peer), ("ours", ours)):
+    times: dict[str, list[float]] = {"peer": [], "ours": []}
+    counts: dict[str, int] = {}
+    sides = [("peer", peer), ("ours", ours)]
+    for k in range(repeat):
+        for which, fn in sides if k % 2 == 0 else sides[::-1]:
             gc.collect()
             start = time.perf_counter()
-            n = fn()
-            took = time.perf_counter() - start
-            if which == "peer":
-                best_peer, lines = min(best_peer, took), n
-            else:
-                best_ours = min(best_ours, took)
-                if n != lines:
-                    sys.exit(f"line counts differ: peer {lines}, judgeapp {n}")
-    return best_peer, best_ours, lines
+            counts[which] = fn()
+            times[which].append(time.perf_counter() - start)
+        if counts["peer"] != counts["ours"]:
+            sys.exit(f"line counts differ: peer {counts['peer']}, judgeapp {counts['ours']}")
+    return statistics.median(times["peer"]), statistics.median(times["ours"]), counts["peer"]
 
 
 def report(title: str, peer: float, ours: float, lines: int, target: str) -> None:

@@ -4,9 +4,11 @@ documents, depth-100 pool.
     python benchmarks/bench_pooling.py [--runs 115] [--topics 50] [--depth 100] [--seed 1]
 
 1. Depth pooling of every topic: `judgeapp.pooling.build_pool` against a plain-Python pool
-   (dicts and sets, what a script would do; the peer), both in this process, best of 3.
+   (dicts and sets, what a script would do; the peer), both in this process on the same
+   in-memory rankings (engine only), alternating, median of 5 rounds.
 2. The store: `Store.create_pool` (pooling + writing every pooled document with its runs and
-   ranks), `pool_topic` (one topic back as arrays), `pool_sizes`, `open_judging_order`.
+   ranks), `pool_topic` (one topic back as arrays), `pool_sizes`, `open_judging_order`
+   (medians of 5; no peer).
 3. Every judging order over one full simulated topic (the largest pool): the time of each
    `next_doc()` + `record()` pair, median and 95th percentile, against the 1 ms target.
    Relevance comes from the generator's hidden truth.
@@ -70,14 +72,28 @@ def plain_depth_pool(lists: dict[str, dict[str, np.ndarray]], depth: int) -> int
     return total
 
 
-def timed(fn, repeat: int = 3):
-    best, out = float("inf"), None
+def timed(fn, repeat: int = 5):
+    """(median seconds of `repeat` calls, the last result)."""
+    times, out = [], None
     for _ in range(repeat):
         gc.collect()
         start = time.perf_counter()
         out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), out
+
+
+def race(ours, peer, rounds: int = 5):
+    """Both sides alternating (the first one changing every round): medians and results."""
+    times: tuple[list[float], list[float]] = ([], [])
+    out = [None, None]
+    for k in range(rounds):
+        for i in (0, 1) if k % 2 == 0 else (1, 0):
+            gc.collect()
+            start = time.perf_counter()
+            out[i] = (ours, peer)[i]()
+            times[i].append(time.perf_counter() - start)
+    return statistics.median(times[0]), out[0], statistics.median(times[1]), out[1]
 
 
 def bench_orders(pool, lists, relevant, seed: int) -> list[tuple[str, float, float, int]]:
@@ -115,12 +131,15 @@ def main() -> int:
     print(f"generating {args.runs} runs x {args.topics} topics x {LIST_LEN} documents ...")
     lists, relevant = generate(args.runs, args.topics, args.seed)
 
-    t_ours, pool = timed(lambda: build_pool(lists, "depth", {"depth": args.depth}))
-    t_peer, n_peer = timed(lambda: plain_depth_pool(lists, args.depth))
+    t_ours, pool, t_peer, n_peer = race(
+        lambda: build_pool(lists, "depth", {"depth": args.depth}),
+        lambda: plain_depth_pool(lists, args.depth),
+    )
     n_docs = sum(len(t) for t in pool.values())
     if n_docs != n_peer:
         sys.exit(f"pool sizes differ: judgeapp {n_docs}, plain Python {n_peer}")
     print(f"\n## depth-{args.depth} pooling, {args.topics} topics ({n_docs} pooled documents)")
+    print("engine only, the same rankings in memory, median of 5 alternated rounds")
     print(f"plain Python (peer)   {t_peer * 1e3:8.1f} ms")
     print(f"judgeapp build_pool   {t_ours * 1e3:8.1f} ms   ({t_peer / t_ours:.1f}x faster)")
 

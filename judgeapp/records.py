@@ -4,10 +4,10 @@ never hold live ORM objects."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -306,6 +306,20 @@ class PoolRows:
 
     def __len__(self) -> int:
         return len(self.doc_ids)
+
+    @classmethod
+    def empty(cls, qid: str, runs: Sequence[str]) -> Self:
+        """A topic with no pooled document."""
+        return cls(
+            qid,
+            tuple(runs),
+            np.empty(0, np.int64),
+            np.empty(0, np.int32),
+            np.zeros(1, np.int64),
+            np.empty(0, np.int32),
+            np.empty(0, np.int32),
+            np.empty(0, np.float64),
+        )
 
     @property
     def n_runs(self) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Pooling, judging orders, judging simulation and recall estimation (numpy only: no SQL,
 no Qt). The store keeps pools (`judgeapp.store.pools`); this package computes them."""
 
+from judgeapp.pooling import suggested  # registers the order judged by automatic scores
 from judgeapp.pooling.order import DEFAULT_ORDER, ORDERS, JudgingOrder, make_order
 from judgeapp.pooling.pools import (
     STRATEGIES,
@@ -26,6 +27,7 @@ __all__ = [
     "extend_topic",
     "make_order",
     "pool_topic",
+    "suggested",
     "take_pool",
     "topic_seed",
 ]

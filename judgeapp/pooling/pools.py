@@ -82,16 +82,7 @@ class PoolTopic(PoolRows):
 
 
 def empty_topic(qid: str, runs: Sequence[str]) -> PoolTopic:
-    return PoolTopic(
-        qid,
-        tuple(runs),
-        np.empty(0, np.int64),
-        np.empty(0, np.int32),
-        np.zeros(1, np.int64),
-        np.empty(0, np.int32),
-        np.empty(0, np.int32),
-        np.empty(0, np.float64),
-    )
+    return PoolTopic.empty(qid, runs)
 
 
 @dataclass(slots=True)

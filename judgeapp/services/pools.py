@@ -144,9 +144,9 @@ class PoolService:
         topic = self.pool_topic(name, qid)
         lists = self.store.load_ranked_lists(runs=list(info.runs), qids=[qid])
         run_lists = dict(zip(info.runs, topic_lists(lists.runs, qid), strict=True))
-        judging = make_order(
-            order or info.judging_order, topic, run_lists, topic_seed(info.seed, qid)
-        )
+        name = order or info.judging_order
+        params = {"priors": self.store.automatic_scores(qid)} if name == "suggested" else {}
+        judging = make_order(name, topic, run_lists, topic_seed(info.seed, qid), **params)
         events = self.judging_events(qid, assessors)
         return judging.replay((d, g, g is not None and g >= min_grade) for d, g in events)
 

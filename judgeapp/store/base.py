@@ -101,12 +101,11 @@ class StoreBase:
             return
         if len(changes.judged) > MAX_LOGGED_DOCS:  # a bulk change: its topics say enough
             changes = Changes.from_json({**changes.to_json(), "judged": []})
+        # on PostgreSQL a trigger on the log NOTIFYs NOTIFY_CHANNEL, delivered at commit
         conn.execute(
             m.table(m.ProjectChange).insert(),
             {"at": utcnow(), "writer": self.token, "changes": changes.to_json()},
         )
-        if conn.dialect.name == "postgresql":  # delivered when the transaction commits
-            conn.exec_driver_sql(f"NOTIFY {NOTIFY_CHANNEL}")
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[Connection]:

@@ -31,16 +31,15 @@ def copy_project(source: StoreBase, target: StoreBase) -> int:
         if dst.dialect.name == "postgresql":  # serial ids continue after the copied ones
             for table in tables:
                 for column in table.primary_key.columns:
-                    if column.autoincrement is True or (
-                        column.autoincrement == "auto"
-                        and len(table.primary_key.columns) == 1
-                        and column.type.python_type is int
-                    ):
+                    sequence = dst.execute(
+                        text("SELECT pg_get_serial_sequence(:t, :c)"),
+                        {"t": table.name, "c": column.name},
+                    ).scalar()
+                    if sequence is not None:
                         dst.execute(
                             text(
-                                f"SELECT setval(pg_get_serial_sequence('{table.name}', "
-                                f"'{column.name}'), coalesce(max({column.name}), 0) + 1, false) "
-                                f"FROM {table.name}"
+                                f"SELECT setval('{sequence}', coalesce(max({column.name}), 0) + 1,"
+                                f" false) FROM {table.name}"
                             )
                         )
     return copied

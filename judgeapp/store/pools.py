@@ -343,16 +343,7 @@ def _topic_from_rows(
     qid: str, runs: tuple[str, ...], to_index: np.ndarray, rows: Sequence[tuple]
 ) -> PoolRows:
     if not rows:
-        return PoolRows(
-            qid,
-            runs,
-            np.empty(0, np.int64),
-            np.empty(0, np.int32),
-            np.zeros(1, np.int64),
-            np.empty(0, np.int32),
-            np.empty(0, np.int32),
-            np.empty(0, np.float64),
-        )
+        return PoolRows.empty(qid, runs)
     n = len(rows)
     doc_ids = np.fromiter((r[1] for r in rows), np.int64, n)
     best = np.fromiter((r[2] for r in rows), np.int32, n)

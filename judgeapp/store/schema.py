@@ -63,11 +63,9 @@ def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -
 
 
 def create_project_engine(url: str) -> Engine:
-    kwargs: dict = {}
-    if make_url(url).get_backend_name() == "postgresql":
-        # a connection that the server closed (restart, idle timeout) is replaced, not used
-        kwargs["pool_pre_ping"] = True
-    engine = create_engine(url, **kwargs)
+    # no pre-ping on PostgreSQL: it costs a round trip per transaction (a grade key makes
+    # two); a connection the server closed fails once and SQLAlchemy then replaces the pool's
+    engine = create_engine(url)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
 

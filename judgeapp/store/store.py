@@ -646,25 +646,26 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         return result
 
     # -- assessors ----------------------------------------------------------------------------
+    @staticmethod
+    def _find_assessor(conn: Connection, name: str) -> AssessorInfo | None:
+        row = conn.execute(
+            select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role).where(
+                m.Assessor.name == name
+            )
+        ).first()
+        return None if row is None else AssessorInfo(*row)
+
     def assessor(self, name: str, *, kind: str = "person", create: bool = True) -> AssessorInfo:
         with self._read() as conn:
-            row = conn.execute(
-                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role).where(
-                    m.Assessor.name == name
-                )
-            ).first()
-        if row is not None:
-            return AssessorInfo(*row)
+            found = self._find_assessor(conn, name)
+        if found is not None:
+            return found
         if not create:
             raise StoreError(f"no assessor or judgment source named {name!r}")
         with self._begin() as conn:  # under the write lock: look again, another may be first
-            row = conn.execute(
-                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role).where(
-                    m.Assessor.name == name
-                )
-            ).first()
-            if row is not None:
-                return AssessorInfo(*row)
+            found = self._find_assessor(conn, name)
+            if found is not None:
+                return found
             assessor_id = self._create_assessor(conn, name, kind)
             self._changed(conn, Changes(assessors=True))
         return AssessorInfo(assessor_id, name, kind)
@@ -803,6 +804,19 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 )
             self._changed(conn, Changes(topics=frozenset(changed), assessors=True))
         return Changes(topics=frozenset(changed), assessors=True)
+
+    def automatic_scores(self, qid: str) -> dict[int, float]:
+        """For `qid`, each document's score from the automatic judges (their mean where
+        several scored it; a judgment without a score counts its grade)."""
+        j, a = m.Judgment, m.Assessor
+        with self._read() as conn:
+            rows = conn.execute(
+                select(j.doc_id, func.avg(func.coalesce(j.score, j.grade)))
+                .join(a, a.id == j.assessor_id)
+                .where(j.qid == qid, a.kind == "automatic")
+                .group_by(j.doc_id)
+            ).all()
+        return {int(d): float(s) for d, s in rows}
 
     def judgment_export(self) -> list[JudgmentLine]:
         """Every current judgment with every field, the last change's origin among them, by

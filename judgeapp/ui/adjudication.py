@@ -13,7 +13,6 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -38,12 +37,13 @@ from judgeapp.services.judging import JudgingError
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.document_viewer import DocumentViewer
 from judgeapp.ui.judging_view import GradeBar, TopicPanel
+from judgeapp.ui.models import FixedColumnsTableModel
 from judgeapp.ui.undo import JudgmentCommand
 
 Index = QModelIndex | QPersistentModelIndex
 
 
-class DisagreementTableModel(QAbstractTableModel):
+class DisagreementTableModel(FixedColumnsTableModel):
     TOPIC, DOCNO, VOTES, DECIDED = range(4)
     HEADERS = ("Topic", "Document", "Judgments", "Decided")
 
@@ -52,15 +52,6 @@ class DisagreementTableModel(QAbstractTableModel):
         self.items: list[Disagreement] = []
         self.show_votes = True
 
-    def set_items(self, items: Sequence[Disagreement]) -> None:
-        self.beginResetModel()
-        self.items = list(items)
-        self.endResetModel()
-
-    def update_item(self, row: int, item: Disagreement) -> None:
-        self.items[row] = item
-        self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
-
     def set_show_votes(self, show: bool) -> None:
         self.show_votes = show
         if self.items:
@@ -68,31 +59,14 @@ class DisagreementTableModel(QAbstractTableModel):
                 self.index(0, self.VOTES), self.index(len(self.items) - 1, self.VOTES)
             )
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.items)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section] if 0 <= section < len(self.HEADERS) else None
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
-            return None
-        item = self.items[index.row()]
-        col = index.column()
-        if col == self.TOPIC:
+    def cell(self, item: Disagreement, column: int) -> Any:
+        if column == self.TOPIC:
             return item.qid
-        if col == self.DOCNO:
+        if column == self.DOCNO:
             return item.docno
-        if col == self.VOTES:
+        if column == self.VOTES:
             return item.describe(self.show_votes)
-        if col == self.DECIDED:
-            return "" if item.decided is None else str(item.decided)
-        return None
+        return "" if item.decided is None else str(item.decided)
 
 
 class AdjudicationView(QWidget):

@@ -27,6 +27,45 @@ ROLE = Qt.ItemDataRole
 USER = int(ROLE.UserRole)
 
 
+class FixedColumnsTableModel(QAbstractTableModel):
+    """A table of `items` under the fixed column titles `HEADERS`; subclasses say what a
+    cell shows (`cell`)."""
+
+    HEADERS: tuple[str, ...] = ()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.items: list[Any] = []
+
+    def set_items(self, items: Sequence[Any]) -> None:
+        self.beginResetModel()
+        self.items = list(items)
+        self.endResetModel()
+
+    def update_item(self, row: int, item: Any) -> None:
+        self.items[row] = item
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.items)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = ROLE.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == ROLE.DisplayRole:
+            return self.HEADERS[section] if 0 <= section < len(self.HEADERS) else None
+        return None
+
+    def data(self, index: Index, role: int = ROLE.DisplayRole) -> Any:
+        if not index.isValid() or role != ROLE.DisplayRole:
+            return None
+        return self.cell(self.items[index.row()], index.column())
+
+    def cell(self, item: Any, column: int) -> Any:
+        raise NotImplementedError
+
+
 class TopicTableModel(QAbstractTableModel):
     ID, TITLE, POOL, JUDGED, RELEVANT, PROGRESS, MISSING, ASSIGNED = range(8)
     HEADERS = (

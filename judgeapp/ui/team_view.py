@@ -13,11 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
-    Qt,
     QThreadPool,
     QTimer,
     Signal,
@@ -37,41 +35,25 @@ from PySide6.QtWidgets import (
 from judgeapp.services.team import AssessorProgress
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.agreement_view import AgreementView
+from judgeapp.ui.models import FixedColumnsTableModel
 from judgeapp.ui.worker import Worker
 
 Index = QModelIndex | QPersistentModelIndex
 REFRESH_DELAY_MS = 1000
 
 
-class RowsTableModel(QAbstractTableModel):
+class RowsTableModel(FixedColumnsTableModel):
     """Plain rows of text under fixed headers (what is shown is what is exported)."""
 
-    HEADERS: tuple[str, ...] = ()
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.rows: list[list[str]] = []
+    @property
+    def rows(self) -> list[list[str]]:
+        return self.items
 
     def set_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        self.beginResetModel()
-        self.rows = [[str(v) for v in r] for r in rows]
-        self.endResetModel()
+        self.set_items([[str(v) for v in r] for r in rows])
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section] if 0 <= section < len(self.HEADERS) else None
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if index.isValid() and role == Qt.ItemDataRole.DisplayRole:
-            return self.rows[index.row()][index.column()]
-        return None
+    def cell(self, item: list[str], column: int) -> Any:
+        return item[column]
 
     def write_csv(self, path: Path) -> None:
         with path.open("w", encoding="utf-8", newline="") as fh:

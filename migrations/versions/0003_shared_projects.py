@@ -68,6 +68,15 @@ def upgrade() -> None:
     op.create_index(op.f("ix_judgment_history_uid"), "judgment_history", ["uid"], unique=True)
     if postgres:
         _row_level_security()
+        # the change log tells listeners itself, at commit, with no round trip of its own
+        op.execute(
+            "CREATE FUNCTION judgeapp_changes_notify() RETURNS trigger LANGUAGE plpgsql "
+            "AS $$ BEGIN PERFORM pg_notify('judgeapp_changes', ''); RETURN NULL; END $$"
+        )
+        op.execute(
+            "CREATE TRIGGER project_changes_notify AFTER INSERT ON project_changes "
+            "FOR EACH STATEMENT EXECUTE FUNCTION judgeapp_changes_notify()"
+        )
 
 
 # PostgreSQL: each assessor connects as a database role of their own (`team add`); these
@@ -99,6 +108,8 @@ def _row_level_security() -> None:
 
 def downgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
+        op.execute("DROP TRIGGER IF EXISTS project_changes_notify ON project_changes")
+        op.execute("DROP FUNCTION IF EXISTS judgeapp_changes_notify()")
         for table, name, *_ in POLICIES:
             op.execute(f"DROP POLICY IF EXISTS {table}_{name} ON {table}")
         for table in sorted({t for t, *_ in POLICIES}):

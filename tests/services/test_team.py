@@ -80,3 +80,38 @@ def test_assign_keeps_judged_topics_roles_and_blind_mode(tmp_path, project_db, c
     assert main(["assign", project_db, "--blind", "off"]) == 0
     with Store.open(project_db) as store:
         assert not team.is_blind(store, "bob") and team.role_of(store, "ann") == "evaluator"
+
+
+def test_automatic_scores_order_the_pool_likely_relevant_first(tmp_path, project_db):
+    from judgeapp.services.pools import PoolService
+
+    inputs = write_inputs(tmp_path / "in", topics=2, docs=8, run_topics=1)
+    prepare(project_db, inputs, docs=8)
+    llm = tmp_path / "llm.qrels"
+    # an LLM scored four of topic 1's eight pooled documents
+    llm.write_text("1 0 T1-D5 2 0.95\n1 0 T1-D2 1 0.60\n1 0 T1-D7 0 0.05\n1 0 T1-D0 1 0.60\n")
+    assert (
+        main(
+            [
+                "import",
+                "judgments",
+                project_db,
+                str(llm),
+                "--assessor",
+                "llm",
+                "--judge-kind",
+                "automatic",
+            ]
+        )
+        == 0
+    )
+    with Store.open(project_db) as store:
+        pools = PoolService(store)
+        pool = store.pool_names()[-1]
+        store.assessor("ann")  # judges the pool; has judged nothing yet
+        order = pools.open_judging_order(pool, "1", order="suggested", assessors=["ann"])
+        docnos = store.docnos_of(order.upcoming(8))
+        seen = [docnos[d] for d in order.upcoming(8)]
+    # scored highest first (ties in rank order: D0 before D2), then the rest by rank,
+    # the one scored lowest (0.05) still before the unscored
+    assert seen == ["T1-D5", "T1-D0", "T1-D2", "T1-D7", "T1-D1", "T1-D3", "T1-D4", "T1-D6"]

@@ -1,0 +1,206 @@
+"""The `evaluate` command as a user runs it, from files, against a short Python script that
+parses the same files into dicts and calls pytrec_eval (the peer).
+
+    python benchmarks/bench_evaluate.py [--rounds 5] [--only robust03|generated]
+
+Each side is a fresh process (`python main.py evaluate ...` / `python -c PEER ...`), so
+each time includes starting Python, importing, reading and parsing the files, evaluating
+and writing the output (to a file; both outputs are checked to give the same MAP for
+every run). The two sides alternate (the first one changes every round); the figure is
+the median of --rounds rounds, and the ratio is judgeapp's median over the peer's (above
+1: judgeapp is slower). Peak memory is each process's own maximum resident set
+(`os.wait4`).
+
+Cases:
+- the 17 Robust 2003 runs (gzipped) against their qrels (../shared/data/robust03, skipped
+  when absent), with trec_eval's default measures, and with `-q -m all_trec` (per-topic
+  values too; the peer: pytrec_eval's `supported_measures`, per-topic values too);
+- a generated case: 100 runs x 50 topics x 1000 documents with graded qrels (bench_measures'
+  generator), written as plain TREC files into a temporary folder, the same two ways.
+
+trec_eval itself (C) is not installed here, so it is not a side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+ROBUST = ROOT.parent / "shared" / "data" / "robust03"
+
+from bench_measures import PYTREC_OFFICIAL, generated_case  # noqa: E402  (beside this file)
+
+# The peer: what a researcher writes without judgeapp. Arguments: "-q" or "-", the measures
+# ("all" for pytrec_eval's supported set, else comma-separated names), qrels, runs.
+PEER = r"""
+import gzip, sys, pytrec_eval
+def read(path, column, cast):
+    table = {}
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+        for line in f:
+            p = line.split()
+            table.setdefault(p[0], {})[p[2]] = cast(p[column])
+    return table
+per_topic, names, qrels, *runs = sys.argv[1:]
+measures = pytrec_eval.supported_measures if names == "all" else set(names.split(","))
+evaluator = pytrec_eval.RelevanceEvaluator(read(qrels, 3, int), measures)
+for path in runs:
+    result = evaluator.evaluate(read(path, 4, float))
+    for m in sorted(next(iter(result.values()))):
+        if per_topic == "-q":
+            for q, values in sorted(result.items()):
+                print(f"{m:<22}\t{q}\t{values[m]:.4f}")
+        mean = pytrec_eval.compute_aggregated_measure(m, [v[m] for v in result.values()])
+        print(f"{m:<22}\tall\t{mean:.4f}")
+"""
+
+MAP_ALL = re.compile(rb"^map\s+all\s+(\S+)$", re.MULTILINE)
+
+
+def run_timed(cmd: list[str], out_path: Path) -> tuple[float, int]:
+    """Run `cmd` with stdout to `out_path`: (wall seconds, peak RSS in MiB of that process)."""
+    with open(out_path, "wb") as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, cwd=ROOT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        took = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode:
+        sys.exit(f"failed ({proc.returncode}): {' '.join(cmd[:4])} ...\n{err}")
+    return took, usage.ru_maxrss // 1024  # KiB on Linux
+
+
+def map_values(path: Path) -> list[float]:
+    return [float(v) for v in MAP_ALL.findall(path.read_bytes())]
+
+
+def race(label: str, ours: list[str], peer: list[str], rounds: int, tmp: Path) -> dict:
+    sides = {"judgeapp": ours, "peer": peer}
+    times: dict[str, list[float]] = {s: [] for s in sides}
+    rss: dict[str, list[int]] = {s: [] for s in sides}
+    names = list(sides)
+    for k in range(rounds):
+        for side in names if k % 2 == 0 else names[::-1]:
+            took, peak = run_timed(sides[side], tmp / f"{side}.out")
+            times[side].append(took)
+            rss[side].append(peak)
+    ours_map, peer_map = map_values(tmp / "judgeapp.out"), map_values(tmp / "peer.out")
+    if len(ours_map) != len(peer_map) or any(
+        abs(a - b) > 1.5e-4 for a, b in zip(ours_map, peer_map, strict=True)
+    ):
+        sys.exit(f"{label}: the two sides disagree on MAP: {ours_map} vs {peer_map}")
+    return {
+        "label": label,
+        "runs": len(ours_map),
+        "ours": times["judgeapp"],
+        "peer": times["peer"],
+        "ours_rss": max(rss["judgeapp"]),
+        "peer_rss": max(rss["peer"]),
+    }
+
+
+def cases(qrels: Path, runs: list[Path], name: str) -> list[tuple[str, list[str], list[str]]]:
+    py = sys.executable
+    files = [str(qrels), *map(str, runs)]
+    return [
+        (
+            f"{name}, default measures",
+            [py, "main.py", "evaluate", *files],
+            [py, "-c", PEER, "-", ",".join(sorted(PYTREC_OFFICIAL)), *files],
+        ),
+        (
+            f"{name}, -q -m all_trec",
+            [py, "main.py", "evaluate", "-q", "-m", "all_trec", *files],
+            [py, "-c", PEER, "-q", "all", *files],
+        ),
+    ]
+
+
+def write_generated(folder: Path) -> tuple[Path, list[Path], str]:
+    qids, judged, runs, docno = generated_case()
+    qrels = folder / "qrels.txt"
+    with open(qrels, "w") as f:
+        for q in qids:
+            for d, g in zip(*judged[q], strict=True):
+                f.write(f"{q} 0 {docno[d]} {g}\n")
+    paths = []
+    for r, run in enumerate(runs):
+        path = folder / f"run{r:03d}.txt"
+        with open(path, "w") as f:
+            for q, ids in run.items():
+                depth = len(ids)
+                f.writelines(
+                    f"{q} Q0 {docno[d]} {i + 1} {depth - i} run{r:03d}\n"
+                    for i, d in enumerate(ids.tolist())
+                )
+        paths.append(path)
+    entries = sum(a.size for run in runs for a in run.values())
+    what = f"{len(runs)} runs x {len(qids)} topics x {len(runs[0][qids[0]])} docs"
+    return qrels, paths, f"{what} = {entries:,} entries"
+
+
+def load() -> str:
+    return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="median of N rounds (default 5)")
+    parser.add_argument("--only", choices=("robust03", "generated"))
+    args = parser.parse_args()
+    print(load())
+    results = []
+    with tempfile.TemporaryDirectory(prefix="bench-evaluate-") as tmp_name:
+        tmp = Path(tmp_name)
+        if args.only != "generated":
+            run_paths = sorted((ROBUST / "runs").glob("input.*.gz"))
+            if run_paths:
+                print(f"Robust 2003: {len(run_paths)} gzipped runs")
+                for label, ours, peer in cases(
+                    ROBUST / "robust03_qrels.txt", run_paths, "Robust 2003"
+                ):
+                    results.append(race(label, ours, peer, args.rounds, tmp))
+            else:
+                print(f"Robust 2003 runs not found under {ROBUST}: skipped")
+        if args.only != "robust03":
+            start = time.perf_counter()
+            qrels, run_paths, what = write_generated(tmp)
+            print(f"generated: {what}, written in {time.perf_counter() - start:.1f} s")
+            for label, ours, peer in cases(qrels, run_paths, "generated"):
+                results.append(race(label, ours, peer, args.rounds, tmp))
+
+    print(
+        f"\nthe whole command from files, each side a fresh process; median of {args.rounds} "
+        "alternated rounds"
+    )
+    print("  judgeapp: python main.py evaluate [-q -m all_trec] QRELS RUN...")
+    print("  peer:     python -c PEER (parse into dicts, pytrec_eval, print), same files")
+    print(
+        f"{'case':<34} {'judgeapp s':>10} {'peer s':>8} {'ratio':>7} "
+        f"{'judgeapp MiB':>12} {'peer MiB':>9}"
+    )
+    for r in results:
+        ours, peer = statistics.median(r["ours"]), statistics.median(r["peer"])
+        print(
+            f"{r['label']:<34} {ours:>10.2f} {peer:>8.2f} {ours / peer:>6.2f}x "
+            f"{r['ours_rss']:>12} {r['peer_rss']:>9}"
+        )
+        spread = ", ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(r["ours"], r["peer"], strict=True))
+        print(f"{'':<34} rounds (judgeapp/peer): {spread}")
+    print("(ratio: judgeapp's time / the peer's; above 1 judgeapp is slower)")
+    print(load())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
