@@ -1,6 +1,7 @@
 """judgeapp command line: `python main.py [COMMAND ...]`.
 
-With no command the GUI opens on the demo project. Each subcommand lives in its own module
+With no command the GUI opens on the project used last (the demo project the first
+time); `python main.py PROJECT` (a file or a URL) opens that project. Each subcommand lives in its own module
 under `judgeapp.commands` and registers itself there (`register(subparsers)`), so commands
 are found without a central list. Modules import heavy libraries inside their handlers so
 that `--help` stays instant.
@@ -49,11 +50,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def project_argument(argv: list[str], commands: set[str]) -> str | None:
+    """The project of `python main.py PROJECT`: one argument that is neither an option nor
+    a command, and looks like a project (a file, a path ending in .db, or a URL)."""
+    if len(argv) != 1 or argv[0].startswith("-") or argv[0] in commands:
+        return None
+    arg = argv[0]
+    if "://" in arg or arg.endswith((".db", ".judgeapp", ".sqlite")) or os.path.isfile(arg):
+        return arg
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    project = project_argument(argv, set(sub.choices))
+    if project is not None:
+        from judgeapp.app import run_gui  # Qt is imported only when the GUI is wanted
+
+        return run_gui(project)
     args = parser.parse_args(argv)
     if args.command is None:
-        from judgeapp.app import run_gui  # Qt is imported only when the GUI is wanted
+        from judgeapp.app import run_gui
 
         return run_gui()
     try:

@@ -27,6 +27,11 @@ POLICY_HELP = (
 )
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """'1 topic', '2 topics', '1,000 documents'."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
 class CommandError(UserError):
     """A problem with what the user asked for; printed without a traceback."""
 

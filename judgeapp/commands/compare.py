@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from judgeapp.commands import CommandError
@@ -108,7 +109,10 @@ def _baseline_index(names: list[str], runids: tuple[str, ...], baseline: str) ->
     for candidates in (names, list(runids)):
         if baseline in candidates:
             return candidates.index(baseline)
-    raise CommandError(f"baseline {baseline!r} is not among the runs")
+    raise CommandError(
+        f"baseline {baseline!r} is neither a run file nor the runid of a RUN "
+        f"(runids: {', '.join(runids)})"
+    )
 
 
 def _tests(args: argparse.Namespace) -> tuple[tuple[str, ...], str]:
@@ -137,8 +141,14 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("give either --baseline RUN or --all-pairs")
     tests, marks = _tests(args)
     run_files = list(args.run_files)
-    if args.baseline and not args.db and args.baseline not in run_files:
+    if (
+        args.baseline
+        and not args.db
+        and args.baseline not in run_files
+        and Path(args.baseline).is_file()
+    ):
         run_files.insert(0, args.baseline)  # a baseline file not listed among RUN
+    # else the baseline names a RUN by its runid (or its name with --db)
     results = evaluate(args, args.measures or ["AP"], run_files)
     names = list(results.run_names)
     comparisons: list[Any] = []  # Comparison, or AllPairs with --all-pairs

@@ -306,6 +306,7 @@ def run(args: argparse.Namespace) -> int:
         if args.fmt != "trec":
             raise CommandError("-Z prints trec_eval's format only")
         results = apply_zscores(results, read_zscores(args.zscores))
+    # several runs: each block opens with its runid line (judgeapp.measures.report)
     text = format_results(results, args.fmt, per_topic=args.per_topic, summary=not args.no_summary)
     sys.stdout.write(text)
     return 0

@@ -24,7 +24,7 @@ from judgeapp.measures.engine import EvalOptions, Evaluator, MissingTopicError, 
 from judgeapp.measures.measure import EvaluationError, Family, Measure
 from judgeapp.measures.parse import MeasureError, parse_measure, parse_measures
 from judgeapp.measures.registry import FAMILIES
-from judgeapp.measures.report import format_results, format_trec
+from judgeapp.measures.report import format_results, format_trec, format_trec_runs
 
 # ir_measures-style measures: P@10, nDCG(dcg='exp-log2')@10, AP, ... (built here, once the
 # kernels module, imported through the engine, has registered every family)
@@ -87,6 +87,7 @@ __all__ = [
     "Vocabulary",
     "format_results",
     "format_trec",
+    "format_trec_runs",
     "infAP",
     "nDCG",
     "parse_measure",

@@ -103,6 +103,19 @@ def _format_z(
     return "".join(out)
 
 
+def format_trec_runs(results: Results, *, per_topic: bool = False, summary: bool = True) -> str:
+    """trec_eval's output for several runs: one block per run, each opened by trec_eval's
+    ``runid`` line unless the measures print it anyway, so that every block says which run
+    it is (trec_eval evaluates one run per call). One run prints as trec_eval does."""
+    if len(results.run_names) < 2 or any(m.family == "runid" for m in results.measures):
+        return format_trec(results, per_topic=per_topic, summary=summary)
+    return "".join(
+        f"{'runid':<22}\tall\t{results.runids[r]}\n"
+        + format_trec(results, per_topic=per_topic, summary=summary, runs=[r])
+        for r in range(len(results.run_names))
+    )
+
+
 def _rows(results: Results, per_topic: bool, summary: bool) -> Iterator[tuple[str, str, str, str]]:
     """(run, qid, measure, value-as-text) rows, the order of the trec format."""
     summ = results.summary()
@@ -176,7 +189,7 @@ def format_results(
     results: Results, fmt: str = "trec", *, per_topic: bool = False, summary: bool = True
 ) -> str:
     if fmt == "trec":
-        return format_trec(results, per_topic=per_topic, summary=summary)
+        return format_trec_runs(results, per_topic=per_topic, summary=summary)
     if fmt == "csv":
         return format_delimited(results, per_topic=per_topic, summary=summary)
     if fmt == "tsv":

@@ -126,10 +126,12 @@ class JudgingService:
         """Undo (back to `change.before`) or redo (to `change.after`) a recorded change,
         through the same store path as a judgment, so history and live views see it too."""
         target = change.before if undo else change.after
+        # the time the change added goes with it, and comes back on redo
         return self.store.set_judgment(
             change.qid,
             change.doc_id,
             change.assessor_id,
             target,
+            time_spent=-change.time_spent if undo else change.time_spent,
             origin="undo" if undo else "redo",
         )

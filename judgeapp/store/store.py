@@ -54,6 +54,8 @@ from judgeapp.store.schema import (
 )
 from judgeapp.store.team import TeamStoreMixin
 
+RELEVANT_FROM_KEY = "scale.relevant_from"
+GUIDELINES_KEY = "scale.guidelines"
 ID_DTYPE = np.dtype("<i4")
 SCORE_DTYPE = np.dtype("<f8")
 DOC_BATCH = 2000
@@ -220,7 +222,10 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             if not has_scale:
                 conn.execute(
                     m.table(m.Grade).insert(),
-                    [{"grade": g.grade, "label": g.label, "key": g.key} for g in DEFAULT_SCALE],
+                    [
+                        {"grade": g.grade, "label": g.label, "key": g.key, "definition": ""}
+                        for g in DEFAULT_SCALE
+                    ],
                 )
             if not has_created:
                 conn.execute(
@@ -242,20 +247,85 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     def scale(self) -> list[GradeInfo]:
         with self._read() as conn:
             rows = conn.execute(
-                select(m.Grade.grade, m.Grade.label, m.Grade.key).order_by(m.Grade.grade)
+                select(m.Grade.grade, m.Grade.label, m.Grade.key, m.Grade.definition).order_by(
+                    m.Grade.grade
+                )
             )
             return [GradeInfo(*row) for row in rows]
 
-    def set_scale(self, grades: Sequence[GradeInfo]) -> Changes:
+    def relevant_from(self) -> int:
+        """The lowest grade that counts as relevant (binary measures, counts, judging
+        orders): the owner's choice, else 1 when the scale has it, else its second grade."""
+        value = self.get_setting(RELEVANT_FROM_KEY)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        grades = [g.grade for g in self.scale()]
+        if 1 in grades or len(grades) < 2:
+            return 1
+        return grades[1]
+
+    def guidelines(self) -> str:
+        """The judging guidelines the owner wrote (empty when none)."""
+        return str(self.get_setting(GUIDELINES_KEY) or "")
+
+    def grades_in_use(self) -> set[int]:
+        """Grades of judgments that people made (assessors and adjudicators): a scale must
+        keep them. Imported qrels and automatic judges may use any grade."""
+        with self._read() as conn:
+            rows = conn.execute(
+                select(m.Judgment.grade)
+                .join(m.Assessor, m.Assessor.id == m.Judgment.assessor_id)
+                .where(m.Assessor.kind.in_(("person", "adjudicator")))
+                .distinct()
+            )
+            return {int(g) for (g,) in rows}
+
+    def set_scale(
+        self,
+        grades: Sequence[GradeInfo],
+        *,
+        relevant_from: int | None = None,
+        guidelines: str | None = None,
+    ) -> Changes:
+        """Replace the scale (and, when given, the lowest relevant grade and the
+        guidelines) in one transaction. A grade that people's judgments use must stay."""
         keys = [g.key for g in grades]
         if len(set(keys)) != len(keys) or len({g.grade for g in grades}) != len(grades):
             raise StoreError("each grade of a scale needs its own number and its own key")
+        if not grades:
+            raise StoreError("a scale needs at least one grade")
+        if relevant_from is not None and relevant_from not in {g.grade for g in grades}:
+            raise StoreError(f"relevant from grade {relevant_from}: the scale has no such grade")
         with self._begin() as conn:
+            used = {
+                int(g)
+                for (g,) in conn.execute(
+                    select(m.Judgment.grade)
+                    .join(m.Assessor, m.Assessor.id == m.Judgment.assessor_id)
+                    .where(m.Assessor.kind.in_(("person", "adjudicator")))
+                    .distinct()
+                )
+            }
+            dropped = sorted(used - {g.grade for g in grades})
+            if dropped:
+                listed = ", ".join(str(g) for g in dropped)
+                raise StoreError(
+                    f"judgments made with grade {listed} exist: the scale must keep "
+                    f"{'them' if len(dropped) > 1 else 'it'}"
+                )
             conn.execute(m.table(m.Grade).delete())
             conn.execute(
                 m.table(m.Grade).insert(),
-                [{"grade": g.grade, "label": g.label, "key": g.key} for g in grades],
+                [
+                    {"grade": g.grade, "label": g.label, "key": g.key, "definition": g.definition}
+                    for g in grades
+                ],
             )
+            setting = m.table(m.Setting)
+            for key, value in ((RELEVANT_FROM_KEY, relevant_from), (GUIDELINES_KEY, guidelines)):
+                if value is not None:
+                    conn.execute(setting.delete().where(m.Setting.key == key))
+                    conn.execute(setting.insert(), [{"key": key, "value": value}])
             self._changed(conn, Changes(scale=True))
         return Changes(scale=True)
 
@@ -990,7 +1060,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             )
             changes = Changes(topics=frozenset([qid]), judged=((qid, doc_id),))
             self._changed(conn, changes)
-        return JudgmentChange(qid, doc_id, assessor_id, before, state, changes)
+        return JudgmentChange(qid, doc_id, assessor_id, before, state, changes, time_spent)
 
     def judgment_state(self, qid: str, doc_id: int, assessor_id: int) -> JudgmentState:
         with self._read() as conn:
@@ -1279,6 +1349,11 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     def topic_titles(self) -> dict[str, str]:
         with self._read() as conn:
             return {qid: title for qid, title in conn.execute(select(m.Topic.qid, m.Topic.title))}
+
+    def run_topics(self) -> set[str]:
+        """The topics any run has a ranked list for."""
+        with self._read() as conn:
+            return {q for (q,) in conn.execute(select(m.RankedList.qid).distinct())}
 
     def document_ids_with_text(self) -> np.ndarray:
         """Ids of the documents whose text is in the project (int64, unordered)."""

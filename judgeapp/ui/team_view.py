@@ -183,6 +183,8 @@ class TeamView(QWidget):
         self.tabs.addTab(self._table(self.progress_model), "Progress by topic")
         self.tabs.addTab(self._table(self.flagged_model), "Flagged documents")
         self.tabs.addTab(self.agreement, "Agreement")
+        for i in range(3):
+            self.tabs.widget(i).setAccessibleName(self.tabs.tabText(i))
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.assign_button)
@@ -223,9 +225,13 @@ class TeamController(QObject):
     updated = Signal()
     changed = Signal(object)  # Changes: assignments made here
 
-    def __init__(self, view: TeamView, parent: QObject | None = None) -> None:
+    def __init__(
+        self, view: TeamView, parent: QObject | None = None, save_folders: Any = None
+    ) -> None:
         super().__init__(parent)
         self.view = view
+        self.save_folders = save_folders  # where save dialogs open
+        self.view.agreement.save_folders = save_folders
         self.workbench: Workbench | None = None
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
@@ -329,6 +335,8 @@ class TeamController(QObject):
     def _on_export_clicked(self) -> None:
         dialog = QFileDialog(self.view, "Export the team's tables as CSV")
         dialog.setFileMode(QFileDialog.FileMode.Directory)
+        if self.save_folders is not None:
+            self.save_folders.prepare(dialog)
         dialog.fileSelected.connect(self.view.export_csv)
         self.file_dialog = dialog
         dialog.open()

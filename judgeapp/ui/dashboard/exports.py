@@ -69,7 +69,10 @@ class ExportController(QObject):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
         dialog.setNameFilters(filters)
-        dialog.selectFile(name)
+        if self.dash.save_folders is not None:
+            self.dash.save_folders.prepare(dialog, name)
+        else:
+            dialog.selectFile(name)
         dialog.fileSelected.connect(on_file)
         self.file_dialog = dialog
         dialog.open()
