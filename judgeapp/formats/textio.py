@@ -444,8 +444,10 @@ def iter_stream_lines(
                 skip_lf = True  # \r\n may be split between two reads
             if end.start() - start > max_line:
                 raise _too_long(name, number, max_line, at + start)
-            line = bytes(buf[start : end.start()])
-            yield number, _stream_line(name, line, number, at + start)
+            # decoded with its line end, as the file readers decode it: a broken UTF-8
+            # sequence before "\n" is an invalid continuation, not an end of data
+            text = _stream_line(name, bytes(buf[start : end.end()]), number, at + start)
+            yield number, text[: len(text) - len(end.group())]
             start = end.end()
             number += 1
         if start:
