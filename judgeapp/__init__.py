@@ -4,3 +4,39 @@ The core (store, formats, measures, pooling, services) has no Qt; `judgeapp.ui` 
 """
 
 __version__ = "0.1.0"
+
+# The Python API (judgeapp.api) and project access (judgeapp.project), loaded on first use
+# so that `import judgeapp` stays light: numpy-only code, no Qt, no pandas.
+_API = {
+    "calc_aggregate",
+    "iter_calc",
+    "calc",
+    "evaluator",
+    "Evaluator",
+    "Metric",
+    "Qrel",
+    "ScoredDoc",
+}
+_MEASURES = {
+    "AP", "P", "R", "RR", "nDCG", "Rprec", "Bpref", "infAP", "IPrec", "Judged", "SetP",
+    "SetR", "SetF", "SetAP", "Success", "NumQ", "NumRet", "NumRel", "NumRelRet", "ERR",
+    "RBP", "INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "BPM", "SDCG", "Compat",
+    "Hits", "Accuracy", "alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP",
+    "P_IA", "AP_IA", "StRecall", "Measure", "parse_measure", "parse_measures",
+}
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from judgeapp import api
+
+        return getattr(api, name)
+    if name == "open":
+        from judgeapp.project import open_project
+
+        return open_project
+    if name in _MEASURES:
+        from judgeapp import measures
+
+        return getattr(measures, name)
+    raise AttributeError(f"module 'judgeapp' has no attribute {name!r}")

@@ -1,13 +1,16 @@
 """The composition root: build the store and services, hand them to the main window.
 
-`python main.py` with no arguments calls `run_gui()`, which opens the demo project (built
-on first launch into the user's data directory) unless a project is named. Nothing else in
-judgeapp creates a QApplication, a Store for the GUI, or QSettings.
+`python main.py` with no arguments calls `run_gui()`, which reopens the project used last
+(the demo project, built on first launch into the user's data directory, the first time);
+`python main.py PROJECT` opens that one. Nothing else in judgeapp creates a QApplication,
+a Store for the GUI, or QSettings.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
+import os
 import sys
 from pathlib import Path
 
@@ -16,8 +19,16 @@ from judgeapp.store import Store
 
 
 def open_workbench(db: str) -> Workbench:
-    """Open (creating if new, upgrading if old) the project at `db` for the workbench."""
-    return Workbench(Store.open(db))
+    """Open (creating if new, upgrading if old) the project at `db` for the workbench. A
+    damaged file is refused here, with the message box the controller shows, rather than
+    opened and judged into (SQLite's quick_check, judgeapp.store.files)."""
+    store = Store.open(db)
+    try:
+        store.verify()
+    except BaseException:
+        store.close()
+        raise
+    return Workbench(store)
 
 
 def demo_builder():
@@ -93,14 +104,48 @@ def ensure_app(argv: list[str] | None = None):
     return app
 
 
+def display_problem(environ=None, platform: str | None = None) -> str | None:
+    """Why the window cannot open on this machine, in plain words, or None. Checked before
+    Qt starts: Qt's own message for these cases ("could not load the Qt platform plugin
+    xcb ... Reinstalling the application may fix this problem") ends the process."""
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    chosen = environ.get("QT_QPA_PLATFORM", "")
+    if not platform.startswith("linux") or (chosen and not chosen.startswith("xcb")):
+        return None  # Windows, macOS, offscreen, Wayland chosen explicitly: Qt copes
+    if not chosen and environ.get("WAYLAND_DISPLAY"):
+        return None
+    if not environ.get("DISPLAY"):
+        return (
+            "no display: the window needs a graphical session (X11 or Wayland), and this "
+            "one has none (DISPLAY is not set). Every command works without one: "
+            "python main.py --help lists them; python main.py screenshot draws the "
+            "window to a PNG."
+        )
+    try:
+        ctypes.CDLL("libxcb-cursor.so.0")  # Qt 6.5 and newer need it for X11
+    except OSError:
+        return (
+            "the window needs the system library libxcb-cursor0 to run on X11, and it is "
+            "not installed (Debian and Ubuntu: sudo apt install libxcb-cursor0; Fedora: "
+            "sudo dnf install xcb-util-cursor)."
+        )
+    return None
+
+
 def run_gui(db: str | None = None) -> int:
-    """Open the main window on `db`, or on the demo project; returns the exit code."""
+    """Open the main window on `db`, else on the project used last, else on the demo
+    project; returns the exit code."""
+    problem = display_problem()
+    if problem is not None:
+        print(f"judgeapp: cannot open the window: {problem}", file=sys.stderr)
+        return 2
     app = ensure_app()
     window, controller = build_main_window(defer_dashboard=True)
     controller.restore_geometry()
     window.show()
     if db is not None:
         controller.open_project(str(Path(db)) if "://" not in db else db)
-    elif controller.demo is not None:
+    elif not controller.reopen_last() and controller.demo is not None:
         controller.open_demo()
     return app.exec()

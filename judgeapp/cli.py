@@ -1,21 +1,35 @@
 """judgeapp command line: `python main.py [COMMAND ...]`.
 
-With no command the GUI opens on the demo project. Each subcommand lives in its own module
+With no command the GUI opens on the project used last (the demo project the first
+time); `python main.py PROJECT` (a file or a URL) opens that project. Each subcommand lives in its own module
 under `judgeapp.commands` and registers itself there (`register(subparsers)`), so commands
 are found without a central list. Modules import heavy libraries inside their handlers so
 that `--help` stays instant.
+
+Whatever the input, a command ends in one of these ways, never with a traceback:
+
+- exit 0: done;
+- exit 1: a bad file (an input, the project file, an output that cannot be written), said
+  in one line, `judgeapp: error: FILE:LINE: PROBLEM`;
+- exit 2: a request that cannot be honoured (an unknown run, a bad option), one line too;
+- exit 141 (128 + SIGPIPE, what a shell reports for `cat` and `grep`), silently: the
+  program reading the output has stopped reading (`judgeapp export qrels P | head`). Every
+  line printed before was written whole; for `judge`, each `recorded` line follows its
+  commit, so a judgment whose line could not be printed is recorded all the same;
+- exit 130 on Ctrl-C.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import pkgutil
 import sys
 
 from judgeapp import __version__, commands
 from judgeapp.errors import UserError
-from judgeapp.formats.errors import FormatError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,21 +50,56 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def project_argument(argv: list[str], commands: set[str]) -> str | None:
+    """The project of `python main.py PROJECT`: one argument that is neither an option nor
+    a command, and looks like a project (a file, a path ending in .db, or a URL)."""
+    if len(argv) != 1 or argv[0].startswith("-") or argv[0] in commands:
+        return None
+    arg = argv[0]
+    if "://" in arg or arg.endswith((".db", ".judgeapp", ".sqlite")) or os.path.isfile(arg):
+        return arg
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    project = project_argument(argv, set(sub.choices))
+    if project is not None:
+        from judgeapp.app import run_gui  # Qt is imported only when the GUI is wanted
+
+        return run_gui(project)
     args = parser.parse_args(argv)
     if args.command is None:
-        from judgeapp.app import run_gui  # Qt is imported only when the GUI is wanted
+        from judgeapp.app import run_gui
 
         return run_gui()
     try:
-        return int(args.handler(args) or 0)
-    except FormatError as exc:
-        print(f"judgeapp: error: {exc}", file=sys.stderr)
-        return 1
+        code = int(args.handler(args) or 0)
+        sys.stdout.flush()  # here, where a closed pipe can still be caught
+        return code
     except UserError as exc:
-        print(f"judgeapp: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc), exc.exit_code)
+    except BrokenPipeError:
+        # the reader has gone: what is still buffered goes nowhere, and the interpreter's
+        # own flush at exit must not complain about it
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        return _error("out of memory (the input is larger than this machine can take)", 1)
+    except OSError as exc:  # the system refused a file or a device not checked above
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _error(f"{where}{exc.strerror or exc}", 1)
+
+
+def _error(message: str, code: int) -> int:
+    """Print `judgeapp: error: MESSAGE` on one line (a message quoting several lines of
+    something is joined); returns `code`."""
+    one_line = "; ".join(part.strip() for part in message.splitlines() if part.strip())
+    print(f"judgeapp: error: {one_line}", file=sys.stderr)
+    return code

@@ -6,3 +6,7 @@ them in a message box; anything else is a bug and keeps its traceback."""
 
 class UserError(Exception):
     """A problem in what the user gave or asked for, explained by its message."""
+
+    # the command line's exit status: 1 for a bad file (an input, the project file, an
+    # output that cannot be written), 2 for a request that cannot be honoured
+    exit_code = 2

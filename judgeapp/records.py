@@ -66,9 +66,13 @@ class Changes:
 
 @dataclass(frozen=True, slots=True)
 class GradeInfo:
+    """One step of a project's relevance scale: the number stored in judgments and qrels,
+    the label on its button, the key that records it and what it means (for assessors)."""
+
     grade: int
     label: str
     key: str
+    definition: str = ""
 
 
 DEFAULT_SCALE = (
@@ -202,6 +206,7 @@ class JudgmentChange:
     before: JudgmentState
     after: JudgmentState
     changes: Changes
+    time_spent: float = 0.0  # seconds this change added (an undo takes them back)
 
 
 @dataclass(frozen=True, slots=True)

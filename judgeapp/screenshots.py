@@ -4,19 +4,26 @@ Like `app`, this module sits above the UI and the services: it builds the window
 `python main.py` does and shows it a prepared copy of a project
 (`judgeapp.services.showcase`), so taking a picture never changes the project.
 
-    python main.py screenshot topics|judging|dashboard OUT.png [--db DB]
+    python main.py screenshot topics|judging|dashboard OUT.png [--db DB] [--size WxH]
+        [--scale F]
     python -m judgeapp.screenshots OUT_DIR [--db DB]     # the extra dashboard pictures
+
+The scale factor is Qt's (QT_SCALE_FACTOR, set before Qt starts), so the picture shows the
+window as a high-resolution screen does: every widget, font and plot drawn at F times the
+pixels, the layout that of a window F times smaller.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from judgeapp.outputs import OutputError, check_writable, replacing
 from judgeapp.services import showcase
 
 VIEWS = ("topics", "judging", "dashboard", "team", "agreement")
@@ -61,16 +68,35 @@ def _open_copy(
     settings = QSettings(str(tmp / "settings.ini"), QSettings.Format.IniFormat)
     settings.setValue("assessor", ASSESSOR)
     window, controller = build_main_window(settings)
+    least = window.minimumSizeHint()
+    if size[0] < least.width() or size[1] < least.height():
+        window.close()
+        raise ValueError(
+            f"the window needs at least {least.width()}x{least.height()} of Qt's pixels, "
+            f"not {size[0]}x{size[1]} (--size divided by --scale)"
+        )
     window.resize(*size)
     window.show()
     controller.open_project(copy)
     return window, controller, qid
 
 
+def _check_scale(scale: float) -> None:
+    """The scale factor must be the one Qt runs at (it is fixed when Qt starts)."""
+    from judgeapp.app import ensure_app
+
+    running = ensure_app().primaryScreen().devicePixelRatio()
+    if abs(running - scale) > 1e-6:
+        raise ValueError(
+            f"Qt runs at scale factor {running:g}, not {scale:g}: the factor is set before "
+            "Qt starts (QT_SCALE_FACTOR; the screenshot command does so)"
+        )
+
+
 def _save(window: Any, out: Path) -> Path:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if not window.grab().save(str(out), "PNG"):
-        raise OSError(f"could not write {out}")
+    with replacing(out) as tmp:  # whole or not at all
+        if not window.grab().save(str(tmp), "PNG"):
+            raise OutputError(f"cannot write {out}: Qt could not save the picture")
     return out
 
 
@@ -82,15 +108,20 @@ def render(
     simulate: int = 12,
     topics: int = 3,
     demo: Callable[[], Path] | None = None,
+    scale: float = 1.0,
 ) -> Path:
-    """Render `view` of project `db` (the demo when None) to the PNG `out`."""
+    """Render `view` of project `db` (the demo when None) to the PNG `out`; `size` is the
+    window's size in Qt's device-independent pixels, `scale` the scale factor Qt was
+    started with (the picture has size x scale pixels)."""
     from PySide6.QtWidgets import QApplication
 
     from judgeapp.ui.dashboard import find_dashboard
 
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r} (one of {', '.join(VIEWS)})")
+    _check_scale(scale)
     out = Path(out)
+    check_writable(out)  # before the window is built and the copy prepared
     with tempfile.TemporaryDirectory(prefix="judgeapp-shot-") as tmp:
         team_view = view in ("team", "agreement")
         window, controller, qid = _open_copy(
@@ -142,6 +173,7 @@ def render_more(out_dir: str | Path, db: str | None = None, size=(1280, 800)) ->
     from judgeapp.ui.dashboard import find_dashboard
 
     out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory(prefix="judgeapp-shot-") as tmp:
         window, controller, qid = _open_copy(db, Path(tmp), size, 12, 3)
@@ -180,6 +212,7 @@ def main() -> int:
     parser.add_argument("out_dir")
     parser.add_argument("--db", help="project (the demo by default)")
     args = parser.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before Qt starts
     for path in render_more(args.out_dir, args.db):
         print(f"wrote {path}")
     return 0

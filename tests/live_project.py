@@ -74,9 +74,15 @@ def write_project(
         runs[name] = path
     qrels = folder / "source.qrels"
     qrels.write_text("".join(qrels_lines))
+    # a short text for every document, as a real collection has (the judging view asks
+    # to confirm a grade for a document without text)
+    documents = folder / "documents.tsv"
+    docnos = sorted({d for per_run in lists.values() for docs in per_run.values() for d in docs})
+    documents.write_text("".join(f"{d}\tthings seen in document {d}\n" for d in docnos))
     where: Path | str = folder / "project.db" if db is None else db
     with Store.open(where) as store:
         imports.import_topics(store, [topics])
+        imports.import_documents(store, [documents])
         imports.import_runs(store, list(runs.values()))
         imports.import_qrels(store, [qrels], [SOURCE])
     return LiveProject(where, runs, qrels, topics, lists)

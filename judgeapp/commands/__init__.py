@@ -27,6 +27,11 @@ POLICY_HELP = (
 )
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """'1 topic', '2 topics', '1,000 documents'."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
 class CommandError(UserError):
     """A problem with what the user asked for; printed without a traceback."""
 
@@ -43,11 +48,12 @@ def open_store(db: str, *, create: bool = False) -> Store:
 
 @contextlib.contextmanager
 def progress_bar(desc: str, unit: str = "file") -> Iterator[ProgressFn]:
-    """A ProgressFn drawing a tqdm bar on stderr (silent when stderr is not a terminal
-    unless the work is long)."""
+    """A ProgressFn drawing a tqdm bar on stderr (none when stderr is not a terminal)."""
     from tqdm import tqdm
 
-    bar = tqdm(desc=desc, unit=unit, file=sys.stderr, leave=False, mininterval=0.2)
+    # disable=None: no bar when stderr is not a terminal, so that a script reading stderr
+    # sees the messages (and an error's one line) alone
+    bar = tqdm(desc=desc, unit=unit, file=sys.stderr, leave=False, mininterval=0.2, disable=None)
     try:
 
         def update(done: int, total: int | None, message: str) -> None:

@@ -1,8 +1,13 @@
 """`compare QRELS RUN... --baseline RUN -m MEASURE`: is a run really better than the baseline?
 
 Per measure: each run's mean, its difference from the baseline, paired Cohen's d, a paired
-t-test and a paired randomization test (seeded, 10,000 sign flips by default), both
-corrected across the runs (Holm by default). Statistics: judgeapp.measures.significance.
+t-test and a paired randomization test (seeded, 10,000 sign flips by default), and on
+request the Wilcoxon signed-rank and sign tests, all corrected across the runs (Holm by
+default; Bonferroni, Benjamini-Hochberg); with --bootstrap N, seeded bootstrap intervals
+(BCa or percentile) for the means, the differences and d. `--all-pairs` compares every pair
+with Tukey's HSD instead. --format markdown / latex print the table papers print: a run per
+row, a measure per column, significance as superscripts. Statistics:
+judgeapp.measures.significance.
 """
 
 from __future__ import annotations
@@ -10,6 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
+from typing import Any
 
 from judgeapp.commands import CommandError
 from judgeapp.commands.evaluate import add_trec_options, evaluate
@@ -30,9 +37,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("run_files", nargs="*", metavar="RUN", help="TREC run files")
     p.add_argument(
         "--baseline",
-        required=True,
         metavar="RUN",
         help="the baseline: one of the RUN files (path or runid), or another file",
+    )
+    p.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help="compare every pair of runs with Tukey's HSD (no baseline)",
+    )
+    p.add_argument(
+        "--tests",
+        default="t,rand",
+        help="paired tests against the baseline, comma-separated among t, rand, wilcoxon, "
+        "sign (default t,rand)",
+    )
+    p.add_argument(
+        "--marks",
+        default=None,
+        help="the test whose corrected p marks significance (default: rand if run, else the "
+        "first of --tests)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N bootstrap resamples for confidence intervals of means, differences and d "
+        "(default 0: none)",
+    )
+    p.add_argument(
+        "--ci",
+        choices=("bca", "percentile"),
+        default="bca",
+        help="bootstrap interval method (default bca)",
+    )
+    p.add_argument(
+        "--confidence", type=float, default=0.95, help="interval confidence (default 0.95)"
     )
     p.add_argument(
         "-m",
@@ -50,12 +90,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
         "--correction",
-        choices=("holm", "bonferroni", "none"),
+        choices=("holm", "bonferroni", "bh", "none"),
         default="holm",
-        help="multiple-comparison correction across runs (default holm)",
+        help="multiple-comparison correction across runs (default holm; bh: Benjamini-Hochberg)",
     )
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for '*'")
-    p.add_argument("--format", dest="fmt", choices=("table", "csv", "json"), default="table")
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        choices=("table", "csv", "json", "markdown", "latex"),
+        default="table",
+    )
     add_trec_options(p)
     p.set_defaults(handler=run)
 
@@ -64,23 +109,49 @@ def _baseline_index(names: list[str], runids: tuple[str, ...], baseline: str) ->
     for candidates in (names, list(runids)):
         if baseline in candidates:
             return candidates.index(baseline)
-    raise CommandError(f"baseline {baseline!r} is not among the runs")
+    raise CommandError(
+        f"baseline {baseline!r} is neither a run file nor the runid of a RUN "
+        f"(runids: {', '.join(runids)})"
+    )
+
+
+def _tests(args: argparse.Namespace) -> tuple[tuple[str, ...], str]:
+    from judgeapp.measures.significance import TESTS
+
+    tests = tuple(t.strip() for t in args.tests.split(",") if t.strip())
+    unknown = [t for t in tests if t not in TESTS]
+    if unknown or not tests:
+        raise CommandError(f"--tests takes some of {', '.join(TESTS)}, not {args.tests!r}")
+    marks = args.marks or ("rand" if "rand" in tests else tests[0])
+    if marks not in tests:
+        raise CommandError(f"--marks {marks} is not among --tests")
+    return tests, marks
 
 
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from judgeapp.measures.significance import compare_to_baseline
+    from judgeapp.measures.significance import compare_all_pairs, compare_to_baseline
 
     if args.permutations < 1:
         raise CommandError("--permutations must be at least 1")
+    if args.bootstrap < 0 or not 0 < args.confidence < 1:
+        raise CommandError("--bootstrap must be 0 or more and --confidence between 0 and 1")
+    if args.all_pairs == (args.baseline is not None):
+        raise CommandError("give either --baseline RUN or --all-pairs")
+    tests, marks = _tests(args)
     run_files = list(args.run_files)
-    if not args.db and args.baseline not in run_files:
+    if (
+        args.baseline
+        and not args.db
+        and args.baseline not in run_files
+        and Path(args.baseline).is_file()
+    ):
         run_files.insert(0, args.baseline)  # a baseline file not listed among RUN
+    # else the baseline names a RUN by its runid (or its name with --db)
     results = evaluate(args, args.measures or ["AP"], run_files)
     names = list(results.run_names)
-    base = _baseline_index(names, results.runids, args.baseline)
-    comparisons = []
+    comparisons: list[Any] = []  # Comparison, or AllPairs with --all-pairs
     for i, m in enumerate(results.measures):
         if m.aggregate != "mean":
             raise CommandError(
@@ -88,17 +159,57 @@ def run(args: argparse.Namespace) -> int:
             )
         values = results.values[i].copy()
         values[~results.evaluated] = np.nan
+        if args.all_pairs:
+            comparisons.append(
+                compare_all_pairs(
+                    values,
+                    names,
+                    measure=m.name,
+                    bootstrap=args.bootstrap,
+                    interval=args.ci,
+                    confidence=args.confidence,
+                    seed=args.seed,
+                )
+            )
+            continue
         comparisons.append(
             compare_to_baseline(
                 values,
                 names,
-                base,
+                _baseline_index(names, results.runids, args.baseline),
                 measure=m.name,
                 permutations=args.permutations,
                 seed=args.seed,
                 correction=args.correction,
+                tests=tests,
+                bootstrap=args.bootstrap,
+                interval=args.ci,
+                confidence=args.confidence,
             )
         )
+    from judgeapp.measures import tables as report
+
+    writer: Any
+    if args.all_pairs:
+        writer = {
+            "table": report.pairs_table,
+            "csv": report.pairs_csv,
+            "json": report.pairs_json,
+            "markdown": report.pairs_markdown,
+            "latex": report.pairs_latex,
+        }[args.fmt]
+        sys.stdout.write(writer(comparisons, args.alpha))
+        return 0
+    if args.fmt in ("markdown", "latex"):
+        paper = report.paper_markdown if args.fmt == "markdown" else report.paper_latex
+        sys.stdout.write(paper(comparisons, args.alpha, marks))
+        return 0
+    if tests != ("t", "rand") or args.bootstrap:
+        writer = {"table": report.full_table, "csv": report.full_csv, "json": report.full_json}[
+            args.fmt
+        ]
+        sys.stdout.write(writer(comparisons, args.alpha, marks))
+        return 0
     writer = {"table": _table, "csv": _csv, "json": _json}[args.fmt]
     sys.stdout.write(writer(comparisons, args.alpha))
     return 0

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgeapp.commands import CommandError, open_store
+from judgeapp.errors import UserError
+
+if TYPE_CHECKING:
+    from judgeapp.store import Store
 
 ORDER = 58
 
@@ -25,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from judgeapp.store import Store, StoreError
-    from judgeapp.store.copying import copy_project
+    from judgeapp.store.schema import database_url, sqlite_path
 
     try:
         if Store.exists(args.target):
@@ -34,14 +40,33 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"{args.target}: {exc}") from exc
     source = open_store(args.source)
     try:
-        target = open_store(args.target, create=True)
-        try:
-            rows = copy_project(source, target)
-        except StoreError as exc:
-            raise CommandError(str(exc)) from exc
-        finally:
-            target.close()
+        path = sqlite_path(database_url(args.target))
+        if path is None:  # a database on a server
+            rows = _copy(source, args.target)
+        else:  # a file: made beside it and renamed into place when complete
+            from judgeapp.outputs import replacing
+
+            with replacing(path) as tmp:
+                try:
+                    rows = _copy(source, str(tmp))
+                except UserError as exc:  # say it of the file the user named
+                    raise CommandError(str(exc).replace(str(tmp), args.target)) from None
+                finally:
+                    Path(f"{tmp}-judgeapp-lock").unlink(missing_ok=True)
     finally:
         source.close()
     print(f"copied {args.source} to {args.target} ({rows} rows)")
     return 0
+
+
+def _copy(source: Store, target_db: str) -> int:
+    from judgeapp.store import StoreError
+    from judgeapp.store.copying import copy_project
+
+    target = open_store(target_db, create=True)
+    try:
+        return copy_project(source, target)
+    except StoreError as exc:
+        raise CommandError(str(exc)) from exc
+    finally:
+        target.close()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 import tempfile
 
@@ -77,6 +76,29 @@ def add_trec_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--runs", nargs="+", metavar="NAME", help="with --db: only these runs")
     p.add_argument("--policy", default="newest", help=f"with --db: {POLICY_HELP}")
+    p.add_argument(
+        "-R",
+        dest="rel_format",
+        choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"),
+        default="qrels",
+        help="format of QRELS (trec_eval -R): qrels; prefs (qid jg jsg docno rel_level) "
+        "for the prefs_* measures; qrels_prefs (qrels whose second column names a judgment "
+        "group, read as preferences); qrels_jg (judgment groups, for map_avgjg, P_avgjg, "
+        "Rprec_mult_avgjg)",
+    )
+    p.add_argument(
+        "-T",
+        dest="results_format",
+        choices=("trec_results",),
+        default="trec_results",
+        help="format of the runs (trec_eval -T; only trec_results)",
+    )
+    p.add_argument(
+        "--subtopics",
+        action="store_true",
+        help="QRELS are diversity judgments (qid subtopic docno grade, TREC Web track): "
+        "for alpha_nDCG, ERR_IA, NRBP, P_IA, AP_IA, StRecall",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -108,6 +130,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="trec",
         help="output format (default: trec_eval's)",
     )
+    p.add_argument(
+        "-Z",
+        dest="zscores",
+        metavar="ZMEAN_FILE",
+        help="print z-scores against the means and standard deviations of ZMEAN_FILE "
+        "(lines: qid measure mean stddev)",
+    )
+    p.add_argument(
+        "-o", dest="obsolete_o", action="store_true", help="obsolete in trec_eval; ignored"
+    )
+    p.add_argument(
+        "-v",
+        "--version",
+        dest="print_version",
+        action="store_true",
+        help="print the trec_eval version reproduced and exit",
+    )
     add_trec_options(p)
     p.set_defaults(handler=run)
 
@@ -131,6 +170,7 @@ def evaluation_options(args: argparse.Namespace):
 def load_inputs(args: argparse.Namespace, run_files: list[str]):
     """(Judgments, [Run]) from files, or from the project with --db."""
     from judgeapp.errors import UserError
+    from judgeapp.measures import Judgments, Run, Vocabulary
     from judgeapp.services.policy import parse_policy
 
     if args.db:
@@ -149,21 +189,94 @@ def load_inputs(args: argparse.Namespace, run_files: list[str]):
         raise CommandError("--judgments, --runs and --policy go with --db")
     if not args.qrels or not run_files:
         raise CommandError("give a QRELS file and at least one RUN file (or --db DB)")
-    from judgeapp.measures.files import read_judged
+    if _bulk_applies(args):
+        from judgeapp.measures.files import read_judged
 
-    judged = read_judged(args.qrels)
-    return judged.judgments, list(_file_runs(run_files, judged, args.version < 10))
+        judged = read_judged(args.qrels)
+        return judged.judgments, list(_file_runs(run_files, judged, args.version < 10))
+    from judgeapp.formats import FormatError
+    from judgeapp.formats.interop import read_run_any
+
+    vocab = Vocabulary()
+    rel_format = getattr(args, "rel_format", "qrels")
+    if getattr(args, "subtopics", False):
+        from judgeapp.formats.interop import read_subtopic_qrels
+
+        judgments = Judgments.from_subtopics(read_subtopic_qrels(args.qrels), vocab)
+    elif rel_format in ("prefs", "qrels_prefs"):
+        from judgeapp.formats.prefs import read_prefs, read_qrels_prefs
+
+        reader = read_prefs if rel_format == "prefs" else read_qrels_prefs
+        judgments = Judgments.from_prefs(reader(args.qrels), vocab)
+    elif rel_format == "qrels_jg":
+        from judgeapp.formats.prefs import read_qrels_jg
+
+        judgments = Judgments.from_groups(read_qrels_jg(args.qrels), vocab)
+    else:
+        from judgeapp.formats.interop import read_qrels_any
+
+        judgments = Judgments.from_qrels(read_qrels_any(args.qrels), vocab)
+    runs = []
+    for path in run_files:
+        with _readable(path) as real_path:
+            try:
+                run_file = read_run_any(real_path)
+            except FormatError as exc:  # said of stdin, not of its copy
+                if real_path == path:
+                    raise
+                raise FormatError("stdin", exc.line, exc.problem, byte=exc.byte) from None
+        if rel_format in ("prefs", "qrels_prefs"):
+            run_file = _ties_by_docno_ascending(run_file)
+        runs.append(Run.from_run_file(run_file, vocab, name=path, float32_scores=args.version < 10))
+    return judgments, runs
+
+
+def _bulk_applies(args: argparse.Namespace) -> bool:
+    """Plain relevance judgments (TREC or a classic format, not JSON or Parquet): read in
+    bulk, and the runs evaluated as they are read (judgeapp.measures.files)."""
+    from judgeapp.formats.interop import sniff
+
+    if getattr(args, "subtopics", False) or getattr(args, "rel_format", "qrels") != "qrels":
+        return False
+    return sniff(args.qrels) == "text"
 
 
 def _file_runs(paths: list[str], judged, float32: bool):
-    """Each run file read in bulk when it is needed, its docnos looked up among the judged."""
-    from judgeapp.formats.bulk import read_run_columns
+    """Each run file read when it is needed (TREC text in bulk; ranx JSON and Parquet by
+    their readers), its docnos looked up among the judged."""
+    from judgeapp.formats import FormatError
+    from judgeapp.formats.bulk import columns_of_run, read_run_columns
+    from judgeapp.formats.interop import read_run_any, sniff
     from judgeapp.measures.files import run_from_columns
 
     for path in paths:
         with _readable(path) as real_path:
-            columns = read_run_columns(real_path)
+            try:
+                if sniff(real_path) == "text":
+                    columns = read_run_columns(real_path)
+                else:
+                    columns = columns_of_run(read_run_any(real_path))
+            except FormatError as exc:  # said of stdin, not of its copy
+                if real_path == path:
+                    raise
+                raise FormatError("stdin", exc.line, exc.problem, byte=exc.byte) from None
         yield run_from_columns(columns, judged, name=path, float32=float32)
+
+
+def _ties_by_docno_ascending(run_file):
+    """trec_eval ranks a run for its preference measures with ties broken by docno
+    ascending (form_prefs_counts.c), unlike everywhere else (descending)."""
+    import numpy as np
+
+    from judgeapp.formats.model import RankedTopic
+
+    topics = {}
+    for qid, t in run_file.topics.items():
+        names = np.array(t.docnos, dtype=object)
+        order = np.lexsort((np.argsort(np.argsort(names, kind="stable")), -t.scores))
+        topics[qid] = RankedTopic([t.docnos[i] for i in order], t.scores[order], t.lines[order])
+    run_file.topics = topics
+    return run_file
 
 
 class _readable:
@@ -176,9 +289,11 @@ class _readable:
     def __enter__(self) -> str:
         if self.path != "-":
             return self.path
+        from judgeapp.formats.textio import copy_stream
+
         fd, self.tmp = tempfile.mkstemp(prefix="judgeapp-run-")
         with os.fdopen(fd, "wb") as out:
-            shutil.copyfileobj(sys.stdin.buffer, out)
+            copy_stream(sys.stdin.buffer, out)  # /dev/zero is refused, not copied forever
         return self.tmp
 
     def __exit__(self, *exc: object) -> None:
@@ -195,7 +310,7 @@ def evaluate(args: argparse.Namespace, measure_args: list[str], run_files: list[
     except MeasureError as exc:
         raise CommandError(f"illegal measure: {exc}") from exc
     options = evaluation_options(args)
-    if args.db or not args.qrels or not run_files:
+    if args.db or not args.qrels or not run_files or not _bulk_applies(args):
         judgments, runs = load_inputs(args, run_files)
         if not runs:
             raise CommandError("no runs to evaluate")
@@ -232,7 +347,21 @@ def _evaluate_files(args: argparse.Namespace, run_files: list[str], measures, op
 def run(args: argparse.Namespace) -> int:
     from judgeapp.measures import format_results
 
+    if args.print_version:
+        # trec_eval -v prints its version on stderr and stops
+        from judgeapp import __version__
+
+        release = "10.0" if args.version >= 10 else "9.0.4"
+        sys.stderr.write(f"trec_eval version {release} (judgeapp {__version__})\n")
+        return 0
     results = evaluate(args, args.measures or ["official"], args.run_files)
+    if args.zscores:
+        from judgeapp.measures.zscores import apply_zscores, read_zscores
+
+        if args.fmt != "trec":
+            raise CommandError("-Z prints trec_eval's format only")
+        results = apply_zscores(results, read_zscores(args.zscores))
+    # several runs: each block opens with its runid line (judgeapp.measures.report)
     text = format_results(results, args.fmt, per_topic=args.per_topic, summary=not args.no_summary)
     sys.stdout.write(text)
     return 0

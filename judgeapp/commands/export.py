@@ -39,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from judgeapp.formats import write_qrels
     from judgeapp.formats.judgments import write_judgments
+    from judgeapp.outputs import writing
     from judgeapp.services.policy import PolicyError, parse_policy, qrels_rows
     from judgeapp.store import StoreError
 
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             write_qrels(rows, sys.stdout)
         return 0
     if args.out:
-        with open(args.out, "w", encoding="utf-8", newline="") as fh:
+        with writing(args.out, newline="") as fh:  # whole or not at all
             write_judgments(lines, fh, args.fmt)
         print(f"wrote {len(lines)} judgments to {args.out}", file=sys.stderr)
     else:

@@ -18,11 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Import files into a project. Formats are detected from the content; "
         "`.gz` files are read directly. If any file has an error, nothing is imported. "
         "`judgments` reads what `export judgments` writes (JSON Lines or CSV, every field), "
-        "or TREC qrels with a fifth column, a score (an automatic judge's).",
+        "or TREC qrels with a fifth column, a score (an automatic judge's). Topics, docs "
+        "and qrels may also come from the local ir_datasets cache: irds:DATASET_ID.",
     )
     p.add_argument("kind", choices=KINDS, help="what the files hold")
     p.add_argument("db", metavar="DB", help="project: file path or SQLAlchemy URL")
-    p.add_argument("files", metavar="FILE", nargs="+")
+    p.add_argument("files", metavar="FILE", nargs="+", help="files, or irds:DATASET_ID")
     p.add_argument("--format", dest="fmt", help="override format detection")
     p.add_argument(
         "--name",

@@ -6,7 +6,9 @@ crowd-sourcing pipeline) knows exactly which judgments are safe if the process i
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+from collections.abc import Iterator
 
 from judgeapp.commands import CommandError, open_store
 
@@ -19,9 +21,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="record judgments read from stdin (`topic docno grade [note]` per line)",
         description="Read `topic docno grade [note]` lines from standard input and record "
         "each as a judgment of ASSESSOR, printing `recorded TOPIC DOCNO GRADE` once it is "
-        "committed. Blank lines and lines starting with # are skipped. The topic must be in "
-        "the project and the document in one of the topic's pools. The first bad line "
-        "stops the command (exit 1); the lines before it stay recorded.",
+        "committed. Blank lines and lines starting with # are skipped. Input is read as "
+        "the file readers read it: UTF-8, columns separated by ASCII white space, lines "
+        "ending in LF, CRLF or CR, at most 1 MiB. The topic must be in the project and the "
+        "document in one of the topic's pools. The first bad line stops the command "
+        "(exit 1); the lines before it stay recorded.",
     )
     p.add_argument("db", metavar="DB")
     p.add_argument("--assessor", required=True, help="who is judging (created if new)")
@@ -33,42 +37,66 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
+def _stdin_lines() -> Iterator[tuple[int, str]]:
+    """Standard input's lines, decoded, split and limited as the file readers do it (see
+    `judgeapp.formats.textio.iter_stream_lines`), each as soon as it has arrived."""
+    from judgeapp.formats.textio import iter_stream_lines
+
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream put in its place (tests): its text, encoded again
+        stream = io.BytesIO(sys.stdin.read().encode("utf-8"))
+    return iter_stream_lines(stream, "stdin")
+
+
 def run(args: argparse.Namespace) -> int:
-    from judgeapp.services.judging import JudgingError, JudgingService
+    from judgeapp.formats.columns import int_problem, split_columns
+    from judgeapp.formats.errors import FormatError, quoted
+    from judgeapp.services.judging import (
+        JudgingError,
+        JudgingService,
+        check_grade,
+        judging_target,
+    )
 
     store = open_store(args.db)
-    try:
+
+    def judging() -> JudgingService:
         try:
-            service = JudgingService(store, args.assessor)
+            return JudgingService(store, args.assessor)
         except JudgingError as exc:
             raise CommandError(str(exc)) from exc
-        for lineno, line in enumerate(sys.stdin, start=1):
-            parts = line.split(maxsplit=3)
-            if not parts or parts[0].startswith("#"):
+
+    try:
+        # a new assessor is created with its first judgment: a command that records
+        # nothing leaves the project as it was
+        known = any(a.name == args.assessor for a in store.assessors())
+        service = judging() if known else None
+        grades = {g.grade for g in store.scale()}
+        for lineno, line in _stdin_lines():
+            fields = split_columns(line, 3)
+            if not fields or fields[0].startswith("#"):
                 continue
-            if len(parts) < 3:
-                print(
-                    f"judgeapp: error: stdin:{lineno}: expected `topic docno grade [note]`, "
-                    f"found {len(parts)} field(s)",
-                    file=sys.stderr,
+            if len(fields) < 3:
+                raise FormatError(
+                    "stdin",
+                    lineno,
+                    f"expected `topic docno grade [note]`, found {len(fields)} field(s)",
                 )
-                return 1
-            qid, docno, grade_text = parts[:3]
-            note = parts[3].strip() if len(parts) == 4 else None
+            qid, docno, grade_text = fields[:3]
+            note = fields[3] if len(fields) == 4 else None
+            grade, problem = int_problem(grade_text)
+            if grade is None:
+                raise FormatError("stdin", lineno, f"grade {quoted(grade_text)} {problem}")
             try:
-                grade = int(grade_text)
-            except ValueError:
-                print(
-                    f"judgeapp: error: stdin:{lineno}: grade {grade_text!r} is not an integer",
-                    file=sys.stderr,
+                doc_id = judging_target(store, qid, docno, allow_unpooled=args.allow_unpooled)
+                check_grade(grade, grades)
+                if service is None:
+                    service = judging()
+                service.record(
+                    qid, docno if doc_id is None else doc_id, grade, note=note, origin="cli"
                 )
-                return 1
-            try:
-                doc_id = service.check_target(qid, docno, allow_unpooled=args.allow_unpooled)
-                service.record(qid, doc_id, grade, note=note, origin="cli")
             except JudgingError as exc:
-                print(f"judgeapp: error: stdin:{lineno}: {exc}", file=sys.stderr)
-                return 1
+                raise FormatError("stdin", lineno, str(exc)) from None
             print(f"recorded {qid} {docno} {grade}", flush=True)
     finally:
         store.close()

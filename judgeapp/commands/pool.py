@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
 import sys
 from collections.abc import Iterable, Sequence
 
-from judgeapp.commands import CommandError, open_store, progress_bar
+from judgeapp.commands import CommandError, open_store, plural, progress_bar
 
 ORDER = 45
 STRATEGY_CHOICES = ("depth", "take", "rbp", "rrf", "sample")
@@ -30,8 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("db", metavar="DB", help="project: file path or SQLAlchemy URL")
     p.add_argument("--runs", nargs="+", metavar="NAME", help="runs to pool (default: all)")
-    p.add_argument("--depth", type=int, help="pool depth (with a budget: candidate depth)")
-    p.add_argument("--budget", type=int, help="documents per topic (Take@N strategies)")
+    p.add_argument(
+        "--depth", type=int, metavar="K", help="pool depth (with a budget: candidate depth)"
+    )
+    p.add_argument(
+        "--budget", type=int, metavar="N", help="documents per topic (Take@N strategies)"
+    )
     p.add_argument(
         "--strategy",
         choices=STRATEGY_CHOICES,
@@ -39,7 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--p", type=float, help="RBP persistence for --strategy rbp (default 0.8)")
     p.add_argument("--k", type=float, help="RRF constant for --strategy rrf (default 60)")
-    p.add_argument("--name", help="pool name (default: STRATEGY-DEPTH or STRATEGY-BUDGET)")
+    p.add_argument(
+        "--name", metavar="POOL", help="pool name (default: STRATEGY-DEPTH or STRATEGY-BUDGET)"
+    )
     p.add_argument(
         "--order",
         choices=ORDER_CHOICES,
@@ -62,23 +67,15 @@ def add_topics_argument(p: argparse.ArgumentParser, default: str) -> None:
 
 
 def select_topics(spec: Sequence[str] | None, available: Iterable[str]) -> list[str] | None:
-    """Topic ids from `spec` (ids and numeric ranges `A-B`, separated by spaces or commas)
-    among `available`, in byte order; None when there is no spec (all topics)."""
-    if not spec:
-        return None
-    available = sorted(set(available), key=str.encode)
-    chosen: set[str] = set()
-    for token in (t for item in spec for t in re.split(r"[,\s]+", item) if t):
-        match = re.fullmatch(r"(\d+)-(\d+)", token)
-        if match:
-            lo, hi = int(match[1]), int(match[2])
-            hits = {q for q in available if q.isdigit() and lo <= int(q) <= hi}
-        else:
-            hits = {token} if token in available else set()
-        if not hits:
-            raise CommandError(f"no topic matches {token!r}")
-        chosen |= hits
-    return sorted(chosen, key=str.encode)
+    """Topic ids from `spec` (see judgeapp.services.selection), a CommandError if a token
+    matches nothing."""
+    from judgeapp.services.selection import TopicSpecError
+    from judgeapp.services.selection import select_topics as select
+
+    try:
+        return select(spec, available)
+    except TopicSpecError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 def pool_params(args: argparse.Namespace, strategy: str) -> dict:
@@ -137,29 +134,60 @@ def run(args: argparse.Namespace) -> int:
                     progress=progress,
                 )
         sizes = list(store.pool_sizes(info.name).values())
+        missing, pooled = pools.pooled_without_text(info.name)
     except StoreError as exc:
         raise CommandError(str(exc)) from exc
     finally:
         store.close()
-    shown = {k: v for k, v in info.params.items() if k not in ("extensions", "topics")}
     if before is None:
-        print(f"pool {info.name}: {info.strategy} {shown}, judging order {info.judging_order}")
+        print(
+            f"pool {info.name}: {describe_strategy(info.strategy, info.params)} of "
+            f"{plural(len(info.runs), 'run')}, judged in {info.judging_order} order"
+            + (f" (seed {info.seed})" if info.judging_order == "blind" else "")
+        )
     else:
         added = info.n_docs - before.n_docs
         new_runs = [r for r in info.runs if r not in before.runs]
         print(
-            f"pool {info.name} grew by {added} documents"
-            + (f" with runs {', '.join(new_runs)}" if new_runs else "")
+            f"pool {info.name} grew by {plural(added, 'document')}"
+            + (f" with {plural(len(new_runs), 'run')} {', '.join(new_runs)}" if new_runs else "")
+            + f": now {describe_strategy(info.strategy, info.params)}"
         )
-    print(f"runs: {len(info.runs)} ({', '.join(info.runs)})")
     if sizes:
-        print(
-            f"topics: {info.n_topics}, documents: {info.n_docs} (per topic min {min(sizes)}, "
-            f"median {statistics.median(sizes):g}, max {max(sizes)})"
+        spread = (
+            f"{min(sizes)} per topic"
+            if min(sizes) == max(sizes)
+            else f"per topic {min(sizes)} to {max(sizes)}, median {statistics.median(sizes):g}"
         )
+        print(f"{plural(info.n_topics, 'topic')}, {plural(info.n_docs, 'document')} ({spread})")
     else:
-        print("topics: 0, documents: 0", file=sys.stderr)
+        print("no topic has a pooled document: the runs retrieve nothing for the topics asked")
+    print(f"runs: {', '.join(info.runs)}")
+    if missing:
+        print(
+            f"warning: {missing:,} of {plural(pooled, 'pooled document')} have no text in "
+            "the project: assessors would judge them by their docno alone (import the "
+            f"collection first: python main.py import docs {args.db} FILE...)",
+            file=sys.stderr,
+        )
     return 0
+
+
+def describe_strategy(strategy: str, params: dict) -> str:
+    """'depth-100 pooling', 'Take@200 by RBP weight (p=0.8) from depth 1000', ..."""
+    depth, budget = params.get("depth"), params.get("budget")
+    from_depth = f" from depth {depth}" if depth is not None else ""
+    if strategy == "depth":
+        return f"depth-{depth} pooling"
+    if strategy == "take":
+        return f"Take@{budget} by best rank{from_depth}"
+    if strategy == "rbp":
+        return f"Take@{budget} by RBP weight (p={params.get('p', 0.8):g}){from_depth}"
+    if strategy == "rrf":
+        return f"Take@{budget} by reciprocal-rank fusion (k={params.get('k', 60):g}){from_depth}"
+    if strategy == "sample":
+        return f"a stratified sample of {budget} per topic{from_depth}"
+    return strategy
 
 
 def default_name(strategy: str, params: dict, taken: set[str]) -> str:

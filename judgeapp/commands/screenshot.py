@@ -1,4 +1,5 @@
-"""`screenshot VIEW OUT.png [--db DB] [--size WxH]`: render a view offscreen to a PNG."""
+"""`screenshot VIEW OUT.png [--db DB] [--size WxH] [--scale F]`: render a view offscreen to
+a PNG, as a screen of that size at that scale factor shows it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 import sys
 
 from judgeapp.commands import CommandError
+from judgeapp.errors import UserError
 
 ORDER = 90
 
@@ -23,12 +25,41 @@ def register(sub: argparse._SubParsersAction) -> None:
         "documents of the first --topics topics in the copy, with the grades of the "
         "project's imported qrels, so the picture shows judging under way.",
     )
-    p.add_argument("view", choices=["topics", "judging", "dashboard", "team", "agreement"])
-    p.add_argument("out", metavar="OUT.png")
+    p.add_argument(
+        "view",
+        choices=["topics", "judging", "dashboard", "team", "agreement"],
+        help="which view of the window to draw",
+    )
+    p.add_argument("out", metavar="OUT.png", help="the PNG file to write")
     p.add_argument("--db", help="project file or SQLAlchemy URL (default: the demo project)")
-    p.add_argument("--size", default="1280x800", help="window size, WxH (default 1280x800)")
-    p.add_argument("--simulate", type=int, default=12, metavar="N")
-    p.add_argument("--topics", type=int, default=3, metavar="K")
+    p.add_argument(
+        "--size",
+        default="1280x800",
+        help="the picture's size in pixels, WxH, like a screen of that size (default "
+        "1280x800); at --scale F the window is W/F x H/F of Qt's device-independent pixels",
+    )
+    p.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="the scale factor, as a high-resolution screen sets it (QT_SCALE_FACTOR; "
+        "default 1): --size 1920x1080 --scale 2 is a 1920x1080 screen at 200%%",
+    )
+    p.add_argument(
+        "--simulate",
+        type=int,
+        default=12,
+        metavar="N",
+        help="judge the first N pooled documents of each shown topic in the copy (default 12)",
+    )
+    p.add_argument(
+        "--topics",
+        type=int,
+        default=3,
+        metavar="K",
+        help="how many topics --simulate judges in (default 3)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -39,7 +70,11 @@ def run(args: argparse.Namespace) -> int:
     width, height = int(match[1]), int(match[2])
     if not (320 <= width <= 8000 and 240 <= height <= 8000):
         raise CommandError(f"--size {args.size} is out of range (320x240 to 8000x8000)")
+    if not 0.5 <= args.scale <= 4:
+        raise CommandError(f"--scale {args.scale:g} is out of range (0.5 to 4)")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before Qt starts
+    if args.scale != 1:
+        os.environ["QT_SCALE_FACTOR"] = f"{args.scale:g}"
     from judgeapp.screenshots import render
 
     try:
@@ -47,10 +82,13 @@ def run(args: argparse.Namespace) -> int:
             args.view,
             args.out,
             args.db,
-            (width, height),
+            (round(width / args.scale), round(height / args.scale)),
             simulate=args.simulate,
             topics=args.topics,
+            scale=args.scale,
         )
+    except UserError:
+        raise  # an output that cannot be written, a damaged project: said as it is
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     print(f"wrote {out}", file=sys.stderr)

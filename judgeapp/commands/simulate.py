@@ -10,6 +10,7 @@ from pathlib import Path
 
 from judgeapp.commands import CommandError, progress_bar
 from judgeapp.commands.pool import ORDER_CHOICES, add_topics_argument, select_topics
+from judgeapp.outputs import OutputError, replacing, writing
 
 ORDER = 46
 
@@ -65,6 +66,11 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.depth < 1:
         raise CommandError("--depth must be at least 1")
+    out = Path(args.out)
+    try:  # before the work, whose results would otherwise be lost
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot write {out}: {exc.strerror or exc}") from None
     vocab = Vocabulary()
     qrels_file = read_qrels(args.qrels)
     judgments = Judgments.from_qrels(qrels_file, vocab)
@@ -121,8 +127,6 @@ def run(args: argparse.Namespace) -> int:
         print("\t".join([name, *map(str, table[name])]))
     sys.stdout.flush()
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     write_outputs(out, strategies, results, table, header, vocab.docnos)
     bias = None
     if not args.no_bias:
@@ -139,12 +143,12 @@ def write_outputs(out: Path, strategies, results, table, header, docnos) -> None
 
     from judgeapp.pooling.simulate import FRACTIONS, summed_curve
 
-    with open(out / "judgments_needed.tsv", "w", newline="") as fh:
+    with writing(out / "judgments_needed.tsv", newline="") as fh:
         w = csv.writer(fh, delimiter="\t", lineterminator="\n")
         w.writerow(header)
         for name in strategies:
             w.writerow([name, *table[name]])
-    with open(out / "per_topic.csv", "w", newline="") as fh:
+    with writing(out / "per_topic.csv", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["strategy", "qid", "pooled", "relevant", "unjudged", *header[1:]])
         for name in strategies:
@@ -152,7 +156,7 @@ def write_outputs(out: Path, strategies, results, table, header, docnos) -> None
                 needed = [r.judgments_needed(f) for f in FRACTIONS]
                 w.writerow([name, r.qid, r.pool_size, r.relevant, r.unjudged, *needed])
     curves = {}
-    with open(out / "found_vs_judged.csv", "w", newline="") as fh:
+    with writing(out / "found_vs_judged.csv", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["strategy", "judged_per_topic", "judged_total", "found"])
         for name in strategies:
@@ -162,7 +166,7 @@ def write_outputs(out: Path, strategies, results, table, header, docnos) -> None
             curves[name] = (total, found)
             for n, (made, hits) in enumerate(zip(total.tolist(), found.tolist(), strict=True)):
                 w.writerow([name, n, made, hits])
-    with open(out / "judging_orders.csv", "w", newline="") as fh:
+    with writing(out / "judging_orders.csv", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["strategy", "qid", "judgment", "docno", "relevant", "found"])
         for name in strategies:
@@ -191,11 +195,12 @@ def plot_curves(path: Path, curves: dict, relevant: int) -> None:
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     fig.tight_layout()
-    fig.savefig(path)
+    with replacing(path) as tmp:
+        fig.savefig(tmp)
 
 
 def write_bias(out: Path, bias) -> None:
-    with open(out / "pool_bias.csv", "w", newline="") as fh:
+    with writing(out / "pool_bias.csv", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(
             [

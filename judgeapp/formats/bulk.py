@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import stat
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -35,6 +36,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from judgeapp.formats import textio
+from judgeapp.formats.columns import GRADE_LIMIT
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, HashSlots
 from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
@@ -45,6 +47,9 @@ from judgeapp.formats.textio import PathArg
 BLOCK_BYTES = 16 << 20
 # the longest qid, docno, score or grade the bulk reader cuts out (longer: the line reader)
 MAX_TOKEN = 4096
+# the longest line it takes: a little under the line reader's limit, which then refuses
+# (or takes) the line itself
+MAX_LINE = textio.MAX_COLUMN_LINE - 8
 _PAD = MAX_TOKEN + 16
 _SPREAD = np.uint64(0x9E3779B97F4A7C15)  # mixes a topic number into a docno's hash
 _BOM = b"\xef\xbb\xbf"
@@ -67,12 +72,15 @@ class _Block:
 
 def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
     """The file's text in blocks of whole lines, checked as the line reader checks it
-    (NUL, UTF-8) and with line ends made ``\\n``; anything amiss raises Irregular."""
+    (NUL, UTF-8, the length of a line, a decompression bomb) and with line ends made
+    ``\\n``; anything amiss raises Irregular. Only regular files: a pipe or a device read
+    here could not be read again by the line reader."""
     try:
-        opened = textio._open_binary(path)
-    except FormatError:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise Irregular
+        f, kind, raw = textio._open_binary(path)
+    except (OSError, FormatError):
         raise Irregular from None
-    f, kind = opened[0], opened[1]
     try:
         line = 1
         done = 0
@@ -87,11 +95,15 @@ def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
                 try:
                     want = block_bytes - size if size < block_bytes else block_bytes
                     data = textio._read_block(path, f, want, kind, done)
+                    if kind is not None and done + len(data) > textio.EXPANSION_FLOOR:
+                        textio._check_expansion(path, kind, raw, done + len(data))
                 except FormatError:
                     raise Irregular from None
                 if not data:
                     eof = True
                     break
+                if b"\x00" in data:
+                    raise Irregular  # binary data (/dev/zero): stop reading at once
                 done += len(data)
                 parts.append(data)
                 size += len(data)
@@ -101,8 +113,10 @@ def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
                     break
                 text, carry = (data if data.endswith(b"\n") else data + b"\n"), b""
             else:
-                cut = data.rfind(b"\n") + 1
+                cut = textio._last_line_end(data)
                 if cut == 0:
+                    if len(data) > MAX_LINE:
+                        raise Irregular  # the line reader says which line is too long
                     carry = data  # one line longer than a block: read on
                     continue
                 text, carry = data[:cut], data[cut:]
@@ -110,8 +124,6 @@ def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
                 first = False
                 if text.startswith(_BOM):
                     text = text[3:]
-            if b"\x00" in text:
-                raise Irregular
             if not text.isascii():
                 try:
                     text.decode("utf-8")
@@ -152,6 +164,11 @@ def _data_lines(block: _Block, columns: int, exact: bool) -> _Lines:
         raise Irregular  # a control character inside a line: the line reader's business
     newline = values == 10
     n_lines = int(np.count_nonzero(newline))
+    line_ends = delims[newline]
+    if n_lines and (
+        int(line_ends[0]) > MAX_LINE or int(np.diff(line_ends).max(initial=0)) > MAX_LINE
+    ):
+        raise Irregular  # a line longer than the line reader takes: it says so
     if (
         len(delims) == columns * n_lines
         and delims[0] > 0
@@ -610,7 +627,10 @@ def _read_qrels(path: str, block_bytes: int) -> QrelsColumns:
             continue
         qids.append(_column(block, toks, 0))
         docnos.append(_column(block, toks, 2))
-        grades.append(parse_ints(block.buf, *_span(toks, 3)))
+        values = parse_ints(block.buf, *_span(toks, 3))
+        if len(values) and int(np.abs(values).max()) > GRADE_LIMIT:
+            raise Irregular  # the line reader names the grade out of range
+        grades.append(values)
         lines.append(toks.lines)
     if not lines:
         raise Irregular

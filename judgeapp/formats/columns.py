@@ -15,14 +15,18 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from judgeapp.formats.errors import FormatError
+from judgeapp.formats.errors import FormatError, quoted
 from judgeapp.formats.textio import Chunk, PathArg
 
 _MARK = "\x00"
 # characters Python's str.split() takes for white space but C's isspace (trec_eval) does not
 _NOT_C_SPACE = "\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
 _NOT_C_SPACE += "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_SPREAD = np.uint64(0x9E3779B97F4A7C15)  # mixes the qid's hash into the docno's
 _C_SPACE = re.compile(r"[ \t\v\f\r]+")
+_C_SPACE_CHARS = " \t\n\v\f\r"
+_ANY_C_SPACE = re.compile(r"[ \t\n\v\f\r]")
+_C_SPACE_SPLIT = re.compile(r"[ \t\n\v\f\r]+")
 # a comment line: first non-blank character is '#' (trec_eval skips leading blanks in runs)
 _COMMENT = re.compile(r"^[ \t\f\v]*#", re.M)
 
@@ -34,11 +38,25 @@ def has_odd_space(text: str) -> bool:
     return any(c in text for c in _NOT_C_SPACE)
 
 
+def has_column_space(text: str) -> bool:
+    """Does the text hold a character that separates columns (C's isspace: ASCII white
+    space)? An id with one could not be written to a run or qrels file and read back."""
+    return _ANY_C_SPACE.search(text) is not None
+
+
 def split_fields(line: str, odd_space: bool) -> list[str]:
     """The columns of a line, separated as trec_eval separates them (ASCII white space)."""
     if not odd_space:
         return line.split()
     return [field for field in _C_SPACE.split(line) if field]
+
+
+def split_columns(line: str, columns: int) -> list[str]:
+    """Up to ``columns`` columns of a line, separated as trec_eval separates them, and the
+    rest of the line (from its first character after the separator, right-stripped) as one
+    more field: ``topic docno grade [note]`` lines, whose note may hold spaces."""
+    fields = _C_SPACE_SPLIT.split(line.strip(_C_SPACE_CHARS), maxsplit=columns)
+    return [f for f in fields if f]
 
 
 def split_uniform(chunk: Chunk) -> tuple[list[str], int] | None:
@@ -84,7 +102,7 @@ def to_floats(
     if values is None or _bad_chars(tokens, text) or np.isnan(values).any():
         for i, tok in enumerate(tokens):
             if not _is_float(tok):
-                raise FormatError(path, line_of(i), f"{what} {tok!r} is not a number")
+                raise FormatError(path, line_of(i), f"{what} {quoted(tok)} is not a number")
     assert values is not None  # a token float() refuses is refused above too
     return values
 
@@ -99,26 +117,91 @@ def _is_float(tok: str) -> bool:
     return value == value  # NaN is not a usable score
 
 
+# Grades are small integers (TREC uses -2 to 4); 1000 is far beyond any real scale and keeps
+# every measure exact and cheap: 2**1000 (the exp-log2 gain of nDCG) is a finite float64, and
+# the kernels that count documents per grade (np.bincount) or walk the grades (RBP) stay
+# small. A grade outside is refused where it enters: qrels, judgment files, `judge`.
+GRADE_LIMIT = 1000
+GRADE_RANGE = f"-{GRADE_LIMIT} to {GRADE_LIMIT}"
+
+
+def parse_int(token: str) -> int | None:
+    """The integer C's ``atol`` would read from the whole token (ASCII digits, an optional
+    sign; no ``_``, no other digits Python's ``int`` takes), or None."""
+    if "_" in token or not token.isascii():
+        return None
+    try:
+        return int(token)
+    except ValueError:
+        return None
+
+
+def int_problem(token: str, limit: int = GRADE_LIMIT) -> tuple[int | None, str | None]:
+    """``(value, None)`` for an integer token within ``-limit..limit``, else ``(None, why)``:
+    ``"is not an integer"`` or ``"is out of range (-limit to limit)"``."""
+    value = parse_int(token)
+    if value is None:
+        digits = token[1:] if token[:1] in "+-" else token
+        if not (digits.isascii() and digits.isdigit()):  # else too many digits for int()
+            return None, "is not an integer"
+    elif -limit <= value <= limit:
+        return value, None
+    return None, f"is out of range (-{limit} to {limit})"
+
+
 def to_ints(
-    path: PathArg, tokens: list[str], text: str, line_of: Callable[[int], int], what: str
+    path: PathArg,
+    tokens: list[str],
+    text: str,
+    line_of: Callable[[int], int],
+    what: str,
+    limit: int = GRADE_LIMIT,
 ) -> np.ndarray:
-    """int64 array of ``tokens``; the first bad one raises ``what 'x' is not an integer``."""
+    """int64 array of ``tokens``, each within ``-limit..limit``; the first bad one raises
+    ``what 'x' is not an integer`` or ``what 'x' is out of range (-limit to limit)``."""
     try:
         values = np.fromiter(map(int, tokens), np.int64, len(tokens))
     except (ValueError, OverflowError):
         values = None
-    if values is None or _bad_chars(tokens, text):
+    if values is None or _bad_chars(tokens, text) or ((values < -limit) | (values > limit)).any():
         for i, tok in enumerate(tokens):
-            if "_" in tok or not tok.isascii():
-                raise FormatError(path, line_of(i), f"{what} {tok!r} is not an integer")
-            try:
-                value = int(tok)
-            except ValueError:
-                raise FormatError(path, line_of(i), f"{what} {tok!r} is not an integer") from None
-            if not -(2**63) <= value < 2**63:
-                raise FormatError(path, line_of(i), f"{what} {tok!r} is out of range")
+            _, problem = int_problem(tok, limit)
+            if problem is not None:
+                raise FormatError(path, line_of(i), f"{what} {quoted(tok)} {problem}")
     assert values is not None  # a token int() or int64 refuses is refused above too
     return values
+
+
+def check_duplicate_pairs(
+    path: PathArg,
+    qids: Sequence[str],
+    docnos: Sequence[str],
+    lines: np.ndarray,
+    docno_hashes: np.ndarray | None = None,
+) -> None:
+    """Stop at the first (qid, docno) seen twice, naming both lines. Screened with one numpy
+    sort of (hash(qid), hash(docno)) keys (``docno_hashes`` when the caller has them); only
+    a key collision pays for the exact search. The readers run it on each piece of a file
+    as it is read, so that a file of one line repeated (a compression bomb) fails at its
+    second line, not after the whole file; duplicates further apart are found by the
+    check over the whole file."""
+    n = len(docnos)
+    if n < 2:
+        return
+    if docno_hashes is None:
+        docno_hashes = np.fromiter(map(hash, docnos), np.int64, n)
+    keys = docno_hashes.view(np.uint64) ^ (
+        np.fromiter(map(hash, qids), np.int64, n).view(np.uint64) * _SPREAD
+    )
+    keys.sort()
+    if not (keys[1:] == keys[:-1]).any():
+        return
+    seen: dict[tuple[str, str], int] = {}
+    for i, pair in enumerate(zip(qids, docnos, strict=True)):
+        if pair in seen:
+            both = lines[[seen[pair], i]]
+            raise duplicate_error(path, pair[0], [pair[1], pair[1]], both)
+        seen[pair] = i
 
 
 def column_count_error(path: PathArg, line: int, expected: str, found: int) -> FormatError:

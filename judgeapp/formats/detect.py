@@ -23,7 +23,7 @@ import re
 
 from judgeapp.formats.columns import has_odd_space, split_fields
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.textio import PathArg, head_text
+from judgeapp.formats.textio import MAX_COLUMN_LINE, MAX_LINE, PathArg, head_text
 
 FORMATS: dict[str, tuple[str, ...]] = {
     "topics": ("trec", "xml", "tsv", "jsonl", "smart"),
@@ -57,9 +57,9 @@ _INT = re.compile(r"[-+]?\d+")
 _DECIMAL = re.compile(r"[-+]?\d*\.\d+([eE][-+]?\d+)?")
 
 
-def _data_lines(text: str, skip_comments: bool) -> list[tuple[int, str]]:
+def _data_lines(text: str, skip_comments: bool, first: int = 1) -> list[tuple[int, str]]:
     out = []
-    for i, line in enumerate(text.split("\n"), 1):
+    for i, line in enumerate(text.split("\n"), first):
         stripped = line.strip()
         if not stripped or (skip_comments and stripped.startswith("#")):
             continue
@@ -74,15 +74,20 @@ def detect_format(path: PathArg, kind: str) -> str:
     path = os.fspath(path)
     if kind not in FORMATS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(FORMATS)}")
-    text = head_text(path)
-    lines = _data_lines(text, skip_comments=kind in ("run", "qrels"))
+    columns = kind in ("run", "qrels")
+    # the line limit of the reader that will read it: a run or qrels file with a 50 MB
+    # line is refused here, at 1 MiB, not held whole to look at its first line
+    first, text = head_text(
+        path, comments=columns, max_line=MAX_COLUMN_LINE if columns else MAX_LINE
+    )
+    lines = _data_lines(text, skip_comments=columns, first=first)
     if not lines:
         why = "empty file or only comments" if kind in ("run", "qrels") else "empty file"
         raise FormatError(path, None, f"{EMPTY[kind]} ({why}); expected {EXPECTED[kind]}")
     found = {"topics": _topics, "docs": _docs, "run": _run, "qrels": _qrels}[kind](text, lines)
     if found is None:
-        line, first = lines[0]
-        shown = first.strip()
+        line, first_text = lines[0]
+        shown = first_text.strip()
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         raise FormatError(
             path, line, f"cannot tell the format from {shown!r}; expected {EXPECTED[kind]}"

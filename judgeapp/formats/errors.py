@@ -14,6 +14,8 @@ class FormatError(UserError, ValueError):
     has no line, such as a truncated gzip stream), so a user can jump straight to the place.
     """
 
+    exit_code = 1
+
     def __init__(
         self,
         path: str | PathLike[str],
@@ -33,3 +35,11 @@ class FormatError(UserError, ValueError):
         else:
             where = self.path
         super().__init__(f"{where}: {problem}")
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """``repr(text)``, cut to about ``limit`` characters: a message quotes the offending
+    token, and a token can be a megabyte long."""
+    if len(text) <= limit:
+        return repr(text)
+    return repr(text[:limit]) + f"... ({len(text)} characters)"

@@ -1,7 +1,11 @@
 """JSON records: JSON Lines (one object per line) or one JSON array of objects.
 
 :func:`iter_objects` yields ``(line, object)`` and turns every problem into a FormatError with
-the line: invalid JSON (with json's own reason and column), a value that is not an object.
+the line: invalid JSON (with json's own reason and column), a value nested too deeply for
+the parser (it recurses), a number with more digits than Python converts, a value that is
+not an object. A file read as one JSON value (an array, or a pretty-printed object) is held
+whole in memory, so it may be at most :data:`MAX_WHOLE_JSON` bytes: JSON Lines has no limit
+but that of a line.
 """
 
 from __future__ import annotations
@@ -14,10 +18,47 @@ from judgeapp.formats.errors import FormatError
 from judgeapp.formats.textio import PathArg, open_text
 
 _decoder = json.JSONDecoder()
+MAX_WHOLE_JSON = 1 << 28
+MAX_DEPTH = 64  # records are flat; a field may hold a list or an object or two
 
 
 def _bad_json(path: PathArg, line: int, exc: json.JSONDecodeError) -> FormatError:
     return FormatError(path, line, f"not valid JSON: {exc.msg} (column {exc.colno})")
+
+
+def _unparsable(path: PathArg, line: int, exc: Exception) -> FormatError:
+    """json's other failures: RecursionError (nesting) and ValueError (digits)."""
+    if isinstance(exc, RecursionError):
+        return FormatError(path, line, "not valid JSON here: a value nested too deeply")
+    return FormatError(path, line, f"not valid JSON here: {str(exc).split(':')[0]}")
+
+
+def _loads(path: PathArg, line: int, text: str) -> Any:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _bad_json(path, line, exc) from None
+    except (RecursionError, ValueError) as exc:
+        raise _unparsable(path, line, exc) from None
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        _check_depth(path, line, value)
+    return value
+
+
+def _check_depth(path: PathArg, line: int, value: Any) -> None:
+    """Refuse a value nested deeper than MAX_DEPTH: what the store writes it with (json
+    again, and SQLAlchemy) recurses too, with less of the stack left."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise FormatError(
+                path, line, f"not valid JSON here: a value nested more than {MAX_DEPTH} deep"
+            )
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
 
 
 def iter_objects(path: PathArg) -> Iterator[tuple[int, Any]]:
@@ -33,25 +74,41 @@ def iter_objects(path: PathArg) -> Iterator[tuple[int, Any]]:
             if first_line == 0:
                 first_line = line_no
                 if stripped.startswith("[") or stripped == "{":
-                    rest = "".join(lines)
-                    yield from _whole(path, "\n" * (line_no - 1) + line + rest)
+                    text = _read_whole(path, line_no, line, lines)
+                    yield from _whole(path, "\n" * (line_no - 1) + text)
                     return
-            try:
-                value = json.loads(stripped)
-            except json.JSONDecodeError as exc:
-                raise _bad_json(path, line_no, exc) from None
-            yield line_no, value
+            yield line_no, _loads(path, line_no, stripped)
+
+
+def _read_whole(path: PathArg, line_no: int, line: str, lines: Iterator[str]) -> str:
+    parts = [line]
+    size = len(line)
+    for more in lines:
+        parts.append(more)
+        size += len(more)
+        if size > MAX_WHOLE_JSON:
+            raise FormatError(
+                path,
+                line_no,
+                f"a JSON value over {MAX_WHOLE_JSON >> 20} MiB; write the records as JSON "
+                "Lines (one object per line) instead",
+            )
+    return "".join(parts)
 
 
 def _whole(path: PathArg, text: str) -> Iterator[tuple[int, Any]]:
     """One JSON value: an array gives its elements (with their lines); an object itself."""
     start = len(text) - len(text.lstrip())
     if text[start : start + 1] != "[":
+        line = text.count("\n", 0, start) + 1
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
             raise _bad_json(path, exc.lineno, exc) from None
-        yield text.count("\n", 0, start) + 1, value
+        except (RecursionError, ValueError) as exc:
+            raise _unparsable(path, line, exc) from None
+        _check_depth(path, line, value)
+        yield line, value
         return
     pos = start + 1
     n = len(text)
@@ -66,6 +123,9 @@ def _whole(path: PathArg, text: str) -> Iterator[tuple[int, Any]]:
             value, pos = _decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             raise _bad_json(path, exc.lineno, exc) from None
+        except (RecursionError, ValueError) as exc:
+            raise _unparsable(path, line, exc) from None
+        _check_depth(path, line, value)
         yield line, value
         while pos < n and text[pos] in " \t\r\n":
             pos += 1

@@ -19,9 +19,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TextIO
 
-from judgeapp.formats.errors import FormatError
+from judgeapp.formats.columns import (
+    GRADE_LIMIT,
+    GRADE_RANGE,
+    has_column_space,
+    has_odd_space,
+    int_problem,
+    is_comment,
+    split_fields,
+)
+from judgeapp.formats.errors import FormatError, quoted
 from judgeapp.formats.jsonrecords import iter_objects
-from judgeapp.formats.textio import PathArg, head_text, open_text
+from judgeapp.formats.textio import MAX_COLUMN_LINE, PathArg, head_text, open_text
 
 FIELDS = (
     "topic",
@@ -67,7 +76,7 @@ class JudgmentLine:
 
 
 def detect_format(path: PathArg) -> str:
-    head = head_text(path).lstrip()
+    head = head_text(path)[1].lstrip()
     if head.startswith(("{", "[")):
         return "jsonl"
     first = head.splitlines()[0] if head else ""
@@ -113,7 +122,7 @@ def _checked(path: PathArg, line: int, record: dict[str, Any]) -> JudgmentLine:
         if not isinstance(value, str | int) or isinstance(value, bool):
             raise FormatError(path, line, f"{key} must be text, not {value!r}")
         value = str(value)
-        if any(c.isspace() for c in value) and key in ("topic", "docno"):
+        if key in ("topic", "docno") and has_column_space(value):
             raise FormatError(path, line, f"{key} {value!r} contains white space")
         return value
 
@@ -121,20 +130,32 @@ def _checked(path: PathArg, line: int, record: dict[str, Any]) -> JudgmentLine:
         value = record.get(key)
         if value in (None, ""):
             return None
-        out: int | float
+        if kind is int:
+            return grade(key, value)
         try:
-            if kind is int:
-                if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-                    raise ValueError
-                out = int(value) if not isinstance(value, str) else int(value.strip(), 10)
-            else:
-                out = float(value)
-                if not math.isfinite(out):
-                    raise ValueError
-        except (TypeError, ValueError):
-            raise FormatError(
-                path, line, f"{key} {value!r} is not {'an integer' if kind is int else 'a number'}"
-            ) from None
+            out = float(value)
+        except (TypeError, ValueError, OverflowError):
+            out = math.nan
+        if not math.isfinite(out):
+            raise FormatError(path, line, f"{key} {quoted(str(value))} is not a number")
+        return out
+
+    def grade(key: str, value: Any) -> int:
+        """An integer within the grade range: JSON integers (or floats such as 2.0) as they
+        are, text as the qrels reader reads its grade column."""
+        if isinstance(value, str):
+            out, problem = int_problem(value.strip())
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            whole = isinstance(value, int) or value.is_integer()
+            out, problem = None, "is not an integer"
+            if whole and -GRADE_LIMIT <= value <= GRADE_LIMIT:
+                out, problem = int(value), None
+            elif whole:
+                problem = f"is out of range ({GRADE_RANGE})"
+        else:
+            out, problem = None, "is not an integer"
+        if out is None:
+            raise FormatError(path, line, f"{key} {quoted(str(value))} {problem}")
         return out
 
     def when(key: str) -> datetime | None:
@@ -185,21 +206,25 @@ def _from_json(path: PathArg) -> Iterator[JudgmentLine]:
 def _from_csv(path: PathArg) -> Iterator[JudgmentLine]:
     with open_text(path) as lines:
         reader = csv.DictReader(lines)
-        header = reader.fieldnames or []
-        missing = [f for f in ("topic", "docno", "grade") if f not in header]
-        if missing:
-            raise FormatError(path, 1, f"the header has no {missing[0]!r} column")
-        for record in reader:
-            if None in record:
-                raise FormatError(path, reader.line_num, "more values than header columns")
-            yield _checked(path, reader.line_num, {k: v for k, v in record.items() if v != ""})
+        try:
+            header = reader.fieldnames or []
+            missing = [f for f in ("topic", "docno", "grade") if f not in header]
+            if missing:
+                raise FormatError(path, 1, f"the header has no {missing[0]!r} column")
+            for record in reader:
+                if None in record:
+                    raise FormatError(path, reader.line_num, "more values than header columns")
+                values = {k: v for k, v in record.items() if v != ""}
+                yield _checked(path, reader.line_num, values)
+        except csv.Error as exc:  # a field over csv's size limit, a stray quote, ...
+            raise FormatError(path, reader.line_num, f"not valid CSV: {exc}") from None
 
 
 def _from_qrels(path: PathArg) -> Iterator[JudgmentLine]:
-    with open_text(path) as lines:
+    with open_text(path, max_line=MAX_COLUMN_LINE) as lines:
         for number, raw in enumerate(lines, 1):
-            fields = raw.split()
-            if not fields or fields[0].startswith("#"):
+            fields = split_fields(raw, has_odd_space(raw))  # columns as the qrels reader's
+            if not fields or is_comment(fields):
                 continue
             if len(fields) not in (4, 5):
                 raise FormatError(

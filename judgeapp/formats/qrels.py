@@ -35,7 +35,6 @@ files need a rule each. In all three, query ids and docnos are normalised to ``s
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable
 from typing import TextIO
@@ -43,8 +42,9 @@ from typing import TextIO
 import numpy as np
 
 from judgeapp.formats.columns import (
+    check_duplicate_pairs,
     column_count_error,
-    duplicate_error,
+    has_column_space,
     has_comment,
     has_odd_space,
     is_comment,
@@ -53,13 +53,13 @@ from judgeapp.formats.columns import (
     to_ints,
 )
 from judgeapp.formats.detect import resolve_format
-from judgeapp.formats.errors import FormatError
+from judgeapp.formats.errors import FormatError, quoted
 from judgeapp.formats.model import QrelsFile
-from judgeapp.formats.textio import Chunk, PathArg, open_chunks
+from judgeapp.formats.textio import MAX_COLUMN_LINE, Chunk, PathArg, open_chunks
+from judgeapp.outputs import OutputError, writing
 
 QRELS_COLUMNS = "4 columns (qid iter docno grade)"
 
-_SPREAD = np.uint64(0x9E3779B97F4A7C15)  # mixes the qid's hash into the docno's
 CRANFIELD_GRADES = {1: 3, 2: 2, 3: 1, 4: 1, 5: 0, -1: 0}
 
 
@@ -99,9 +99,11 @@ class _QrelsBuilder:
                 lines.append(line_no)
             line_no += 1
         self.grades.append(to_ints(self.path, grades, text, lines.__getitem__, "grade"))
+        line_array = np.array(lines, dtype=np.int64)
+        check_duplicate_pairs(self.path, qids, docnos, line_array)
         self.qids += qids
         self.docnos += docnos
-        self.lines.append(np.array(lines, dtype=np.int64))
+        self.lines.append(line_array)
 
     def build(self) -> QrelsFile:
         if not self.qids:
@@ -118,28 +120,14 @@ class _QrelsBuilder:
 
 
 def check_duplicates(qrels: QrelsFile) -> None:
-    """The same (qid, docno) twice is an error naming both lines. Screened with one numpy
-    sort of (hash(qid), hash(docno)) keys; only a key collision pays for the exact search."""
-    n = len(qrels.qids)
-    if n < 2:
-        return
-    keys = np.fromiter(map(hash, qrels.docnos), np.int64, n).view(np.uint64)
-    keys ^= np.fromiter(map(hash, qrels.qids), np.int64, n).view(np.uint64) * _SPREAD
-    keys.sort()
-    if not (keys[1:] == keys[:-1]).any():
-        return
-    seen: dict[tuple[str, str], int] = {}
-    for i, pair in enumerate(zip(qrels.qids, qrels.docnos, strict=True)):
-        if pair in seen:
-            both = qrels.lines[[seen[pair], i]]
-            raise duplicate_error(qrels.path, pair[0], [pair[1], pair[1]], both)
-        seen[pair] = i
+    """The same (qid, docno) twice is an error naming both lines."""
+    check_duplicate_pairs(qrels.path, qrels.qids, qrels.docnos, qrels.lines)
 
 
 def read_trec_qrels_lines(path: str) -> QrelsFile:
     """The line-precise reader of TREC qrels: every line checked where it stands."""
     builder = _QrelsBuilder(path)
-    with open_chunks(path) as chunks:
+    with open_chunks(path, max_line=MAX_COLUMN_LINE) as chunks:
         for chunk in chunks:
             builder.add_chunk(chunk)
     return builder.build()
@@ -147,7 +135,9 @@ def read_trec_qrels_lines(path: str) -> QrelsFile:
 
 def _classic_id(path: str, line: int, tok: str, what: str) -> str:
     if not (tok.isascii() and tok.isdigit()):
-        raise FormatError(path, line, f"{what} {tok!r} is not a number")
+        raise FormatError(path, line, f"{what} {quoted(tok)} is not a number")
+    if len(tok.lstrip("0")) > 18:  # beyond any collection's numbering (and int()'s digit limit)
+        raise FormatError(path, line, f"{what} {quoted(tok)} is out of range")
     return str(int(tok))
 
 
@@ -156,7 +146,7 @@ def _read_classic(path: str, columns: int, grade_of: Callable[[list[str], int], 
     docnos: list[str] = []
     grades: list[int] = []
     lines: list[int] = []
-    with open_chunks(path) as chunks:
+    with open_chunks(path, max_line=MAX_COLUMN_LINE) as chunks:
         for chunk in chunks:
             line_no = chunk.first_line
             for line in chunk.text.split("\n")[:-1]:
@@ -207,28 +197,35 @@ def read_qrels(path: PathArg, fmt: str | None = None) -> QrelsFile:
     return _read_classic(path, 4, lambda fields, line: 1)  # cisi, cacm: binary
 
 
-_SPACE = re.compile(r"\s")
-
-
 def _check_id(value: str, what: str) -> str:
-    if not value or _SPACE.search(value):
-        raise ValueError(
-            f"{what} {value!r} cannot be written to a qrels file (empty or containing white space)"
+    # exactly what the readers split columns on (C's isspace): a no-break space is part of
+    # an id there, so it is written as it is; a leading '#' would read back as a comment
+    if not value or has_column_space(value) or (what == "qid" and value.startswith("#")):
+        raise OutputError(
+            f"{what} {quoted(value)} cannot be written to a qrels file (empty, containing "
+            "white space, or a qid starting with #)"
         )
     return value
 
 
 def write_qrels(rows: Iterable[tuple[str, str, int]] | QrelsFile, out: PathArg | TextIO) -> int:
     """Write ``(qid, docno, grade)`` rows as TREC qrels ``qid 0 docno grade``, one per line,
-    to a path (``.gz`` compresses) or an open text stream. Returns the number of rows."""
+    to a path (``.gz`` compresses; written whole or not at all, see
+    :mod:`judgeapp.outputs`) or an open text stream. Returns the number of rows."""
     if isinstance(out, (str, os.PathLike)):
         target = os.fspath(out)
         if target.endswith(".gz"):
             import gzip
+            import io
 
-            with gzip.open(target, "wt", encoding="utf-8", newline="\n") as fh:
-                return _write(rows, fh)
-        with open(target, "w", encoding="utf-8", newline="\n") as fh:
+            with writing(target, "wb") as raw:
+                name = os.path.basename(target)[: -len(".gz")]
+                with (
+                    gzip.GzipFile(filename=name, mode="wb", fileobj=raw) as packed,
+                    io.TextIOWrapper(packed, encoding="utf-8", newline="\n") as fh,
+                ):
+                    return _write(rows, fh)
+        with writing(target, newline="\n") as fh:
             return _write(rows, fh)
     return _write(rows, out if out is not None else sys.stdout)
 
@@ -238,7 +235,7 @@ def _write(rows: Iterable[tuple[str, str, int | float]], fh: TextIO) -> int:
     buf: list[str] = []
     for qid, docno, grade in rows:
         if isinstance(grade, float) and not grade.is_integer():
-            raise ValueError(f"grade {grade!r} for {qid} {docno} is not an integer")
+            raise OutputError(f"grade {grade!r} for {qid} {docno} is not an integer")
         buf.append(f"{_check_id(qid, 'qid')} 0 {_check_id(docno, 'docno')} {int(grade)}\n")
         n += 1
         if len(buf) >= 65536:

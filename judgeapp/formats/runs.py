@@ -35,6 +35,7 @@ from itertools import groupby
 import numpy as np
 
 from judgeapp.formats.columns import (
+    check_duplicate_pairs,
     column_count_error,
     duplicate_error,
     has_comment,
@@ -47,7 +48,7 @@ from judgeapp.formats.columns import (
 from judgeapp.formats.detect import resolve_format
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.model import RankedTopic, RunFile
-from judgeapp.formats.textio import Chunk, PathArg, open_chunks
+from judgeapp.formats.textio import MAX_COLUMN_LINE, Chunk, PathArg, open_chunks
 
 RUN_COLUMNS = "6 columns (qid iter docno rank score tag)"
 _SPREAD = np.uint64(0x9E3779B97F4A7C15)  # spreads topic numbers over the hash key space
@@ -71,6 +72,9 @@ class _RunBuilder:
     def add(
         self, qids: list[str], docnos: list[str], scores: np.ndarray, lines: np.ndarray
     ) -> None:
+        # a pair seen twice in this piece stops the reader now (in file order, before the
+        # ties below reorder the piece), not after the whole file has been read
+        check_duplicate_pairs(self.path, qids, docnos, lines)
         stretches = _stretches(qids)
         if len(scores) > 1:
             # break this chunk's ties now, while its strings are in the CPU cache; build()
@@ -92,6 +96,7 @@ class _RunBuilder:
         if self.n and qids:  # a piece of comments or blank lines adds no seam (at the
             self.seams.append(self.n)  # end of the file, one would point past the last entry)
         self.docnos += docnos
+        # str caches its hash: these were computed by the check above
         self.hashes.append(np.fromiter(map(hash, docnos), np.int64, len(docnos)))
         self.scores.append(scores)
         self.lines.append(lines)
@@ -321,7 +326,7 @@ def read_run_lines(path: PathArg) -> RunFile:
     a FormatError naming file, line and problem."""
     path = os.fspath(path)
     builder = _RunBuilder(path)
-    with open_chunks(path) as chunks:
+    with open_chunks(path, max_line=MAX_COLUMN_LINE) as chunks:
         for chunk in chunks:
             builder.add_chunk(chunk)
     return builder.build()

@@ -1,8 +1,10 @@
 """The loose SGML of TREC files: ``<DOC>`` documents and ``<top>`` topics.
 
 :func:`iter_elements` streams the top-level ``<NAME>...</NAME>`` blocks of a file (of any
-size) with the line each starts on; it insists that blocks are closed, not nested, and that
-nothing but white space lies between them. The helpers below clean a field's content:
+size) with the line each starts on; it insists that blocks are closed, not nested, no
+longer than :data:`MAX_ELEMENT` (so that an unclosed ``<DOC>`` at the top of a gigabyte of
+text is refused there, not held in memory), and that nothing but white space lies between
+them. The helpers below clean a field's content:
 markup removed (paragraph tags become line breaks), the basic character entities decoded,
 line ends trimmed and runs of blank lines folded.
 """
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.textio import PathArg, open_chunks
 
+MAX_ELEMENT = 1 << 26  # 64 MiB: the largest document of the TREC collections is under 3 MB
 _PARAGRAPH = re.compile(r"</?P(?:\s[^>]*)?>", re.I)
 _MARKUP = re.compile(r"<[^>]*>")
 _ENTITY = re.compile(r"&(amp|lt|gt|quot|apos|#\d+|#[xX][0-9a-fA-F]+);")
@@ -101,6 +104,7 @@ def iter_elements(path: PathArg, name: str) -> Iterator[tuple[int, dict[str, str
     opened = 0
     attrs: dict[str, str] = {}
     parts: list[str] = []
+    size = 0  # characters in parts
     with open_chunks(path) as chunks:
         for chunk in chunks:
             text = chunk.text
@@ -113,6 +117,9 @@ def iter_elements(path: PathArg, name: str) -> Iterator[tuple[int, dict[str, str
                 between = text[pos : match.start()]
                 if inside:
                     parts.append(between)
+                    size += len(between)
+                    if size > MAX_ELEMENT:
+                        raise _too_long(path, name, opened)
                 elif between.strip():
                     raise _outside(path, name, text, pos, chunk.first_line)
                 if match.group(1):  # closing tag
@@ -128,18 +135,27 @@ def iter_elements(path: PathArg, name: str) -> Iterator[tuple[int, dict[str, str
                             f"{shown} opened at line {opened} is not closed before the next "
                             f"{shown} (missing </{name}>)",
                         )
-                    inside, opened, parts = True, line, []
+                    inside, opened, parts, size = True, line, [], 0
                     attrs = attributes(match.group(2) or "")
                 pos = match.end()
             rest = text[pos:]
             if inside:
                 parts.append(rest)
+                size += len(rest)
+                if size > MAX_ELEMENT:
+                    raise _too_long(path, name, opened)
             elif rest.strip():
                 raise _outside(path, name, text, pos, chunk.first_line)
     if inside:
         raise FormatError(
             path, opened, f"{shown} opened at line {opened} is never closed (missing </{name}>)"
         )
+
+
+def _too_long(path: PathArg, name: str, opened: int) -> FormatError:
+    return FormatError(
+        path, opened, f"<{name}> opened at line {opened} is longer than {MAX_ELEMENT >> 20} MiB"
+    )
 
 
 def _outside(path: PathArg, name: str, text: str, pos: int, first_line: int) -> FormatError:

@@ -9,7 +9,14 @@ is a :class:`FormatError` that says where:
   in the (decompressed) text;
 - a NUL byte (binary data, which trec_eval also refuses);
 - a truncated or corrupt compressed stream;
-- a file that cannot be opened.
+- a file that cannot be opened;
+- a line longer than its reader allows: :data:`MAX_COLUMN_LINE` (1 MiB) for the column
+  files (runs, qrels), :data:`MAX_LINE` (64 MiB) for the rest. The limit is checked as the
+  bytes arrive, so a file with no line end (``/dev/zero``, a binary file, one enormous line)
+  is refused after that many bytes, at the line where it starts, in time linear in the limit;
+- compressed data that expands more than :data:`MAX_EXPANSION` times (a decompression
+  bomb: text compresses about 3 to 10 times), once more than :data:`EXPANSION_FLOOR` bytes
+  have come out.
 
 The readers work on :func:`iter_chunks`: pieces of decoded text that always end at a line
 boundary, so that a fast reader can tokenise a whole piece with one ``str.split`` while
@@ -23,6 +30,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,6 +49,15 @@ PathArg = str | os.PathLike[str]
 # runs (CPU time, read_run against the plain parse): 64 KiB 1.0x, 128 KiB 1.35x, 256 KiB
 # 1.3-1.5x, 8 MiB also page faults; 16 KiB pays for its many chunks (1.3x).
 CHUNK_BYTES = 1 << 16
+# the longest line a reader takes (see the module doc); every line of a real run or qrels
+# file is far shorter than MAX_COLUMN_LINE, and a document on one line (JSON Lines, TSV)
+# far shorter than MAX_LINE
+MAX_COLUMN_LINE = 1 << 20
+MAX_LINE = 1 << 26
+# real TREC files compress 3 to 10 times (gzip, bzip2 or xz: the Robust 2003 runs and the
+# qrels of ../shared at most 9.3); a bomb, 1000 times and more
+MAX_EXPANSION = 200
+EXPANSION_FLOOR = 1 << 26
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
@@ -125,18 +142,44 @@ class _Gunzip:
         self.raw.close()
 
 
-def _open_binary(path: PathArg) -> tuple[_ByteStream, str | None]:
+def _open_binary(path: PathArg) -> tuple[_ByteStream, str | None, BinaryIO]:
+    """(decompressed stream, compression, raw file): the raw file tells how much of the
+    compressed data has been read."""
     raw = _open_raw(path)
-    head = raw.read(6)
-    raw.seek(0)
+    try:
+        head = raw.read(6)
+        if raw.seekable():
+            raw.seek(0)
+        elif head:  # a pipe or a device: read as it comes, never as compressed data
+            return _Prefixed(head, raw), None, raw
+    except OSError as exc:  # a directory opens on Linux, and fails here
+        raw.close()
+        raise FormatError(path, None, f"cannot read: {exc.strerror or exc}") from None
     for magic, name in _MAGIC:
         if head.startswith(magic):
             if name == "gzip":
-                return _Gunzip(raw), name
+                return _Gunzip(raw), name, raw
             if name == "bzip2":
-                return bz2.BZ2File(raw, mode="rb"), name
-            return lzma.LZMAFile(raw, mode="rb"), name
-    return raw, None
+                return bz2.BZ2File(raw, mode="rb"), name, raw
+            return lzma.LZMAFile(raw, mode="rb"), name, raw
+    return raw, None, raw
+
+
+class _Prefixed:
+    """A stream that cannot seek, with the bytes already read from it put back in front."""
+
+    def __init__(self, head: bytes, raw: BinaryIO) -> None:
+        self.head = head
+        self.raw = raw
+
+    def read(self, size: int) -> bytes:
+        if self.head:
+            out, self.head = self.head[:size], self.head[size:]
+            return out
+        return self.raw.read(size)
+
+    def close(self) -> None:
+        self.raw.close()
 
 
 def _read_block(path: PathArg, f: _ByteStream, size: int, kind: str | None, done: int) -> bytes:
@@ -160,6 +203,12 @@ def _read_block(path: PathArg, f: _ByteStream, size: int, kind: str | None, done
         ) from None
 
 
+def _line_at(data: bytes, at: int, first_line: int) -> int:
+    """The number of the line holding ``data[at]`` (``\n``, ``\r\n`` and ``\r`` end lines)."""
+    head = data[:at]
+    return first_line + head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
+
+
 def _decode(path: PathArg, data: bytes, first_line: int, byte: int) -> str:
     """Strict UTF-8 with exact positions for the first bad byte or NUL."""
     nul = data.find(b"\x00")
@@ -169,7 +218,7 @@ def _decode(path: PathArg, data: bytes, first_line: int, byte: int) -> str:
         if 0 <= nul < exc.start:
             _raise_nul(path, data, nul, first_line, byte)
         at = exc.start
-        line = first_line + data.count(b"\n", 0, at)
+        line = _line_at(data, at, first_line)
         bad = data[at : at + 1].hex()
         if byte == 0 and data[:2] in (b"\xff\xfe", b"\xfe\xff"):
             hint = "the file is UTF-16; save it as UTF-8"
@@ -184,7 +233,7 @@ def _decode(path: PathArg, data: bytes, first_line: int, byte: int) -> str:
 
 
 def _raise_nul(path: PathArg, data: bytes, at: int, first_line: int, byte: int) -> None:
-    line = first_line + data.count(b"\n", 0, at)
+    line = _line_at(data, at, first_line)
     raise FormatError(
         path,
         line,
@@ -193,17 +242,36 @@ def _raise_nul(path: PathArg, data: bytes, at: int, first_line: int, byte: int) 
     )
 
 
-def iter_chunks(path: PathArg, size: int | None = None) -> Iterator[Chunk]:
+def iter_chunks(
+    path: PathArg, size: int | None = None, max_line: int = MAX_LINE
+) -> Iterator[Chunk]:
     """Decoded text of the whole file in pieces that end at line ends (see module doc).
 
     The file is opened at once (so a missing file fails here, not at the first ``next``)."""
-    f, kind = _open_binary(path)
-    return _chunks(path, f, kind, size or CHUNK_BYTES)
+    f, kind, raw = _open_binary(path)
+    return _chunks(path, f, kind, raw, size or CHUNK_BYTES, max_line)
 
 
-def _chunks(path: PathArg, f: _ByteStream, kind: str | None, size: int) -> Iterator[Chunk]:
+def _human(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 and n % (1 << 20) == 0 else f"{n} bytes"
+
+
+def _last_line_end(block: bytes) -> int:
+    """Where the text after the block's last complete line starts (0: no line end). A
+    ``\r`` that ends the block may be the first half of ``\r\n``: it waits for the next."""
+    end = len(block) - 1 if block.endswith(b"\r") else len(block)
+    cut = block.rfind(b"\n", 0, end) + 1
+    if b"\r" in block:
+        cut = max(cut, block.rfind(b"\r", 0, end) + 1)
+    return cut
+
+
+def _chunks(
+    path: PathArg, f: _ByteStream, kind: str | None, raw: BinaryIO, size: int, max_line: int
+) -> Iterator[Chunk]:
     try:
-        carry = b""  # the unfinished last line of the previous block
+        carry: list[bytes] = []  # the unfinished last line, in the blocks it came in
+        carried = 0  # its length
         carry_at = 0  # byte offset of carry in the decompressed stream
         done = 0
         line = 1
@@ -211,20 +279,36 @@ def _chunks(path: PathArg, f: _ByteStream, kind: str | None, size: int) -> Itera
         while True:
             block = _read_block(path, f, size, kind, done)
             done += len(block)
+            if kind is not None and done > EXPANSION_FLOOR:
+                _check_expansion(path, kind, raw, done)
             if block:
-                cut = block.rfind(b"\n") + 1
+                cut = _last_line_end(block)
                 if cut == 0:
-                    carry += block
+                    if b"\x00" in block:  # binary data (/dev/zero): say so at once
+                        nul = block.index(b"\x00")
+                        raise FormatError(
+                            path,
+                            line,
+                            f"NUL byte at byte {done - len(block) + nul} (line {line}): "
+                            "binary data, not a text file",
+                            byte=done - len(block) + nul,
+                        )
+                    carry.append(block)
+                    carried += len(block)
+                    if carried > max_line:
+                        raise _too_long(path, line, max_line, carry_at)
                     continue
+                if carried and carried + _first_line_end(block) > max_line:
+                    raise _too_long(path, line, max_line, carry_at)
                 # one copy: the carried line and the block up to its last line end
-                piece = (
-                    b"".join((carry, memoryview(block)[:cut]))
-                    if carry or cut < len(block)
-                    else block
-                )
-                carry = block[cut:]
+                if carry or cut < len(block):
+                    piece = b"".join((*carry, memoryview(block)[:cut]))
+                else:
+                    piece = block
+                carry = [block[cut:]] if cut < len(block) else []
+                carried = len(block) - cut
             elif carry:
-                piece, carry = carry + b"\n", b""
+                piece, carry, carried = b"".join(carry) + b"\n", [], 0
             else:
                 return
             at = carry_at
@@ -248,13 +332,40 @@ def _chunks(path: PathArg, f: _ByteStream, kind: str | None, size: int) -> Itera
         f.close()
 
 
-@contextmanager
-def open_chunks(path: PathArg, size: int | None = None) -> Iterator[Iterator[Chunk]]:
-    """:func:`iter_chunks` as a context manager that always closes the file. ``size`` is
-    the chunk size in bytes (default :data:`CHUNK_BYTES`, looked up at call time)."""
-    f, kind = _open_binary(path)
+def _first_line_end(block: bytes) -> int:
+    ends = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
+    return min(ends) if ends else len(block)
+
+
+def _too_long(path: PathArg, line: int, max_line: int, byte: int) -> FormatError:
+    return FormatError(path, line, f"line longer than {_human(max_line)}", byte=byte)
+
+
+def _check_expansion(path: PathArg, kind: str, raw: BinaryIO, done: int) -> None:
     try:
-        yield _chunks(path, f, kind, size or CHUNK_BYTES)
+        read = raw.tell()
+    except OSError:
+        return
+    if done > MAX_EXPANSION * max(read, 1):
+        raise FormatError(
+            path,
+            None,
+            f"the {kind} data expands more than {MAX_EXPANSION} times ({done} bytes from "
+            f"{read}): a decompression bomb, not a text file",
+            byte=done,
+        )
+
+
+@contextmanager
+def open_chunks(
+    path: PathArg, size: int | None = None, max_line: int = MAX_LINE
+) -> Iterator[Iterator[Chunk]]:
+    """:func:`iter_chunks` as a context manager that always closes the file. ``size`` is
+    the chunk size in bytes (default :data:`CHUNK_BYTES`, looked up at call time);
+    ``max_line`` the longest line taken."""
+    f, kind, raw = _open_binary(path)
+    try:
+        yield _chunks(path, f, kind, raw, size or CHUNK_BYTES, max_line)
     finally:
         f.close()
 
@@ -267,18 +378,118 @@ def _lines(chunks: Iterator[Chunk]) -> Iterator[str]:
 
 
 @contextmanager
-def open_text(path: PathArg) -> Iterator[Iterator[str]]:
+def open_text(path: PathArg, max_line: int = MAX_LINE) -> Iterator[Iterator[str]]:
     """``with open_text(p) as lines: for line in lines: ...`` over any supported file.
 
     Lines end with ``\\n``. Opening problems are raised at once; decoding and decompression
     errors while iterating, as :class:`FormatError` naming the byte offset and line.
     """
-    with open_chunks(path) as chunks:
+    with open_chunks(path, max_line=max_line) as chunks:
         yield _lines(chunks)
 
 
-def head_text(path: PathArg, limit: int = 1 << 16) -> str:
-    """About the first ``limit`` bytes of text (whole lines), for format detection."""
-    with open_chunks(path, limit) as chunks:
-        first = next(chunks, None)
-    return first.text if first is not None else ""
+_CONTENT = re.compile(r"\S")
+_DATA = re.compile(r"^[^\S\n]*[^\s#]", re.M)  # a line whose first non-blank is not '#'
+_LINE_END = re.compile(rb"\r\n?|\n")
+
+
+def head_text(
+    path: PathArg, limit: int = 1 << 16, comments: bool = False, max_line: int = MAX_LINE
+) -> tuple[int, str]:
+    """``(first_line, text)`` for format detection: about ``limit`` bytes or more of whole
+    lines from the first line that is not blank (with ``comments``, not a ``#`` comment
+    either), ``first_line`` its number; ``(1, "")`` when there is none. Leading blank lines
+    are read past however many there are, in constant memory."""
+    content = _DATA if comments else _CONTENT
+    with open_chunks(path, limit, max_line) as chunks:
+        for chunk in chunks:
+            found = content.search(chunk.text)
+            if found is None:
+                continue
+            text = chunk.text
+            start = text.rfind("\n", 0, found.start()) + 1  # where that line starts
+            head = text[start:]
+            if len(head) < limit // 2:  # a few lines only: take the next piece too
+                head += next(chunks, Chunk("", 0, 0, 0)).text
+            return chunk.first_line + text.count("\n", 0, start), head
+    return 1, ""
+
+
+def iter_stream_lines(
+    stream: BinaryIO, name: str = "stdin", max_line: int = MAX_COLUMN_LINE
+) -> Iterator[tuple[int, str]]:
+    """``(number, line)`` for each line of a byte stream (standard input), without its line
+    end, decoded and checked as files are (strict UTF-8, a leading BOM dropped, no NUL,
+    ``\\n``, ``\\r\\n`` or ``\\r`` ending lines, at most ``max_line`` bytes), each as soon
+    as its line end has arrived: a program feeding a line and waiting for the answer gets
+    it. Errors are FormatErrors naming ``name``, the line and the byte."""
+    read = getattr(stream, "read1", stream.read)
+    buf = bytearray()  # the unfinished line (grown in place: a slow pipe may hand over
+    at = 0  # one byte at a time); `at` is its offset in the stream
+    number = 1
+    skip_lf = False  # the last line ended with \r: a \n arriving next belongs to it
+    while True:
+        block = read(1 << 16)
+        if not block:
+            break
+        if skip_lf and block.startswith(b"\n"):
+            block = block[1:]
+            at += 1
+        skip_lf = False
+        scanned = len(buf)  # holds no line end: only the new bytes are searched
+        buf += block
+        start = 0
+        for end in _LINE_END.finditer(buf, scanned):
+            if end.group() == b"\r" and end.end() == len(buf):
+                skip_lf = True  # \r\n may be split between two reads
+            if end.start() - start > max_line:
+                raise _too_long(name, number, max_line, at + start)
+            # decoded with its line end, as the file readers decode it: a broken UTF-8
+            # sequence before "\n" is an invalid continuation, not an end of data
+            text = _stream_line(name, bytes(buf[start : end.end()]), number, at + start)
+            yield number, text[: len(text) - len(end.group())]
+            start = end.end()
+            number += 1
+        if start:
+            del buf[:start]
+            at += start
+        if b"\x00" in block and buf:  # binary data (/dev/zero): said before its line ends
+            _stream_line(name, bytes(buf), number, at)
+        if len(buf) > max_line:
+            raise _too_long(name, number, max_line, at)
+    if buf:
+        yield number, _stream_line(name, bytes(buf), number, at)
+
+
+def _stream_line(name: str, data: bytes, number: int, at: int) -> str:
+    if at == 0 and data.startswith(_BOM):
+        return _decode(name, data[3:], number, 3)
+    return _decode(name, data, number, at)
+
+
+def copy_stream(source: BinaryIO, target: BinaryIO, name: str = "stdin") -> None:
+    """Copy a byte stream (standard input) to a file for a reader, refusing at once what
+    the reader would refuse at the end of an endless stream: a NUL byte (`/dev/zero`) or a
+    line longer than :data:`MAX_COLUMN_LINE`. A compressed stream is copied as it is (its
+    reader checks it, expansion included)."""
+    read = getattr(source, "read1", source.read)
+    block = read(1 << 16)
+    plain = not any(block.startswith(magic) for magic, _ in _MAGIC)
+    done = 0
+    line = 1
+    since_end = 0  # bytes since the last line end
+    while block:
+        if plain:
+            if b"\x00" in block:
+                at = done + block.index(b"\x00")
+                raise FormatError(
+                    name, line, f"NUL byte at byte {at}: binary data, not a text file", byte=at
+                )
+            last = max(block.rfind(b"\n"), block.rfind(b"\r"))
+            since_end = since_end + len(block) if last < 0 else len(block) - last - 1
+            if since_end > MAX_COLUMN_LINE:
+                raise _too_long(name, line, MAX_COLUMN_LINE, done)
+            line += block.count(b"\n")
+        target.write(block)
+        done += len(block)
+        block = read(1 << 16)

@@ -42,7 +42,7 @@ from judgeapp.formats.jsonrecords import as_id, as_text, iter_objects, pick
 from judgeapp.formats.model import Topic
 from judgeapp.formats.sgml import clean, iter_elements, one_line
 from judgeapp.formats.smart import read_smart_topics
-from judgeapp.formats.textio import PathArg, head_text, open_text
+from judgeapp.formats.textio import PathArg, head_text, open_chunks, open_text
 
 # labels written after a tag, stripped from its value; ":" is optional only when the label
 # ends its line (Core18 writes "<narr> Narrative" on a line of its own)
@@ -122,7 +122,7 @@ def _sgml_doc(path: str, line: int, body: str) -> Topic:
 
 
 def _trec(path: str) -> list[Topic]:
-    if first_tag(head_text(path)) == "doc":
+    if first_tag(head_text(path)[1]) == "doc":
         return [_sgml_doc(path, line, body) for line, _, body in iter_elements(path, "DOC")]
     return [_sgml_top(path, line, body) for line, _, body in iter_elements(path, "top")]
 
@@ -197,11 +197,12 @@ class _XmlTopics:
 
 
 def _xml(path: str) -> list[Topic]:
-    with open_text(path) as lines:
-        text = "".join(lines)
     reader = _XmlTopics(path)
     try:
-        reader.parser.Parse(text, True)
+        with open_chunks(path) as chunks:  # fed piece by piece: expat keeps no copy
+            for chunk in chunks:
+                reader.parser.Parse(chunk.text, False)
+        reader.parser.Parse("", True)
     except expat.ExpatError as exc:
         raise FormatError(
             path, exc.lineno, f"XML error: {expat.errors.messages[exc.code]}"

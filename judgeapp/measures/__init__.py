@@ -30,7 +30,7 @@ from judgeapp.measures.engine import (
 from judgeapp.measures.measure import EvaluationError, Family, Measure
 from judgeapp.measures.parse import MeasureError, parse_measure, parse_measures
 from judgeapp.measures.registry import FAMILIES
-from judgeapp.measures.report import format_results, format_trec
+from judgeapp.measures.report import format_results, format_trec, format_trec_runs
 
 # ir_measures-style measures: P@10, nDCG(dcg='exp-log2')@10, AP, ... (built here, once the
 # kernels module, imported through the engine, has registered every family)
@@ -94,8 +94,22 @@ __all__ = [
     "evaluate_stream",
     "format_results",
     "format_trec",
+    "format_trec_runs",
     "infAP",
     "nDCG",
     "parse_measure",
     "parse_measures",
 ]
+
+
+def __getattr__(name: str) -> Measure:
+    """Any registered family or ir_measures alias as a measure object (``ERR``, ``RBP``,
+    ``MAP``), as ir_measures exports them."""
+    from judgeapp.measures.registry import ALIASES
+
+    if name in FAMILIES:
+        return Measure(name)
+    if name in ALIASES:
+        alias = ALIASES[name]
+        return Measure(alias.family, params=dict(alias.params))
+    raise AttributeError(f"module 'judgeapp.measures' has no attribute {name!r}")

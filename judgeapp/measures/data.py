@@ -110,6 +110,43 @@ class TopicJudgments:
         return int(self.docids.size)
 
 
+@dataclass(slots=True)
+class SubtopicJudgments:
+    """One topic's diversity judgments: ``grades[i, j]`` is the grade of the topic's i-th
+    judged document (ascending id, as ``TopicJudgments.docids``) for subtopic j;
+    ``docno_rank[i]`` its place in docno byte order (ndeval breaks ties by docno)."""
+
+    names: tuple[str, ...]
+    grades: np.ndarray
+    docno_rank: np.ndarray
+
+
+@dataclass(slots=True)
+class PrefJudgments:
+    """One topic's preference judgments (trec_eval -R prefs / qrels_prefs), one entry per
+    input line: judgment group, sub-group, the document (index into the topic's
+    ``TopicJudgments.docids``) and its rel_level. ``docno_rank`` gives each of the topic's
+    documents its place in docno byte order (trec_eval numbers unretrieved documents so)."""
+
+    jg: list[str]
+    jsg: list[str]
+    doc: np.ndarray
+    rel_level: np.ndarray
+    docno_rank: np.ndarray
+
+
+ABSENT = -(2**31)  # a document the judgment group does not judge (GroupJudgments)
+
+
+@dataclass(slots=True)
+class GroupJudgments:
+    """One topic's judgment groups (trec_eval -R qrels_jg): ``grades[i, g]`` is group g's
+    grade of the topic's i-th document (``ABSENT`` if the group does not judge it)."""
+
+    names: tuple[str, ...]
+    grades: np.ndarray
+
+
 class Judgments:
     """Relevance judgments (qrels) for many topics, keyed by qid.
 
@@ -119,10 +156,102 @@ class Judgments:
     document (trec_eval counts it in the mean).
     """
 
-    __slots__ = ("topics",)
+    __slots__ = ("groups", "prefs", "subtopics", "topics")
 
-    def __init__(self, topics: Mapping[str, TopicJudgments] | None = None) -> None:
+    def __init__(
+        self,
+        topics: Mapping[str, TopicJudgments] | None = None,
+        subtopics: Mapping[str, SubtopicJudgments] | None = None,
+        *,
+        prefs: Mapping[str, PrefJudgments] | None = None,
+        groups: Mapping[str, GroupJudgments] | None = None,
+    ) -> None:
         self.topics: dict[str, TopicJudgments] = dict(topics or {})
+        # diversity judgments (qid subtopic docno grade), aligned with `topics`; a topic
+        # without them counts as one subtopic (its grades)
+        self.subtopics: dict[str, SubtopicJudgments] = dict(subtopics or {})
+        # trec_eval's preference judgments and judgment groups (-R prefs, qrels_prefs,
+        # qrels_jg); without them those measures read the grades (one group per topic)
+        self.prefs: dict[str, PrefJudgments] = dict(prefs or {})
+        self.groups: dict[str, GroupJudgments] = dict(groups or {})
+
+    @classmethod
+    def from_prefs(
+        cls, rows: Mapping[str, Sequence[tuple[str, str, str, str, float]]], vocab: Vocabulary
+    ) -> Judgments:
+        """Preference judgments ``{qid: [(qid, jg, jsg, docno, rel_level), ...]}``. For the
+        other measures a document is relevant (grade 1) when some group gives it a
+        rel_level above 0."""
+        topics: dict[str, TopicJudgments] = {}
+        prefs: dict[str, PrefJudgments] = {}
+        for qid, lines in rows.items():
+            docnos = sorted({line[3] for line in lines})
+            ids = vocab.ids(docnos)
+            order = np.argsort(ids, kind="stable")
+            place = np.empty(len(docnos), dtype=np.int64)
+            place[order] = np.arange(len(docnos))  # docno order -> index among sorted ids
+            where = {d: int(place[i]) for i, d in enumerate(docnos)}
+            level = np.array([line[4] for line in lines], dtype=np.float64)
+            doc = np.array([where[line[3]] for line in lines], dtype=np.int64)
+            best = np.full(len(docnos), -np.inf)
+            np.maximum.at(best, doc, level)
+            topics[qid] = TopicJudgments(ids[order], (best > 0).astype(np.int64))
+            prefs[qid] = PrefJudgments(
+                [line[1] for line in lines],
+                [line[2] for line in lines],
+                doc,
+                level,
+                order.astype(np.int64),
+            )
+        return cls(topics, prefs=prefs)
+
+    @classmethod
+    def from_groups(
+        cls, qrels: Mapping[str, Mapping[str, Mapping[str, int]]], vocab: Vocabulary
+    ) -> Judgments:
+        """Judgment groups ``{qid: {jg: {docno: grade}}}`` (trec_eval -R qrels_jg); a
+        document's grade for the other measures is its highest in any group."""
+        topics: dict[str, TopicJudgments] = {}
+        groups: dict[str, GroupJudgments] = {}
+        for qid, by_group in qrels.items():
+            names = tuple(sorted(by_group, key=lambda x: x.encode("utf-8", "surrogateescape")))
+            docnos = sorted({d for docs in by_group.values() for d in docs})
+            row = {d: i for i, d in enumerate(docnos)}
+            grades = np.full((len(docnos), len(names)), ABSENT, dtype=np.int64)
+            for j, name in enumerate(names):
+                for d, g in by_group[name].items():
+                    grades[row[d], j] = g
+            ids = vocab.ids(docnos)
+            order = np.argsort(ids, kind="stable")
+            best = grades.max(axis=1) if names else np.zeros(len(docnos), dtype=np.int64)
+            topics[qid] = TopicJudgments(ids[order], best[order])
+            groups[qid] = GroupJudgments(names, grades[order])
+        return cls(topics, groups=groups)
+
+    @classmethod
+    def from_subtopics(
+        cls, qrels: Mapping[str, Mapping[str, Mapping[str, int]]], vocab: Vocabulary
+    ) -> Judgments:
+        """Diversity judgments ``{qid: {subtopic: {docno: grade}}}`` (the TREC Web track's
+        ``qid subtopic docno grade``). A document's grade for the other measures is its
+        highest over the subtopics."""
+        topics: dict[str, TopicJudgments] = {}
+        subs: dict[str, SubtopicJudgments] = {}
+        for qid, by_sub in qrels.items():
+            names = sorted(by_sub, key=lambda x: (not x.isdigit(), int(x) if x.isdigit() else 0, x))
+            docnos = sorted({d for docs in by_sub.values() for d in docs})
+            row = {d: i for i, d in enumerate(docnos)}
+            matrix = np.zeros((len(docnos), len(names)), dtype=np.int64)
+            for j, name in enumerate(names):
+                for d, g in by_sub[name].items():
+                    matrix[row[d], j] = g
+            ids = vocab.ids(docnos)
+            best = matrix.max(axis=1) if names else np.zeros(len(docnos), dtype=np.int64)
+            order = np.argsort(ids, kind="stable")
+            topics[qid] = TopicJudgments(ids[order], best[order])
+            # docnos were sorted: a document's place in that order breaks ideal-ranking ties
+            subs[qid] = SubtopicJudgments(tuple(names), matrix[order], order.astype(np.int64))
+        return cls(topics, subs)
 
     @classmethod
     def from_arrays(cls, topics: Mapping[str, tuple[object, object]]) -> Judgments:

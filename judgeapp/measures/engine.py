@@ -105,6 +105,7 @@ class Results:
     texts: dict[int, list[list[str]]]  # measure index -> [run][topic] ('' if not evaluated)
     complete: bool = False
     complete_num_rel: int = 0  # trec_eval -c: num_rel summed over every qrels line > 0
+    zscore: bool = False  # values are trec_eval -Z z-scores (judgeapp.measures.zscores)
     _summary: np.ndarray | None = field(default=None, repr=False)
 
     @staticmethod
@@ -241,7 +242,11 @@ class Evaluator:
         runs: Sequence[Run],
         measures: Iterable[Measure | str],
         options: EvalOptions | None = None,
+        *,
+        ideals: dict[tuple, Ideal] | None = None,
     ) -> None:
+        """``ideals``: a cache of ideal rankings to share between evaluators of the same
+        judgments (the Python API builds one evaluator per run)."""
         from judgeapp.measures.parse import parse_measures
 
         self.options = options or EvalOptions()
@@ -283,7 +288,7 @@ class Evaluator:
             for i, m in enumerate(self.measures)
             if m.family == "relstring"
         }
-        self._ideals: dict[tuple, Ideal] = {}
+        self._ideals: dict[tuple, Ideal] = {} if ideals is None else ideals
         self._done = np.zeros(n_t, dtype=bool)
         self._text_rows = [i for i, m in enumerate(self.measures) if m.aggregate == "text"]
         # trec_eval.c's clean-up after the bogus ranking of a missing topic
@@ -398,7 +403,28 @@ class Evaluator:
                 )
             return ideals[gains, dcg]
 
-        ctx = KernelContext(self.options.version, self.options.num_docs, ideal)
+        index_cache: list[np.ndarray] = []
+
+        def judged_index() -> np.ndarray:
+            if not index_cache:
+                out = np.full((n_topics * n_runs, codes.shape[1]), -1, dtype=np.int64)
+                for i, (qid, (mat, _, _)) in enumerate(zip(qids, mats, strict=True)):
+                    ids = self.judgments.topics[qid].docids
+                    if ids.size and mat.size:
+                        at = np.minimum(np.searchsorted(ids, mat), ids.size - 1)
+                        found = np.where(ids[at] == mat, at, -1)
+                        out[i * n_runs : (i + 1) * n_runs, : mat.shape[1]] = found
+                index_cache.append(out)
+            return index_cache[0]
+
+        ctx = KernelContext(
+            self.options.version,
+            self.options.num_docs,
+            ideal,
+            qids=qids,
+            judgments=self.judgments,
+            judged_index=judged_index,
+        )
         for (level, judged_only), groups in self._plan:
             view = BatchView(codes, num_ret, row_topic, stats, level, judged_only)
             for family, idx in groups:

@@ -403,6 +403,12 @@ class KernelContext:
     version: int
     num_docs: int  # trec_eval -N
     ideal: Callable[[tuple | None, str], BatchIdeal]
+    # the batch's qids, and the judgments (diversity measures read subtopics there)
+    qids: Sequence[str] = ()
+    judgments: Any = None
+    # (rows, depth): each retrieved document's index among its topic's judged documents
+    # (TopicJudgments.docids), -1 if not judged; computed on first call
+    judged_index: Callable[[], np.ndarray] | None = None
 
 
 Kernel = Callable[[BatchView, Sequence[Measure], KernelContext], np.ndarray]
@@ -451,7 +457,11 @@ def _gain_family(name: str, description: str) -> Family:
         params=(),
         per_topic=False,
     ),
-    trec=[TrecSpec("runid", 0, nicknames=("official", "all_trec", "set"))],
+    trec=[
+        TrecSpec(
+            "runid", 0, nicknames=("official", "all_trec", "set", "all_prefs", "prefs", "qrels_jg")
+        )
+    ],
 )
 @register(
     Family(
@@ -479,7 +489,11 @@ def k_zero(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarra
         per_topic=False,
     ),
     aliases=["num_q"],
-    trec=[TrecSpec("num_q", 1, nicknames=("official", "all_trec", "set"))],
+    trec=[
+        TrecSpec(
+            "num_q", 1, nicknames=("official", "all_trec", "set", "all_prefs", "prefs", "qrels_jg")
+        )
+    ],
 )
 def k_one(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     return np.ones((len(ms), v.n_rows))
@@ -520,16 +534,18 @@ def k_num_rel(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.nda
 @register(
     Family(
         "NumRelRet",
-        "Number of relevant documents retrieved (summed over topics).",
+        "Number of relevant documents retrieved, or in the top k (summed over topics).",
         "sum",
-        at=None,
         integer=True,
     ),
     aliases=["num_rel_ret"],
     trec=[TrecSpec("num_rel_ret", 4, nicknames=("official", "all_trec", "set"))],
 )
 def k_num_rel_ret(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
-    return _each(v.num_rel_ret.astype(np.float64), ms)
+    if all(m.at is None for m in ms):
+        return _each(v.num_rel_ret.astype(np.float64), ms)
+    cut = np.array([v.depth if m.at is None else m.at for m in ms], dtype=np.int64)
+    return v.rel_below(cut).T.astype(np.float64)
 
 
 @register(
@@ -1198,7 +1214,6 @@ def k_fallout(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.nda
         "Accuracy: (relevant retrieved + non-relevant not retrieved) over the collection size.",
         params=(REL, JUDGED_ONLY, COLLECTION),
     ),
-    aliases=["Accuracy"],
 )
 def k_acc(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
@@ -1231,7 +1246,7 @@ def _rbp_gain_table(stats: TopicStats, gains: tuple | None) -> dict[int, float]:
         at=None,
         params=(Param("p", float, 0.9), GAINS, JUDGED_ONLY),
     ),
-    trec=[TrecSpec("rbp", 36, "pairs", since=10)],
+    trec=[TrecSpec("rbp", 54, "pairs", since=10)],
 )
 def k_rbp(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
@@ -1273,7 +1288,7 @@ def k_rbp(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray
         at=None,
         params=(Param("p", float, 0.9), JUDGED_ONLY),
     ),
-    trec=[TrecSpec("rbp_resid", 37, "pairs", since=10)],
+    trec=[TrecSpec("rbp_resid", 55, "pairs", since=10)],
 )
 def k_rbp_resid(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_rbp_resid.c: p^num_ret + (1-p) * sum of p^i over unjudged ranks i (if any)."""
@@ -1296,7 +1311,7 @@ def k_rbp_resid(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.n
         at_required=True,
         params=(JUDGED_ONLY,),
     ),
-    trec=[TrecSpec("unj", 38, "long", (5, 10, 20), since=10)],
+    trec=[TrecSpec("unj", 56, "long", (5, 10, 20), since=10)],
 )
 def k_unj(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
     """m_unjudged.c: unjudged in the top k over k."""
@@ -1341,3 +1356,8 @@ def relstrings(v: BatchView, n: int) -> list[str]:
     text[codes == UNJUDGED] = "."
     lengths = np.minimum(width, v.num_ret)
     return ["".join(text[r, : lengths[r]].tolist()) for r in range(v.n_rows)]
+
+
+# Families beyond trec_eval register in modules of their own (imported here, once every
+# kernel they build on exists): the measures ir_measures has and trec_eval lacks.
+from judgeapp.measures import beyond_trec, diversity, prefs  # noqa: E402, F401

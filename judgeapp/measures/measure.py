@@ -26,6 +26,9 @@ from judgeapp.measures.registry import FAMILIES
 Aggregate = Literal["mean", "gmean", "sum", "count", "text"]
 
 
+MAX_CUTOFF = 2**31 - 1  # longer than any ranking
+
+
 class MeasureError(ValueError):
     """Unknown measure or bad parameter."""
 
@@ -192,6 +195,8 @@ class Measure:
                 at = int(at)
                 if at <= 0:
                     raise ValueError(f"{family}@{at}: the cutoff must be positive")
+                if at > MAX_CUTOFF:  # the kernels hold cutoffs in int64 arrays
+                    raise ValueError(f"{family}@{at}: the cutoff is over {MAX_CUTOFF}")
             else:
                 at = float(at)
         object.__setattr__(self, "family", family)

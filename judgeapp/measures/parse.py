@@ -54,32 +54,9 @@ def _valid_int(text: str) -> bool:
 # The trec_eval names, their parameter styles, defaults and output order are registered
 # with the measures (judgeapp.measures.registry); what follows is how -m text is read.
 
-# trec_eval measures judgeapp leaves out (other input formats, or not in all_trec)
-UNSUPPORTED = frozenset(
-    {
-        "prefs_num_prefs_poss",
-        "prefs_num_prefs_ful",
-        "prefs_num_prefs_ful_ret",
-        "prefs_simp",
-        "prefs_pair",
-        "prefs_avgjg",
-        "prefs_avgjg_Rnonrel",
-        "prefs_simp_ret",
-        "prefs_pair_ret",
-        "prefs_avgjg_ret",
-        "prefs_avgjg_Rnonrel_ret",
-        "prefs_simp_imp",
-        "prefs_pair_imp",
-        "prefs_avgjg_imp",
-        "map_avgjg",
-        "P_avgjg",
-        "Rprec_mult_avgjg",
-        "yaap",
-        "all_prefs",
-        "prefs",
-        "qrels_jg",
-    }
-)
+# trec_eval names judgeapp does not compute (none left: the preference and judgment-group
+# measures read -R prefs, qrels_prefs and qrels_jg judgments)
+UNSUPPORTED: frozenset[str] = frozenset()
 
 
 def _spec_params(spec: TrecSpec, raw: str) -> list[Any]:

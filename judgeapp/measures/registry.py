@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 # (one measure per cutoff, P.5,10 -> P_5 and P_10); a list of doubles (utility.1,-1,0,0);
 # name=value pairs (ndcg.1=3,2=9, rbp.p=0.8)
 TrecStyle = Literal["none", "long", "double", "dparams", "pairs"]
-Nickname = Literal["official", "all_trec", "set"]
-NICKNAMES: tuple[Nickname, ...] = ("official", "all_trec", "set")
+Nickname = Literal["official", "all_trec", "set", "all_prefs", "prefs", "qrels_jg"]
+NICKNAMES: tuple[Nickname, ...] = ("official", "all_trec", "set", "all_prefs", "prefs", "qrels_jg")
 
 # trec_eval's common defaults for cutoff measures (P, recall, ndcg_cut, ...)
 LONG_CUTOFFS: tuple[int, ...] = (5, 10, 15, 20, 30, 100, 200, 500, 1000)

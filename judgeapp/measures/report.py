@@ -43,6 +43,8 @@ def format_trec(
 ) -> str:
     out: list[str] = []
     summ = results.summary() if summary else None
+    if results.zscore:
+        return _format_z(results, per_topic, summ, runs)
     for r in runs if runs is not None else range(len(results.run_names)):
         if per_topic:
             for t, qid in enumerate(results.qids):
@@ -67,6 +69,51 @@ def format_trec(
                 value = summ[i, r]
                 out.append(f"{m.name:<22}\tall\t{_number(value, m.info.integer)}\n")
     return "".join(out)
+
+
+def _format_z(
+    results: Results, per_topic: bool, summ: object, runs: list[int] | None
+) -> str:
+    """trec_eval -Z output: 'Z' before each numeric name, every value as %6.4f."""
+    import numpy as np
+
+    out: list[str] = []
+    summary = results.summary() if summ is not None else None
+    for r in runs if runs is not None else range(len(results.run_names)):
+        if per_topic:
+            for t, qid in enumerate(results.qids):
+                if not results.evaluated[r, t]:
+                    continue
+                for i, m in enumerate(results.measures):
+                    if not m.info.per_topic:
+                        continue
+                    if m.family == "relstring":
+                        out.append(f"{m.name:<22}\t{qid}\t'{results.texts[i][r][t]}'\n")
+                        continue
+                    out.append(f"Z{m.name:<22}\t{qid}\t{_number(results.values[i, r, t], False)}\n")
+        if summary is not None:
+            for i, m in enumerate(results.measures):
+                if m.family == "relstring":
+                    continue
+                if m.family == "runid":
+                    out.append(f"{'runid':<22}\tall\t{results.runids[r]}\n")
+                    continue
+                value = float(np.asarray(summary)[i, r])
+                out.append(f"Z{m.name:<22}\tall\t{_number(value, False)}\n")
+    return "".join(out)
+
+
+def format_trec_runs(results: Results, *, per_topic: bool = False, summary: bool = True) -> str:
+    """trec_eval's output for several runs: one block per run, each opened by trec_eval's
+    ``runid`` line unless the measures print it anyway, so that every block says which run
+    it is (trec_eval evaluates one run per call). One run prints as trec_eval does."""
+    if len(results.run_names) < 2 or any(m.family == "runid" for m in results.measures):
+        return format_trec(results, per_topic=per_topic, summary=summary)
+    return "".join(
+        f"{'runid':<22}\tall\t{results.runids[r]}\n"
+        + format_trec(results, per_topic=per_topic, summary=summary, runs=[r])
+        for r in range(len(results.run_names))
+    )
 
 
 def _rows(results: Results, per_topic: bool, summary: bool) -> Iterator[tuple[str, str, str, str]]:
@@ -142,7 +189,7 @@ def format_results(
     results: Results, fmt: str = "trec", *, per_topic: bool = False, summary: bool = True
 ) -> str:
     if fmt == "trec":
-        return format_trec(results, per_topic=per_topic, summary=summary)
+        return format_trec_runs(results, per_topic=per_topic, summary=summary)
     if fmt == "csv":
         return format_delimited(results, per_topic=per_topic, summary=summary)
     if fmt == "tsv":

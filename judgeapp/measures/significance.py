@@ -4,10 +4,16 @@
 - paired randomization test: the signs of the per-topic differences are flipped at
   random (seeded), ``permutations`` times, all runs at once with one matrix product;
   two-sided p = (1 + #(|mean permuted diff| >= |observed|)) / (1 + permutations);
+- Wilcoxon signed-rank test (``scipy.stats.wilcoxon``, zero differences dropped) and the
+  sign test (an exact binomial test of the positive differences among the non-zero ones);
 - correction across the runs compared with one baseline, per measure: Holm (default),
-  Bonferroni or none;
+  Bonferroni, Benjamini-Hochberg (``bh``, false discovery rate) or none;
 - effect size: paired Cohen's d (d_z) = mean of the differences / their standard
-  deviation (n - 1); 0 when every difference is 0.
+  deviation (n - 1); 0 when every difference is 0;
+- bootstrap confidence intervals (``scipy.stats.bootstrap``, seeded; percentile or BCa) for
+  each run's mean, for its mean difference from the baseline and for d_z;
+- all pairs at once: Tukey's HSD (``scipy.stats.tukey_hsd``, the runs as groups, as ranx
+  compares them).
 
 No Qt, no SQL: the dashboard calls :func:`compare_to_baseline` with a (runs x topics) array.
 """
@@ -20,7 +26,9 @@ from typing import Literal
 
 import numpy as np
 
-Correction = Literal["holm", "bonferroni", "none"]
+Correction = Literal["holm", "bonferroni", "bh", "none"]
+Interval = Literal["percentile", "bca"]
+TESTS = ("t", "rand", "wilcoxon", "sign")
 
 
 def paired_t_test(base: np.ndarray, runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -72,7 +80,114 @@ def adjust(p: np.ndarray, method: Correction = "holm") -> np.ndarray:
         out = np.empty(m)
         out[order] = np.minimum(stepped, 1.0)
         return out
-    raise ValueError(f"unknown correction {method!r} (holm, bonferroni or none)")
+    if method == "bh":
+        from scipy import stats
+
+        return np.asarray(stats.false_discovery_control(p, method="bh"), dtype=np.float64)
+    raise ValueError(f"unknown correction {method!r} (holm, bonferroni, bh or none)")
+
+
+def wilcoxon_test(base: np.ndarray, runs: np.ndarray) -> np.ndarray:
+    """Two-sided p-values of the Wilcoxon signed-rank test of each row against ``base``
+    (zero differences dropped; a run equal to the baseline on every topic gets p = 1)."""
+    from scipy import stats
+
+    out = np.ones(runs.shape[0])
+    for i, row in enumerate(runs):
+        diff = row - base
+        if np.count_nonzero(diff):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # small samples: exact p
+                out[i] = float(stats.wilcoxon(diff, zero_method="wilcox").pvalue)
+    return out
+
+
+def sign_test(base: np.ndarray, runs: np.ndarray) -> np.ndarray:
+    """Two-sided p-values of the sign test: an exact binomial test (p = 1/2) of how many of
+    the non-zero differences are positive."""
+    from scipy import stats
+
+    out = np.ones(runs.shape[0])
+    for i, row in enumerate(runs):
+        diff = row - base
+        n = int(np.count_nonzero(diff))
+        if n:
+            out[i] = float(stats.binomtest(int(np.count_nonzero(diff > 0)), n, 0.5).pvalue)
+    return out
+
+
+def _bootstrap(
+    data: np.ndarray,
+    statistic: object,
+    *,
+    method: Interval,
+    confidence: float,
+    n_resamples: int,
+    seed: int,
+) -> np.ndarray:
+    """(rows, 2) bootstrap intervals of ``statistic`` over each row (topics resampled)."""
+    from scipy import stats
+
+    out = np.empty((data.shape[0], 2))
+    for i, row in enumerate(data):
+        value = statistic(row[None, :], axis=-1)[0]  # type: ignore[operator]
+        if row.size < 2 or np.all(row == row[0]):
+            out[i] = (value, value)  # nothing varies: the interval is the point
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scipy's degenerate-data notes for BCa
+            found = stats.bootstrap(
+                (row,),
+                statistic,
+                n_resamples=n_resamples,
+                confidence_level=confidence,
+                method="BCa" if method == "bca" else "percentile",
+                random_state=np.random.default_rng(seed),
+                vectorized=True,
+                axis=-1,
+            ).confidence_interval
+        out[i] = (found.low, found.high)
+    return out
+
+
+def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.mean(x, axis=axis)
+
+
+def _d_z(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    sd = np.std(x, axis=axis, ddof=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(sd > 0, np.mean(x, axis=axis) / sd, 0.0)
+
+
+def bootstrap_intervals(
+    base: np.ndarray,
+    values: np.ndarray,
+    *,
+    method: Interval = "bca",
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, 2) intervals of each row's mean, of its mean paired difference from
+    ``base``, and of d_z (paired Cohen's d), by resampling topics."""
+    diff = values - base[None, :]
+    opts = {"method": method, "confidence": confidence, "n_resamples": n_resamples, "seed": seed}
+    return (
+        _bootstrap(values, _mean, **opts),  # type: ignore[arg-type]
+        _bootstrap(diff, _mean, **opts),  # type: ignore[arg-type]
+        _bootstrap(diff, _d_z, **opts),  # type: ignore[arg-type]
+    )
+
+
+def tukey_hsd(values: np.ndarray) -> np.ndarray:
+    """(runs, runs) p-values of Tukey's HSD over all pairs, each run's per-topic values a
+    group (``scipy.stats.tukey_hsd``; ranx's test)."""
+    from scipy import stats
+
+    if values.shape[0] < 2:
+        return np.ones((values.shape[0], values.shape[0]))
+    return np.asarray(stats.tukey_hsd(*values).pvalue, dtype=np.float64)
 
 
 def cohens_d_paired(base: np.ndarray, runs: np.ndarray) -> np.ndarray:
@@ -106,11 +221,33 @@ class Comparison:
     correction: Correction
     permutations: int
     seed: int
+    # optional tests, and bootstrap intervals ((runs, 2); None when not asked for)
+    p_wilcoxon: np.ndarray | None = None
+    p_wilcoxon_adjusted: np.ndarray | None = None
+    p_sign: np.ndarray | None = None
+    p_sign_adjusted: np.ndarray | None = None
+    ci_mean: np.ndarray | None = None
+    ci_delta: np.ndarray | None = None
+    ci_effect: np.ndarray | None = None
+    ci_method: str = ""
+    confidence: float = 0.95
+    resamples: int = 0
+
+    def adjusted(self, test: str) -> np.ndarray:
+        """Corrected p-values of one test: 't', 'rand', 'wilcoxon' or 'sign'."""
+        found = {
+            "t": self.p_t_adjusted,
+            "rand": self.p_rand_adjusted,
+            "wilcoxon": self.p_wilcoxon_adjusted,
+            "sign": self.p_sign_adjusted,
+        }.get(test)
+        if found is None:
+            raise ValueError(f"test {test!r} was not run")
+        return found
 
     def significant(self, alpha: float = 0.05, *, test: str = "rand") -> np.ndarray:
         """Runs whose corrected p-value (randomization by default) is below alpha."""
-        p = self.p_rand_adjusted if test == "rand" else self.p_t_adjusted
-        out = p < alpha
+        out = self.adjusted(test) < alpha
         out[self.baseline] = False
         return out
 
@@ -124,6 +261,10 @@ def compare_to_baseline(
     permutations: int = 10_000,
     seed: int = 0,
     correction: Correction = "holm",
+    tests: tuple[str, ...] = ("t", "rand"),
+    bootstrap: int = 0,
+    interval: Interval = "bca",
+    confidence: float = 0.95,
 ) -> Comparison:
     """Compare every run (rows of the runs x topics ``values``) with row ``baseline``.
 
@@ -149,6 +290,27 @@ def compare_to_baseline(
     p_rand_adj[others] = adjust(p_rand[others], correction)
     # topics on axis 0 so numpy adds them in order: the same mean trec_eval prints
     mean = data.T.sum(axis=0) / data.shape[1] if data.shape[1] else np.full(n_runs, np.nan)
+    extra: dict[str, object] = {}
+    for name, test in (("wilcoxon", wilcoxon_test), ("sign", sign_test)):
+        if name in tests:
+            p = np.ones(n_runs)
+            if others.size and data.shape[1] >= 1:
+                p[others] = test(base, data[others])
+            p_adj = np.ones(n_runs)
+            p_adj[others] = adjust(p[others], correction)
+            extra[f"p_{name}"], extra[f"p_{name}_adjusted"] = p, p_adj
+    if bootstrap:
+        ci_mean, ci_delta, ci_effect = bootstrap_intervals(
+            base, data, method=interval, confidence=confidence, n_resamples=bootstrap, seed=seed
+        )
+        extra.update(
+            ci_mean=ci_mean,
+            ci_delta=ci_delta,
+            ci_effect=ci_effect,
+            ci_method=interval,
+            confidence=confidence,
+            resamples=bootstrap,
+        )
     return Comparison(
         measure=measure,
         runs=tuple(run_names),
@@ -165,4 +327,51 @@ def compare_to_baseline(
         correction=correction,
         permutations=permutations,
         seed=seed,
+        **extra,  # type: ignore[arg-type]
     )
+
+
+@dataclass(slots=True)
+class AllPairs:
+    """One measure, every pair of runs: Tukey's HSD p-values (runs x runs)."""
+
+    measure: str
+    runs: tuple[str, ...]
+    topics: int
+    mean: np.ndarray
+    p_tukey: np.ndarray
+    ci_mean: np.ndarray | None = None
+
+    def better_than(self, alpha: float = 0.05) -> list[list[int]]:
+        """For each run, the runs it is significantly better than (higher mean)."""
+        return [
+            [
+                j
+                for j in range(len(self.runs))
+                if j != i and self.p_tukey[i, j] < alpha and self.mean[i] > self.mean[j]
+            ]
+            for i in range(len(self.runs))
+        ]
+
+
+def compare_all_pairs(
+    values: np.ndarray,
+    run_names: tuple[str, ...] | list[str],
+    *,
+    measure: str = "",
+    bootstrap: int = 0,
+    interval: Interval = "bca",
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> AllPairs:
+    """Tukey's HSD over every pair of runs (rows of ``values``); topics with a NaN for any
+    run are left out."""
+    values = np.asarray(values, dtype=np.float64)
+    data = values[:, ~np.isnan(values).any(axis=0)]
+    mean = data.T.sum(axis=0) / data.shape[1] if data.shape[1] else np.full(len(data), np.nan)
+    ci = None
+    if bootstrap:
+        ci = _bootstrap(
+            data, _mean, method=interval, confidence=confidence, n_resamples=bootstrap, seed=seed
+        )
+    return AllPairs(measure, tuple(run_names), int(data.shape[1]), mean, tukey_hsd(data), ci)

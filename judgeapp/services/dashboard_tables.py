@@ -1,6 +1,8 @@
 """The dashboard's runs x measures table as text: CSV, LaTeX, Markdown and trec_eval output
 (no Qt). Significance marks, when given: ▲ significantly better than the baseline, ▼ worse
-(Markdown and the GUI), an up or down arrow in LaTeX, p-value columns in CSV."""
+(Markdown and the GUI), an up or down arrow in LaTeX, p-value columns in CSV. Each mean over
+topics comes with its 95% confidence interval (Student's t over the per-topic values): two
+columns in CSV, ± the half-width in Markdown and LaTeX, the tooltip in the window."""
 
 from __future__ import annotations
 
@@ -11,10 +13,42 @@ from collections.abc import Callable
 
 import numpy as np
 
-from judgeapp.measures import format_trec
+from judgeapp.measures import format_trec_runs
 from judgeapp.services.live_eval import TESTS, Significance, Snapshot
 
 UP, DOWN = "▲", "▼"
+
+
+LEVEL = 0.95
+
+
+def mean_intervals(snapshot: Snapshot, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) [measure, run] of the `level` confidence interval of each mean over the
+    snapshot's topics: mean ± t(level, n-1) · sd / sqrt(n) with the per-topic values (a run
+    without a topic counts 0 there, as the mean does). NaN for measures that are not means
+    (counts summed over topics) and below two topics."""
+    from scipy import stats
+
+    shape = snapshot.means.shape
+    low, high = np.full(shape, np.nan), np.full(shape, np.nan)
+    n = snapshot.num_topics
+    if n < 2:
+        return low, high
+    values = snapshot.per_topic
+    sd = values.std(axis=2, ddof=1)
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
+    for i, m in enumerate(snapshot.measures):
+        if m.aggregate == "mean" and not m.is_count:
+            low[i] = snapshot.means[i] - half[i]
+            high[i] = snapshot.means[i] + half[i]
+    return low, high
+
+
+def _half_width(low: np.ndarray, high: np.ndarray, i: int, r: int, pm: str = "±") -> str:
+    """' ± 0.0412' for a cell with an interval, else ''."""
+    if not (math.isfinite(low[i, r]) and math.isfinite(high[i, r])):
+        return ""
+    return f" {pm} {(high[i, r] - low[i, r]) / 2:.4f}"
 
 
 def _number(value: float, integer: bool, digits: int = 4) -> str:
@@ -47,14 +81,18 @@ def _legend(sig: Significance) -> str:
 
 
 def to_csv(snapshot: Snapshot, sig: Significance | None = None) -> str:
-    """One row per run; with marks, a `p(<measure>)` column (corrected p) per measure."""
+    """One row per run; with marks, a `p(<measure>)` column (corrected p) per measure; then
+    the 95% interval of each mean, `ci95_low(<measure>)` and `ci95_high(<measure>)`."""
     sig = _usable(snapshot, sig)
+    low, high = mean_intervals(snapshot)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     names = [str(m) for m in snapshot.measures]
     header = ["run", *names]
     if sig is not None:
         header += [f"p({n})" for n in names]
+    for n in names:
+        header += [f"ci95_low({n})", f"ci95_high({n})"]
     writer.writerow(header)
     for r, run in enumerate(snapshot.run_names):
         row = [run] + [
@@ -62,6 +100,9 @@ def to_csv(snapshot: Snapshot, sig: Significance | None = None) -> str:
         ]
         if sig is not None:
             row += ["" if run == sig.baseline else f"{sig.p[i, r]:.6g}" for i in range(len(names))]
+        for i in range(len(names)):
+            finite = math.isfinite(low[i, r])
+            row += [f"{low[i, r]:.6f}", f"{high[i, r]:.6f}"] if finite else ["", ""]
         writer.writerow(row)
     return buf.getvalue()
 
@@ -84,10 +125,13 @@ def _styled_rows(
     escape: Callable[[str], str],
     bold: str,
     marks: tuple[str, str],
+    pm: str = "±",
 ) -> list[list[str]]:
     """The table's rows as text: run name escaped, the best value of each measure in
-    `bold` (a format string), significance `marks` (better, worse) after the value."""
+    `bold` (a format string), ± the half-width of its 95% interval, significance `marks`
+    (better, worse) after the value."""
     best = _best(snapshot)
+    low, high = mean_intervals(snapshot)
     rows = []
     for r, run in enumerate(snapshot.run_names):
         cells = [escape(run)]
@@ -95,6 +139,7 @@ def _styled_rows(
             text = _number(snapshot.means[i, r], m.is_count)
             if best[i] == r:
                 text = bold.format(text)
+            text += _half_width(low, high, i, r, pm)
             mark = _mark(sig, i, r)
             if mark:
                 text += marks[0] if mark > 0 else marks[1]
@@ -133,9 +178,12 @@ def to_latex(snapshot: Snapshot, sig: Significance | None = None) -> str:
         " & ".join(["Run"] + [latex_escape(str(m)) for m in snapshot.measures]) + " \\\\",
         "\\midrule",
     ]
-    for row in _styled_rows(snapshot, sig, latex_escape, "\\textbf{{{}}}", _LATEX_MARKS):
+    for row in _styled_rows(
+        snapshot, sig, latex_escape, "\\textbf{{{}}}", _LATEX_MARKS, pm="$\\pm$"
+    ):
         lines.append(" & ".join(row) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
+    lines.append(f"% +-: half-width of the {LEVEL:.0%} confidence interval (t over topics)")
     if sig is not None:
         lines.append(f"% {_legend(sig)}")
     return "\n".join(lines) + "\n"
@@ -155,15 +203,19 @@ def to_markdown(snapshot: Snapshot, sig: Significance | None = None) -> str:
     ]
     for row in _styled_rows(snapshot, sig, _md_escape, "**{}**", (f" {UP}", f" {DOWN}")):
         lines.append("| " + " | ".join(row) + " |")
-    notes = [f"{len(snapshot.qids)} topics; judgments: {snapshot.config.judgments.describe()}."]
+    notes = [
+        f"{len(snapshot.qids)} topics; judgments: {snapshot.config.judgments.describe()}; "
+        f"±: half-width of the {LEVEL:.0%} confidence interval (t over topics)."
+    ]
     if sig is not None:
         notes.append(f"{UP}/{DOWN}: {_legend(sig)}.")
     return "\n".join(lines) + "\n\n" + " ".join(notes) + "\n"
 
 
 def to_trec_eval(snapshot: Snapshot) -> str:
-    """What `trec_eval -c -l LEVEL -m ...` prints for the table's measures, run by run."""
-    return format_trec(snapshot.results)
+    """What `evaluate -c -l LEVEL -m ...` prints for the table's measures, run by run
+    (trec_eval's lines; with several runs each block opens with its runid line)."""
+    return format_trec_runs(snapshot.results)
 
 
 FORMATS = {"csv": to_csv, "latex": to_latex, "markdown": to_markdown}

@@ -23,8 +23,9 @@ MAX_SPANS = 3000
 MAX_CHARS = 2_000_000
 MAX_LINE = 4000
 
-# A small English stopword list written for this purpose (function words, and the words every
-# TREC narrative repeats, which would otherwise light up every document).
+# A small English stopword list written for this purpose: function words, and the words
+# every TREC description and narrative repeats ("relevant documents must discuss ..."),
+# which would otherwise light up every document.
 STOPWORDS = frozenset(
     """
     a about above after again against all almost also although am among an and any are as at
@@ -37,14 +38,21 @@ STOPWORDS = frozenset(
     this those though through thus to too under until up upon us use used using very via was
     we were what when where whether which while who whom whose why will with within without
     would yet you your
-    relevant relevance document documents discuss discusses discussing discussion describe
-    describes describing description identify identifies information mention mentions
-    mentioning find provide provides include includes including specific example examples
-    regarding concerning considered consider item items article articles report reports
-    also not-relevant non-relevant irrelevant narrative topic question questions
+    relevant discuss discusses discussing discussion describe describes describing identify
+    identifies mention mentions mentioning find provide provides include includes including
+    specific regarding concerning considered consider not-relevant non-relevant irrelevant
+    narrative topic
     """.split()
 )
-
+# Words of that boilerplate that are also what some topics are about (the CISI collection
+# asks about the relevance of articles and information retrieval): stop words in the
+# description and narrative, content words in the title, the query itself.
+CONTENT_IN_TITLE = frozenset(
+    """
+    relevance information document documents article articles report reports item items
+    example examples question questions description
+    """.split()
+)
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 _SUFFIXES = ("ings", "ing", "ies", "es", "ed", "s")
 
@@ -57,13 +65,16 @@ def _stem(word: str) -> str:
     return word
 
 
-def topic_terms(*texts: str) -> list[str]:
-    """Distinct lower-cased content words of a topic's texts, in order of first use."""
+def topic_terms(title: str, *texts: str) -> list[str]:
+    """Distinct lower-cased content words of a topic's title and other texts, in order of
+    first use. Boilerplate words count as content where the title uses them."""
     seen: dict[str, None] = {}
-    for text in texts:
+    for i, text in enumerate((title, *texts)):
         for match in _WORD.finditer(text or ""):
             word = match.group(0).lower()
             if len(word) < 3 or word in STOPWORDS or word.isdigit():
+                continue
+            if i > 0 and word in CONTENT_IN_TITLE:
                 continue
             seen.setdefault(word, None)
     return list(seen)

@@ -31,16 +31,25 @@ def _sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+def _name(path: str | Path) -> str:
+    """A file's name, or the whole ``irds:DATASET_ID``."""
+    text = str(path)
+    return text if text.startswith("irds:") else Path(path).name
+
+
 def import_topics(
     store: Store,
     paths: Sequence[str | Path],
     fmt: str | None = None,
     progress: ProgressFn = no_progress,
 ) -> ImportReport:
+    from judgeapp.formats.irds import irds_topics, is_irds
+
     topics: list[tuple[formats.Topic, str]] = []
     for i, path in enumerate(paths):
-        progress(i, len(paths), f"reading {Path(path).name}")
-        topics.extend((t, str(path)) for t in formats.read_topics(path, fmt))
+        progress(i, len(paths), f"reading {_name(path)}")
+        found = irds_topics(str(path)) if is_irds(path) else formats.read_topics(path, fmt)
+        topics.extend((t, str(path)) for t in found)
     seen: dict[str, str] = {}
     for topic, path in topics:
         if topic.qid in seen:
@@ -59,9 +68,12 @@ def import_documents(
     fmt: str | None = None,
     progress: ProgressFn = no_progress,
 ) -> ImportReport:
+    from judgeapp.formats.irds import irds_documents, is_irds
+
     def stream() -> Iterator[tuple[formats.Document, str]]:
         for path in paths:
-            for doc in formats.iter_documents(path, fmt):
+            docs = irds_documents(str(path)) if is_irds(path) else formats.iter_documents(path, fmt)
+            for doc in docs:
                 yield doc, str(path)
 
     count = store.put_documents(stream(), progress=lambda n: progress(n, None, "documents"))
@@ -117,11 +129,14 @@ def import_qrels(
     """Qrels become judgments of a named source (default: the file's name)."""
     if sources is not None and len(sources) != len(paths):
         raise ValueError("give one source name per qrels file")
+    from judgeapp.formats.irds import irds_qrels, is_irds
+
     files = []
     for i, path in enumerate(paths):
-        progress(i, len(paths), f"reading {Path(path).name}")
-        source = sources[i] if sources is not None else Path(path).name
-        files.append((formats.read_qrels(path, fmt), source))
+        progress(i, len(paths), f"reading {_name(path)}")
+        source = sources[i] if sources is not None else _name(path)
+        qrels = irds_qrels(str(path)) if is_irds(path) else formats.read_qrels(path, fmt)
+        files.append((qrels, source))
     progress(len(paths), len(paths), "storing judgments")
     changes = store.import_qrels(files, replace=replace)
     count = sum(len(q) for q, _ in files)

@@ -8,11 +8,34 @@ from judgeapp.records import JudgmentChange, JudgmentState
 from judgeapp.store import Store
 from judgeapp.store.locking import ProjectBusy
 
-__all__ = ["JudgingError", "JudgingService", "ProjectBusy"]
+__all__ = ["JudgingError", "JudgingService", "ProjectBusy", "check_grade", "judging_target"]
 
 
 class JudgingError(UserError, ValueError):
     """A judgment that cannot be recorded (grade off the scale, unknown topic, ...)."""
+
+
+def judging_target(
+    store: Store, qid: str, docno: str, *, allow_unpooled: bool = False
+) -> int | None:
+    """The id of `docno` if `qid` may be judged on it (None: a docno the project has not
+    seen, allowed by `allow_unpooled`): the topic is in the project, and the document is in
+    a pool of the topic (or `allow_unpooled`). Reads only; raises JudgingError otherwise."""
+    if store.topic(qid) is None:
+        raise JudgingError(f"topic {qid!r} is not in the project (import its topics first)")
+    doc_id = store.docno_ids([docno]).get(docno)
+    if not allow_unpooled and (doc_id is None or not store.pools_holding(qid, doc_id)):
+        raise JudgingError(
+            f"document {docno!r} is in no pool of topic {qid!r} (--allow-unpooled judges it anyway)"
+        )
+    return doc_id
+
+
+def check_grade(grade: int, grades: set[int]) -> None:
+    """Raise JudgingError unless `grade` is on the scale `grades`."""
+    if grade not in grades:
+        scale = ", ".join(str(g) for g in sorted(grades))
+        raise JudgingError(f"grade {grade} is not on the project's scale ({scale})")
 
 
 class JudgingService:
@@ -43,14 +66,7 @@ class JudgingService:
         """The id of `docno` after checking that it may be judged for `qid`: the topic is
         in the project, and the document is in a pool of the topic (or `allow_unpooled`).
         Raises JudgingError, recording nothing, otherwise."""
-        if self.store.topic(qid) is None:
-            raise JudgingError(f"topic {qid!r} is not in the project (import its topics first)")
-        doc_id = self.store.docno_ids([docno]).get(docno)
-        if not allow_unpooled and (doc_id is None or not self.store.pools_holding(qid, doc_id)):
-            raise JudgingError(
-                f"document {docno!r} is in no pool of topic {qid!r} "
-                "(--allow-unpooled judges it anyway)"
-            )
+        doc_id = judging_target(self.store, qid, docno, allow_unpooled=allow_unpooled)
         return self.doc_id(docno) if doc_id is None else doc_id
 
     def doc_id(self, doc: int | str) -> int:
@@ -76,9 +92,7 @@ class JudgingService:
     ) -> JudgmentChange:
         """Judge `doc` for `qid` with `grade`. A note or flag left as None keeps the one the
         judgment has."""
-        if grade not in self.grades:
-            scale = ", ".join(str(g) for g in sorted(self.grades))
-            raise JudgingError(f"grade {grade} is not on the project's scale ({scale})")
+        check_grade(grade, self.grades)
 
         def judged(current: JudgmentState) -> JudgmentState:
             return JudgmentState(
@@ -112,10 +126,12 @@ class JudgingService:
         """Undo (back to `change.before`) or redo (to `change.after`) a recorded change,
         through the same store path as a judgment, so history and live views see it too."""
         target = change.before if undo else change.after
+        # the time the change added goes with it, and comes back on redo
         return self.store.set_judgment(
             change.qid,
             change.doc_id,
             change.assessor_id,
             target,
+            time_spent=-change.time_spent if undo else change.time_spent,
             origin="undo" if undo else "redo",
         )

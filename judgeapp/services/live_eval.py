@@ -237,6 +237,7 @@ class Snapshot:
     rank_measure: str  # the measure the system ranking is read from
     rank_means: np.ndarray  # its mean per run
     checkpoints: tuple[Checkpoint, ...]  # the ranking at earlier points of the judging
+    made: int = 0  # judgments the filter's persons hold now (undone ones are not counted)
 
     @property
     def num_topics(self) -> int:
@@ -307,6 +308,7 @@ class LiveEvaluation:
         self._progress: dict[str, dict[int, tuple[int, int]]] = {}
         self._progress_seq: dict[str, int] = {}
         self._progress_persons: list[str] = []
+        self._made: dict[str, int] = {}  # qid -> judgments the persons hold in it
         self._build()
         if history:
             self._replay_history()
@@ -321,6 +323,14 @@ class LiveEvaluation:
         self.evaluator = Evaluator(judgments, self.runs, self._all, self.options)
         self.evaluator.evaluate()
         self._index = {str(m): i for i, m in enumerate(self.evaluator.measures)}
+        self._made = {}
+        if self.persons:
+            for j in self.store.judgments(assessors=self.persons):
+                self._made[j.qid] = self._made.get(j.qid, 0) + 1
+
+    def _count_made(self, qid: str) -> None:
+        if self.persons:
+            self._made[qid] = len(self.store.judgments(qid, self.persons))
 
     def reload(self) -> None:
         """Evaluate everything again from the store (new runs, qrels imported, ...)."""
@@ -346,6 +356,7 @@ class LiveEvaluation:
             self._known = {a.name for a in self.store.assessors()}
         topics = self.evaluator.judgments.topics
         for qid in qids:
+            self._count_made(qid)
             state = self._progress.get(qid)
             if state is not None and self._progress_persons == self.persons:
                 self._progress_refresh(qid, state)  # every update: undone ones leave it
@@ -445,6 +456,7 @@ class LiveEvaluation:
             rank_measure=str(self._rank_measure),
             rank_means=self._rank_means(summary),
             checkpoints=tuple(self.checkpoints),
+            made=sum(self._made.values()),
         )
 
     def _rank_means(self, summary: np.ndarray | None = None) -> np.ndarray:

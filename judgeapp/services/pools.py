@@ -183,6 +183,15 @@ class PoolService:
         return curve_estimate(curve, len(pooled), adaptive=adaptive, level=level, qid=qid)
 
     # -- writing ---------------------------------------------------------------------------
+    def pooled_without_text(self, name: str) -> tuple[int, int]:
+        """(pooled documents whose text is not in the project, pooled documents), counting
+        a document once per topic: what the assessors of pool `name` would judge blind."""
+        pooled = self.store.pooled_doc_ids(name)
+        with_text = self.store.document_ids_with_text()
+        total = sum(int(ids.size) for ids in pooled.values())
+        missing = sum(int(np.count_nonzero(~np.isin(ids, with_text))) for ids in pooled.values())
+        return missing, total
+
     def create_pool(
         self,
         name: str,

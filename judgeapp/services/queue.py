@@ -22,11 +22,11 @@ from judgeapp.services.judging import JudgingService
 from judgeapp.services.policy import judging_events
 from judgeapp.services.rows import QueueItem
 
-RELEVANT_FROM = 1  # grades at or above this count as relevant for orders and counts
+RELEVANT_FROM = 1  # the default lowest relevant grade (the project's scale may say other)
 
 
-def is_relevant(grade: int | None) -> bool:
-    return grade is not None and grade >= RELEVANT_FROM
+def is_relevant(grade: int | None, relevant_from: int = RELEVANT_FROM) -> bool:
+    return grade is not None and grade >= relevant_from
 
 
 class JudgingQueue:
@@ -38,6 +38,7 @@ class JudgingQueue:
         *,
         blind: bool | None = None,
         hide_others: bool = False,
+        relevant_from: int = RELEVANT_FROM,
     ) -> None:
         self.service = service
         self.store = service.store
@@ -46,6 +47,7 @@ class JudgingQueue:
         self.order = order
         self.blind = (not order.exposes_runs) if blind is None else blind
         self.hide_others = hide_others  # a blind assessor learns nothing of others' work
+        self.relevant_from = relevant_from  # the project's lowest relevant grade
         self._skipped: set[int] = set()
         self._texts: dict[int, str] | None = None
         self._build()
@@ -80,7 +82,7 @@ class JudgingQueue:
             self.items.append(self._item(doc, docnos.get(doc, str(doc)), state))
         self._row_of = {item.doc_id: i for i, item in enumerate(self.items)}
         self._judged = sum(1 for item in self.items if item.grade is not None)
-        self._relevant = sum(1 for item in self.items if is_relevant(item.grade))
+        self._relevant = sum(1 for item in self.items if self._is_relevant(item.grade))
 
     def _item(self, doc_id: int, docno: str, state: JudgmentState) -> QueueItem:
         best_rank: int | None = None
@@ -95,6 +97,9 @@ class JudgingQueue:
             doc_id, docno, state.grade, state.flagged, state.note, best_rank, runs, others
         )
 
+    def _is_relevant(self, grade: int | None) -> bool:
+        return is_relevant(grade, self.relevant_from)
+
     # -- reading -------------------------------------------------------------------------------
     def __len__(self) -> int:
         return len(self.items)
@@ -108,6 +113,11 @@ class JudgingQueue:
     def counts(self) -> tuple[int, int, int]:
         """(pooled, judged, relevant) for this assessor (kept up to date by `apply`)."""
         return len(self.items), self._judged, self._relevant
+
+    @property
+    def skipped(self) -> frozenset[int]:
+        """Documents skipped and not yet judged (until the judging comes back to them)."""
+        return frozenset(self._skipped)
 
     def first_unjudged(self) -> int | None:
         """Where to resume: the judging order's proposal (skips forgotten)."""
@@ -189,7 +199,7 @@ class JudgingQueue:
         if after.grade is None:
             self.order.forget(change.doc_id)
         elif before.grade != after.grade:
-            self.order.record(change.doc_id, after.grade, is_relevant(after.grade))
+            self.order.record(change.doc_id, after.grade, self._is_relevant(after.grade))
         item = QueueItem(
             before.doc_id,
             before.docno,
@@ -202,7 +212,7 @@ class JudgingQueue:
         )
         self.items[row] = item
         self._judged += (after.grade is not None) - (before.grade is not None)
-        self._relevant += is_relevant(after.grade) - is_relevant(before.grade)
+        self._relevant += self._is_relevant(after.grade) - self._is_relevant(before.grade)
         return item
 
     # -- search --------------------------------------------------------------------------------

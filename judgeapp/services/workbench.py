@@ -31,7 +31,7 @@ from judgeapp.services.judging import JudgingService
 from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.services.pools import PoolService
 from judgeapp.services.progress import ProgressFn, no_progress
-from judgeapp.services.queue import RELEVANT_FROM, JudgingQueue
+from judgeapp.services.queue import JudgingQueue
 from judgeapp.services.rows import TopicRow
 from judgeapp.store import Store
 from judgeapp.store.feed import ChangeFeed
@@ -51,6 +51,7 @@ class Workbench:
         if assessor:
             self.set_assessor(assessor)
         self._topics: dict[str, TopicRecord] | None = None
+        self._relevant_from: int | None = None
 
     # -- project -------------------------------------------------------------------------------
     @property
@@ -99,6 +100,30 @@ class Workbench:
             raise ValueError("choose who adjudicates first")
         return AdjudicationService(self.store, self.assessor)
 
+    def assign(
+        self,
+        topics: str,
+        assessors: Sequence[str],
+        *,
+        per_topic: int = 1,
+        overlap: float = 0.0,
+        seed: int = 0,
+        blind: bool | None = None,
+    ) -> Changes:
+        """Assign the topics of the spec `topics` (every topic of the pool being judged when
+        empty) to `assessors`, as `assign` does; `blind` sets blind mode (None: the default)."""
+        from judgeapp.services.selection import select_topics
+
+        pool = self.pool_name()
+        pooled = self.store.pool_sizes(pool) if pool is not None else {}
+        every = list(pooled) or list(self.topics())
+        qids = select_topics(topics, self.topics()) or every
+        team.assign(
+            self.store, qids, assessors, pool=pool, per_topic=per_topic, overlap=overlap, seed=seed
+        )
+        team.set_blind_mode(self.store, blind)
+        return Changes(assessors=True, topic_list=True)
+
     def team_progress(self) -> list[team.AssessorProgress]:
         """Every person's progress, pace, grades and flags (judgeapp.services.team)."""
         return team.team_progress(self.store, self.pool_name())
@@ -122,12 +147,25 @@ class Workbench:
     def scale(self) -> list[GradeInfo]:
         return self.store.scale()
 
+    def relevant_from(self) -> int:
+        """The project's lowest relevant grade (its scale's choice), read once per change."""
+        if self._relevant_from is None:
+            self._relevant_from = self.store.relevant_from()
+        return self._relevant_from
+
+    def guidelines(self) -> str:
+        return self.store.guidelines()
+
     def setting(self, key: str, default: Any = None) -> Any:
         """A setting kept in the project (it travels with the file)."""
         return self.store.get_setting(key, default)
 
     def set_setting(self, key: str, value: Any) -> None:
         self.store.set_setting(key, value)
+
+    def run_topics(self) -> list[str]:
+        """The topics any run retrieved documents for."""
+        return sorted(self.store.run_topics(), key=str.encode)
 
     def run_names(self) -> list[str]:
         """The project's runs, in import order."""
@@ -183,6 +221,8 @@ class Workbench:
         """Forget cached reads that `changes` made stale."""
         if changes.topic_list:
             self._topics = None
+        if changes.scale:
+            self._relevant_from = None
 
     def topic_rows(self, qids: Sequence[str] | None = None) -> list[TopicRow]:
         """The project's topics (or `qids` among them) with their pool size and this
@@ -209,7 +249,7 @@ class Workbench:
                         t.title,
                         0,
                         len(grades),
-                        int((grades >= RELEVANT_FROM).sum()),
+                        int((grades >= self.relevant_from()).sum()),
                         assigned=t.qid in mine,
                         shared=mine.get(t.qid, False),
                     )
@@ -218,7 +258,7 @@ class Workbench:
         progress = {
             p.qid: p
             for p in self.pooling.pool_progress(
-                pool, who, min_grade=RELEVANT_FROM, qids=[t.qid for t in topics]
+                pool, who, min_grade=self.relevant_from(), qids=[t.qid for t in topics]
             )
         }
         return [
@@ -253,7 +293,7 @@ class Workbench:
         for i, qid in enumerate(qids):
             progress(i, len(qids), f"estimating topic {qid}")
             estimate = self.pooling.estimate_relevant(
-                pool, qid, assessors=who, min_grade=RELEVANT_FROM
+                pool, qid, assessors=who, min_grade=self.relevant_from()
             )
             if estimate is not None:
                 estimates[qid] = estimate
@@ -310,8 +350,11 @@ class Workbench:
         judging_order: str,
         seed: int = 0,
         progress: ProgressFn = no_progress,
+        *,
+        qids: Sequence[str] | None = None,
     ) -> PoolInfo:
-        """Pool `runs` and make the new pool the one being judged."""
+        """Pool `runs` (over `qids`, or every topic they retrieved for) and make the new
+        pool the one being judged."""
         info = self.pooling.create_pool(
             name,
             runs=list(runs),
@@ -319,6 +362,7 @@ class Workbench:
             params=params,
             judging_order=judging_order,
             seed=seed,
+            qids=qids,
             progress=progress,
         )
         self.store.set_setting("ui.pool", info.name)
@@ -331,14 +375,19 @@ class Workbench:
         if pool is None or self.judging is None:
             return None
         order = self.pooling.open_judging_order(
-            pool, qid, assessors=[self.judging.assessor.name], min_grade=RELEVANT_FROM
+            pool, qid, assessors=[self.judging.assessor.name], min_grade=self.relevant_from()
         )
         if not len(order.topic):
             return None
         # a blind assessor sees no runs or ranks whatever the order (and nobody else's work)
         blind = self.is_blind()
         return JudgingQueue(
-            self.judging, order.topic, order, blind=True if blind else None, hide_others=blind
+            self.judging,
+            order.topic,
+            order,
+            blind=True if blind else None,
+            hide_others=blind,
+            relevant_from=self.relevant_from(),
         )
 
     # -- files -----------------------------------------------------------------------------------

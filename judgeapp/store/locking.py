@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 
@@ -26,6 +27,7 @@ from sqlalchemy import Connection, Engine, RootTransaction, text
 from sqlalchemy.exc import OperationalError
 
 from judgeapp.errors import UserError
+from judgeapp.store.files import lock_file_error
 
 READ_BUSY_MS = 10_000  # how long a reader (or a write statement) waits on SQLite's locks
 POLL_S = 0.005  # how often a waiting SQLite writer tries the lock again
@@ -111,7 +113,10 @@ def _sqlite_write_lock(engine: Engine, waiting: Callable[[], float], wait: float
         return
     # a descriptor of its own each time: flock(2) locks belong to an open file, so two
     # threads of one process exclude each other only through two descriptors
-    fd = os.open(path + "-judgeapp-lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path + "-judgeapp-lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise lock_file_error(path, exc) from None
     try:
         while True:
             try:
@@ -135,7 +140,11 @@ def _checkpoint_if_large(engine: Engine, conn: Connection) -> None:
     except OSError:
         return
     if size > CHECKPOINT_BYTES:
-        conn.connection.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)")  # type: ignore[union-attr]
+        driver = conn.connection.driver_connection
+        # after the commit: a checkpoint that fails (a full disk) leaves the committed data
+        # in the WAL, where every reader finds it, and the next writer tries again
+        with contextlib.suppress(sqlite3.Error):
+            driver.execute("PRAGMA wal_checkpoint(PASSIVE)")  # type: ignore[union-attr]
 
 
 # -- PostgreSQL ------------------------------------------------------------------------------

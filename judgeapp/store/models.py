@@ -68,6 +68,7 @@ class Grade(Base):
     grade: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     label: Mapped[str] = mapped_column(String, nullable=False)
     key: Mapped[str] = mapped_column(String, nullable=False, unique=True)
+    definition: Mapped[str] = mapped_column(Text, nullable=False, server_default="")
 
 
 class Topic(Base):

@@ -336,7 +336,8 @@ class PoolStoreMixin(StoreBase):
                     strict=True,
                 )
             ]
-            raw(conn, sql, rows)
+            if rows:  # an empty list would run the statement once, unbound
+                raw(conn, sql, rows)
 
 
 def _topic_from_rows(

@@ -13,18 +13,21 @@ import sqlite3
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.pool import QueuePool
 
 from judgeapp.errors import UserError
+from judgeapp.store.files import ProjectFileError, file_error
 from judgeapp.store.locking import READ_BUSY_MS, begin_write, is_write
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MIGRATIONS = ROOT / "migrations"
 # The newest revision this code writes. A test keeps it equal to Alembic's head, so opening
 # an up-to-date project needs no Alembic import at all (it costs ~0.2 s of start-up).
-SCHEMA_HEAD = "0004"
+SCHEMA_HEAD = "0005"
 
 
 class SchemaError(UserError, RuntimeError):
@@ -62,12 +65,35 @@ def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -
     cursor.close()
 
 
-def create_project_engine(url: str) -> Engine:
-    # no pre-ping on PostgreSQL: it costs a round trip per transaction (a grade key makes
-    # two); a connection the server closed fails once and SQLAlchemy then replaces the pool's
-    engine = create_engine(url)
+def create_project_engine(url: str, *, read_only: bool = False) -> Engine:
+    """The engine of a project. `read_only` (an SQLite file that this user cannot write, or
+    in a folder this user cannot write): opened with `mode=ro&immutable=1`, since SQLite
+    needs to write beside a WAL project even to read it; any write then fails with "the
+    project is read-only here"."""
+    path = sqlite_path(url)
+    if read_only and path is not None:
+        uri = f"file:{quote(str(path))}?mode=ro&immutable=1"
+        engine = create_engine(
+            "sqlite://",
+            creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False),
+            poolclass=QueuePool,
+        )
+    else:
+        # no pre-ping on PostgreSQL: it costs a round trip per transaction (a grade key
+        # makes two); a connection the server closed fails once and SQLAlchemy then
+        # replaces the pool's
+        engine = create_engine(url)
     if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _set_sqlite_pragmas)
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_connection: sqlite3.Connection, record: object) -> None:
+            try:
+                _set_sqlite_pragmas(dbapi_connection, record)
+            except (sqlite3.Error, UnicodeDecodeError) as exc:  # the first statements
+                error = None if path is None else file_error(str(path), exc)  # a file sees
+                if error is None:
+                    raise
+                raise error from None
 
         # Let SQLAlchemy, not pysqlite, decide where transactions start and end, so a failed
         # import rolls back everything it did (pysqlite's legacy mode commits on its own).
@@ -78,6 +104,16 @@ def create_project_engine(url: str) -> Engine:
         @event.listens_for(engine, "begin")
         def _begin(conn: Connection) -> None:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if is_write(conn) else "BEGIN")
+
+        if path is not None:
+
+            # a damaged page, a full disk, a read-only file: one message naming the file,
+            # wherever the statement ran (judgeapp.store.files)
+            @event.listens_for(engine, "handle_error")
+            def _file_failed(context: Any) -> None:
+                error = file_error(str(path), context.original_exception)
+                if error is not None:
+                    raise error from None
 
     return engine
 
@@ -139,7 +175,13 @@ def upgrade(engine: Engine, url: str) -> str | None:
         engine.dispose()  # fold the WAL into the file so the copy is complete
         stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
         backup = str(path.with_name(f"{path.name}.before-{rev}-{stamp}"))
-        shutil.copy2(path, backup)
+        try:
+            shutil.copy2(path, backup)
+        except OSError as exc:
+            raise ProjectFileError(
+                f"{path}: cannot upgrade the project: the copy kept before an upgrade "
+                f"cannot be written ({exc.strerror or exc}: {backup})"
+            ) from None
     from alembic import command
 
     with begin_write(engine) as conn:

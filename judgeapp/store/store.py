@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -45,10 +46,19 @@ from judgeapp.records import (
 )
 from judgeapp.store import models as m
 from judgeapp.store.base import StoreError, raw, utcnow
+from judgeapp.store.files import ProjectFileError, check_project_file
 from judgeapp.store.pools import PoolStoreMixin
-from judgeapp.store.schema import create_project_engine, database_url, sqlite_path, upgrade
+from judgeapp.store.schema import (
+    create_project_engine,
+    current_revision,
+    database_url,
+    sqlite_path,
+    upgrade,
+)
 from judgeapp.store.team import TeamStoreMixin
 
+RELEVANT_FROM_KEY = "scale.relevant_from"
+GUIDELINES_KEY = "scale.guidelines"
 ID_DTYPE = np.dtype("<i4")
 SCORE_DTYPE = np.dtype("<f8")
 DOC_BATCH = 2000
@@ -128,6 +138,10 @@ def _intern_postgres(conn: Connection, ordered: list[str]) -> np.ndarray:
     return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
 
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
 @dataclass(frozen=True, slots=True)
 class RunImport:
     """A parsed run file (records, or the bulk reader's columns) and how to store it."""
@@ -151,10 +165,18 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     def open(cls, db: str | Path, *, create: bool = True) -> Store:
         """Open (and if needed create or upgrade) a project. `db` is a path or a URL."""
         url = database_url(db)
-        if not create and "://" not in str(db) and not Path(db).exists():
-            raise StoreError(f"no project at {db}")
-        engine = create_project_engine(url)
+        path = sqlite_path(url)
+        if path is not None:
+            check_project_file(path, create=create)
+            if not create and not path.exists():
+                raise StoreError(f"no project at {db}")
+        # a project this user may read but not write is opened read-only (SQLite would
+        # otherwise refuse even to read it: a WAL project needs its -shm file written)
+        read_only = path is not None and path.exists() and not _writable(path)
+        engine = create_project_engine(url, read_only=read_only)
         try:
+            if path is not None and not create and current_revision(engine) is None:
+                raise ProjectFileError(f"{path}: not a judgeapp project (an empty database)")
             backup = upgrade(engine, url)
             store = cls(engine, url, backup)
             store._ensure_defaults()
@@ -162,6 +184,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             engine.dispose()
             reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
             raise StoreError(f"cannot open the project: {reason}") from None
+        except BaseException:
+            engine.dispose()
+            raise
         return store
 
     @staticmethod
@@ -206,7 +231,10 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             if not has_scale:
                 conn.execute(
                     m.table(m.Grade).insert(),
-                    [{"grade": g.grade, "label": g.label, "key": g.key} for g in DEFAULT_SCALE],
+                    [
+                        {"grade": g.grade, "label": g.label, "key": g.key, "definition": ""}
+                        for g in DEFAULT_SCALE
+                    ],
                 )
             if not has_created:
                 conn.execute(
@@ -228,20 +256,85 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     def scale(self) -> list[GradeInfo]:
         with self._read() as conn:
             rows = conn.execute(
-                select(m.Grade.grade, m.Grade.label, m.Grade.key).order_by(m.Grade.grade)
+                select(m.Grade.grade, m.Grade.label, m.Grade.key, m.Grade.definition).order_by(
+                    m.Grade.grade
+                )
             )
             return [GradeInfo(*row) for row in rows]
 
-    def set_scale(self, grades: Sequence[GradeInfo]) -> Changes:
+    def relevant_from(self) -> int:
+        """The lowest grade that counts as relevant (binary measures, counts, judging
+        orders): the owner's choice, else 1 when the scale has it, else its second grade."""
+        value = self.get_setting(RELEVANT_FROM_KEY)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        grades = [g.grade for g in self.scale()]
+        if 1 in grades or len(grades) < 2:
+            return 1
+        return grades[1]
+
+    def guidelines(self) -> str:
+        """The judging guidelines the owner wrote (empty when none)."""
+        return str(self.get_setting(GUIDELINES_KEY) or "")
+
+    def grades_in_use(self) -> set[int]:
+        """Grades of judgments that people made (assessors and adjudicators): a scale must
+        keep them. Imported qrels and automatic judges may use any grade."""
+        with self._read() as conn:
+            rows = conn.execute(
+                select(m.Judgment.grade)
+                .join(m.Assessor, m.Assessor.id == m.Judgment.assessor_id)
+                .where(m.Assessor.kind.in_(("person", "adjudicator")))
+                .distinct()
+            )
+            return {int(g) for (g,) in rows}
+
+    def set_scale(
+        self,
+        grades: Sequence[GradeInfo],
+        *,
+        relevant_from: int | None = None,
+        guidelines: str | None = None,
+    ) -> Changes:
+        """Replace the scale (and, when given, the lowest relevant grade and the
+        guidelines) in one transaction. A grade that people's judgments use must stay."""
         keys = [g.key for g in grades]
         if len(set(keys)) != len(keys) or len({g.grade for g in grades}) != len(grades):
             raise StoreError("each grade of a scale needs its own number and its own key")
+        if not grades:
+            raise StoreError("a scale needs at least one grade")
+        if relevant_from is not None and relevant_from not in {g.grade for g in grades}:
+            raise StoreError(f"relevant from grade {relevant_from}: the scale has no such grade")
         with self._begin() as conn:
+            used = {
+                int(g)
+                for (g,) in conn.execute(
+                    select(m.Judgment.grade)
+                    .join(m.Assessor, m.Assessor.id == m.Judgment.assessor_id)
+                    .where(m.Assessor.kind.in_(("person", "adjudicator")))
+                    .distinct()
+                )
+            }
+            dropped = sorted(used - {g.grade for g in grades})
+            if dropped:
+                listed = ", ".join(str(g) for g in dropped)
+                raise StoreError(
+                    f"judgments made with grade {listed} exist: the scale must keep "
+                    f"{'them' if len(dropped) > 1 else 'it'}"
+                )
             conn.execute(m.table(m.Grade).delete())
             conn.execute(
                 m.table(m.Grade).insert(),
-                [{"grade": g.grade, "label": g.label, "key": g.key} for g in grades],
+                [
+                    {"grade": g.grade, "label": g.label, "key": g.key, "definition": g.definition}
+                    for g in grades
+                ],
             )
+            setting = m.table(m.Setting)
+            for key, value in ((RELEVANT_FROM_KEY, relevant_from), (GUIDELINES_KEY, guidelines)):
+                if value is not None:
+                    conn.execute(setting.delete().where(m.Setting.key == key))
+                    conn.execute(setting.insert(), [{"key": key, "value": value}])
             self._changed(conn, Changes(scale=True))
         return Changes(scale=True)
 
@@ -740,6 +833,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         )
                     )
                     changed.add(qid)
+                if not rows:  # the same judgments again (--replace): nothing to write, and
+                    continue  # an empty list of rows would run the statement once, unbound
                 raw(
                     conn,
                     "INSERT INTO judgments (qid, doc_id, assessor_id, grade, note, flagged, "
@@ -988,7 +1083,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             )
             changes = Changes(topics=frozenset([qid]), judged=((qid, doc_id),))
             self._changed(conn, changes)
-        return JudgmentChange(qid, doc_id, assessor_id, before, state, changes)
+        return JudgmentChange(qid, doc_id, assessor_id, before, state, changes, time_spent)
 
     def judgment_state(self, qid: str, doc_id: int, assessor_id: int) -> JudgmentState:
         with self._read() as conn:
@@ -1277,6 +1372,11 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     def topic_titles(self) -> dict[str, str]:
         with self._read() as conn:
             return {qid: title for qid, title in conn.execute(select(m.Topic.qid, m.Topic.title))}
+
+    def run_topics(self) -> set[str]:
+        """The topics any run has a ranked list for."""
+        with self._read() as conn:
+            return {q for (q,) in conn.execute(select(m.RankedList.qid).distinct())}
 
     def document_ids_with_text(self) -> np.ndarray:
         """Ids of the documents whose text is in the project (int64, unordered)."""

@@ -86,6 +86,7 @@ class AdjudicationView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.setAccessibleName("Disagreements")
         self.topic_panel = TopicPanel()
         self.viewer = DocumentViewer()
         self.votes = QLabel()

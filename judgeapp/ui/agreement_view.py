@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judgeapp.outputs import write_text
 from judgeapp.services.agreement import (
     PAIR_STATISTICS,
     SCOPE_STATISTICS,
@@ -265,6 +266,7 @@ class AgreementView(QWidget):
         self.export_button.setEnabled(False)
         self.export_button.clicked.connect(self.ask_export)
         self.file_dialog: QFileDialog | None = None
+        self.save_folders: Any = None  # where save dialogs open (the window's SaveFolders)
 
         self.overall_model = OverallTableModel(self)
         self.topic_model = TopicAgreementTableModel(self)
@@ -299,6 +301,15 @@ class AgreementView(QWidget):
         self.tabs.addTab(self.pair_table, "Pairs")
         self.tabs.addTab(confusion, "Confusion")
         self.rankings_tab = self.tabs.addTab(rankings, "Rankings")
+        for table, name in (
+            (self.overall_table, "Agreement over all topics"),
+            (self.topic_table, "Agreement per topic"),
+            (self.pair_table, "Agreement per pair of assessors"),
+            (self.confusion_table, "Confusion matrix of the pair"),
+            (self.ranking_table, "System rankings compared"),
+        ):
+            table.setAccessibleName(name)
+        self.pair_choice.setAccessibleName("Pair of assessors")
 
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
@@ -375,7 +386,7 @@ class AgreementView(QWidget):
         paths = []
         for stem, text in self.tables_csv().items():
             path = folder / f"{stem}.csv"
-            path.write_text(text, encoding="utf-8")
+            write_text(path, text)  # whole or not at all
             paths.append(path)
         self.csv_exported.emit(paths)
         return paths
@@ -385,6 +396,8 @@ class AgreementView(QWidget):
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        if self.save_folders is not None:
+            self.save_folders.prepare(dialog)
         dialog.fileSelected.connect(self._on_folder_chosen)
         self.file_dialog = dialog
         dialog.open()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, QSettings, Qt, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QUndoStack
+from PySide6.QtGui import QAction, QUndoStack
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from judgeapp.pooling.estimate import Estimate
@@ -25,9 +25,17 @@ from judgeapp.services.progress import Cancelled, ProgressFn
 from judgeapp.services.rows import TopicRow
 from judgeapp.services.workbench import ChangeFeed, Workbench
 from judgeapp.ui.adjudication import AdjudicationController, AdjudicationView
-from judgeapp.ui.dialogs import AssessorDialog, ImportDialog, PoolDialog, TaskDialog
+from judgeapp.ui.dialogs import (
+    AssessorDialog,
+    ImportDialog,
+    PoolDialog,
+    ScaleDialog,
+    TaskDialog,
+)
 from judgeapp.ui.judging_controller import JudgingController
 from judgeapp.ui.main_window import MainWindow
+from judgeapp.ui.plain import plain
+from judgeapp.ui.save_folders import SaveFolders
 from judgeapp.ui.team_view import TeamController, TeamView
 from judgeapp.ui.worker import Worker
 
@@ -71,7 +79,14 @@ class MainController(QObject):
         self.dialog: TaskDialog | None = None
         self.file_dialog: QFileDialog | None = None
         self.assessor_dialog: AssessorDialog | None = None
+        self.scale_dialog: ScaleDialog | None = None
+        # save dialogs open where this project's files were saved last
+        self.save_folders = SaveFolders(
+            settings, lambda: self.workbench.path if self.workbench is not None else None
+        )
         self.last_error: str | None = None
+        self.last_warning: str | None = None
+        self._had_pool = False  # the topic list had a pool to show (pooled topics only)
         # the topic list's "estimated missing relevant": computed in a worker of its own
         self.estimates: dict[str, Estimate] = {}
         self._estimate_pending: set[str] | None = set()  # None: every judged topic
@@ -88,9 +103,19 @@ class MainController(QObject):
         self.feed_timer = QTimer(self)
         self.feed_timer.setInterval(FEED_MS)
         self.feed_timer.timeout.connect(self._on_feed_timer_timeout)
-        undo = self.undo_stack.createUndoAction(self, "&Undo")
-        redo = self.undo_stack.createRedoAction(self, "&Redo")
-        window.add_undo_actions(undo, redo)
+        # undo and redo stay within the topic being judged, or say what they undo
+        self.undo_action = QAction("&Undo", self)
+        self.redo_action = QAction("&Redo", self)
+        self._asked: tuple[str, int] | None = None  # an undo/redo in another topic, asked once
+        # always enabled: a key that undoes nothing says so (in the judging view)
+        self.undo_stack.undoTextChanged.connect(
+            lambda text: self.undo_action.setText(f"&Undo {text}".strip())
+        )
+        self.undo_stack.redoTextChanged.connect(
+            lambda text: self.redo_action.setText(f"&Redo {text}".strip())
+        )
+        window.add_undo_actions(self.undo_action, self.redo_action)
+        self.judging.next_topic_finder = self.next_topic_after
         self._connect()
         self._rebuild_recent_menu()
         self.window.actions_by_name["open_demo"].setEnabled(demo is not None)
@@ -108,6 +133,7 @@ class MainController(QObject):
         a["quit"].triggered.connect(self.window.close)
         a["choose_assessor"].triggered.connect(self._on_choose_assessor_triggered)
         a["build_pool"].triggered.connect(self._on_build_pool_triggered)
+        a["scale"].triggered.connect(self._on_scale_triggered)
         a["adjudicate"].triggered.connect(self._on_adjudicate_triggered)
         a["team"].triggered.connect(self._on_team_triggered)
         a["show_topics"].triggered.connect(lambda: self.window.show_view(self.window.topics_view))
@@ -115,6 +141,11 @@ class MainController(QObject):
         a["shortcuts"].triggered.connect(self.judging._on_help_triggered)
         topics = self.window.topics_view
         topics.filter.textChanged.connect(topics.proxy.set_filter_text)
+        topics.filter.returnPressed.connect(self._on_topic_filter_return_pressed)
+        topics.pooled_only.toggled.connect(self._on_pooled_only_toggled)
+        self.undo_action.triggered.connect(lambda: self._on_undo_redo_triggered(undo=True))
+        self.redo_action.triggered.connect(lambda: self._on_undo_redo_triggered(undo=False))
+        self.window.tabs.currentChanged.connect(self._on_tab_changed)
         topics.table.activated.connect(self._on_topic_activated)
         topics.table.doubleClicked.connect(self._on_topic_activated)
         topics.judge_button.clicked.connect(self._on_judge_clicked)
@@ -156,6 +187,16 @@ class MainController(QObject):
             self.window.topics_view.table.setFocus()
         self.project_opened.emit(workbench)
         return workbench
+
+    def reopen_last(self) -> bool:
+        """Open the project used last, if it is still there; True when it opened."""
+        last = self.settings.value("last_project")
+        if not last:
+            return False
+        last = str(last)
+        if "://" not in last and not Path(last).is_file():
+            return False  # moved or deleted since: the caller opens the demo instead
+        return self.open_project(last) is not None
 
     def _remember_project(self, db: str) -> None:
         recent = [p for p in self._recent() if p != db]
@@ -223,6 +264,12 @@ class MainController(QObject):
         rows = [] if wb is None else wb.topic_rows()
         view.model.set_rows([self._with_estimate(r) for r in rows])
         view.show_estimates(view.model.show_estimates)
+        # once a pool exists, the topics it leaves out are hidden (a box shows them again)
+        has_pool = any(r.pool_size for r in rows)
+        view.pooled_only.setEnabled(has_pool)
+        if has_pool != self._had_pool:
+            self._had_pool = has_pool
+            view.pooled_only.setChecked(has_pool)
         self._update_summary()
 
     # -- estimates of the relevant documents still missing, in the topic list -------------------
@@ -260,7 +307,7 @@ class MainController(QObject):
         blind = wb is not None and wb.is_blind()
         view = self.window.topics_view
         view.show_assignments(wb is not None and bool(wb.assignments()))
-        for name in ("build_pool", "import_runs", "import_qrels", "adjudicate", "team"):
+        for name in ("build_pool", "import_runs", "import_qrels", "adjudicate", "team", "scale"):
             self.window.actions_by_name[name].setEnabled(not blind)
         if blind:
             for part in (self.adjudication, self.team):
@@ -330,12 +377,22 @@ class MainController(QObject):
             self.estimate_timer.start(ESTIMATE_DELAY_MS)
 
     def _update_summary(self) -> None:
-        rows = self.window.topics_view.model.rows()
+        view = self.window.topics_view
+        rows = view.model.rows()
         pooled = sum(r.pool_size for r in rows)
         judged = sum(r.judged for r in rows)
         relevant = sum(r.relevant for r in rows)
-        text = f"{len(rows)} topics · {pooled} pooled · {judged} judged · {relevant} relevant"
-        self.window.topics_view.summary.setText(text)
+        with_pool = sum(1 for r in rows if r.pool_size)
+        topics = f"{len(rows)} topic{'s' * (len(rows) != 1)}"
+        if with_pool < len(rows) and pooled:
+            topics += f" ({with_pool} with a pool"
+            topics += ", the others hidden)" if view.proxy.pooled_only else ")"
+        text = f"{topics} · {pooled} pooled · {judged} judged · {relevant} relevant"
+        view.summary.setText(text)
+
+    def _on_pooled_only_toggled(self, on: bool) -> None:
+        self.window.topics_view.proxy.set_pooled_only(on)
+        self._update_summary()
 
     def _update_status(self) -> None:
         wb = self.workbench
@@ -388,6 +445,80 @@ class MainController(QObject):
     def _on_topic_opened(self, qid: str) -> None:
         self.window.topics_view.select_qid(qid)
 
+    def _on_topic_filter_return_pressed(self) -> None:
+        """Enter in the filter judges the chosen topic, or the first one the filter shows."""
+        view = self.window.topics_view
+        qid = view.current_qid()
+        if qid is None and view.proxy.rowCount():
+            qid = view.proxy.index(0, 0).data(view.model.QidRole)
+        if qid is None:
+            self.window.statusBar().showMessage("No topic matches the filter.", 6000)
+            return
+        self.open_topic(qid)
+
+    def _on_tab_changed(self, _index: int) -> None:
+        # the judging view shown (a tab chosen, Ctrl+2, the dashboard back from its own
+        # window): its keys go to the document, not to a field or a hidden widget
+        if self.window.tabs.currentWidget() is self.window.judging_view:
+            self.window.judging_view.focus_document()
+
+    def next_topic_after(self, qid: str) -> str | None:
+        """The next topic in the topic list's order (the assessor's own topics first when
+        they have some) with pooled documents they have not judged."""
+        view = self.window.topics_view
+        order = [
+            view.proxy.index(r, 0).data(view.model.QidRole) for r in range(view.proxy.rowCount())
+        ]
+        if qid in order:  # after it, round to the start
+            i = order.index(qid)
+            order = order[i + 1 :] + order[:i]
+        model = view.model
+        rows = [model.topic(r) for q in order if (r := model.row_of(q)) is not None]
+        open_ = [r for r in rows if r.pool_size > r.judged and r.qid != qid]
+        mine = [r for r in open_ if r.assigned]
+        chosen = (mine or open_)[:1]
+        return chosen[0].qid if chosen else None
+
+    # -- undo and redo ---------------------------------------------------------------------------
+    def _on_undo_redo_triggered(self, undo: bool) -> None:
+        """Undo (redo) the last change. In the judging view, a change made in another topic
+        is not undone at once: the first key says which change and where, a second one does
+        it (and opens that topic)."""
+        stack = self.undo_stack
+        index = stack.index() - 1 if undo else stack.index()
+        verb = "undo" if undo else "redo"
+        judging = self.window.judging_view
+        on_judging = self.window.tabs.currentWidget() is judging
+        if not (0 <= index < stack.count()):
+            if on_judging:
+                judging.show_notice(f"Nothing to {verb}.")
+            return
+        command = stack.command(index)
+        change = getattr(command, "change", None)
+        queue = self.judging.queue
+        elsewhere = (
+            on_judging and change is not None and queue is not None and change.qid != queue.qid
+        )
+        if elsewhere and self._asked != (verb, index):
+            self._asked = (verb, index)
+            key = "Ctrl+Z" if undo else "Ctrl+Shift+Z"
+            judging.show_notice(
+                f"Nothing was {verb}ne yet: the last change was in topic {change.qid}, not in "
+                f"topic {queue.qid} ({command.text()}). {key} again {verb}es it there."
+            )
+            return
+        self._asked = None
+        text = command.text()
+        if undo:
+            stack.undo()
+        else:
+            stack.redo()
+        where = f" in topic {change.qid}" if change is not None else ""
+        message = f"{'Undone' if undo else 'Redone'}: {text}{where}"
+        self.window.statusBar().showMessage(message, 8000)
+        if elsewhere and on_judging:
+            judging.show_notice(message + f" (topic {change.qid} is open now).")
+
     # -- changes ------------------------------------------------------------------------------------
     def apply_changes(self, changes: Changes) -> None:
         """Refresh what `changes` touched, then tell every other view."""
@@ -395,6 +526,13 @@ class MainController(QObject):
         if wb is None or changes.empty:
             return
         wb.invalidate(changes)
+        if changes.scale:
+            if wb.judging is not None:
+                wb.judging.refresh_scale()
+            self.judging.refresh_scale()
+            if self.adjudication is not None:
+                self.adjudication.view.set_scale(wb.scale())
+            self.refresh_topics()  # relevant counts follow the lowest relevant grade
         if changes.pools:
             self._rebuild_pool_menu()
             self._update_status()
@@ -420,9 +558,6 @@ class MainController(QObject):
         if wb is None or changes.empty:
             return
         wb.invalidate(changes)
-        if changes.scale and wb.judging is not None:
-            wb.judging.refresh_scale()
-            self.judging.view.set_scale(wb.scale())
         if changes.assessors or changes.topic_list:  # roles, assignments, blind mode
             was = self.blind
             self._apply_visibility()
@@ -514,7 +649,8 @@ class MainController(QObject):
         if wb is None or self.blind:
             return None
         if self.team is None:
-            self.team = TeamController(TeamView(), parent=self)
+            self.team = TeamController(TeamView(), parent=self, save_folders=self.save_folders)
+            self.team.changed.connect(self.apply_changes)
         view = self.team.view
         if self.window.tabs.indexOf(view) < 0:
             self.window.add_view("Team", view)
@@ -597,7 +733,15 @@ class MainController(QObject):
         runs = wb.run_names()
         taken = {p.name for p in wb.pools()}
         name = next(f"pool-{i}" for i in range(1, len(taken) + 2) if f"pool-{i}" not in taken)
-        dialog = PoolDialog(runs, STRATEGIES, list(ORDERS), name, self.window)
+        dialog = PoolDialog(
+            runs,
+            STRATEGIES,
+            list(ORDERS),
+            name,
+            self.window,
+            topics=list(wb.topics()),
+            run_topics=wb.run_topics(),
+        )
         dialog.set_order(DEFAULT_ORDER)
         dialog.submitted.connect(lambda: self._on_pool_submitted(dialog))
         self.dialog = dialog
@@ -614,17 +758,63 @@ class MainController(QObject):
         params = dialog.params()
         order = dialog.order.currentData()
         seed = dialog.seed.value()
+        qids = dialog.chosen_topics()
+
+        textless: list[tuple[int, int]] = []  # (without text, pooled), found in the worker
 
         def work(progress: ProgressFn):
-            return wb.build_pool(name, runs, strategy, params, order, seed, progress)
+            info = wb.build_pool(name, runs, strategy, params, order, seed, progress, qids=qids)
+            textless.append(wb.pooling.pooled_without_text(info.name))
+            return info
 
         def done(info) -> None:
+            missing, pooled = textless[0] if textless else (0, 0)
             self.window.statusBar().showMessage(
                 f"Pool {info.name}: {info.n_docs} documents over {info.n_topics} topics", 8000
             )
             self.apply_changes(Changes(pools=True))
+            if missing:
+                self._warn(
+                    "Documents without text",
+                    f"{missing:,} of the {pooled:,} pooled documents of {info.name} have no "
+                    "text in the project: assessors would judge them by their docno alone "
+                    "(the judging view asks them to press a grade key twice). Import the "
+                    "collection's documents first (Project ▸ Import documents…).",
+                )
 
         self.run_task(dialog, work, done, "build pool")
+
+    # -- the scale ------------------------------------------------------------------------------------
+    def _on_scale_triggered(self) -> None:
+        self.show_scale_dialog()
+
+    def show_scale_dialog(self) -> ScaleDialog | None:
+        """The project's scale, definitions and guidelines, for its owner to define."""
+        from judgeapp.services import scale
+
+        wb = self.workbench
+        if wb is None or self.blind:
+            return None
+        dialog = ScaleDialog(scale.current(wb.store), scale.PRESETS, self.window)
+        dialog.chosen.connect(lambda spec: self._on_scale_chosen(dialog, spec))
+        self.scale_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _on_scale_chosen(self, dialog: ScaleDialog, spec) -> None:
+        from judgeapp.services import scale
+
+        wb = self.workbench
+        if wb is None:
+            return
+        try:
+            changes = scale.apply(wb.store, spec)
+        except Exception as exc:  # people's grades dropped, a database refusing the owner's
+            dialog.show_error(str(exc))  # change (an assessor's connection), ...
+            return
+        dialog.accept()
+        self.apply_changes(changes)
+        self.window.statusBar().showMessage("The scale is saved; every window shows it.", 8000)
 
     # -- export -------------------------------------------------------------------------------------
     def _on_export_qrels_triggered(self) -> None:
@@ -643,7 +833,8 @@ class MainController(QObject):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
         dialog.setNameFilters(["TREC qrels (*.qrels *.txt)", "All files (*)"])
-        dialog.selectFile(f"{self.workbench.display_name().replace(' ', '-')}.qrels")
+        name = f"{self.workbench.display_name().replace(' ', '-')}.qrels"
+        self.save_folders.prepare(dialog, name)
         dialog.fileSelected.connect(lambda path: self.export_qrels(path, mine=mine))
         self.file_dialog = dialog
         dialog.open()
@@ -728,8 +919,13 @@ class MainController(QObject):
         if geometry is not None:
             self.window.restoreGeometry(geometry)
 
+    def _warn(self, title: str, text: str) -> None:
+        box = plain(QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window))
+        box.open()
+        self.last_warning = text
+
     def _error(self, title: str, text: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window)
+        box = plain(QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window))
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.open()
         self.last_error = text

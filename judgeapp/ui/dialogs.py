@@ -20,10 +20,12 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -32,6 +34,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from judgeapp.ui.plain import plain
 
 IMPORT_TITLES = {
     "topics": "Import topics",
@@ -63,7 +67,7 @@ class TaskDialog(QDialog):
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
-        self.message = QLabel()
+        self.message = plain(QLabel())  # errors quote the offending line of a file
         self.message.setObjectName("muted")
         self.message.setWordWrap(True)
         self.buttons = QDialogButtonBox()
@@ -141,8 +145,12 @@ class FileListWidget(QWidget):
         self.list = QListWidget()
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setMinimumHeight(110)
-        add = QPushButton("Add files…")
-        remove = QPushButton("Remove")
+        add = QPushButton("&Add files…")
+        remove = QPushButton("Re&move")
+        # Enter in the dialog starts the work (its default button), never the file chooser
+        for button in (add, remove):
+            button.setAutoDefault(False)
+        self.list.setAccessibleName(caption)
         add.clicked.connect(self._on_add_clicked)
         remove.clicked.connect(self._on_remove_clicked)
         buttons = QVBoxLayout()
@@ -212,9 +220,29 @@ class PoolDialog(TaskDialog):
         orders: Sequence[str],
         default_name: str,
         parent: QWidget | None = None,
+        topics: Sequence[str] = (),
+        run_topics: Sequence[str] = (),
     ) -> None:
         super().__init__("Build a pool", "Build pool", parent)
         self.name = QLineEdit(default_name)
+        self.name.setAccessibleName("Pool name")
+        # the topics to pool: the ones the runs retrieved for unless narrowed
+        self.all_topics = list(topics)
+        self.run_topics = list(run_topics)
+        self.topics = QLineEdit()
+        self.topics.setAccessibleName("Topics to pool")
+        self.topics.setPlaceholderText("every topic the runs retrieved for; or e.g. 601-650, 7")
+        covered = len(set(run_topics) & set(topics)) if topics else len(run_topics)
+        self.topics_hint = QLabel(
+            f"The runs retrieved documents for {covered} of the project's {len(topics)} topics"
+            + (
+                f"; the other {len(topics) - covered} get no pool."
+                if topics and covered < len(topics)
+                else "."
+            )
+        )
+        self.topics_hint.setObjectName("muted")
+        self.topics_hint.setWordWrap(True)
         self.runs = QListWidget()
         self.runs.setMinimumHeight(140)
         for run in runs:
@@ -255,6 +283,8 @@ class PoolDialog(TaskDialog):
         self.seed = QSpinBox()
         self.seed.setRange(0, 2_000_000_000)
         self.form.addRow("Name", self.name)
+        self.form.addRow("Topics", self.topics)
+        self.form.addRow("", self.topics_hint)
         self.form.addRow("Runs", self.runs)
         self.form.addRow("Strategy", self.strategy)
         self.form.addRow("Depth", self.depth)
@@ -302,11 +332,25 @@ class PoolDialog(TaskDialog):
             params["p"] = self.p.value()
         return params
 
+    def chosen_topics(self) -> list[str] | None:
+        """The topics to pool (None: every topic the runs retrieved for); ValueError for
+        a part that matches no topic."""
+        from judgeapp.services.selection import select_topics
+
+        text = self.topics.text().strip()
+        return select_topics([text] if text else None, self.run_topics or self.all_topics)
+
     def validate(self) -> str | None:
         if not self.name.text().strip():
             return "Give the pool a name."
         if not self.chosen_runs():
             return "Choose at least one run."
+        try:
+            chosen = self.chosen_topics()
+        except ValueError as exc:
+            return f"Topics: {exc} among the topics the runs retrieved for."
+        if chosen is not None and not chosen:
+            return "Choose at least one topic."
         return None
 
 
@@ -346,17 +390,24 @@ class AssessorDialog(QDialog):
 
 
 class ShortcutSheet(QDialog):
-    """Every key of the judging view (F1 or ?)."""
+    """Every key of the judging view (F1 or ?), the grades with their definitions, and the
+    project's judging guidelines. The actions wrap in their column and the sheet fits the
+    window it belongs to, so nothing is cut off at any size."""
 
-    def __init__(self, rows: Sequence[tuple[str, str]], parent=None) -> None:
+    def __init__(
+        self, rows: Sequence[tuple[str, str]], parent=None, *, guidelines: str = ""
+    ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Keyboard shortcuts")
+        self.setWindowTitle("Keyboard shortcuts and guidelines")
         table = QTableWidget(len(rows), 2)
+        table.setAccessibleName("Keys and what they do")
         table.setHorizontalHeaderLabels(["Key", "Action"])
         table.verticalHeader().setVisible(False)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         table.setShowGrid(False)
+        table.setWordWrap(True)
+        table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         for r, (key, action) in enumerate(rows):
             key_item = QTableWidgetItem(key)
             font = key_item.font()
@@ -364,12 +415,219 @@ class ShortcutSheet(QDialog):
             key_item.setFont(font)
             table.setItem(r, 0, key_item)
             table.setItem(r, 1, QTableWidgetItem(action))
-        table.resizeColumnsToContents()
-        table.horizontalHeader().setStretchLastSection(True)
+        table.resizeColumnToContents(0)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table = table
+        self.guidelines = QPlainTextEdit(guidelines.strip())
+        self.guidelines.setReadOnly(True)
+        self.guidelines.setAccessibleName("Judging guidelines")
+        self.guidelines.setVisible(bool(guidelines.strip()))
+        lines = min(len(guidelines.strip().splitlines()) + 1, 8)
+        self.guidelines.setMaximumHeight(self.fontMetrics().lineSpacing() * lines + 16)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        guide_label = QLabel("Judging guidelines")
+        guide_label.setStyleSheet("font-weight: 600;")
+        guide_label.setVisible(bool(guidelines.strip()))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(table)
+        layout.addWidget(table, 1)
+        layout.addWidget(guide_label)
+        layout.addWidget(self.guidelines)
         layout.addWidget(buttons)
-        self.resize(480, min(80 + 28 * len(rows), 640))
+        self._fit(parent)
+
+    def _fit(self, parent) -> None:
+        """As large as the rows need, within the window the sheet belongs to."""
+        window = parent.window() if parent is not None else None
+        available = window.size() if window is not None else None
+        screen = self.screen().availableGeometry().size() if self.screen() else None
+        limits = [s for s in (available, screen) if s is not None and s.width() > 0]
+        max_w = min([s.width() for s in limits] + [760]) - 20
+        max_h = min([s.height() for s in limits] + [900]) - 40
+        width = max(min(max_w, 640), 320)
+        self.resize(width, max(min(max_h, 120 + 30 * self.table.rowCount()), 240))
+
+
+class ScaleDialog(QDialog):
+    """The project's relevance scale, defined by its owner: a preset to start from, each
+    grade's number, label, key and definition, the lowest relevant grade, and guidelines
+    (typed, or read from a file). `chosen(ScaleSpec)` once OK passes the checks."""
+
+    chosen = Signal(object)
+
+    def __init__(self, spec, presets: dict, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Relevance scale and guidelines")
+        self.presets = presets
+        self.preset = QComboBox()
+        self.preset.setAccessibleName("Start from a preset")
+        self.preset.addItem("The project's scale", None)
+        for name, preset in presets.items():
+            self.preset.addItem(f"{name}: {preset.description}", name)
+        self.table = QTableWidget(0, 4)
+        self.table.setAccessibleName("Grades")
+        self.table.setHorizontalHeaderLabels(["Grade", "Label", "Key", "Definition"])
+        self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        for col in (0, 2):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(1, 150)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        add = QPushButton("Add grade")
+        add.setAutoDefault(False)
+        remove = QPushButton("Remove grade")
+        remove.setAutoDefault(False)
+        add.clicked.connect(self._on_add_clicked)
+        remove.clicked.connect(self._on_remove_clicked)
+        self.relevant_from = QComboBox()
+        self.relevant_from.setAccessibleName("Lowest relevant grade")
+        self.guidelines = QPlainTextEdit()
+        self.guidelines.setAccessibleName("Judging guidelines")
+        self.guidelines.setPlaceholderText(
+            "Judging guidelines, shown beside the topic and on F1 (optional)"
+        )
+        load = QPushButton("Load from file…")
+        load.setAutoDefault(False)
+        load.clicked.connect(self._on_load_clicked)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        self.message.setObjectName("error")
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self._on_accepted)
+        self.buttons.rejected.connect(self.reject)
+        rows = QHBoxLayout()
+        rows.addWidget(add)
+        rows.addWidget(remove)
+        rows.addStretch(1)
+        rows.addWidget(QLabel("Relevant from grade"))
+        rows.addWidget(self.relevant_from)
+        guide_row = QHBoxLayout()
+        guide_row.addWidget(QLabel("Guidelines"))
+        guide_row.addStretch(1)
+        guide_row.addWidget(load)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.preset)
+        layout.addWidget(self.table, 2)
+        layout.addLayout(rows)
+        layout.addLayout(guide_row)
+        layout.addWidget(self.guidelines, 1)
+        layout.addWidget(self.message)
+        layout.addWidget(self.buttons)
+        self.resize(720, 520)
+        self.file_dialog: QFileDialog | None = None
+        self._fill(spec)
+        self.preset.currentIndexChanged.connect(self._on_preset_changed)
+        self.table.itemChanged.connect(self._on_table_changed)
+
+    def _fill(self, spec, *, guidelines: bool = True) -> None:
+        self.table.blockSignals(True)
+        self.table.setRowCount(0)
+        for g in spec.grades:
+            self._add_row(str(g.grade), g.label, g.key, g.definition)
+        self.table.blockSignals(False)
+        self._fill_relevant(spec.relevant_from)
+        if guidelines:
+            self.guidelines.setPlainText(spec.guidelines)
+
+    def _add_row(self, grade: str, label: str, key: str, definition: str) -> None:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        for col, text in enumerate((grade, label, key, definition)):
+            self.table.setItem(row, col, QTableWidgetItem(text))
+
+    def _fill_relevant(self, chosen: int | None) -> None:
+        grades = []
+        for r in range(self.table.rowCount()):
+            try:
+                grades.append(int(self.table.item(r, 0).text()))
+            except (AttributeError, ValueError):
+                continue
+        current = chosen if chosen is not None else self.relevant_from.currentData()
+        self.relevant_from.clear()
+        for g in sorted(set(grades)):
+            self.relevant_from.addItem(str(g), g)
+        index = self.relevant_from.findData(current)
+        self.relevant_from.setCurrentIndex(index if index >= 0 else min(1, len(grades) - 1))
+
+    def _on_preset_changed(self, _index: int) -> None:
+        name = self.preset.currentData()
+        if name is not None:
+            self._fill(self.presets[name], guidelines=False)
+
+    def _on_table_changed(self, _item) -> None:
+        self._fill_relevant(None)
+
+    def _on_add_clicked(self) -> None:
+        numbers = []
+        for r in range(self.table.rowCount()):
+            try:
+                numbers.append(int(self.table.item(r, 0).text()))
+            except (AttributeError, ValueError):
+                continue
+        new = max(numbers, default=-1) + 1
+        self._add_row(str(new), "", str(new)[-1], "")
+
+    def _on_remove_clicked(self) -> None:
+        rows = sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True)
+        for row in rows or [self.table.rowCount() - 1]:
+            if row >= 0:
+                self.table.removeRow(row)
+        self._fill_relevant(None)
+
+    def _on_load_clicked(self) -> None:
+        dialog = QFileDialog(self, "Judging guidelines")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog.setNameFilters(["Text (*.txt *.md)", "All files (*)"])
+        dialog.fileSelected.connect(self.load_guidelines)
+        self.file_dialog = dialog
+        dialog.open()
+
+    def load_guidelines(self, path: str) -> None:
+        try:
+            self.guidelines.setPlainText(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            self.message.setText(f"Cannot read {path}: {exc}")
+
+    def spec(self):
+        """The scale as the form has it (ScaleError when a number is not one)."""
+        from judgeapp.records import GradeInfo
+        from judgeapp.services.scale import ScaleError, ScaleSpec
+
+        grades = []
+        for r in range(self.table.rowCount()):
+            cells = [self.table.item(r, c) for c in range(4)]
+            texts = [c.text().strip() if c is not None else "" for c in cells]
+            try:
+                number = int(texts[0])
+            except ValueError:
+                raise ScaleError(f"row {r + 1}: the grade must be a whole number") from None
+            grades.append(GradeInfo(number, texts[1], texts[2], texts[3]))
+        relevant = self.relevant_from.currentData()
+        return ScaleSpec(
+            tuple(grades),
+            relevant if relevant is not None else 1,
+            self.guidelines.toPlainText(),
+        )
+
+    def _on_accepted(self) -> None:
+        from judgeapp.services.scale import ScaleError, check
+
+        try:
+            spec = self.spec()
+            check(spec.grades, spec.relevant_from)
+        except ScaleError as exc:
+            self.message.setText(str(exc))
+            return
+        self.chosen.emit(spec)
+
+    def show_error(self, text: str) -> None:
+        self.message.setText(text)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from judgeapp.records import DocumentRecord
 from judgeapp.services.highlight import Highlighter, break_long_lines, reflow
 from judgeapp.ui import theme
+from judgeapp.ui.plain import tooltip
 from judgeapp.ui.text_line import TextLine
 
 
@@ -49,22 +50,41 @@ class DocumentViewer(QWidget):
         layout.addWidget(self.header)
         layout.addWidget(self.meta)
         layout.addWidget(self.text, 1)
+        self.text.setAccessibleName("Document text")
+        self.header.setAccessibleName("Document")
+        self.meta.setAccessibleName("Document details")
         self.doc_id: int | None = None
+        self.has_text = False  # the document on screen has its text in the project
         self.highlighter = Highlighter(None, None)
+        self.search_highlighter = Highlighter(None, None)  # the words searched for (/)
         self.truncated_highlights = False
         self.n_highlights = 0
+        self.n_search_highlights = 0
         self._scroll: dict[int, int] = {}
         self._topic_format = QTextCharFormat()
         self._topic_format.setBackground(theme.TOPIC_TERM)
+        self._topic_format.setForeground(theme.HIGHLIGHT_TEXT)  # also on a dark palette
         self._user_format = QTextCharFormat()
         self._user_format.setBackground(theme.USER_TERM)
+        self._user_format.setForeground(theme.HIGHLIGHT_TEXT)
         self._user_format.setFontUnderline(True)
+        self._search_format = QTextCharFormat()
+        self._search_format.setBackground(theme.SEARCH_TERM)
+        self._search_format.setForeground(theme.HIGHLIGHT_TEXT)
+        self._search_format.setFontWeight(700)
         self._painter = SpanHighlighter(
-            self.text.document(), (self._topic_format, self._user_format)
+            self.text.document(), (self._topic_format, self._user_format, self._search_format)
         )
 
     def set_highlighter(self, highlighter: Highlighter) -> None:
         self.highlighter = highlighter
+        if self.doc_id is not None:
+            self._apply_highlights()
+
+    def set_search_terms(self, words: list[str]) -> None:
+        """Mark these words (the pool search's) in the document, beside the topic's terms."""
+        terms = [w.lower() for w in words if w.strip()]
+        self.search_highlighter = Highlighter.build([], terms)
         if self.doc_id is not None:
             self._apply_highlights()
 
@@ -76,9 +96,18 @@ class DocumentViewer(QWidget):
         if self.doc_id is not None:
             self._scroll[self.doc_id] = self.top_position()
         self.doc_id = doc_id
+        self.has_text = record is not None
         if record is None:
-            self.set_header(docno, "This document's text is not in the project.")
-            body = ""
+            self.set_header(
+                f"{docno}  ·  no text in the project",
+                "Its text was not imported: a grade key asks to be pressed twice.",
+            )
+            body = (
+                f"The text of {docno} is not in the project.\n\n"
+                "Judge it only if you know it from elsewhere: press a grade key, then press "
+                "one again to record it. Or import the collection's documents first "
+                "(Project ▸ Import documents…)."
+            )
         else:
             title = " ".join(record.title.split())
             authors = record.fields.get("authors") if isinstance(record.fields, dict) else None
@@ -91,17 +120,18 @@ class DocumentViewer(QWidget):
 
     def set_header(self, header: str, meta: str = "") -> None:
         self.header.setText(header)
-        self.header.setToolTip(header)
+        self.header.setToolTip(tooltip(header))  # titles and authors come from files
         self.meta.setText(meta)
-        self.meta.setToolTip(meta)
+        self.meta.setToolTip(tooltip(meta))
 
     def clear(self) -> None:
         if self.doc_id is not None:
             self._scroll[self.doc_id] = self.top_position()
         self.doc_id = None
+        self.has_text = False
         self.header.setText("")
         self.meta.setText("")
-        self._painter.set_spans([], [])
+        self._painter.set_spans([], [], [])
         self.text.setPlainText("")
 
     def top_position(self) -> int:
@@ -141,28 +171,40 @@ class DocumentViewer(QWidget):
         self._painter.rehighlight()
 
     def _compute_spans(self, text: str) -> None:
+        if not self.has_text:
+            self.truncated_highlights = False
+            self.n_highlights = 0
+            self._painter.set_spans([], [], [])
+            return
         topic_spans, user_spans, truncated = self.highlighter.spans(text)
+        _none, search_spans, cut = self.search_highlighter.spans(text)
+        truncated = truncated or cut
         if not text.isascii() and len(text.encode("utf-16-le")) != 2 * len(text):
             # characters beyond the BMP take two positions in Qt's text, one in Python's
-            topic_spans, user_spans = _utf16_spans(text, topic_spans, user_spans)
+            topic_spans, user_spans, search_spans = _utf16_spans(
+                text, topic_spans, user_spans, search_spans
+            )
         self.truncated_highlights = truncated
         self.n_highlights = len(topic_spans) + len(user_spans)
-        self._painter.set_spans(topic_spans, user_spans)
+        self.n_search_highlights = len(search_spans)
+        self._painter.set_spans(topic_spans, user_spans, search_spans)
 
 
 class SpanHighlighter(QSyntaxHighlighter):
     """Paints precomputed spans (document positions) block by block. Qt keeps the formats
     in each block's layout, so the document itself is not edited."""
 
-    def __init__(self, document, formats: tuple[QTextCharFormat, QTextCharFormat]) -> None:
+    def __init__(self, document, formats: tuple[QTextCharFormat, ...]) -> None:
         super().__init__(document)
         self.formats = formats
-        self._spans: list[list[tuple[int, int]]] = [[], []]
-        self._ends: list[list[int]] = [[], []]
+        self._spans: list[list[tuple[int, int]]] = [[] for _ in formats]
+        self._ends: list[list[int]] = [[] for _ in formats]
 
-    def set_spans(self, topic: list[tuple[int, int]], user: list[tuple[int, int]]) -> None:
-        self._spans = [topic, user]  # each sorted and non-overlapping (regex matches)
-        self._ends = [[end for _, end in topic], [end for _, end in user]]
+    def set_spans(self, *span_lists: list[tuple[int, int]]) -> None:
+        """Spans per format (topic terms, user terms, search words), each list sorted and
+        non-overlapping (regex matches); later formats paint over earlier ones."""
+        self._spans = [list(spans) for spans in span_lists]
+        self._ends = [[end for _, end in spans] for spans in span_lists]
 
     def highlightBlock(self, text: str) -> None:
         block = self.currentBlock()

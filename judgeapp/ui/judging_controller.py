@@ -23,6 +23,7 @@ from judgeapp.services.timing import ActiveTimer
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.dialogs import ShortcutSheet
 from judgeapp.ui.judging_view import JudgingView
+from judgeapp.ui.plain import plain
 from judgeapp.ui.undo import JudgmentCommand
 
 WRITE_TRY_S = 0.2  # how long one try of a grade key waits for another writer
@@ -70,6 +71,9 @@ class JudgingController(QObject):
         self._pending_notes: dict[int, str] = {}
         self._pending_flags: dict[int, bool] = {}
         self._sheet: ShortcutSheet | None = None
+        self._textless_warned: int | None = None  # a document without text, grade key once
+        # the next topic with work left after a qid (set by the main controller)
+        self.next_topic_finder: Callable[[str], str | None] | None = None
         self.pending: PendingGrade | None = None
         self.retry_timer = QTimer(self)
         self.retry_timer.setSingleShot(True)
@@ -90,6 +94,11 @@ class JudgingController(QObject):
         acts["search"].triggered.connect(self._on_search_triggered)
         acts["page_down"].triggered.connect(lambda: self._on_page_triggered(+1))
         acts["page_up"].triggered.connect(lambda: self._on_page_triggered(-1))
+        acts["document_end"].triggered.connect(lambda: self._on_document_edge_triggered(+1))
+        acts["document_start"].triggered.connect(lambda: self._on_document_edge_triggered(-1))
+        acts["filter_next"].triggered.connect(lambda: self._on_filter_step_triggered(+1))
+        acts["filter_previous"].triggered.connect(lambda: self._on_filter_step_triggered(-1))
+        acts["next_topic"].triggered.connect(self._on_next_topic_triggered)
         acts["back_to_document"].triggered.connect(self._on_back_to_document_triggered)
         acts["help"].triggered.connect(self._on_help_triggered)
         v.grade_requested.connect(self._on_grade_requested)
@@ -98,10 +107,13 @@ class JudgingController(QObject):
         v.grade_bar.next_button.clicked.connect(self._on_next_unjudged_triggered)
         v.note.returnPressed.connect(self._on_note_return_pressed)
         v.terms.editingFinished.connect(self._on_terms_edited)
+        v.terms.returnPressed.connect(self._on_terms_return_pressed)
+        v.filter.currentIndexChanged.connect(self._on_filter_changed)
         v.search.textChanged.connect(self._on_search_text_changed)
         v.search.returnPressed.connect(self._on_search_return_pressed)
         v.list.clicked.connect(self._on_list_clicked)
         v.activity_seen.connect(self._on_activity_seen)
+        v.unknown_key.connect(self._on_unknown_key)
 
     # -- project and topic -----------------------------------------------------------------------
     def set_workbench(self, workbench: Workbench | None) -> None:
@@ -114,8 +126,26 @@ class JudgingController(QObject):
         self.view.list_model.set_items([], blind=True)
         self.view.topic_panel.show_topic(None)
         if workbench is not None:
-            self.view.set_scale(workbench.scale())
+            self.refresh_scale()
         self._update_labels()
+
+    def refresh_scale(self) -> None:
+        """The project's scale, definitions and guidelines as they are now (the owner may
+        change them while the window is open)."""
+        wb = self.workbench
+        if wb is None:
+            return
+        self.view.set_scale(wb.scale())
+        self.view.set_guidelines(wb.guidelines())
+        self._sheet = None  # made again, with the new grades, when next asked for
+        if self.queue is not None:
+            self.queue.relevant_from = wb.relevant_from()
+            self.view.list_model.set_items(self.queue.items, blind=self.queue.blind)
+            self._apply_row_filter()
+            if self.current is not None:
+                self.view.select_row(self.queue.row_of(self.current))
+                self._show_state()
+            self._update_labels()
 
     def open_topic(self, qid: str) -> bool:
         """Show topic `qid` and its first unjudged document. False when it has no pool."""
@@ -150,6 +180,8 @@ class JudgingController(QObject):
             self.topic_opened.emit(qid)
             return False
         self.view.list_model.set_items(queue.items, blind=queue.blind)
+        self.view.viewer.set_search_terms([])
+        self._apply_row_filter()
         self.view.configure_list()
         wb.remember_topic(qid)
         self.topic_opened.emit(qid)
@@ -163,20 +195,44 @@ class JudgingController(QObject):
         if queue is None or wb is None:
             return
         self.current = doc_id
-        if doc_id is None:
+        self._textless_warned = None
+        self.view.clear_notice()
+        finished = doc_id is None
+        if finished:
             self.view.viewer.clear()
-            self.view.viewer.set_header("Every pooled document of this topic is judged.")
+            following = self._next_topic(queue.qid)
+            self.view.viewer.set_header(
+                "Every pooled document of this topic is judged.",
+                f"Enter: topic {following}, the next with documents to judge."
+                if following is not None
+                else "No other topic has documents left for you to judge.",
+            )
+            self.view.grade_bar.show_state(None, False)
+            self.view.note.clear()
             self.view.select_row(None)
         else:
             item = queue.item(doc_id)
             self.view.viewer.show_document(doc_id, item.docno, wb.document(doc_id))
             self.view.select_row(queue.row_of(doc_id))
             self._show_state()
+        self.view.actions_by_name["next_topic"].setEnabled(finished)
+        self._show_marks()
         self.timer.start(self.clock())
         self._update_labels()
-        self.view.viewer.text.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.view.focus_document()
         if doc_id is not None:
             self.document_shown.emit(doc_id)
+
+    def _next_topic(self, qid: str) -> str | None:
+        finder = self.next_topic_finder
+        return None if finder is None else finder(qid)
+
+    def _show_marks(self) -> None:
+        """Skipped documents and flags waiting for their grade, as the list shows them."""
+        queue = self.queue
+        if queue is None:
+            return
+        self.view.list_model.set_marks(queue.skipped, set(self._pending_flags))
 
     def _show_state(self) -> None:
         if self.queue is None or self.current is None:
@@ -203,12 +259,39 @@ class JudgingController(QObject):
         row = queue.row_of(self.current)
         item = queue.item(self.current)
         state = self.view.list_model.state_text(item)
+        if item.grade is None and self._pending_flags.get(self.current):
+            state += ": the flag is saved with the grade"
         self.view.position_label.setText(f"Document {row + 1} of {pooled}  ·  {state}")
 
     # -- judging ---------------------------------------------------------------------------------
     def _on_grade_requested(self, grade: int) -> None:
         queue, doc = self.queue, self.current
-        if queue is None or doc is None:
+        if queue is None:
+            self.view.show_notice(
+                "Nothing was recorded: no topic is open. Choose one in the topic list "
+                "(Ctrl+1, then Enter)."
+                if self.workbench is None or self.workbench.pool_name() is not None
+                else "Nothing was recorded: the project has no pool yet (Judging ▸ Build pool…)."
+            )
+            return
+        if doc is None:
+            following = self._next_topic(queue.qid)
+            self.view.show_notice(
+                f"Nothing was recorded: every pooled document of topic {queue.qid} is judged. "
+                + (
+                    f"Enter opens topic {following}, the next with documents to judge."
+                    if following is not None
+                    else "No other topic has documents left for you to judge."
+                )
+            )
+            return
+        if not self.view.viewer.has_text and self._textless_warned != doc:
+            self._textless_warned = doc
+            self.view.show_notice(
+                f"Nothing was recorded yet: the text of {queue.item(doc).docno} is not in the "
+                "project. Press a grade key again to judge it without reading it, or import "
+                "the documents (Project ▸ Import documents…)."
+            )
             return
         if self.pending is not None:
             self.view.show_notice(
@@ -313,6 +396,9 @@ class JudgingController(QObject):
             if flagged is not None:
                 self._pending_flags[doc] = flagged
             self._show_state()
+            self._show_marks()
+            self._apply_row_filter(doc)
+            self._update_labels()
             return
         try:
             with self._short_writes():
@@ -353,12 +439,13 @@ class JudgingController(QObject):
         if self.queue is None:
             return
         self.view.list_model.update_item(self.queue.item(doc))
+        self._apply_row_filter(doc)
         if doc == self.current:
             self._show_state()
         self._update_labels()
 
     def _warn(self, text: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Not recorded", text, parent=self.view)
+        box = plain(QMessageBox(QMessageBox.Icon.Warning, "Not recorded", text, parent=self.view))
         box.open()
 
     # -- slots -----------------------------------------------------------------------------------
@@ -379,10 +466,28 @@ class JudgingController(QObject):
             self.show_document(self.queue.next_unjudged(self.current))
 
     def _on_step_triggered(self, step: int) -> None:
-        if self.queue is not None:
-            target = self.queue.neighbour(self.current, step)
-            if target is not None and target != self.current:
-                self.show_document(target)
+        """The next (previous) document among the rows the list shows."""
+        queue = self.queue
+        if queue is None or not queue.items:
+            return
+        n = len(queue.items)
+        if self.current is None:
+            row = -1 if step > 0 else n
+        else:
+            row = queue.row_of(self.current)
+            row = -1 if row is None else row
+        row += step
+        while 0 <= row < n and self.view.list.isRowHidden(row):
+            row += step
+        if 0 <= row < n:
+            self.show_document(queue.items[row].doc_id)
+        else:
+            self.view.show_notice(
+                "No document "
+                + ("after" if step > 0 else "before")
+                + " this one in the list"
+                + (" as filtered." if self._filtered() else ".")
+            )
 
     def _on_note_triggered(self) -> None:
         self.view.note.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -394,10 +499,14 @@ class JudgingController(QObject):
             item = self.queue.item(self.current)
             if text != self._pending_notes.get(self.current, item.note):
                 self._annotate(self.current, note=text)
-        self.view.viewer.text.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.view.focus_document()
 
     def _on_terms_triggered(self) -> None:
         self.view.terms.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def _on_terms_return_pressed(self) -> None:
+        self._on_terms_edited()
+        self.view.focus_document()
 
     def _on_terms_edited(self) -> None:
         wb, queue = self.workbench, self.queue
@@ -417,25 +526,119 @@ class JudgingController(QObject):
         self.view.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.view.search.selectAll()
 
-    def _on_search_text_changed(self, text: str) -> None:
-        if self.queue is None:
-            return
-        matches = set(self.queue.search(text))
-        for row, item in enumerate(self.queue.items):
-            self.view.list.setRowHidden(row, item.doc_id not in matches)
+    def _on_search_text_changed(self, _text: str) -> None:
+        self._apply_row_filter()
+        if not self.view.search.text().strip():
+            self.view.viewer.set_search_terms([])
 
     def _on_search_return_pressed(self) -> None:
-        if self.queue is None:
+        """The first unjudged document among the matches (the first match when all are
+        judged), with the words searched for marked in it."""
+        queue = self.queue
+        if queue is None:
             return
-        matches = self.queue.search(self.view.search.text())
+        text = self.view.search.text()
+        matches = [d for d in queue.search(text) if not self.view.list.isRowHidden(queue.row_of(d))]
         if matches:
-            self.show_document(matches[0])
-        self.view.viewer.text.setFocus(Qt.FocusReason.OtherFocusReason)
+            unjudged = [d for d in matches if queue.item(d).grade is None]
+            self.view.viewer.set_search_terms(text.split())
+            self.show_document(unjudged[0] if unjudged else matches[0])
+            if not unjudged:
+                self.view.show_notice(
+                    f"Every document matching {text.strip()!r} is judged: showing the first."
+                )
+        else:
+            self.view.show_notice(f"No pooled document matches {text.strip()!r}.")
+        self.view.focus_document()
 
     def _on_back_to_document_triggered(self) -> None:
         if self.view.search.hasFocus() and self.view.search.text():
             self.view.search.clear()
-        self.view.viewer.text.setFocus(Qt.FocusReason.OtherFocusReason)
+        if self.view.note.hasFocus() and self.current is not None and self.queue is not None:
+            # Esc leaves the note as it was saved
+            item = self.queue.item(self.current)
+            self.view.note.setText(self._pending_notes.get(self.current, item.note))
+        self.view.clear_notice()
+        self.view.focus_document()
+
+    # -- the list filter -----------------------------------------------------------------------
+    def _filtered(self) -> bool:
+        return self.view.filter.currentData() != "all" or bool(self.view.search.text().strip())
+
+    def _passes(self, doc: int, kind: str) -> bool:
+        queue = self.queue
+        assert queue is not None
+        item = queue.item(doc)
+        if kind == "unjudged":
+            return item.grade is None
+        if kind == "skipped":
+            return doc in queue.skipped and item.grade is None
+        if kind == "flagged":
+            return item.flagged or bool(self._pending_flags.get(doc))
+        if kind == "judged":
+            return item.grade is not None
+        if kind.startswith("grade:"):
+            return item.grade == int(kind.split(":", 1)[1])
+        return True
+
+    def _apply_row_filter(self, doc: int | None = None) -> None:
+        """Hide the rows the search and the filter leave out (all of them, or `doc`'s)."""
+        queue = self.queue
+        if queue is None:
+            return
+        kind = self.view.filter.currentData() or "all"
+        text = self.view.search.text()
+        matches = set(queue.search(text)) if text.strip() else None
+        rows = range(len(queue.items)) if doc is None else [queue.row_of(doc)]
+        for row in rows:
+            if row is None:
+                continue
+            d = queue.items[row].doc_id
+            shown = (matches is None or d in matches) and self._passes(d, kind)
+            if self.view.list.isRowHidden(row) == shown:
+                self.view.list.setRowHidden(row, not shown)
+
+    def _on_filter_changed(self, _index: int) -> None:
+        self._apply_row_filter()
+        queue = self.queue
+        if queue is None:
+            return
+        shown = [i.doc_id for r, i in enumerate(queue.items) if not self.view.list.isRowHidden(r)]
+        label = self.view.filter.currentText()
+        if not shown:
+            self.view.show_notice(f"The list shows nothing: no document is {label.lower()}.")
+        else:
+            self.view.clear_notice()
+            if self.current not in shown:
+                self.show_document(shown[0])
+        self.view.focus_document()
+
+    def _on_filter_step_triggered(self, step: int) -> None:
+        combo = self.view.filter
+        combo.setCurrentIndex((combo.currentIndex() + step) % combo.count())
+
+    # -- the document and the topic ---------------------------------------------------------------
+    def _on_document_edge_triggered(self, direction: int) -> None:
+        bar = self.view.viewer.text.verticalScrollBar()
+        bar.setValue(bar.maximum() if direction > 0 else bar.minimum())
+
+    def _on_next_topic_triggered(self) -> None:
+        focus = self.view.focusWidget()
+        if focus is self.view.note:  # Return in a field keeps its meaning
+            self._on_note_return_pressed()
+            return
+        if focus is self.view.terms:
+            self._on_terms_return_pressed()
+            return
+        if focus is self.view.search:
+            self._on_search_return_pressed()
+            return
+        queue = self.queue
+        if queue is None or self.current is not None:
+            return
+        following = self._next_topic(queue.qid)
+        if following is not None:
+            self.open_topic(following)
 
     def _on_page_triggered(self, direction: int) -> None:
         bar = self.view.viewer.text.verticalScrollBar()
@@ -447,8 +650,17 @@ class JudgingController(QObject):
 
     def _on_help_triggered(self) -> None:
         if self._sheet is None:
-            self._sheet = ShortcutSheet(self.view.shortcut_rows(), self.view)
+            self._sheet = ShortcutSheet(
+                self.view.shortcut_rows(), self.view, guidelines=self.view.guidelines
+            )
         self._sheet.open()
+
+    def _on_unknown_key(self, text: str) -> None:
+        grades = ", ".join(f"{g.key} {g.label}" for g in self.view.scale)
+        self.view.show_notice(
+            f"Nothing was recorded: {text!r} is not a key of this project's scale ({grades}). "
+            "F1 lists every key."
+        )
 
     def _on_activity_seen(self) -> None:
         self.timer.touch(self.clock())

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -41,20 +43,35 @@ ACTIVITY_EVENTS = frozenset(
 )
 
 
-# name, text, keys: the judging view's own keys (grade keys come from the project's scale)
+# name, text, keys: the judging view's own keys (grade keys come from the project's scale;
+# judgeapp.services.scale.RESERVED_KEYS names the single keys, which a scale cannot take)
 ACTIONS = (
-    ("flag", "Flag as unsure (toggle)", ("F",)),
+    ("flag", "Flag as unsure (toggle; on an unjudged document it waits for the grade)", ("F",)),
     ("skip", "Skip for now", ("S",)),
     ("next_unjudged", "Jump to the next unjudged document", ("U",)),
-    ("next", "Next document in the list", ("J", "Alt+Down")),
-    ("previous", "Previous document in the list", ("K", "Alt+Up")),
-    ("note", "Write a note (Enter saves it)", ("N",)),
-    ("terms", "Add terms to highlight", ("T",)),
-    ("search", "Search the pool", ("/", "Ctrl+F")),
+    ("next", "Next document in the list (of those shown)", ("J", "Alt+Down")),
+    ("previous", "Previous document in the list (of those shown)", ("K", "Alt+Up")),
+    ("note", "Write a note (Enter saves it, Esc leaves it)", ("N",)),
+    ("terms", "Add terms to highlight (Enter applies them)", ("T",)),
+    ("search", "Search the pool (Enter: the first unjudged match)", ("/", "Ctrl+F")),
+    ("filter_next", "List only: unjudged, skipped, flagged, judged, one grade, all", ("L",)),
+    ("filter_previous", "The list filter, backwards", ("Shift+L",)),
     ("page_down", "Scroll the document down", ("Space",)),
     ("page_up", "Scroll the document up", ("Shift+Space",)),
+    ("document_end", "The end of the document", ("Ctrl+End",)),
+    ("document_start", "The start of the document", ("Ctrl+Home",)),
+    ("next_topic", "When the topic is finished: the next topic with work left", ("Return",)),
     ("back_to_document", "Leave a text field, back to the document", ("Esc",)),
-    ("help", "Show this sheet", ("F1", "?")),
+    ("help", "Show this sheet: keys, grades and guidelines", ("F1", "?")),
+)
+
+# the list filter: (data, label); one per grade follows
+FILTERS = (
+    ("all", "All documents"),
+    ("unjudged", "Unjudged"),
+    ("skipped", "Skipped"),
+    ("flagged", "Flagged"),
+    ("judged", "Judged"),
 )
 
 
@@ -85,11 +102,43 @@ class TopicPanel(QFrame):
         )
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.scroll = scroll
-        layout = QVBoxLayout(self)
+        # the project's judging guidelines, beside the statement (hidden when there are none)
+        self.guidelines = QLabel()
+        self.guidelines.setObjectName("guidelines")
+        self.guidelines.setWordWrap(True)
+        self.guidelines.setTextFormat(Qt.TextFormat.PlainText)
+        self.guidelines.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.guidelines.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.guidelines.setAccessibleName("Judging guidelines")
+        guide_scroll = QScrollArea()
+        guide_scroll.setWidget(self.guidelines)
+        guide_scroll.setWidgetResizable(True)
+        guide_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        guide_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        guide_scroll.setStyleSheet(scroll.styleSheet())
+        guide_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        guide_scroll.setVisible(False)
+        self.guide_scroll = guide_scroll
+        statement = QVBoxLayout()
+        statement.setContentsMargins(0, 0, 0, 0)
+        statement.setSpacing(4)
+        statement.addWidget(self.title)
+        statement.addWidget(scroll)
+        layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
-        layout.setSpacing(4)
-        layout.addWidget(self.title)
-        layout.addWidget(scroll)
+        layout.setSpacing(12)
+        layout.addLayout(statement, 3)
+        layout.addWidget(guide_scroll, 2)
+        self.title.setAccessibleName("Topic title")
+        self.body.setAccessibleName("Topic description and narrative")
+
+    def show_guidelines(self, text: str) -> None:
+        """The judging guidelines beside the statement (none: the statement alone)."""
+        text = text.strip()
+        self.guidelines.setText(f"Guidelines. {text}" if text else "")
+        self.guidelines.setToolTip(text)
+        self.guide_scroll.setVisible(bool(text))
+        self._fit()
 
     def show_topic(self, topic: TopicRecord | None) -> None:
         if topic is None:
@@ -111,10 +160,20 @@ class TopicPanel(QFrame):
         self._fit()
 
     def _fit(self) -> None:
-        """As tall as the statement needs, up to MAX_BODY; longer ones scroll."""
+        """As tall as the statement needs, up to MAX_BODY (less in a low window); longer
+        ones scroll. The guidelines beside it scroll within the same height."""
         width = max(self.scroll.viewport().width(), 200)
         needed = self.body.heightForWidth(width) if self.body.text() else 0
-        self.scroll.setFixedHeight(max(0, min(needed + 4, self.MAX_BODY)))
+        window = self.window().height() if self.window() is not None else 800
+        cap = max(48, min(self.MAX_BODY, window // 7))
+        height = max(0, min(needed + 4, cap))
+        if self.guide_scroll.isVisible():
+            guide_width = max(self.guide_scroll.viewport().width(), 120)
+            guide = self.guidelines.heightForWidth(guide_width) + 4
+            title = self.title.sizeHint().height() + 4
+            height = max(height, min(guide - title, cap))
+        self.scroll.setFixedHeight(height)
+        self.guide_scroll.setFixedHeight(height + self.title.sizeHint().height() + 4)
 
 
 def _escape(text: str) -> str:
@@ -122,41 +181,89 @@ def _escape(text: str) -> str:
 
 
 class GradeBar(QWidget):
-    """One button per grade of the scale ("key  label"); the flag, skip and next buttons
-    live here too but are laid out by the view, on the row of the note."""
+    """One button per grade of the scale ("key  label", the grade's definition in its
+    tooltip); the flag, skip and next buttons live here too but are laid out by the view,
+    on the row of the note. When the row is too narrow for every button (a small window,
+    a large scale factor) the buttons go on two rows."""
 
     grade_clicked = Signal(int)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.layout_ = QHBoxLayout(self)
+        self.layout_ = QGridLayout(self)
         self.layout_.setContentsMargins(0, 0, 0, 0)
-        self.layout_.setSpacing(6)
+        self.layout_.setHorizontalSpacing(6)
+        self.layout_.setVerticalSpacing(4)
         self.buttons: dict[int, QPushButton] = {}
+        self._columns = 0
         self.flag_button = QPushButton("F  Unsure")
         self.flag_button.setCheckable(True)
+        self.flag_button.setToolTip("Flag the judgment as unsure (F)")
         self.skip_button = QPushButton("S  Skip")
+        self.skip_button.setToolTip("Leave this document for later (S)")
         self.next_button = QPushButton("U  Next unjudged")
-        for button in (self.flag_button, self.skip_button, self.next_button):
+        self.next_button.setToolTip("Jump to the next unjudged document (U)")
+        for button, name in (
+            (self.flag_button, "Flag as unsure"),
+            (self.skip_button, "Skip"),
+            (self.next_button, "Next unjudged document"),
+        ):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.setAccessibleName(name)
 
     def set_scale(self, scale: Sequence[GradeInfo]) -> None:
-        while self.layout_.count():
-            item = self.layout_.takeAt(0)
-            widget = item.widget()
-            if widget is not None:
-                widget.deleteLater()
+        for button in self.buttons.values():
+            self.layout_.removeWidget(button)
+            button.deleteLater()
         self.buttons = {}
         for g in scale:
             button = QPushButton(f"{g.key}   {g.label}")
             button.setProperty("grade", True)
             button.setCheckable(True)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            button.setToolTip(f"Judge as {g.label} (grade {g.grade}) and move on: key {g.key}")
+            tip = f"{g.label} (grade {g.grade}, key {g.key})"
+            if g.definition:
+                tip += f": {g.definition}"
+            button.setToolTip(tip + "\nJudges, saves and moves on.")
+            button.setAccessibleName(f"Judge {g.label}")
+            button.setAccessibleDescription(g.definition)
+            button.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
             button.clicked.connect(lambda _=False, grade=g.grade: self.grade_clicked.emit(grade))
             self.buttons[g.grade] = button
-            self.layout_.addWidget(button)
-        self.layout_.addStretch(1)
+        self._columns = 0
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """One row when the buttons fit the width, else two."""
+        buttons = list(self.buttons.values())
+        if not buttons:
+            return
+        needed = sum(b.sizeHint().width() for b in buttons) + 6 * (len(buttons) - 1)
+        columns = len(buttons) if needed <= max(self.width(), 1) else -(-len(buttons) // 2)
+        if columns == self._columns:
+            return
+        self._columns = columns
+        for button in buttons:
+            self.layout_.removeWidget(button)
+        for i, button in enumerate(buttons):
+            self.layout_.addWidget(button, i // columns, i % columns)
+        for c in range(len(buttons) + 1):
+            self.layout_.setColumnStretch(c, 0)
+        self.layout_.setColumnStretch(columns, 1)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._arrange()
+
+    def minimumSizeHint(self) -> QSize:
+        # two rows of the widest buttons: narrow enough for a 2x window on a laptop
+        hint = super().minimumSizeHint()
+        buttons = list(self.buttons.values())
+        if not buttons:
+            return hint
+        columns = -(-len(buttons) // 2)
+        widest = max(b.sizeHint().width() for b in buttons)
+        return QSize(columns * widest + 6 * (columns - 1), hint.height())
 
     def show_state(self, grade: int | None, flagged: bool) -> None:
         for value, button in self.buttons.items():
@@ -170,6 +277,7 @@ class JudgingView(QWidget):
 
     activity_seen = Signal()
     grade_requested = Signal(int)  # a grade key or button
+    unknown_key = Signal(str)  # a character key on the document that no action took
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -177,6 +285,17 @@ class JudgingView(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search the pool  ( / )")
         self.search.setClearButtonEnabled(True)
+        self.search.setAccessibleName("Search the pool")
+        self.filter = QComboBox()
+        self.filter.setAccessibleName("List filter")
+        self.filter.setToolTip("Which documents the list shows (L: the next choice)")
+        self.filter.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.filter.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.filter.setMinimumContentsLength(9)
+        for data, label in FILTERS:
+            self.filter.addItem(label, data)
         self.list_model = PoolTableModel(self)
         self.list = QTableView()
         self.list.setModel(self.list_model)
@@ -190,6 +309,7 @@ class JudgingView(QWidget):
         self.list.setWordWrap(False)
         self.list.horizontalHeader().setHighlightSections(False)
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.list.setAccessibleName("Pooled documents in judging order")
         # lines that change with every judgment must not relayout the view (see TextLine)
         self.progress_label = TextLine()
         self.progress_label.setObjectName("muted")
@@ -197,7 +317,11 @@ class JudgingView(QWidget):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.setSpacing(4)
-        left_layout.addWidget(self.search)
+        search_row = QHBoxLayout()
+        search_row.setSpacing(4)
+        search_row.addWidget(self.search, 1)
+        search_row.addWidget(self.filter)
+        left_layout.addLayout(search_row)
         left_layout.addWidget(self.list, 1)
         left_layout.addWidget(self.progress_label)
 
@@ -213,8 +337,18 @@ class JudgingView(QWidget):
         self.notice.hide()
         self.note = QLineEdit()
         self.note.setPlaceholderText("Note  ( N, Enter saves )")
+        self.note.setAccessibleName("Note on the judgment")
         self.terms = QLineEdit()
         self.terms.setPlaceholderText("Terms to highlight, a, b  ( T )")
+        self.terms.setAccessibleName("Terms to highlight")
+        # the fields take the focus only when asked (N, T, /, a click): focus that Qt moves
+        # by itself (a window shown again, a tab removed) never lands in them, where the
+        # next grade key would be typed instead of judging
+        for field in (self.search, self.note, self.terms):
+            field.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.progress_label.setAccessibleName("Judging progress of the topic")
+        self.position_label.setAccessibleName("Position and state of the document")
+        self.notice.setAccessibleName("Why the last key did nothing")
         fields = QHBoxLayout()
         fields.setSpacing(8)
         for button in (
@@ -225,6 +359,8 @@ class JudgingView(QWidget):
             fields.addWidget(button)
         fields.addWidget(self.note, 3)
         fields.addWidget(self.terms, 2)
+        self.note.setMinimumWidth(80)
+        self.terms.setMinimumWidth(60)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -242,7 +378,7 @@ class JudgingView(QWidget):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([370, 900])
         self.splitter.setChildrenCollapsible(False)
-        left.setMinimumWidth(260)
+        left.setMinimumWidth(230)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
@@ -251,15 +387,32 @@ class JudgingView(QWidget):
         layout.addWidget(self.splitter, 1)
         self.topic_panel.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setAccessibleName("Judging")
         self.actions_by_name: dict[str, QAction] = {}
         for name, text, keys in ACTIONS:
             action = QAction(text, self)
             action.setShortcuts([QKeySequence(k) for k in keys])
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            # the window's keys while this view is shown, wherever the focus is (a button,
+            # the tab bar, the list): a text field keeps the keys it types (Qt asks it
+            # first), and a hidden view (another tab) gets none
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)
             self.actions_by_name[name] = action
+        # Return goes to the next topic only once the topic is finished (the note's Enter
+        # saves the note otherwise)
+        self.actions_by_name["next_topic"].setEnabled(False)
         self.grade_actions: dict[int, QAction] = {}
+        self.scale: list[GradeInfo] = []
+        self.guidelines = ""
         self.grade_bar.grade_clicked.connect(self.grade_requested)
+
+    def focus_document(self) -> None:
+        """The keyboard back on the document (the grade keys act, Space scrolls)."""
+        self.viewer.text.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def set_guidelines(self, text: str) -> None:
+        self.guidelines = text
+        self.topic_panel.show_guidelines(text)
 
     def show_notice(self, text: str) -> None:
         self.notice.setText(text)
@@ -279,23 +432,34 @@ class JudgingView(QWidget):
         for g in scale:
             action = QAction(f"Judge: {g.label} ({g.grade})", self)
             action.setShortcut(QKeySequence(g.key))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             action.triggered.connect(
                 lambda _=False, grade=g.grade: self.grade_requested.emit(grade)
             )
             self.addAction(action)
             self.grade_actions[g.grade] = action
+        self.scale = list(scale)
         self.grade_bar.set_scale(scale)
         self.list_model.set_scale(scale)
+        chosen = self.filter.currentData()
+        self.filter.blockSignals(True)
+        while self.filter.count() > len(FILTERS):
+            self.filter.removeItem(self.filter.count() - 1)
+        for g in scale:
+            self.filter.addItem(f"Grade {g.grade} {g.label}", f"grade:{g.grade}")
+        self.filter.setCurrentIndex(max(self.filter.findData(chosen), 0))
+        self.filter.blockSignals(False)
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
-        rows = [
-            (
-                a.shortcut().toString(QKeySequence.SequenceFormat.NativeText),
-                a.text().removeprefix("Judge: ") + ", save, go to the next unjudged",
-            )
-            for a in self.grade_actions.values()
-        ]
+        rows = []
+        for g in self.scale:
+            action = self.grade_actions.get(g.grade)
+            if action is None:
+                continue
+            text = f"{g.label} ({g.grade}): judge, save, go to the next unjudged"
+            if g.definition:
+                text += f". {g.definition}"
+            rows.append((action.shortcut().toString(QKeySequence.SequenceFormat.NativeText), text))
         rows.append(("Ctrl+Z", "Undo the last change (many levels)"))
         rows.append(("Ctrl+Shift+Z", "Redo"))
         for _name, text, keys in ACTIONS:
@@ -345,4 +509,12 @@ class JudgingView(QWidget):
         if event.type() in ACTIVITY_EVENTS and isinstance(watched, QWidget):
             if watched is self or self.isAncestorOf(watched):
                 self.activity_seen.emit()
+                if (
+                    event.type() == QEvent.Type.KeyPress
+                    and watched is self.viewer.text
+                    and event.text().isalnum()
+                    and not event.modifiers() & ~Qt.KeyboardModifier.ShiftModifier
+                ):
+                    # no shortcut took it: say so rather than doing nothing
+                    self.unknown_key.emit(event.text())
         return False

@@ -10,6 +10,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 from judgeapp.ui.delegates import ProgressDelegate
 from judgeapp.ui.judging_view import JudgingView
 from judgeapp.ui.models import TopicFilterProxyModel, TopicTableModel
+from judgeapp.ui.plain import plain
 
 
 class TopicsView(QWidget):
@@ -36,13 +38,20 @@ class TopicsView(QWidget):
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Filter topics by id or title")
         self.filter.setClearButtonEnabled(True)
+        self.filter.setAccessibleName("Filter topics")
+        self.pooled_only = QCheckBox("Pooled topics only")
+        self.pooled_only.setAccessibleName("Pooled topics only")
+        self.pooled_only.setToolTip("Hide the topics the pool being judged has no documents for")
         self.summary = QLabel()
+        self.summary.setAccessibleName("Topic totals")
         self.summary.setObjectName("muted")
         self.judge_button = QPushButton("Judge topic  ⏎")
+        self.judge_button.setAccessibleName("Judge the chosen topic")
         self.model = TopicTableModel(self)
         self.proxy = TopicFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.table = QTableView()
+        self.table.setAccessibleName("Topics")
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(TopicTableModel.ID, Qt.SortOrder.AscendingOrder)
@@ -73,6 +82,7 @@ class TopicsView(QWidget):
         self.show_assignments(False)
         top = QHBoxLayout()
         top.addWidget(self.filter, 1)
+        top.addWidget(self.pooled_only)
         top.addWidget(self.judge_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 10, 8)
@@ -117,9 +127,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.topics_view, "Topics")
         self.tabs.addTab(self.judging_view, "Judging")
         self.setCentralWidget(self.tabs)
-        self.project_label = QLabel()
-        self.assessor_label = QLabel()
-        self.pool_label = QLabel()
+        self.project_label = plain(QLabel())  # names chosen by users
+        self.assessor_label = plain(QLabel())
+        self.pool_label = plain(QLabel())
         for label in (self.project_label, self.assessor_label, self.pool_label):
             label.setContentsMargins(6, 0, 6, 0)
             self.statusBar().addPermanentWidget(label)
@@ -145,13 +155,13 @@ class MainWindow(QMainWindow):
         )
         self.recent_menu = QMenu("Open &recent", self)
         project.addMenu(self.recent_menu)
-        project.addAction(self._action("open_demo", "Open the &demo project"))
+        project.addAction(self._action("open_demo", "Open the demo pro&ject"))
         project.addSeparator()
         for kind, text in (
             ("topics", "Import &topics…"),
             ("documents", "Import &documents…"),
             ("runs", "Import r&uns…"),
-            ("qrels", "Import &qrels…"),
+            ("qrels", "Import qre&ls…"),
         ):
             project.addAction(self._action(f"import_{kind}", text))
         project.addSeparator()
@@ -164,11 +174,12 @@ class MainWindow(QMainWindow):
         judging = bar.addMenu("&Judging")
         judging.addAction(self._action("choose_assessor", "&Assessor…"))
         judging.addAction(self._action("build_pool", "&Build pool…", QKeySequence("Ctrl+B")))
+        judging.addAction(self._action("scale", "Relevance &scale and guidelines…"))
         judging.addAction(
             self._action("adjudicate", "A&djudicate disagreements…", QKeySequence("Ctrl+Shift+D"))
         )
         judging.addAction(
-            self._action("team", "&Team: progress and agreement…", QKeySequence("Ctrl+Shift+T"))
+            self._action("team", "T&eam: progress and agreement…", QKeySequence("Ctrl+Shift+T"))
         )
         self.pool_menu = QMenu("Judge &pool", self)
         judging.addMenu(self.pool_menu)

@@ -21,6 +21,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from judgeapp.records import GradeInfo
 from judgeapp.services.rows import QueueItem, TopicRow, natural_key
 from judgeapp.ui import theme
+from judgeapp.ui.plain import tooltip
 
 Index = QModelIndex | QPersistentModelIndex
 ROLE = Qt.ItemDataRole
@@ -144,7 +145,7 @@ class TopicTableModel(QAbstractTableModel):
         if role == ROLE.TextAlignmentRole and col not in (self.ID, self.TITLE):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == ROLE.ToolTipRole and col == self.TITLE:
-            return row.title
+            return tooltip(row.title)
         if role == ROLE.ToolTipRole and col == self.MISSING and row.missing is not None:
             return f"{row.missing:.1f} (interval {row.missing_low:.1f} - {row.missing_high:.1f})"
         if role == ROLE.ForegroundRole and col == self.RELEVANT and row.relevant:
@@ -191,17 +192,38 @@ class TopicFilterProxyModel(QSortFilterProxyModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._words: list[str] = []
+        self.pooled_only = False
         self.setSortRole(TopicTableModel.SortRole)
 
+    def set_pooled_only(self, on: bool) -> None:
+        """Show only the topics of the pool being judged (a topic no run retrieved for has
+        an empty pool)."""
+        if on == self.pooled_only:
+            return
+        if hasattr(self, "beginFilterChange"):  # Qt 6.9 and newer
+            self.beginFilterChange()
+            self.pooled_only = on
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.pooled_only = on
+            self.invalidateRowsFilter()
+
     def set_filter_text(self, text: str) -> None:
-        self._words = text.lower().split()
-        self.invalidateRowsFilter()
+        if hasattr(self, "beginFilterChange"):  # Qt 6.9 and newer
+            self.beginFilterChange()
+            self._words = text.lower().split()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self._words = text.lower().split()
+            self.invalidateRowsFilter()
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
-        if not self._words:
-            return True
         model = self.sourceModel()
         row: TopicRow = model.topic(source_row)
+        if self.pooled_only and not row.pool_size:
+            return False
+        if not self._words:
+            return True
         hay = f"{row.qid} {row.title}".lower()
         return all(word in hay for word in self._words)
 
@@ -243,6 +265,20 @@ class PoolTableModel(QAbstractTableModel):
         self._labels: dict[int, str] = {}
         self._cells: dict[int, tuple] = {}
         self.blind = True
+        self._skipped: frozenset[int] = frozenset()
+        self._flag_waits: frozenset[int] = frozenset()  # flags set before the grade
+
+    def set_marks(self, skipped: frozenset[int] | set[int], flag_waits: set[int]) -> None:
+        """Documents skipped, and unjudged ones flagged (the flag waits for the grade): the
+        rows whose marks changed are signalled."""
+        skipped, flag_waits = frozenset(skipped), frozenset(flag_waits)
+        changed = (skipped ^ self._skipped) | (flag_waits ^ self._flag_waits)
+        self._skipped, self._flag_waits = skipped, flag_waits
+        for doc in changed:
+            i = self._row_of.get(doc)
+            if i is not None:
+                self._cells.pop(i, None)
+                self.dataChanged.emit(self.index(i, 0), self.index(i, self.columnCount() - 1))
 
     def set_scale(self, scale: Sequence[GradeInfo]) -> None:
         self._labels = {g.grade: g.label for g in scale}
@@ -254,6 +290,8 @@ class PoolTableModel(QAbstractTableModel):
         self._row_of = {item.doc_id: i for i, item in enumerate(self._items)}
         self._cells = {}
         self.blind = blind
+        self._skipped = frozenset()
+        self._flag_waits = frozenset()
         self.endResetModel()
 
     def update_item(self, item: QueueItem) -> None:
@@ -287,11 +325,11 @@ class PoolTableModel(QAbstractTableModel):
 
     def state_text(self, item: QueueItem) -> str:
         if item.grade is None:
-            text = "unjudged"
+            text = "skipped" if item.doc_id in self._skipped else "unjudged"
         else:
             label = self._labels.get(item.grade, "")
             text = f"{item.grade} {label}".strip()
-        text += "  ⚑" if item.flagged else ""
+        text += "  ⚑" if item.flagged or item.doc_id in self._flag_waits else ""
         if item.others:
             text += f"  · also judged by {item.others} other{'s' * (item.others > 1)}"
         return text
@@ -323,7 +361,7 @@ class PoolTableModel(QAbstractTableModel):
             if role == _FONT:
                 return cells[2]
         if role == _TOOLTIP and col == self.NOTE and item.note:
-            return item.note
+            return tooltip(item.note)
         if role == _ALIGN and col in (self.POSITION, self.RANK):
             return _RIGHT
         return None
@@ -338,8 +376,10 @@ class PoolTableModel(QAbstractTableModel):
             "" if item.best_rank is None else str(item.best_rank),
             ", ".join(item.runs),
         )
-        if item.flagged:
+        if item.flagged or item.doc_id in self._flag_waits:
             brush = QBrush(theme.FLAGGED)
+        elif item.grade is None and item.doc_id in self._skipped:
+            brush = QBrush(theme.SKIPPED)
         elif item.grade is None:
             brush = QBrush(theme.UNJUDGED)
         else:
@@ -349,4 +389,7 @@ class PoolTableModel(QAbstractTableModel):
         if item.grade is not None:
             font = QFont()
             font.setBold(item.grade > 0)
+        elif item.doc_id in self._skipped:
+            font = QFont()
+            font.setItalic(True)
         return display, brush, font

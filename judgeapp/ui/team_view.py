@@ -16,22 +16,32 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
+    Qt,
     QThreadPool,
     QTimer,
     Signal,
 )
 from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
     QFileDialog,
+    QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QPushButton,
+    QSpinBox,
     QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from judgeapp.errors import UserError
+from judgeapp.outputs import writing
 from judgeapp.services.team import AssessorProgress
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.agreement_view import AgreementView
@@ -56,7 +66,7 @@ class RowsTableModel(FixedColumnsTableModel):
         return item[column]
 
     def write_csv(self, path: Path) -> None:
-        with path.open("w", encoding="utf-8", newline="") as fh:
+        with writing(path, newline="") as fh:  # whole or not at all
             writer = csv.writer(fh)
             writer.writerow(self.HEADERS)
             writer.writerows(self.rows)
@@ -113,10 +123,56 @@ def assessor_rows(people: Sequence[AssessorProgress]) -> list[list[Any]]:
     ]
 
 
+class AssignDialog(QDialog):
+    """Who judges which topic: the same choices as `python main.py assign`."""
+
+    def __init__(self, persons: Sequence[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Assign topics to assessors")
+        self.topics = QLineEdit()
+        self.topics.setPlaceholderText("every pooled topic, or e.g. 601-625 630")
+        self.assessors = QLineEdit(", ".join(persons))
+        self.assessors.setPlaceholderText("ann, bob, cid")
+        self.per_topic = QSpinBox()
+        self.per_topic.setRange(1, 20)
+        self.overlap = QDoubleSpinBox()
+        self.overlap.setRange(0.0, 1.0)
+        self.overlap.setSingleStep(0.05)
+        self.overlap.setValue(0.1)
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 1_000_000)
+        self.blind = QCheckBox("Assessors judge blind (no dashboard, runs, ranks or estimates)")
+        self.blind.setChecked(True)
+        self.message = QLabel()
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        self.message.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("&Topics", self.topics)
+        form.addRow("&Assessors", self.assessors)
+        form.addRow("Assessors &per topic", self.per_topic)
+        form.addRow("Shared for agreement (&overlap)", self.overlap)
+        form.addRow("&Seed", self.seed)
+        form.addRow(self.blind)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Assign")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.message)
+        layout.addWidget(buttons)
+
+    def names(self) -> list[str]:
+        return [n.strip() for n in self.assessors.text().split(",") if n.strip()]
+
+
 class TeamView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary = QLabel("Reading the team's work…")
+        self.assign_button = QPushButton("Assign topics…")
         self.export_button = QPushButton("Export CSV…")
         self.progress_model = ProgressTableModel(self)
         self.assessor_model = AssessorTableModel(self)
@@ -127,8 +183,11 @@ class TeamView(QWidget):
         self.tabs.addTab(self._table(self.progress_model), "Progress by topic")
         self.tabs.addTab(self._table(self.flagged_model), "Flagged documents")
         self.tabs.addTab(self.agreement, "Agreement")
+        for i in range(3):
+            self.tabs.widget(i).setAccessibleName(self.tabs.tabText(i))
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
+        top.addWidget(self.assign_button)
         top.addWidget(self.export_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
@@ -164,10 +223,15 @@ class TeamView(QWidget):
 
 class TeamController(QObject):
     updated = Signal()
+    changed = Signal(object)  # Changes: assignments made here
 
-    def __init__(self, view: TeamView, parent: QObject | None = None) -> None:
+    def __init__(
+        self, view: TeamView, parent: QObject | None = None, save_folders: Any = None
+    ) -> None:
         super().__init__(parent)
         self.view = view
+        self.save_folders = save_folders  # where save dialogs open
+        self.view.agreement.save_folders = save_folders
         self.workbench: Workbench | None = None
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
@@ -179,6 +243,8 @@ class TeamController(QObject):
         self.timer.setInterval(REFRESH_DELAY_MS)
         self.timer.timeout.connect(self.refresh)
         self.view.export_button.clicked.connect(self._on_export_clicked)
+        self.view.assign_button.clicked.connect(self._on_assign_clicked)
+        self.assign_dialog: AssignDialog | None = None
 
     def open(self, workbench: Workbench) -> None:
         self.workbench = workbench
@@ -233,9 +299,44 @@ class TeamController(QObject):
         self.busy = False
         self.updated.emit()
 
+    def _on_assign_clicked(self) -> None:
+        self.show_assign_dialog()
+
+    def show_assign_dialog(self) -> AssignDialog | None:
+        wb = self.workbench
+        if wb is None:
+            return None
+        dialog = AssignDialog([p for p in wb.persons() if p != wb.assessor], self.view)
+        dialog.accepted.connect(lambda: self._on_assign_accepted(dialog))
+        self.assign_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _on_assign_accepted(self, dialog: AssignDialog) -> None:
+        wb = self.workbench
+        if wb is None:
+            return
+        try:
+            changes = wb.assign(
+                dialog.topics.text(),
+                dialog.names(),
+                per_topic=dialog.per_topic.value(),
+                overlap=dialog.overlap.value(),
+                seed=dialog.seed.value(),
+                blind=None if dialog.blind.isChecked() else False,
+            )
+        except UserError as exc:  # no such topic, too few assessors, ...
+            dialog.message.setText(str(exc))
+            dialog.open()
+            return
+        self.changed.emit(changes)
+        self.refresh()
+
     def _on_export_clicked(self) -> None:
         dialog = QFileDialog(self.view, "Export the team's tables as CSV")
         dialog.setFileMode(QFileDialog.FileMode.Directory)
+        if self.save_folders is not None:
+            self.save_folders.prepare(dialog)
         dialog.fileSelected.connect(self.view.export_csv)
         self.file_dialog = dialog
         dialog.open()

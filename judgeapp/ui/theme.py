@@ -1,4 +1,5 @@
-"""The look: Fusion with a calm light palette, one stylesheet, fonts that exist everywhere.
+"""The look: Fusion with a calm palette, light or dark as the system's colour scheme is (or
+JUDGEAPP_THEME=light|dark), one style sheet, fonts that exist everywhere.
 
 Offscreen rendering (tests, `screenshot`) has no desktop theme to inherit, so everything the
 window needs is set here; when the machine has no fonts at all, the DejaVu fonts that
@@ -7,47 +8,133 @@ matplotlib ships are registered so text never renders as empty boxes.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from string import Template
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import QApplication
 
-# Colours of judgment states, used by the document list and the grade buttons.
+# Colours of judgment states, used by the document list and the grade buttons (readable on
+# the light and the dark palette alike).
 UNJUDGED = QColor("#9aa0a6")
-FLAGGED = QColor("#b26a00")
+SKIPPED = QColor("#8a6fd1")
+FLAGGED = QColor("#c27a0e")
 GRADE_COLOURS = ["#8a9099", "#5b8def", "#2f9e6e", "#1e7a4f", "#14532d"]
+# highlights in the document: light backgrounds, always with dark text on them
 TOPIC_TERM = QColor("#fff1a8")
 USER_TERM = QColor("#c9e7ff")
+SEARCH_TERM = QColor("#ffc48a")
+HIGHLIGHT_TEXT = QColor("#111418")
 
-STYLESHEET = """
-QMainWindow, QDialog { background: #f6f7f9; }
-QTabWidget::pane { border: 1px solid #dde1e6; background: #ffffff; border-radius: 4px; }
-QTabBar::tab { padding: 6px 16px; color: #4a5059; }
-QTabBar::tab:selected { color: #111418; font-weight: 600; }
-QTableView { gridline-color: #eceef1; selection-background-color: #dbe8fb;
-             selection-color: #111418; alternate-background-color: #fafbfc; border: none; }
-QHeaderView::section { background: #f1f3f5; border: none; border-bottom: 1px solid #dde1e6;
-                       padding: 4px 6px; color: #4a5059; font-weight: 600; }
-QLineEdit { padding: 4px 6px; border: 1px solid #cfd4da; border-radius: 4px; background: #fff; }
-QLineEdit:focus { border-color: #5b8def; }
-QPushButton { padding: 5px 12px; border: 1px solid #cfd4da; border-radius: 4px;
-              background: #ffffff; color: #1d2127; }
-QPushButton:hover { background: #eef3fb; border-color: #9db9ee; }
-QPushButton:pressed { background: #dbe8fb; }
-QPushButton:disabled { color: #a3a9b1; background: #f4f5f7; }
+LIGHT = {
+    "window": "#f6f7f9",
+    "base": "#ffffff",
+    "alt": "#fafbfc",
+    "text": "#1d2127",
+    "strong": "#111418",
+    "muted": "#6b727c",
+    "border": "#dde1e6",
+    "input_border": "#cfd4da",
+    "header": "#f1f3f5",
+    "header_text": "#4a5059",
+    "hover": "#eef3fb",
+    "hover_border": "#9db9ee",
+    "pressed": "#dbe8fb",
+    "accent": "#5b8def",
+    "selection": "#dbe8fb",
+    "topic_bg": "#fbfaf4",
+    "topic_border": "#e9e4cc",
+    "disabled": "#a3a9b1",
+    "disabled_bg": "#f4f5f7",
+    "grid": "#eceef1",
+    "tooltip": "#ffffe8",
+    "notice": "#8a4b00",
+    "up_tint": "#e3f4ea",
+    "down_tint": "#fbe6e4",
+}
+DARK = {
+    "window": "#1f2227",
+    "base": "#17191d",
+    "alt": "#1c1f23",
+    "text": "#e3e6ea",
+    "strong": "#f4f6f8",
+    "muted": "#9aa1ab",
+    "border": "#343941",
+    "input_border": "#4a505a",
+    "header": "#262a30",
+    "header_text": "#b9c0c9",
+    "hover": "#2a3442",
+    "hover_border": "#5b7fbf",
+    "pressed": "#2f4566",
+    "accent": "#7aa5f5",
+    "selection": "#2f4566",
+    "topic_bg": "#26241c",
+    "topic_border": "#4a4532",
+    "disabled": "#6b717a",
+    "disabled_bg": "#22252a",
+    "grid": "#2a2e34",
+    "tooltip": "#2a2e34",
+    "notice": "#f0b45c",
+    "up_tint": "#1f3b2c",
+    "down_tint": "#47241f",
+}
+COLOURS = dict(LIGHT)  # the scheme in use (apply_theme switches it)
+
+STYLESHEET = Template("""
+QMainWindow, QDialog { background: $window; }
+QTabWidget::pane { border: 1px solid $border; background: $base; border-radius: 4px; }
+QTabBar::tab { padding: 6px 16px; color: $header_text; }
+QTabBar::tab:selected { color: $strong; font-weight: 600; }
+QTableView { gridline-color: $grid; selection-background-color: $selection;
+             selection-color: $strong; alternate-background-color: $alt; border: none; }
+QHeaderView::section { background: $header; border: none; border-bottom: 1px solid $border;
+                       padding: 4px 6px; color: $header_text; font-weight: 600; }
+QLineEdit { padding: 4px 6px; border: 1px solid $input_border; border-radius: 4px;
+            background: $base; color: $text; }
+QLineEdit:focus { border-color: $accent; }
+QPushButton { padding: 5px 12px; border: 1px solid $input_border; border-radius: 4px;
+              background: $base; color: $text; }
+QPushButton:hover { background: $hover; border-color: $hover_border; }
+QPushButton:pressed { background: $pressed; }
+QPushButton:checked { background: $pressed; border-color: $accent; color: $strong; }
+QPushButton:disabled { color: $disabled; background: $disabled_bg; }
 QPushButton[grade="true"] { padding: 8px 14px; font-weight: 600; text-align: left; }
-QPushButton[grade="true"]:checked { background: #dbe8fb; border-color: #5b8def; color: #111418; }
-QFrame#topicPanel { background: #fbfaf4; border: 1px solid #e9e4cc; border-radius: 4px; }
-QLabel#topicTitle { font-size: 13pt; font-weight: 600; color: #111418; }
-QLabel#docHeader, TextLine#docHeader { font-size: 11pt; font-weight: 600; color: #111418; }
-QLabel#muted, TextLine#muted { color: #6b727c; }
-QPlainTextEdit#documentText { border: none; background: #ffffff; padding: 4px 10px;
-                              selection-background-color: #cfe0fb; }
-QProgressBar { border: 1px solid #cfd4da; border-radius: 3px; background: #f1f3f5;
+QPushButton[grade="true"]:checked { background: $pressed; border-color: $accent;
+                                    color: $strong; }
+QFrame#topicPanel { background: $topic_bg; border: 1px solid $topic_border;
+                    border-radius: 4px; }
+QLabel#topicTitle { font-size: 13pt; font-weight: 600; color: $strong; }
+QLabel#guidelines { color: $muted; }
+QLabel#docHeader, TextLine#docHeader { font-size: 11pt; font-weight: 600; color: $strong; }
+QLabel#muted, TextLine#muted { color: $muted; }
+QLabel#notice { color: $notice; font-weight: 600; }
+QLabel#error { color: $notice; }
+QPlainTextEdit#documentText { border: none; background: $base; color: $text;
+                              padding: 4px 10px; selection-background-color: $selection; }
+QProgressBar { border: 1px solid $input_border; border-radius: 3px; background: $header;
                text-align: center; height: 14px; }
-QProgressBar::chunk { background: #5b8def; border-radius: 2px; }
-QStatusBar { color: #4a5059; }
-"""
+QProgressBar::chunk { background: $accent; border-radius: 2px; }
+QStatusBar { color: $header_text; }
+QToolTip { background: $tooltip; color: $text; border: 1px solid $border; }
+""")
+
+
+def scheme(app: QApplication) -> str:
+    """ "dark" or "light": JUDGEAPP_THEME when set, else the system's (Qt 6.5 and newer
+    know it; older ones and offscreen rendering say light)."""
+    chosen = os.environ.get("JUDGEAPP_THEME", "").strip().lower()
+    if chosen in ("light", "dark"):
+        return chosen
+    hints = app.styleHints()
+    if hasattr(hints, "colorScheme") and hints.colorScheme() == Qt.ColorScheme.Dark:
+        return "dark"
+    return "light"
+
+
+def is_dark() -> bool:
+    return COLOURS["window"] == DARK["window"]
 
 
 def ensure_fonts() -> None:
@@ -65,27 +152,53 @@ def ensure_fonts() -> None:
 
 
 def apply_theme(app: QApplication) -> None:
+    """Fusion, the palette of the system's colour scheme (light or dark), one style sheet;
+    a change of the system's scheme while the program runs is followed."""
     ensure_fonts()
     app.setStyle("Fusion")
-    palette = QPalette()
-    palette.setColor(QPalette.ColorRole.Window, QColor("#f6f7f9"))
-    palette.setColor(QPalette.ColorRole.Base, QColor("#ffffff"))
-    palette.setColor(QPalette.ColorRole.AlternateBase, QColor("#fafbfc"))
-    palette.setColor(QPalette.ColorRole.Text, QColor("#1d2127"))
-    palette.setColor(QPalette.ColorRole.WindowText, QColor("#1d2127"))
-    palette.setColor(QPalette.ColorRole.Button, QColor("#ffffff"))
-    palette.setColor(QPalette.ColorRole.ButtonText, QColor("#1d2127"))
-    palette.setColor(QPalette.ColorRole.Highlight, QColor("#dbe8fb"))
-    palette.setColor(QPalette.ColorRole.HighlightedText, QColor("#111418"))
-    palette.setColor(QPalette.ColorRole.ToolTipBase, QColor("#ffffe8"))
-    app.setPalette(palette)
+    _apply_scheme(app)
     families = set(QFontDatabase.families())
     for family in ("Inter", "Segoe UI", "Noto Sans", "DejaVu Sans"):
         if family in families:
             font = QFont(family, 10)
             app.setFont(font)
             break
-    app.setStyleSheet(STYLESHEET)
+    hints = app.styleHints()
+    if hasattr(hints, "colorSchemeChanged") and not app.property("judgeappFollowsScheme"):
+        app.setProperty("judgeappFollowsScheme", True)  # once per application
+        hints.colorSchemeChanged.connect(lambda _scheme: _apply_scheme(app))
+
+
+def _apply_scheme(app: QApplication) -> None:
+    colours = DARK if scheme(app) == "dark" else LIGHT
+    COLOURS.clear()
+    COLOURS.update(colours)
+    role = QPalette.ColorRole
+    palette = QPalette()
+    for r, key in (
+        (role.Window, "window"),
+        (role.Base, "base"),
+        (role.AlternateBase, "alt"),
+        (role.Text, "text"),
+        (role.WindowText, "text"),
+        (role.Button, "base"),
+        (role.ButtonText, "text"),
+        (role.Highlight, "selection"),
+        (role.HighlightedText, "strong"),
+        (role.ToolTipBase, "tooltip"),
+        (role.ToolTipText, "text"),
+        (role.PlaceholderText, "muted"),
+        (role.Link, "accent"),
+    ):
+        palette.setColor(r, QColor(colours[key]))
+    for r, key in (
+        (role.Text, "disabled"),
+        (role.WindowText, "disabled"),
+        (role.ButtonText, "disabled"),
+    ):
+        palette.setColor(QPalette.ColorGroup.Disabled, r, QColor(colours[key]))
+    app.setPalette(palette)
+    app.setStyleSheet(STYLESHEET.substitute(colours))
 
 
 def reading_font() -> QFont:

@@ -338,3 +338,16 @@ def test_any_run_in_any_chunking_matches_the_oracle(
         assert_trec_order(path)
     finally:
         textio.CHUNK_BYTES = textio_chunk
+
+
+@pytest.mark.parametrize("ending", ["# only a comment\n", "\n\n", "\r"])
+def test_a_last_piece_without_run_lines_after_ties(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ending: str
+) -> None:
+    """Found by the hostile-input fuzzing: when the last piece of a file held no run line
+    (comments, blank lines, a final CR) it still marked a seam, one past the last entry,
+    and the tie check across seams failed with an IndexError."""
+    path = tmp_path / "tied.run"
+    path.write_text("401 Q0 D1 1 2 r\n401 Q0 D2 2 2 r\n" + ending, newline="")
+    monkeypatch.setattr(textio, "CHUNK_BYTES", 32)
+    assert read_run(path).topics["401"].docnos == ["D2", "D1"]

@@ -79,7 +79,6 @@ def test_missing_file(files, capsys):
         ("P@abc", "bad value after @"),
         ("P@0", "the cutoff must be positive"),
         ("AP(rel=1", "cannot read measure"),
-        ("prefs_simp", "preference or judgment-group"),
     ],
 )
 def test_bad_measure(files, capsys, measure, message):

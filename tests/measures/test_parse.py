@@ -98,11 +98,21 @@ def test_python_construction_like_ir_measures():
         ("NumRet(rel=1)", "NumRelRet(rel=1)"),
         ("Precision@5", "P@5"),
         ("Recall@5", "R@5"),
-        ("Accuracy(N=10)", "Acc(N=10)"),
+        ("NumRet(rel=1)@10", "NumRelRet(rel=1)@10"),
     ],
 )
 def test_ir_measures_aliases(alias, canonical):
     assert str(parse_measure(alias)) == canonical
+
+
+def test_accuracy_is_ir_measures_and_acc_the_lecture_notes():
+    """`Accuracy` is ir_measures' pairwise accuracy (issue 16); the lecture notes'
+    (TP+TN)/N accuracy keeps its own name, Acc, and its collection-size parameter."""
+    assert parse_measure("Accuracy@10").family == "Accuracy"
+    assert parse_measure("Accuracy(rel=2)").family == "Accuracy"
+    with pytest.raises(MeasureError, match="no parameter 'N'"):
+        parse_measure("Accuracy(N=10)")
+    assert str(parse_measure("Acc(N=10)")) == "Acc(N=10)"
 
 
 @pytest.mark.parametrize(

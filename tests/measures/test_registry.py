@@ -269,7 +269,12 @@ def _trec_lines(trec_case, measures: list[Measure]) -> list[str]:
 IN_ALL_TREC = [s.name for s in trec_specs() if "all_trec" in s.nicknames]
 
 
-@pytest.mark.parametrize("name", IN_ALL_TREC + list(NICKNAMES))
+# the nicknames of the preference and judgment-group measures print other files' lines
+# (out.test.prefs, out.test.qrels_jg: tests/measures/test_trec_eval_formats.py)
+QRELS_NICKNAMES = [n for n in NICKNAMES if n not in ("all_prefs", "prefs", "qrels_jg")]
+
+
+@pytest.mark.parametrize("name", IN_ALL_TREC + QRELS_NICKNAMES)
 def test_each_trec_name_alone_prints_what_trec_eval_printed(trec_case, name):
     """One trec_eval name (or nickname) at a time prints its lines of trec_eval's
     ``-m all_trec -q`` output."""

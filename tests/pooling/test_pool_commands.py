@@ -31,6 +31,33 @@ def files(tmp_path):
     return tmp_path, a, b, str(qrels)
 
 
+def test_every_option_of_pool_scale_and_screenshot_has_help():
+    import argparse
+
+    from judgeapp.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for name in ("pool", "scale", "screenshot"):
+        for action in sub.choices[name]._actions:
+            assert action.help, (name, action.option_strings or action.dest)
+
+
+def test_pool_warns_when_pooled_documents_have_no_text(files, capsys):
+    tmp, a, _b, _ = files
+    db = str(tmp / "p.db")
+    assert main(["import", "run", db, a, "--create"]) == 0
+    capsys.readouterr()
+    assert main(["pool", db, "--depth", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: 4 of 4 pooled documents have no text in the project" in err
+    docs = tmp / "docs.tsv"
+    docs.write_text("d1\tone\nd2\ttwo\nd3\tthree\nx1\tfour\nx2\tfive\n")
+    assert main(["import", "docs", db, str(docs)]) == 0
+    capsys.readouterr()
+    assert main(["pool", db, "--depth", "3", "--name", "deeper"]) == 0
+    assert "no text" not in capsys.readouterr().err
+
+
 def test_cli_choices_match_the_core():
     assert set(ORDER_CHOICES) == set(ORDERS)
     assert set(STRATEGY_CHOICES) == set(STRATEGIES)
@@ -42,14 +69,23 @@ def test_pool_command_builds_and_grows_a_pool(files, capsys):
     assert main(["import", "run", db, a, "--create"]) == 0
     assert main(["pool", db, "--depth", "2", "--order", "mtf", "--seed", "3"]) == 0
     out = capsys.readouterr().out
-    assert "pool depth-2: depth {'depth': 2}, judging order mtf" in out
-    assert "topics: 2, documents: 4" in out
+    # a readable summary: what was pooled, from how many runs, in which order; sizes
+    assert out.splitlines()[:3] == [
+        "pool depth-2: depth-2 pooling of 1 run, judged in mtf order",
+        "2 topics, 4 documents (2 per topic)",
+        "runs: A",
+    ]
+    assert "{" not in out
     assert main(["import", "run", db, b]) == 0
     assert main(["pool", db, "--add-to", "depth-2", "--runs", "B"]) == 0
     out = capsys.readouterr().out
-    assert "pool depth-2 grew by 1 documents with runs B" in out  # d4 (d1 was pooled)
+    # d4 (d1 was pooled)
+    assert "pool depth-2 grew by 1 document with 1 run B: now depth-2 pooling" in out
+    assert "2 topics, 5 documents (per topic 2 to 3, median 2.5)" in out
     assert main(["pool", db, "--budget", "1", "--strategy", "rrf", "--topics", "1-2"]) == 0
-    assert "pool rrf-1: rrf {'budget': 1, 'k': 60.0}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "pool rrf-1: Take@1 by reciprocal-rank fusion (k=60) of 2 runs" in out
+    assert "1 topic, 1 document (1 per topic)" in out
     with Store.open(db) as store:
         info = store.pool("depth-2")
         assert (info.judging_order, info.seed, info.runs) == ("mtf", 3, ("A", "B"))

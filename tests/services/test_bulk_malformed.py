@@ -97,3 +97,106 @@ def test_a_failed_import_leaves_the_database_unchanged_through_both_paths(
             assert store.totals()["judgments"] == 2
     assert messages[0] == messages[1]
     assert expected in messages[0]
+
+
+# ---- issue 13's hostile inputs: the limits hold on the bulk path too ------------------------
+
+HOSTILE = Path(__file__).resolve().parents[1] / "data" / "hostile" / "files"
+HOSTILE_FILES = sorted(
+    p.name
+    for p in HOSTILE.iterdir()
+    if p.name.startswith(("run_", "qrels_")) and not p.name.endswith(".json")
+)
+
+
+def hostile_made(tmp_path: Path) -> dict[str, tuple[str, Path]]:
+    """Hostile column files too large (or too odd) to commit, small enough for a test."""
+    made: dict[str, tuple[str, Path]] = {}
+
+    def put(name: str, kind: str, data: bytes) -> None:
+        path = tmp_path / name
+        path.write_bytes(data)
+        made[name] = (kind, path)
+
+    good = b"401 Q0 D1 1 2.5 r\n"
+    # columns spread over 2 MiB of spaces: no column is long, the line is
+    put("run_wide_line.txt", "run", good + b"401 Q0 D2" + b" " * (2 << 20) + b"2 1.5 r\n")
+    put("qrels_wide_line.txt", "qrels", b"401 0 D1 1\n401 0" + b"\t" * (2 << 20) + b"D2 1\n")
+    # no line end at all, NUL bytes (/dev/zero), after a good line
+    put("run_zeros.txt", "run", good + b"\x00" * (3 << 20))
+    # one line over the limit with no line end (a binary file without NULs)
+    put("run_endless_line.txt", "run", good + b"x" * (3 << 20))
+    # a token too long for the bulk reader (but the line is within the line reader's limit)
+    put("run_long_docno.txt", "run", good + b"401 Q0 " + b"D" * 600_000 + b" 2 1.5 r\n")
+    # a qid that is a NUL in the middle of a line
+    put("qrels_nul_qid.txt", "qrels", b"401 0 D1 1\n4\x0002 0 D2 1\n")
+    return made
+
+
+@pytest.mark.parametrize("name", HOSTILE_FILES)
+def test_hostile_column_files_read_the_same_through_both_paths(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    path = HOSTILE / name
+    read = read_run if name.startswith("run_") else read_qrels
+    outcome = _outcome(read, path)
+    line_precise_only(monkeypatch)
+    assert outcome == _outcome(read, path)
+
+
+def test_made_hostile_column_files_read_the_same_through_both_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = hostile_made(tmp_path)
+    through_bulk = {
+        name: _outcome(read_run if kind == "run" else read_qrels, path)
+        for name, (kind, path) in made.items()
+    }
+    for kind, path in made.values():
+        if kind == "run":
+            with pytest.raises(Irregular):
+                bulk._read_run(str(path), bulk.BLOCK_BYTES)
+        else:
+            with pytest.raises(Irregular):
+                bulk._read_qrels(str(path), bulk.BLOCK_BYTES)
+    line_precise_only(monkeypatch)
+    through_lines = {
+        name: _outcome(read_run if kind == "run" else read_qrels, path)
+        for name, (kind, path) in made.items()
+    }
+    assert through_bulk == through_lines
+    assert "line longer than 1 MiB" in through_lines["run_wide_line.txt"]
+    assert "line longer than 1 MiB" in through_lines["qrels_wide_line.txt"]
+    assert "NUL byte" in through_lines["run_zeros.txt"]
+    assert "line longer than 1 MiB" in through_lines["run_endless_line.txt"]
+    assert "NUL byte" in through_lines["qrels_nul_qid.txt"]
+    assert through_lines["run_long_docno.txt"].startswith("[('401', ['D1', 'DDD")  # no error
+
+
+def test_line_ends_of_every_kind_read_the_same_through_both_paths(tmp_path: Path) -> None:
+    # \r alone ends a line for the line reader (issue 13): so it does for the bulk reader,
+    # also where a block ends between \r and \n
+    lines = [b"401 Q0 D1 1 2.5 r", b"401 Q0 D2 2 1.5 r", b"402 Q0 D1 1 0.5 r"]
+    for end in (b"\r", b"\r\n", b"\n"):
+        path = tmp_path / "run.txt"
+        path.write_bytes(end.join(lines) + end)
+        for block in (8, 17, 18, 19, bulk.BLOCK_BYTES):
+            columns = bulk._read_run(str(path), block).to_run_file()
+            precise = read_run_lines(path)
+            assert columns.topics.keys() == precise.topics.keys()
+            for qid, topic in precise.topics.items():
+                assert columns.topics[qid].docnos == topic.docnos
+                assert columns.topics[qid].lines.tolist() == topic.lines.tolist()
+
+
+def _outcome(read, path: Path) -> str:
+    """The error message, or the records read."""
+    try:
+        records = read(path)
+    except FormatError as exc:
+        return f"error: {exc}"
+    if hasattr(records, "topics"):
+        return repr(
+            [(q, t.docnos, t.scores.tolist(), t.lines.tolist()) for q, t in records.topics.items()]
+        )
+    return repr((records.qids, records.docnos, records.grades.tolist(), records.lines.tolist()))

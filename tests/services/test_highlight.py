@@ -22,6 +22,27 @@ def test_topic_terms_skip_stopwords_boilerplate_and_numbers():
     assert terms == ["similarity", "laws", "obeyed", "heated", "aircraft", "models"]
 
 
+def test_boilerplate_words_stay_where_the_topic_is_about_them():
+    # a classic-collection query (its text is the title) about relevance and articles
+    assert topic_terms("What is the relevance of articles to information needs?") == [
+        "relevance",
+        "articles",
+        "information",
+        "needs",
+    ]
+    # a TREC topic: the same words in its description and narrative are boilerplate
+    assert topic_terms(
+        "hubble telescope",
+        "Identify documents giving information on the telescope.",
+        "Relevant articles report its repairs; a question about the relevance of news items.",
+    ) == ["hubble", "telescope", "giving", "repairs", "news"]
+    # the title's words are highlighted everywhere, also where the narrative repeats them
+    assert topic_terms("document retrieval", "Documents about retrieval.") == [
+        "document",
+        "retrieval",
+    ]
+
+
 def test_stems_match_inflections_and_case():
     text = "Heat flows. The HEATED model; modelling heats aircraft-flow flowing."
     topic, user, truncated = Highlighter.build(["heated", "models", "flow"]).spans(text)

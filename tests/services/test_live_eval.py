@@ -401,7 +401,9 @@ def test_table_exports(project, store):
     snap = LiveEvaluation(store).snapshot()
     sig = significance(snap, "run1")
     rows = list(csv.reader(io.StringIO(dashboard_tables.to_csv(snap, sig))))
-    assert rows[0] == ["run", *DEFAULT_GUI_MEASURES] + [f"p({m})" for m in DEFAULT_GUI_MEASURES]
+    assert rows[0] == ["run", *DEFAULT_GUI_MEASURES] + [
+        f"p({m})" for m in DEFAULT_GUI_MEASURES
+    ] + [f"ci95_{end}({m})" for m in DEFAULT_GUI_MEASURES for end in ("low", "high")]
     for r, row in enumerate(rows[1:]):
         assert row[0] == snap.run_names[r]
         assert [float(x) for x in row[1:8]] == pytest.approx(snap.means[:, r], abs=5e-7)
@@ -416,6 +418,50 @@ def test_table_exports(project, store):
     assert "\\toprule" in tex and "\\bottomrule" in tex
     assert tex.count("\\\\\n") == 1 + len(snap.run_names)
     assert dashboard_tables.latex_escape("bm25_a&b%") == "bm25\\_a\\&b\\%"
+
+
+def test_each_mean_has_its_95_percent_interval_in_the_exports(project, store):
+    """The interval of each mean is Student's t over the per-topic values: checked with
+    scipy's t interval on trec_eval's per-topic AP (pytrec_eval), every topic of the
+    judgments counting (a run without one scores 0 there, trec_eval -c)."""
+    from scipy import stats
+
+    snap = LiveEvaluation(store).snapshot()
+    per_topic, _means = oracle_ap(project, qrels_dict(qrels_rows(store)))
+    qids = sorted(snap.qids)
+    low, high = dashboard_tables.mean_intervals(snap)
+    rows = list(csv.reader(io.StringIO(dashboard_tables.to_csv(snap))))
+    header = rows[0]
+    for r, run in enumerate(snap.run_names):
+        values = [per_topic[run].get(q, 0.0) for q in qids]
+        expected = stats.t.interval(
+            0.95, len(values) - 1, loc=np.mean(values), scale=stats.sem(values)
+        )
+        assert (low[0, r], high[0, r]) == pytest.approx(expected, abs=1e-9)
+        row = rows[1 + r]
+        assert float(row[header.index("ci95_low(AP)")]) == pytest.approx(expected[0], abs=1e-6)
+        assert float(row[header.index("ci95_high(AP)")]) == pytest.approx(expected[1], abs=1e-6)
+    half = (high[0, 0] - low[0, 0]) / 2
+    assert f"± {half:.4f}" in dashboard_tables.to_markdown(snap).splitlines()[2]
+    assert f"$\\pm$ {half:.4f}" in dashboard_tables.to_latex(snap)
+
+
+def test_judgments_made_counts_the_judgments_people_hold(project, store):
+    """Judged, regraded, undone: the count is the judgments there are, not the changes."""
+    live = LiveEvaluation(store)
+    assert live.snapshot().made == 0  # imported qrels are not judgments made
+    alice = JudgingService(store, "alice")
+    docs = project.lists["run2"]["4"][:3]
+    changes = [alice.record("4", d, 1) for d in docs]
+    live.update({"4"}, "alice")  # a new assessor: the evaluation takes them in
+    assert live.snapshot().made == 3
+    alice.record("4", docs[0], 2)  # a new grade for the same document
+    live.update({"4"})
+    assert live.snapshot().made == 3
+    alice.restore(changes[2], undo=True)
+    live.update({"4"})
+    assert live.snapshot().made == 2
+    assert LiveEvaluation(store).snapshot().made == 2  # and so from the store afresh
 
 
 def test_empty_project_gives_no_numbers(tmp_path):

@@ -393,6 +393,8 @@ def test_exports(qtbot, opened, tmp_path):
         assert all(run in text for run in project.runs)
 
     pr = dashboard.view.pr_plot
+    dashboard.set_plot_runs(["weak", "run1"])  # the worst run is not plotted by default
+    qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
     for suffix, magic in (("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF")):
         path = pr.save(tmp_path / f"pr.{suffix}")
         assert path.read_bytes()[:5].startswith(magic)
@@ -406,7 +408,8 @@ def test_exports(qtbot, opened, tmp_path):
         if image.pixel(x, y) & 0xFFFFFF == colour
     )
     assert hits > 100
-    assert "weak" in (tmp_path / "pr.svg").read_text()
+    svg = (tmp_path / "pr.svg").read_text()
+    assert "weak" in svg and "run1" in svg  # named in the picture's legend
 
 
 def test_models_pass_qtmodeltester(qtbot, opened, qtmodeltester):

@@ -226,3 +226,41 @@ def test_the_team_view_shows_progress_pace_flags_and_agreement(qtbot, tmp_path, 
         "Assessor,Topic,Document",
         "bob,1,D0-002",
     ]
+
+
+def test_the_owner_assigns_topics_in_the_window(qtbot, tmp_path, make_window):
+    from live_project import write_project
+
+    from judgeapp.services.pools import PoolService
+
+    project = write_project(tmp_path / "p")
+    db = str(project.db)
+    with Store.open(db) as store:
+        PoolService(store).create_pool("pool", params={"depth": 10})
+    window, controller = make_window()
+    controller.open_project(db)
+    choose_assessor(controller, "owner")
+    team = controller.show_team()
+    dialog = team.show_assign_dialog()
+    dialog.topics.setText("1-4")
+    dialog.assessors.setText("ann, bob")
+    dialog.overlap.setValue(0.5)
+    dialog.seed.setValue(2)
+    dialog.accept()
+    with Store.open(db) as store:
+        rows = store.assignments()
+    assert {q for q, _a, _s in rows} == {"1", "2", "3", "4"}
+    assert sum(1 for _q, _a, s in rows if s) == 4  # two topics shared, two assessors each
+    assert not controller.blind  # the owner sees everything
+    # a topic spec that matches nothing says so in the dialog, which stays open
+    dialog = team.show_assign_dialog()
+    dialog.topics.setText("999")
+    dialog.accept()
+    assert "no topic matches '999'" in dialog.message.text()
+    assert dialog.isVisible()
+    # ann, opening the project, judges blind and sees her topics first
+    choose_assessor(controller, "ann")
+    assert controller.blind
+    model = window.topics_view.model
+    anns = {q for q, a, _s in rows if a == "ann"}
+    assert {r.qid for r in model.rows() if r.assigned} == anns

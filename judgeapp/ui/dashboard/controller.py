@@ -36,6 +36,7 @@ from judgeapp.services.live_eval import (
 )
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.dashboard.analysis import BackgroundAnalysis
+from judgeapp.ui.dashboard.comparison import ComparisonPanel
 from judgeapp.ui.dashboard.display import SnapshotDisplay
 from judgeapp.ui.dashboard.drill import DrillDownController
 from judgeapp.ui.dashboard.exports import ExportController
@@ -78,6 +79,7 @@ class DashboardController(QObject):
         self._shut = False
         self.blinded = False  # taken out of the window: the assessor judges blind
         self.show_action: Any = None  # the main window's "Dashboard" action (Ctrl+3)
+        self.save_folders: Any = None  # where save dialogs open (the main controller's)
         self.filters = FilterController(self)
         self.jobs = EvaluationJobs(self, threaded=threaded, coalesce_ms=coalesce_ms)
         self.analysis = BackgroundAnalysis(self)
@@ -85,12 +87,14 @@ class DashboardController(QObject):
         self.drill = DrillDownController(self)
         self.exports = ExportController(self)
         self.window_control = OwnWindowController(self)
+        self.comparison = ComparisonPanel(self)
         self.view.set_ready_check(lambda: self.ready() and self.analysis_ready())
 
     # -- following the main controller ---------------------------------------------------------
     def attach(self, main_controller: Any, tab_title: str = "Dashboard") -> None:
         """Follow the main window's controller: its projects and its changes."""
         self.window_control.attach(main_controller.window, tab_title)
+        self.save_folders = getattr(main_controller, "save_folders", None)
         main_controller.project_opened.connect(self._on_project_opened)
         main_controller.changes_applied.connect(self._on_changes_applied)
         main_controller.blind_changed.connect(self.set_blind)

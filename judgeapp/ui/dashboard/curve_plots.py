@@ -11,14 +11,15 @@ from matplotlib.lines import Line2D
 
 from judgeapp.measures.measure import ELEVEN_LEVELS
 from judgeapp.services.live_eval import Snapshot
-from judgeapp.ui.dashboard.plots import COLOURS, FONT_SIZE, LivePlot, legend_for
+from judgeapp.ui.dashboard.plots import COLOURS, FONT_SIZE, LivePlot, grid_colour
 
 
 class _RunLinesPlot(LivePlot):
     """One curve per chosen run, all of them one LineCollection: a live update draws one
-    artist whatever the number of runs."""
+    artist whatever the number of runs. The runs are named in the dashboard's legend under
+    the plots (never over a curve), and in a saved picture's legend beside the axes."""
 
-    legend_loc = "best"  # placed at each full draw, where the curves leave room
+    note = ""  # how the curve is computed, after the topic in the caption
 
     def __init__(self) -> None:
         super().__init__()
@@ -34,11 +35,10 @@ class _RunLinesPlot(LivePlot):
         self.curves = LineCollection([], colors=colours, linewidths=1.5)
         self.ax.add_collection(self.curves, autolim=False)
         self._animate(self.curves)
-        handles = [
+        self.handles = [
             Line2D([], [], color=c, linewidth=1.5, label=run)
             for c, run in zip(colours, self.runs, strict=True)
         ]
-        legend_for(self.ax, handles, self.legend_loc)
 
     def show_values(
         self, snapshot: Snapshot, per_topic: np.ndarray, mean: np.ndarray, topic: str | None
@@ -48,10 +48,11 @@ class _RunLinesPlot(LivePlot):
         index = {r: i for i, r in enumerate(snapshot.run_names)}
         if topic is not None and topic in snapshot.qids:
             values = per_topic[:, snapshot.topic_index(topic), :]
-            title = f"{self.title}, topic {topic}"
+            where = f"topic {topic}"
         else:
             values = mean
-            title = f"{self.title}, mean of {snapshot.num_topics} topics"
+            where = f"mean of {snapshot.num_topics} topics"
+        self._caption(where)
         ys = np.full((len(self.runs), self.x.size), np.nan)
         for i, run in enumerate(self.runs):
             if run in index:
@@ -59,7 +60,7 @@ class _RunLinesPlot(LivePlot):
         if self.curves is not None:
             self.curves.set_segments([np.column_stack([self.x, y]) for y in ys])
         self._data(ys)
-        return self._title(title)
+        return self._title(self.title)
 
 
 class PrecisionRecallPlot(_RunLinesPlot):
@@ -75,9 +76,10 @@ class PrecisionRecallPlot(_RunLinesPlot):
         ax.set_xlim(0.0, 1.0)
         ax.set_ylim(0.0, 1.02)
         ax.set_xlabel("Recall", fontsize=FONT_SIZE)
-        ax.set_ylabel("Interpolated precision", fontsize=FONT_SIZE)
-        ax.grid(True, color="#e6e8eb", linewidth=0.6)
-        self.caption.setText("interpolated as trec_eval's iprec_at_recall")
+        ax.set_ylabel("Precision", fontsize=FONT_SIZE)
+        ax.grid(True, color=grid_colour(), linewidth=0.6)
+        self.note = "interpolated as trec_eval's iprec_at_recall"
+        self.canvas.setToolTip(f"Precision–recall, {self.note}")
 
     def configure(self, runs: Sequence[str]) -> None:
         self.configure_runs(runs, ELEVEN_LEVELS)
@@ -100,9 +102,10 @@ class NdcgCutoffPlot(_RunLinesPlot):
         ax.set_ylim(0.0, 1.02)
         ax.set_xlabel("Cutoff k", fontsize=FONT_SIZE)
         ax.set_ylabel("nDCG@k", fontsize=FONT_SIZE)
-        ax.grid(True, color="#e6e8eb", linewidth=0.6, which="major")
+        ax.grid(True, color=grid_colour(), linewidth=0.6, which="major")
         self.cutoffs: tuple[int, ...] = ()
-        self.caption.setText("trec_eval's ndcg_cut, k from 1 to 1000")
+        self.note = "trec_eval's ndcg_cut, k from 1 to 1000"
+        self.canvas.setToolTip(f"nDCG@k, {self.note}")
 
     def configure(self, runs: Sequence[str], cutoffs: Sequence[int]) -> None:
         self.cutoffs = tuple(cutoffs)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QFileDialog
 
+from judgeapp.outputs import OutputError, write_text
 from judgeapp.services import dashboard_tables
 from judgeapp.ui.dashboard.plots import LivePlot
 
@@ -50,7 +51,7 @@ class ExportController(QObject):
 
     def export_table(self, path: str | Path, fmt: str) -> Path:
         path = Path(path)
-        path.write_text(self.table_text(fmt), encoding="utf-8")
+        write_text(path, self.table_text(fmt))  # whole or not at all
         return path
 
     def copy_trec_eval(self) -> str:
@@ -68,7 +69,10 @@ class ExportController(QObject):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
         dialog.setNameFilters(filters)
-        dialog.selectFile(name)
+        if self.dash.save_folders is not None:
+            self.dash.save_folders.prepare(dialog, name)
+        else:
+            dialog.selectFile(name)
         dialog.fileSelected.connect(on_file)
         self.file_dialog = dialog
         dialog.open()
@@ -80,7 +84,7 @@ class ExportController(QObject):
             "Export table",
             [f"{fmt.upper()} (*.{suffix})", "All files (*)"],
             f"dashboard.{suffix}",
-            lambda path: self.export_table(path, fmt),
+            lambda path: self._export_table_to(path, fmt),
         )
 
     def ask_save_plot(self, plot: LivePlot) -> QFileDialog:
@@ -90,6 +94,12 @@ class ExportController(QObject):
             f"{plot.name}.png",
             lambda path: self._save_plot(plot, path),
         )
+
+    def _export_table_to(self, path: str, fmt: str) -> None:
+        try:
+            self.export_table(path, fmt)
+        except (OutputError, ValueError) as exc:
+            self.dash.view.status.setText(f"Could not export the table: {exc}")
 
     def _save_plot(self, plot: LivePlot, path: str) -> None:
         try:

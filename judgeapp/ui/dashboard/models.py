@@ -26,6 +26,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from judgeapp.measures import Measure
 from judgeapp.services.dashboard_tables import DOWN, UP
 from judgeapp.services.live_eval import Significance
+from judgeapp.ui import theme
 
 Index = QModelIndex | QPersistentModelIndex
 ROLE = Qt.ItemDataRole
@@ -43,8 +44,15 @@ UP_COLOUR = QColor("#1e7a4f")
 DOWN_COLOUR = QColor("#b3261e")
 UP_BRUSH = QBrush(UP_COLOUR)
 DOWN_BRUSH = QBrush(DOWN_COLOUR)
-UP_TINT = QBrush(QColor("#e3f4ea"))
-DOWN_TINT = QBrush(QColor("#fbe6e4"))
+_TINTS: dict[tuple[str, str], tuple[QBrush, QBrush]] = {}
+
+
+def _tints() -> tuple[QBrush, QBrush]:
+    """The change tints (up, down) of the colour scheme in use (light or dark)."""
+    key = (theme.COLOURS["up_tint"], theme.COLOURS["down_tint"])
+    if key not in _TINTS:
+        _TINTS[key] = (QBrush(QColor(key[0])), QBrush(QColor(key[1])))
+    return _TINTS[key]
 
 
 def sort_text(label: str) -> str:
@@ -161,7 +169,8 @@ class _MatrixTableModel(QAbstractTableModel):
             # the change in the text and as a tint: no Python delegate, so that repainting
             # the table after each judgment stays cheap
             text += f"  {_delta_text(d)}"
-            self._tint[r][c + 1] = None if d == 0 else (UP_TINT if d > 0 else DOWN_TINT)
+            up, down = _tints()
+            self._tint[r][c + 1] = None if d == 0 else (up if d > 0 else down)
             self._tip[r][c + 1] = f"changed by {d:+.4f} at the last judgment"
         self._text[r][c + 1] = text
 
@@ -288,6 +297,12 @@ class RunMeasureTableModel(_MatrixTableModel):
         self.baseline: str | None = None
         self._bold = QFont()
         self._bold.setBold(True)
+        # each mean's 95% interval [run, measure] (NaN: none), in the tooltip; in the text too
+        # when `show_intervals`
+        self._low = np.full((0, 0), np.nan)
+        self._high = np.full((0, 0), np.nan)
+        self.show_intervals = False
+        self.interval_topics = 0
 
     def set_matrix(self, labels, measures, values, *, fresh: bool = False):
         labels, measures = tuple(labels), tuple(measures)
@@ -297,11 +312,59 @@ class RunMeasureTableModel(_MatrixTableModel):
             self._sign = np.zeros(shape)
             self._p = np.ones(shape)
             self._fg = [[None] * (len(measures) + 1) for _ in labels]
+            self._low = np.full(shape, np.nan)
+            self._high = np.full(shape, np.nan)
         return super().set_matrix(labels, measures, values, fresh=fresh)
 
     def _mark(self, r: int, c: int) -> str:
         mark = int(self._sign[r, c]) if self._sign.size else 0
-        return f" {UP if mark > 0 else DOWN}" if mark else ""
+        text = f" {UP if mark > 0 else DOWN}" if mark else ""
+        if self.show_intervals and self._low.shape == self._values.shape:
+            low, high = self._low[r, c], self._high[r, c]
+            if np.isfinite(low) and np.isfinite(high):
+                text = f" ±{_delta_text((high - low) / 2)[1:]}" + text
+        return text
+
+    def set_intervals(self, low: np.ndarray, high: np.ndarray, topics: int) -> None:
+        """The 95% interval of each mean ([measure, run] arrays, as the snapshot's); the
+        cells whose interval changed are signalled when the text shows them."""
+        low, high = np.asarray(low).T.copy(), np.asarray(high).T.copy()
+        self.interval_topics = topics
+        if low.shape != self._values.shape:
+            return
+        if self._low.shape == low.shape:
+            changed = ~(
+                ((self._low == low) | (np.isnan(self._low) & np.isnan(low)))
+                & ((self._high == high) | (np.isnan(self._high) & np.isnan(high)))
+            )
+        else:
+            changed = np.ones(low.shape, dtype=bool)
+        self._low, self._high = low, high
+        if self.show_intervals and changed.any():
+            self._refresh_cells(changed)
+            self._emit_cells(changed)
+
+    def set_show_intervals(self, shown: bool) -> None:
+        if shown == self.show_intervals:
+            return
+        self.show_intervals = shown
+        everything = np.ones(self._values.shape, dtype=bool)
+        self._refresh_cells(everything)
+        self._emit_cells(everything)
+
+    def interval(self, run: str, measure: str) -> tuple[float, float] | None:
+        r, c = self._cell(run, measure)
+        if self._low.shape != self._values.shape or not np.isfinite(self._low[r, c]):
+            return None
+        return float(self._low[r, c]), float(self._high[r, c])
+
+    def _interval_tip(self, r: int, c: int) -> str | None:
+        if self._low.shape != self._values.shape:
+            return None
+        low, high = self._low[r, c], self._high[r, c]
+        if not (np.isfinite(low) and np.isfinite(high)):
+            return None
+        return f"95% interval {low:.4f} – {high:.4f} (t over {self.interval_topics} topics)"
 
     def _refresh_cell(self, r: int, c: int) -> None:
         super()._refresh_cell(r, c)
@@ -359,10 +422,11 @@ class RunMeasureTableModel(_MatrixTableModel):
                 is_base = self._labels[r] == self.baseline
                 return "the baseline of the significance marks" if is_base else None
             change = super().data(index, role)
-            if self._sig is None:
-                return change
-            test = self._sig.describe(col - 1, r)  # written when asked: few cells ever are
-            return f"{change}\n{test}" if change else test
+            parts = [change, self._interval_tip(r, col - 1)]
+            if self._sig is not None:
+                parts.append(self._sig.describe(col - 1, r))  # written when asked
+            text = "\n".join(p for p in parts if p)
+            return text or None
         return super().data(index, role)
 
     def _user_data(self, r: int, col: int, role: int) -> Any:

@@ -47,6 +47,7 @@ class OwnWindowController(QObject):
             window.closed.connect(lambda: self.set_own_window(False))
             self.window = window
             v.show()
+            place_beside(main, window)
             window.show()
         else:
             window, self.window = self.window, None
@@ -61,3 +62,25 @@ class OwnWindowController(QObject):
     def close(self) -> None:
         if self.window is not None:
             self.window.close()
+
+
+def place_beside(main: Any, window: Any) -> None:
+    """Put the dashboard's window beside the main window on the same screen, both fully
+    in view: the screen's free width to the right of the main window when there is room,
+    else each half of the screen (the judging view and the dashboard fit a half of a
+    1366-pixel screen)."""
+    screen = main.screen()
+    if screen is None:
+        return
+    area = screen.availableGeometry()
+    frame = main.frameGeometry()
+    free = area.right() - frame.right()
+    wanted = max(window.minimumSizeHint().width(), 640)
+    if free >= wanted:
+        window.setGeometry(frame.right() + 1, area.top(), min(free, 1280), area.height() - 40)
+        return
+    half = area.width() // 2
+    if half < max(main.minimumSizeHint().width(), window.minimumSizeHint().width()):
+        return  # too small for two: the dashboard's window goes where the system puts it
+    main.setGeometry(area.left(), area.top(), half, area.height() - 40)
+    window.setGeometry(area.left() + half, area.top(), area.width() - half, area.height() - 40)

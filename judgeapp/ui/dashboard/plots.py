@@ -28,6 +28,8 @@ from matplotlib.lines import Line2D
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from judgeapp.outputs import replacing
+
 COLOURS = (
     "#4c72b0",
     "#dd8452",
@@ -48,6 +50,30 @@ FONT_SIZE = 8
 # on resize instead of matplotlib's constrained layout, which costs more than the rest of
 # a full draw together.
 MARGINS = {"left": 54, "right": 10, "bottom": 40, "top": 22}
+
+
+def grid_colour() -> str:
+    """The plots' grid lines: faint on the light palette and on the dark one."""
+    from judgeapp.ui import theme
+
+    return theme.COLOURS["grid"] if theme.is_dark() else "#e6e8eb"
+
+
+def _follow_theme(figure: Figure, ax) -> None:
+    """The window's colours on the figure (a dark palette gets a dark plot)."""
+    from judgeapp.ui import theme
+
+    if not theme.is_dark():
+        return
+    colours = theme.COLOURS
+    figure.set_facecolor(colours["window"])
+    ax.set_facecolor(colours["base"])
+    for spine in ax.spines.values():
+        spine.set_color(colours["muted"])
+    ax.tick_params(colors=colours["text"])
+    ax.xaxis.label.set_color(colours["text"])
+    ax.yaxis.label.set_color(colours["text"])
+    ax.title.set_color(colours["strong"])
 
 
 class PlotCanvas(FigureCanvasQTAgg):
@@ -97,9 +123,10 @@ class LivePlot:
         self.figure = Figure(figsize=(4.0, 3.2), dpi=100)
         self.canvas = PlotCanvas(self.figure, self._on_show)
         self.canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.canvas.setMinimumSize(150, 160)
+        self.canvas.setMinimumSize(150, 120)
         self.ax = self.figure.add_subplot()
         self.ax.tick_params(labelsize=FONT_SIZE)
+        _follow_theme(self.figure, self.ax)
         self.redraws = 0  # full draws + blits: what "one redraw per batch" counts
         self.drawn_at = 0.0  # time.perf_counter() when the canvas last showed new data
         self.full_draws = 0
@@ -201,26 +228,36 @@ class LivePlot:
         # animated artists are left out of ordinary draws, savefig included
         for artist in self.live:
             artist.set_animated(False)
+        # on screen the dashboard names the runs under the plots; a picture names them
+        # beside the axes, and says what the caption says
+        handles = getattr(self, "handles", None)
+        legend = legend_beside(self.ax, handles) if handles else None
+        title = self.ax.get_title()
+        caption = self.caption.text()
+        if caption:
+            self.ax.set_title(f"{title}\n{caption}", fontsize=FONT_SIZE)
         try:
-            self.figure.savefig(path, format=fmt, dpi=150, bbox_inches="tight")
+            with replacing(path) as tmp:  # whole or not at all
+                self.figure.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight")
         finally:
+            if legend is not None:
+                legend.remove()
+            self.ax.set_title(title, fontsize=FONT_SIZE + 1)
             for artist in self.live:
                 artist.set_animated(True)
             self.canvas.draw_idle()
         return path
 
 
-def legend_for(ax, handles: Sequence[Line2D], loc: str) -> None:
-    legend = ax.get_legend()
-    if legend is not None:
-        legend.remove()
-    if handles:
-        ax.legend(
-            handles=list(handles),
-            loc=loc,
-            fontsize=FONT_SIZE - 1,
-            frameon=True,
-            framealpha=0.85,
-            handlelength=1.5,
-            borderaxespad=0.3,
-        )
+def legend_beside(ax, handles: Sequence[Line2D]):
+    """A legend to the right of the axes, outside them (a saved picture's): it never covers
+    a curve. Returns it (to be removed again)."""
+    return ax.legend(
+        handles=list(handles),
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        fontsize=FONT_SIZE - 1,
+        frameon=False,
+        handlelength=1.5,
+        borderaxespad=0.0,
+    )

@@ -11,7 +11,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
 
 from judgeapp.services.live_eval import ProgressCurve, Snapshot
-from judgeapp.ui.dashboard.plots import BETTER, COLOURS, FONT_SIZE, WORSE, LivePlot
+from judgeapp.ui.dashboard.plots import BETTER, COLOURS, FONT_SIZE, WORSE, LivePlot, grid_colour
 
 
 def _nice_limit(value: float) -> float:
@@ -37,10 +37,11 @@ class ApDifferencePlot(LivePlot):
         ax.set_xlabel("Topics, sorted by difference", fontsize=FONT_SIZE)
         ax.set_ylabel("ΔAP", fontsize=FONT_SIZE)
         ax.set_xticks([])
-        ax.grid(True, axis="y", color="#e6e8eb", linewidth=0.6)
+        ax.grid(True, axis="y", color=grid_colour(), linewidth=0.6)
         self.bars: PolyCollection | None = None
         self.limit = 0.0
         self.key: tuple = ()
+        self.pair = ""
         self._better, self._worse = to_rgba(BETTER), to_rgba(WORSE)
 
     def configure(self, run: str | None, baseline: str | None, n_topics: int) -> None:
@@ -51,10 +52,12 @@ class ApDifferencePlot(LivePlot):
         self._animate(self.bars)
         self.ax.set_xlim(-0.8, max(n_topics, 1) - 0.2)
         self.limit = 0.0
-        if run is None or baseline is None:
-            self._title("ΔAP: choose a run and a baseline")
-        else:
-            self._title(f"AP: {run} − {baseline}, per topic")
+        self._title("ΔAP per topic")
+        self.pair = (
+            "choose a run and a baseline"
+            if run is None or baseline is None
+            else (f"{run} − {baseline}")
+        )
 
     def update(self, snapshot: Snapshot, run: str | None, baseline: str | None) -> bool:
         n = snapshot.num_topics
@@ -88,7 +91,7 @@ class ApDifferencePlot(LivePlot):
         self._data(diffs)
         better, worse = int((diffs > 0).sum()), int((diffs < 0).sum())
         mean = float(diffs.mean()) if diffs.size else 0.0
-        self._caption(f"better on {better}, worse on {worse}; mean {mean:+.4f}")
+        self._caption(f"{self.pair}: better on {better}, worse on {worse}, mean {mean:+.4f}")
         return full
 
 
@@ -104,7 +107,7 @@ class ProgressPlot(LivePlot):
         ax = self.ax
         ax.set_xlabel("Documents judged", fontsize=FONT_SIZE)
         ax.set_ylabel("Relevant found", fontsize=FONT_SIZE)
-        ax.grid(True, color="#e6e8eb", linewidth=0.6)
+        ax.grid(True, color=grid_colour(), linewidth=0.6)
         (self.found,) = ax.step([], [], where="post", color=COLOURS[0], linewidth=1.6)
         self.band = ax.axhspan(0, 0, color=COLOURS[1], alpha=0.18, linewidth=0)
         self.estimate = ax.axhline(np.nan, color=COLOURS[1], linestyle="--", linewidth=1.2)
@@ -131,11 +134,11 @@ class ProgressPlot(LivePlot):
             return self._title("Judging progress") or full
         if curve.qid != self.topic:
             self.topic = curve.qid
-            full |= self._title(f"Judging progress, topic {curve.qid}")
+            full |= self._title("Judging progress")
         n = curve.judged
         self.found.set_data(np.arange(0, n + 1), np.concatenate([[0], curve.relevant]))
         top = float(curve.found)
-        text = f"{curve.found} relevant in {n} judged"
+        text = f"topic {curve.qid}: {curve.found} relevant in {n} judged"
         if curve.pool_size:
             self.pool.set_xdata([curve.pool_size, curve.pool_size])
             text += f" of {curve.pool_size} pooled"

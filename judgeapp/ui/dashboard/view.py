@@ -6,6 +6,7 @@ job) connect everything.
 from __future__ import annotations
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -32,9 +33,11 @@ from PySide6.QtWidgets import (
 from judgeapp.measures import DEFAULT_GUI_MEASURES
 from judgeapp.services.live_eval import validate_measures
 from judgeapp.services.policy import POLICIES
+from judgeapp.ui.dashboard.comparison import ComparisonTableModel
 from judgeapp.ui.dashboard.curve_plots import NdcgCutoffPlot, PrecisionRecallPlot
 from judgeapp.ui.dashboard.models import DrillDownTableModel, RunMeasureTableModel
 from judgeapp.ui.dashboard.topic_plots import ApDifferencePlot, ProgressPlot
+from judgeapp.ui.flow_layout import FlowLayout
 
 
 def _compact(combo: QComboBox) -> None:
@@ -80,6 +83,7 @@ class DashboardView(QWidget):
         self.assessor = QComboBox()
         self.assessor.setToolTip("Whose judgments drive the dashboard")
         _compact(self.assessor)
+        self.assessor.setMaximumWidth(200)
         self.policy = QComboBox()
         for name, policy in POLICIES.items():
             self.policy.addItem(name, name)
@@ -113,33 +117,50 @@ class DashboardView(QWidget):
         self.window_button.setText("Own window")
         self.window_button.setCheckable(True)
         self.window_button.setToolTip(
-            "Show the dashboard in a window of its own, to watch it while judging"
+            "Show the dashboard in a window of its own, to watch it while judging "
+            "(Ctrl+Shift+3; Ctrl+W closes that window)"
         )
+        self.window_button.setShortcut(QKeySequence("Ctrl+Shift+3"))
         self.export_button = QToolButton()
         self.export_button.setText("Export")
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.export_menu = QMenu(self.export_button)
         self.export_button.setMenu(self.export_menu)
-        controls = QHBoxLayout()
-        controls.setSpacing(6)
-        for label, widget in (
-            ("Judgments", self.assessor),
-            (None, self.policy),
-            (None, self.sources),
-            (None, self.level),
-            ("Baseline", self.baseline),
-            (None, self.test),
-            ("Topic", self.topic),
+        # one row in a wide window; in a narrow one (1024 pixels, a 2x scale factor) the
+        # controls wrap onto a second row rather than widening the window
+        controls = FlowLayout(spacing=6)
+        for label, widgets in (
+            ("Judgments", (self.assessor, self.policy, self.sources, self.level)),
+            ("Baseline", (self.baseline, self.test)),
+            ("Topic", (self.topic,)),
         ):
-            if label:
-                text = QLabel(label)
-                text.setObjectName("muted")
-                controls.addWidget(text)
+            group = QWidget()
+            row = QHBoxLayout(group)
+            row.setContentsMargins(0, 0, 0, 0)
+            row.setSpacing(6)
+            text = QLabel(label)
+            text.setObjectName("muted")
+            text.setBuddy(widgets[0])
+            row.addWidget(text)
+            for widget in widgets:
+                row.addWidget(widget)
+            controls.addWidget(group)
+        controls.add_stretch()
+        for widget in (self.measures_button, self.export_button, self.window_button):
             controls.addWidget(widget)
-        controls.addStretch(1)
-        controls.addWidget(self.measures_button)
-        controls.addWidget(self.export_button)
-        controls.addWidget(self.window_button)
+        self.measures_button.setAccessibleName("Choose the measures")
+        self.export_button.setAccessibleName("Export")
+        self.window_button.setAccessibleName("Dashboard in its own window")
+        for combo, name in (
+            (self.assessor, "Whose judgments"),
+            (self.policy, "Which judgment counts"),
+            (self.level, "Lowest relevant grade"),
+            (self.baseline, "Baseline run"),
+            (self.test, "Significance test"),
+            (self.topic, "Topic of the plots"),
+        ):
+            combo.setAccessibleName(name)
+        self.sources.setAccessibleName("Include imported qrels")
 
         # -- tables -----------------------------------------------------------------------------
         self.model = RunMeasureTableModel(self)
@@ -164,10 +185,44 @@ class DashboardView(QWidget):
         drill_layout.setContentsMargins(0, 4, 0, 0)
         drill_layout.addLayout(drill_top)
         drill_layout.addWidget(self.drill_table, 1)
+        self.drill_kind.setAccessibleName("Per topic of one run or of one topic")
+        self.drill_key.setAccessibleName("Which run or topic")
+        self.table.setAccessibleName("Runs by measures")
+        self.drill_table.setAccessibleName("Per-topic values")
+        # under the table: what the marks mean, and the intervals on request
+        self.marks_legend = QLabel()
+        self.marks_legend.setObjectName("muted")
+        self.marks_legend.setWordWrap(True)
+        self.marks_legend.setTextFormat(Qt.TextFormat.PlainText)
+        self.marks_legend.setAccessibleName("What the marks mean")
+        self.show_intervals = QCheckBox("± 95% CI")
+        self.show_intervals.setAccessibleName("Show the 95% intervals in the table")
+        self.show_intervals.setToolTip(
+            "Show each mean's 95% confidence interval (Student's t over the topics) as ± its "
+            "half-width; hovering a cell shows the interval too"
+        )
+        runs_page = QWidget()
+        runs_layout = QVBoxLayout(runs_page)
+        runs_layout.setContentsMargins(0, 0, 0, 0)
+        runs_layout.setSpacing(2)
+        runs_layout.addWidget(self.table, 1)
+        legend_row = QHBoxLayout()
+        legend_row.addWidget(self.marks_legend, 1)
+        legend_row.addWidget(self.show_intervals)
+        runs_layout.addLayout(legend_row)
+        # each run against the baseline: difference, p-value and effect size, per measure
+        self.comparison_model = ComparisonTableModel(self)
+        self.comparison_table, self.comparison_proxy = _table(self.comparison_model, self)
+        self.comparison_table.setAccessibleName("Runs compared with the baseline")
+        self.comparison_table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.Interactive
+        )
+        self.comparison_table.horizontalHeader().setStretchLastSection(True)
         self.tables = QTabWidget()
         self.tables.setDocumentMode(True)
-        self.tables.addTab(self.table, "Runs × measures")
+        self.tables.addTab(runs_page, "Runs × measures")
         self.tables.addTab(drill, "Per topic")
+        self.tables.addTab(self.comparison_table, "Compared with the baseline")
 
         self.warnings = QListWidget()
         self.warnings.setWordWrap(True)
@@ -193,13 +248,39 @@ class DashboardView(QWidget):
         grid.setSpacing(4)
         for i, plot in enumerate(self.plots):
             grid.addWidget(plot.widget, 0, i)
+            plot.canvas.setAccessibleName(f"Plot: {plot.title}")
+        # the runs in the curves: a legend outside the plots (it never covers a curve), which
+        # runs and why, and how to choose others
+        self.plot_legend = QLabel()
+        self.plot_legend.setWordWrap(True)
+        self.plot_legend.setTextFormat(Qt.TextFormat.RichText)
+        self.plot_legend.setAccessibleName("Runs in the plots")
+        self.plot_count = QSpinBox()
+        self.plot_count.setRange(1, 10)
+        self.plot_count.setValue(5)
+        self.plot_count.setPrefix("best ")
+        self.plot_count.setAccessibleName("How many runs the plots show")
+        self.plot_count.setToolTip("How many runs the plots show: the first rows of the table")
+        self.plot_auto = QToolButton()
+        self.plot_auto.setText("Best by the table")
+        self.plot_auto.setAccessibleName("Plot the best runs by the table again")
+        self.plot_auto.setToolTip("Plot the first rows of the table again (after choosing rows)")
+        legend_bar = QHBoxLayout()
+        legend_bar.setSpacing(6)
+        legend_bar.addWidget(self.plot_legend, 1)
+        legend_bar.addWidget(self.plot_count)
+        legend_bar.addWidget(self.plot_auto)
+        grid.addLayout(legend_bar, 1, 0, 1, len(self.plots))
+        grid.setRowStretch(0, 1)
 
+        self.warnings.setAccessibleName("Judging coverage warnings")
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.tables)
         top.addWidget(coverage)
         top.setStretchFactor(0, 3)
         top.setStretchFactor(1, 1)
         top.setSizes([900, 340])
+        coverage.setMinimumWidth(150)
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
         body.addWidget(plots)
@@ -208,6 +289,8 @@ class DashboardView(QWidget):
         body.setSizes([330, 340])
         self.status = QLabel()
         self.status.setObjectName("muted")
+        self.status.setWordWrap(True)
+        self.status.setAccessibleName("Dashboard status")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 6)
         layout.setSpacing(6)
@@ -257,6 +340,10 @@ class DashboardWindow(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.resize(1280, 760)
+        close = QAction("Close", self)
+        close.setShortcut(QKeySequence("Ctrl+W"))
+        close.triggered.connect(self.close)
+        self.addAction(close)
 
     def closeEvent(self, event) -> None:
         self.closed.emit()
@@ -279,6 +366,7 @@ class MeasuresDialog(QDialog):
         )
         intro.setWordWrap(True)
         self.editor = QPlainTextEdit("\n".join(lines))
+        self.editor.setAccessibleName("Measures, one per line")
         self.problems = QLabel()
         self.problems.setWordWrap(True)
         self.problems.setStyleSheet("color: #b3261e;")

@@ -1,0 +1,233 @@
+"""Parity of the measures judgeapp has beyond trec_eval's all_trec with their reference
+implementations, over the 17 Robust 2003 runs, per topic: the largest absolute difference
+of any topic of any run (what the README's parity table shows).
+
+References, each given the same ranking (scores n - rank of trec_eval's order, so ties
+cannot be broken differently): cwl_eval (through ir_measures), gdeval.pl (ir_measures'
+copy, printing 17 digits instead of 5), ir_measures' compat and accuracy providers, ranx
+(hits), pyndeval (diversity, over subtopic judgments generated from the Robust 2003 qrels by
+tests/measures/diversity_data.py), and trec_eval 10.0 built from source for rbp and yaap
+(``--trec-eval PATH``; it prints 4 decimals, so 5e-5 is the floor there).
+
+    python benchmarks/parity_measures.py [--trec-eval /tmp/trec_eval/trec_eval] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import pkgutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import judgeapp  # noqa: E402
+from judgeapp.formats import read_qrels, read_run  # noqa: E402
+from tests.measures import diversity_data  # noqa: E402
+
+ROBUST = ROOT.parent / "shared" / "data" / "robust03"
+CWL = [
+    "RBP(rel=1)",
+    "RBP(p=0.95,rel=1)",
+    "INST(max_rel=2)",
+    "INSQ(max_rel=2)",
+    "NERR8(max_rel=2)@10",
+    "NERR9(max_rel=2)@10",
+    "NERR10(max_rel=2)",
+    "NERR11(max_rel=2)",
+    "BPM(max_rel=2)@10",
+    "SDCG(max_rel=2)@10",
+]
+DIVERSITY = [
+    "alpha_nDCG@20",
+    "alpha_DCG@20",
+    "ERR_IA@20",
+    "nERR_IA@20",
+    "NRBP",
+    "nNRBP",
+    "AP_IA",
+    "P_IA@20",
+    "StRecall@20",
+]
+
+
+def ours(measure, qrels, run):
+    return {m.query_id: m.value for m in judgeapp.iter_calc([measure], qrels, run, topics="run")}
+
+
+def worst(got, ref):
+    return max((abs(got[q] - v) for q, v in ref.items()), default=0.0), len(ref)
+
+
+def provider(name, measure, qrels, run, per_topic=False):
+    import ir_measures
+
+    p = ir_measures.providers.registry[name]
+    m = ir_measures.parse_measure(measure)
+    if not per_topic:
+        return {x.query_id: x.value for x in p.iter_calc([m], qrels, run) if x.query_id in run}, 0
+    out, failed = {}, 0
+    for q in run:
+        try:
+            out.update((x.query_id, x.value) for x in p.iter_calc([m], {q: qrels[q]}, {q: run[q]}))
+        except ZeroDivisionError:
+            failed += 1
+    return out, failed
+
+
+def gdeval(qrels, run, k, tmp):
+    script = pkgutil.get_data("ir_measures", "bin/gdeval.pl").decode().replace("%.5f", "%.17g")
+    (tmp / "gdeval.pl").write_text(script)
+    (tmp / "q").write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
+    )
+    (tmp / "r").write_text(
+        "".join(f"{q} Q0 {d} 1 {s!r} r\n" for q, docs in run.items() for d, s in docs.items())
+    )
+    out = subprocess.run(
+        ["perl", str(tmp / "gdeval.pl"), str(tmp / "q"), str(tmp / "r"), str(k)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return {
+        line.split(",")[1]: float(line.split(",")[3])
+        for line in out.splitlines()[1:]
+        if ",amean," not in line
+    }
+
+
+def trec_eval(binary, measure, qrels_path, run_path):
+    out = subprocess.run(
+        [binary, "-q", "-m", measure, str(qrels_path), str(run_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return {
+        line.split("\t")[1]: float(line.split("\t")[2])
+        for line in out.splitlines()
+        if line.split("\t")[1] != "all"
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--trec-eval", help="trec_eval 10.0 binary (for rbp and yaap)")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "parity_measures.md"))
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    qrels_file = read_qrels(ROBUST / "robust03_qrels.txt")
+    qrels: dict[str, dict[str, int]] = {}
+    for q, d, g in qrels_file:
+        qrels.setdefault(q, {})[d] = g
+    rows = diversity_data.subtopic_rows(qrels_file)
+    nested = diversity_data.nested(rows)
+    import ir_measures
+
+    sub_qrels = [ir_measures.Qrel(q, d, g, s) for q, s, d, g in rows]
+    paths = sorted((ROBUST / "runs").glob("input.*.gz"))
+    table: dict[str, list[float]] = {}
+    counts: dict[str, int] = {}
+    notes: dict[str, str] = {}
+
+    def record(name, value, n):
+        table.setdefault(name, []).append(value)
+        counts[name] = counts.get(name, 0) + n
+
+    tmp = Path(tempfile.mkdtemp(prefix="parity-"))
+    for path in paths:
+        rf = read_run(path)
+        run = {
+            q: {d: float(len(t.docnos) - i) for i, d in enumerate(t.docnos)}
+            for q, t in rf.topics.items()
+            if q in qrels
+        }
+        for m in CWL:
+            record(m, *worst(ours(m, qrels, run), provider("cwl_eval", m, qrels, run)[0]))
+        for k in (10, 20):
+            record(f"ERR@{k}", *worst(ours(f"ERR@{k}", qrels, run), gdeval(qrels, run, k, tmp)))
+        for m in ("Compat", "Compat(p=0.8)"):
+            record(m, *worst(ours(m, qrels, run), provider("compat", m, qrels, run)[0]))
+        for m in ("Accuracy", "Accuracy@10"):
+            ref, failed = provider("accuracy", m, qrels, run, per_topic=True)
+            record(m, *worst(ours(m, qrels, run), ref))
+            if failed:
+                notes[m] = (
+                    notes.get(m, "")
+                    + f"{path.name}: {failed} topic(s) the reference divides by zero on; "
+                )
+        import numpy as np
+        import ranx
+
+        hits = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "hits@10", return_mean=False)
+        record(
+            "Hits@10",
+            *worst(
+                ours("Hits@10", qrels, run),
+                dict(zip(sorted(run), np.asarray(hits).tolist(), strict=True)),
+            ),
+        )
+        p = ir_measures.providers.registry["pyndeval"]
+        div_run = {q: docs for q, docs in run.items() if q in nested}
+        parsed = {ir_measures.parse_measure(m): m for m in DIVERSITY}
+        ref_div: dict[str, dict[str, float]] = {m: {} for m in DIVERSITY}
+        for x in p.iter_calc(list(parsed), sub_qrels, div_run):
+            ref_div[parsed[x.measure]][x.query_id] = x.value
+        for m in DIVERSITY:
+            got = {
+                x.query_id: x.value for x in judgeapp.iter_calc([m], nested, div_run, topics="run")
+            }
+            record(m, *worst(got, ref_div[m]))
+        if args.trec_eval:
+            qpath = ROBUST / "robust03_qrels.txt"
+            rpath = tmp / "run.txt"
+            with gzip.open(path, "rt") as src:
+                rpath.write_text(src.read())
+            for ours_m, te_m in (("RBP", "rbp.p=0.8"), ("yaap", "yaap")):
+                ref = trec_eval(args.trec_eval, te_m, qpath, rpath)
+                got = {
+                    x.query_id: x.value
+                    for x in judgeapp.iter_calc(
+                        [ours_m], qrels_file and str(qpath), str(rpath), topics="run"
+                    )
+                }
+                record(f"{ours_m} (trec_eval {te_m}, 4 decimals)", *worst(got, ref))
+        print(f"{path.name} done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    lines = [
+        f"Parity over the {len(paths)} Robust 2003 runs (per topic; largest absolute difference over every topic of every run)",
+        "",
+        "| measure | reference | topics compared | max abs difference |",
+        "|---|---|---:|---:|",
+    ]
+    ref_of = (
+        {m: "cwl_eval" for m in CWL}
+        | {
+            "ERR@10": "gdeval",
+            "ERR@20": "gdeval",
+            "Compat": "ir_measures compat",
+            "Compat(p=0.8)": "ir_measures compat",
+            "Accuracy": "ir_measures accuracy",
+            "Accuracy@10": "ir_measures accuracy",
+            "Hits@10": "ranx hits",
+        }
+        | {m: "pyndeval (generated subtopics)" for m in DIVERSITY}
+    )
+    for name, values in table.items():
+        ref = ref_of.get(name, "trec_eval 10.0")
+        lines.append(f"| `{name}` | {ref} | {counts[name]} | {max(values):.1e} |")
+    for name, note in notes.items():
+        lines.append(f"\n{name}: {note}")
+    text = "\n".join(lines) + "\n"
+    Path(args.out).write_text(text)
+    print(text)
+    print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""Every file judgeapp writes is written whole or not at all.
+
+The content goes to a temporary file beside the target (``.NAME.XXXXXXXX.tmp.SUFFIX``, in
+the same folder so that the rename cannot cross file systems), is flushed to the disk, and
+is renamed over the target only when complete. A full disk, a file-size limit, an error in
+the middle or a kill leaves the old file as it was, or no file; never a truncated one. A
+target that is not a regular file (``/dev/stdout``, a pipe) is written directly: nothing
+can be renamed over it. A symbolic link is followed: the file it points to is replaced.
+
+Failures say which file, in one line: :class:`OutputError`.
+
+    with writing("out.qrels") as fh:            # text; or writing(path, "wb")
+        fh.write(...)
+    with replacing("plot.png") as tmp:          # a path for a library that wants one
+        figure.savefig(tmp)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from judgeapp.errors import UserError
+
+
+class OutputError(UserError, ValueError):
+    """An output that cannot be written: the message names the file and why."""
+
+    exit_code = 1
+
+
+def _problem(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _target(path: str | os.PathLike[str]) -> tuple[Path, bool]:
+    """(the file to replace, whether it can be replaced by a rename) after the checks
+    that give a clear message before anything is written."""
+    target = Path(path)
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        if not target.parent.is_dir():
+            raise OutputError(f"cannot write {path}: no such directory") from None
+        return target, True
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {_problem(exc)}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise OutputError(f"cannot write {path}: it is a directory")
+    return target, stat.S_ISREG(info.st_mode)
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary path beside `path` (with the same suffix, for libraries that choose a
+    format by it); whatever is written there replaces `path` when the block ends without
+    an error, and is removed otherwise."""
+    target, renamable = _target(path)
+    if not renamable:
+        yield target
+        return
+    tmp = _fresh(target, path)
+    try:
+        yield tmp
+        _sync(tmp)
+        os.replace(tmp, target)
+    except OSError as exc:
+        _remove(tmp)
+        raise OutputError(f"cannot write {path}: {_problem(exc)}") from None
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def writing(
+    path: str | os.PathLike[str],
+    mode: str = "w",
+    *,
+    encoding: str | None = "utf-8",
+    newline: str | None = None,
+) -> Iterator[Any]:  # a TextIO, or a BinaryIO with mode "wb"
+    """An open file (text, or binary with mode "wb") whose content replaces `path` when
+    the block ends without an error (see the module doc)."""
+    if "b" in mode:
+        encoding = None
+    with replacing(path) as tmp:
+        try:
+            fh = open(tmp, mode, encoding=encoding, newline=newline)
+        except OSError as exc:
+            raise OutputError(f"cannot write {path}: {_problem(exc)}") from None
+        with fh:
+            yield fh
+
+
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """Raise OutputError now if `path` could not be written (before long work whose result
+    would then be lost): a temporary file is made beside it and removed."""
+    target, renamable = _target(path)
+    if renamable:
+        _remove(_fresh(target, path))
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    with writing(path) as fh:
+        fh.write(text)
+
+
+def _fresh(target: Path, shown: str | os.PathLike[str]) -> Path:
+    """Create an empty temporary file beside `target` (the user's umask applies)."""
+    for _ in range(100):
+        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp{target.suffix}")
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise OutputError(f"cannot write {shown}: {_problem(exc)}") from None
+        return tmp
+    raise OutputError(f"cannot write {shown}: no free temporary name beside it")
+
+
+def _sync(path: Path) -> None:
+    """The content on the disk before the rename makes it the file (a crash then leaves
+    the old file or the new one, whole)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)

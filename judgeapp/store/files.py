@@ -1,0 +1,110 @@
+"""The project file itself: what is refused before SQLite is let near it, and what SQLite's
+own failures mean to a user.
+
+A path that is a directory, a device or a pipe, an empty file (unless a project is being
+created) or a file that does not start with SQLite's header is refused with a message naming
+it, before any connection: SQLite would otherwise turn an empty file into a project, or fail
+later with less to say. Failures SQLite reports while a project is open (a damaged page, a
+full disk, a read-only file, an I/O error) become a `ProjectFileError` naming the file, by an
+engine hook (`translate`), wherever in judgeapp the statement ran. Writes are refused before
+anything is written when the file fails `PRAGMA quick_check` (`judgeapp.store.base`).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+from judgeapp.errors import UserError
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+REPAIR_HINT = "restore it from a backup (or a copy made with `judgeapp copy`)"
+
+
+class ProjectFileError(UserError, RuntimeError):
+    """The project file cannot be used: not a project, damaged, read-only, disk full, ...
+    The message names the file."""
+
+    exit_code = 1
+
+
+def check_project_file(path: Path, *, create: bool) -> None:
+    """Refuse what is not a project file (see the module doc). A missing file is left to
+    the caller (created with `create`, else "no project")."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        if create and not path.parent.is_dir():
+            raise ProjectFileError(f"{path}: no such directory: {path.parent}") from None
+        return
+    except OSError as exc:
+        raise ProjectFileError(f"{path}: cannot open: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ProjectFileError(f"{path}: is a directory, not a project")
+    if not stat.S_ISREG(info.st_mode):
+        raise ProjectFileError(f"{path}: not a project file (a device, pipe or socket)")
+    if info.st_size == 0:
+        if create:
+            return
+        raise ProjectFileError(f"{path}: an empty file, not a project")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise ProjectFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if head != SQLITE_HEADER:
+        raise ProjectFileError(f"{path}: not a judgeapp project (not an SQLite database)")
+    if info.st_size < 512:
+        raise ProjectFileError(f"{path}: the project file is damaged (cut short); {REPAIR_HINT}")
+
+
+# SQLite's primary result codes that mean the file, the disk or the permissions failed
+_MEANINGS = {
+    "SQLITE_CORRUPT": "the project file is damaged",
+    "SQLITE_NOTADB": "not a judgeapp project (not an SQLite database, or damaged)",
+    "SQLITE_FULL": "the disk is full",
+    "SQLITE_IOERR": "cannot read or write the project file",
+    "SQLITE_READONLY": "the project is read-only here",
+    "SQLITE_CANTOPEN": "cannot open the project file",
+    "SQLITE_PERM": "no permission to use the project file",
+}
+
+
+def meaning(exc: BaseException) -> str | None:
+    """What an sqlite3 error says about the file, or None for other errors (constraints,
+    locks), which keep their own handling. A UnicodeDecodeError from the driver is text
+    SQLite read from damaged pages (often inside its own error message)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return _MEANINGS["SQLITE_CORRUPT"]
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    if str(exc).startswith("Could not decode to UTF-8"):  # the driver, on a damaged row
+        return _MEANINGS["SQLITE_CORRUPT"]
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    for prefix, text in _MEANINGS.items():
+        if name == prefix or name.startswith(prefix + "_"):
+            return text
+    return None
+
+
+def file_error(path: str, exc: BaseException) -> ProjectFileError | None:
+    """The ProjectFileError for an sqlite3 error `exc` on the project at `path`, or None."""
+    text = meaning(exc)
+    if text is None:
+        return None
+    hint = f"; {REPAIR_HINT}" if "damaged" in text else ""
+    if isinstance(exc, UnicodeDecodeError):
+        detail = "SQLite read text that is not text"
+    else:
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return ProjectFileError(f"{path}: {text} ({detail}){hint}")
+
+
+def lock_file_error(path: str, exc: OSError) -> ProjectFileError:
+    where = os.path.dirname(path) or "."
+    return ProjectFileError(
+        f"{path}: cannot take the write lock ({exc.strerror or exc}): the project is "
+        f"read-only here (its folder {where} must be writable to write to it)"
+    )

@@ -1,0 +1,114 @@
+"""The comparison panel: every run against the baseline, measure by measure, with the
+difference, the test's p-value (corrected across runs) and the paired effect size in
+plain columns (the table's tooltips say the same cell by cell). Filled from the
+`Significance` the background analysis works out; emptied while it is being redone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from judgeapp.services.dashboard_tables import DOWN, UP
+from judgeapp.services.live_eval import TESTS, Significance
+
+if TYPE_CHECKING:
+    from judgeapp.ui.dashboard.controller import DashboardController
+
+Index = QModelIndex | QPersistentModelIndex
+ROLE = Qt.ItemDataRole
+RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+
+class ComparisonTableModel(QAbstractTableModel):
+    RUN, MEASURE, MEAN, DELTA, P, EFFECT, VERDICT = range(7)
+    HEADERS = ("Run", "Measure", "Mean", "Δ vs baseline", "p (corrected)", "Effect d", "")
+    SortRole = int(ROLE.UserRole) + 1
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[tuple[Any, ...]] = []  # one per (run, measure): display values
+        self.significance: Significance | None = None
+
+    def set_significance(self, sig: Significance | None, means: np.ndarray | None) -> None:
+        """Rows for `sig` (None empties the panel); `means` [measure, run] of its table."""
+        self.beginResetModel()
+        self.significance = sig
+        self._rows = []
+        if sig is not None and sig.topics and means is not None:
+            for r, run in enumerate(sig.run_names):
+                if run == sig.baseline:
+                    continue
+                for m, measure in enumerate(sig.measures):
+                    self._rows.append(
+                        (
+                            run,
+                            measure,
+                            float(means[m, r]),
+                            float(sig.delta[m, r]),
+                            float(sig.p[m, r]),
+                            float(sig.effect[m, r]),
+                            int(sig.sign[m, r]),
+                        )
+                    )
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = ROLE.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
+            return None
+        if role == ROLE.DisplayRole:
+            return self.HEADERS[section]
+        if role == ROLE.ToolTipRole and self.significance is not None:
+            sig = self.significance
+            corr = "" if sig.correction == "none" else f", {sig.correction}-corrected across runs"
+            return {
+                self.P: f"{TESTS[sig.test]}{corr}",
+                self.EFFECT: "paired Cohen's d: mean difference / its standard deviation",
+                self.DELTA: f"mean of the run minus mean of {sig.baseline}",
+            }.get(section)
+        return None
+
+    def data(self, index: Index, role: int = ROLE.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row, col = self._rows[index.row()], index.column()
+        if role == ROLE.DisplayRole:
+            run, measure, mean, delta, p, effect, sign = row
+            return (
+                run,
+                measure,
+                f"{mean:.4f}",
+                f"{delta:+.4f}",
+                f"{p:.3g}",
+                f"{effect:+.2f}",
+                (f"{UP} better" if sign > 0 else f"{DOWN} worse") if sign else "",
+            )[col]
+        if role == self.SortRole:
+            return row[col]
+        if role == ROLE.TextAlignmentRole and col not in (self.RUN, self.MEASURE, self.VERDICT):
+            return RIGHT
+        return None
+
+
+class ComparisonPanel(QObject):
+    """Keeps the panel in step with the significance marks (the background analysis)."""
+
+    def __init__(self, dash: DashboardController) -> None:
+        super().__init__(dash)
+        self.dash = dash
+        dash.significance_updated.connect(self._on_significance_updated)
+
+    def _on_significance_updated(self, sig: Significance | None) -> None:
+        snap = self.dash.snapshot
+        usable = sig is not None and snap is not None and sig.run_names == snap.run_names
+        self.dash.view.comparison_model.set_significance(
+            sig if usable else None, snap.means if usable and snap is not None else None
+        )

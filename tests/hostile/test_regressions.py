@@ -1,0 +1,48 @@
+"""Bugs the hostile-input fuzzing found, each pinned by a direct test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judgeapp.cli import main
+from judgeapp.store import Store
+from tests.hostile.cases import BASE
+
+
+def test_importing_the_same_qrels_again_with_replace_changes_nothing(
+    template: Path, tmp_path: Path
+) -> None:
+    """No judgment differs, so no row is written: an empty list of rows ran the insert
+    once with no parameters (sqlite3.ProgrammingError, a traceback)."""
+    db = tmp_path / "p.db"
+    db.write_bytes(template.read_bytes())
+    with Store.open(db, create=False) as store:
+        before = store.history()
+    assert main(["import", "qrels", str(db), str(BASE / "qrels.txt"), "--replace"]) == 0
+    with Store.open(db, create=False) as store:
+        assert store.history() == before
+
+
+def test_judge_names_a_broken_utf8_sequence_before_a_line_end_as_the_file_readers_do(
+    tmp_path: Path,
+) -> None:
+    # found by the fuzzing layer: stdin split lines before decoding, so "\xe2\n" was an
+    # "unexpected end of data" there and an "invalid continuation byte" in a file
+    import io
+
+    import pytest
+
+    from judgeapp.formats import FormatError
+    from judgeapp.formats.textio import iter_stream_lines, open_text
+
+    data = b"401 D1 1\n402 D2 \xe2\n402 D3 0\n"
+    path = tmp_path / "judge.txt"
+    path.write_bytes(data)
+    with pytest.raises(FormatError) as from_file:
+        with open_text(path) as lines:
+            list(lines)
+    with pytest.raises(FormatError) as from_stdin:
+        list(iter_stream_lines(io.BytesIO(data), str(path)))
+    assert "invalid continuation byte" in from_file.value.problem
+    assert from_stdin.value.problem == from_file.value.problem
+    assert from_stdin.value.line == from_file.value.line == 2

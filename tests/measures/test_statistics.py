@@ -1,0 +1,184 @@
+"""The statistics papers report, checked against statsmodels and scipy (their reference
+implementations), and `compare` printing them: Wilcoxon and sign tests, Benjamini-Hochberg,
+bootstrap intervals (percentile and BCa, seeded), effect sizes with intervals, Tukey's HSD
+over all pairs (as ranx runs it), and the Markdown / LaTeX tables."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from judgeapp.cli import main
+from judgeapp.measures.significance import (
+    adjust,
+    bootstrap_intervals,
+    compare_all_pairs,
+    compare_to_baseline,
+    sign_test,
+    tukey_hsd,
+    wilcoxon_test,
+)
+
+statsmodels = pytest.importorskip("statsmodels")
+from statsmodels.stats.descriptivestats import sign_test as sm_sign_test  # noqa: E402
+from statsmodels.stats.multicomp import pairwise_tukeyhsd  # noqa: E402
+from statsmodels.stats.multitest import multipletests  # noqa: E402
+
+
+@pytest.fixture
+def scores():
+    rng = np.random.default_rng(7)
+    base = rng.random(40)
+    runs = np.vstack([base + rng.normal(shift, 0.1, 40) for shift in (0.0, 0.02, 0.08, -0.05)])
+    runs[0, :5] = base[:5]  # some ties with the baseline
+    return base, runs
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs"), [("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh")]
+)
+def test_corrections_equal_statsmodels(ours, theirs):
+    p = np.array([0.001, 0.04, 0.03, 0.2, 0.012, 0.5, 0.049])
+    assert adjust(p, ours) == pytest.approx(multipletests(p, method=theirs)[1], abs=1e-15)
+
+
+def test_sign_test_equals_statsmodels(scores):
+    base, runs = scores
+    expected = [sm_sign_test(row - base, mu0=0)[1] for row in runs]
+    assert sign_test(base, runs) == pytest.approx(expected, abs=1e-12)
+
+
+def test_wilcoxon_equals_scipy_and_ties_give_one(scores):
+    base, runs = scores
+    expected = [stats.wilcoxon(row - base).pvalue for row in runs]
+    assert wilcoxon_test(base, runs) == pytest.approx(expected, abs=1e-15)
+    assert wilcoxon_test(base, base[None, :])[0] == 1.0
+
+
+def test_tukey_equals_statsmodels_and_ranx(scores):
+    _, runs = scores
+    ours = tukey_hsd(runs)
+    sm = pairwise_tukeyhsd(runs.ravel(), np.repeat(np.arange(len(runs)), runs.shape[1])).pvalues
+    pairs = [(i, j) for i in range(len(runs)) for j in range(i + 1, len(runs))]
+    assert [ours[i, j] for i, j in pairs] == pytest.approx(sm, abs=1e-6)
+    pytest.importorskip("ranx")
+    from ranx.statistical_tests.tukey_hsd_test import tukey_hsd_test
+
+    names = [f"r{i}" for i in range(len(runs))]
+    found = {
+        (d["control"], d["treatment"]): d["p-value"]
+        for d in tukey_hsd_test(names, list(runs), 0.05)
+    }
+    for i, j in pairs:
+        assert found[names[i], names[j]] == pytest.approx(ours[i, j], abs=1e-15)
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_bootstrap_intervals_equal_scipy_and_are_seeded(scores, method):
+    base, runs = scores
+    mean_ci, delta_ci, d_ci = bootstrap_intervals(
+        base, runs, method=method, n_resamples=2000, seed=3
+    )
+    for r, row in enumerate(runs):
+        ref = stats.bootstrap(
+            (row - base,),
+            np.mean,
+            n_resamples=2000,
+            method="BCa" if method == "bca" else "percentile",
+            random_state=np.random.default_rng(3),
+        ).confidence_interval
+        assert delta_ci[r] == pytest.approx([ref.low, ref.high], abs=1e-12)
+        assert mean_ci[r, 0] <= row.mean() <= mean_ci[r, 1]
+        d = (row - base).mean() / (row - base).std(ddof=1)
+        assert d_ci[r, 0] <= d <= d_ci[r, 1]
+    again = bootstrap_intervals(base, runs, method=method, n_resamples=2000, seed=3)
+    assert all((a == b).all() for a, b in zip(again, (mean_ci, delta_ci, d_ci), strict=True))
+
+
+def test_compare_to_baseline_with_every_test(scores):
+    base, runs = scores
+    values = np.vstack([base, runs])
+    c = compare_to_baseline(
+        values,
+        [f"r{i}" for i in range(len(values))],
+        0,
+        tests=("t", "rand", "wilcoxon", "sign"),
+        correction="bh",
+        bootstrap=500,
+        seed=1,
+        permutations=500,
+    )
+    assert c.p_wilcoxon[1:] == pytest.approx(wilcoxon_test(base, runs))
+    assert c.p_sign_adjusted[1:] == pytest.approx(adjust(sign_test(base, runs), "bh"))
+    assert c.ci_delta.shape == (len(values), 2) and c.ci_delta[0].tolist() == [0.0, 0.0]
+
+
+def test_all_pairs_letters(scores):
+    _, runs = scores
+    pairs = compare_all_pairs(runs, ["a", "b", "c", "d"], measure="AP")
+    better = pairs.better_than(0.05)
+    for i in range(4):
+        for j in range(4):
+            expected = i != j and pairs.p_tukey[i, j] < 0.05 and pairs.mean[i] > pairs.mean[j]
+            assert (j in better[i]) == expected
+
+
+@pytest.fixture
+def suite(shared_data, monkeypatch):
+    monkeypatch.chdir(shared_data / "trec_eval-10.0")
+
+
+def test_compare_every_test_and_intervals_from_the_command(suite, capsys):
+    args = [
+        "compare",
+        "-c",
+        "test/qrels.test",
+        "test/results.test",
+        "test/results.trunc",
+        "--baseline",
+        "test/results.test",
+        "-m",
+        "P@10",
+        "-m",
+        "map",
+        "--tests",
+        "t,wilcoxon,sign",
+        "--bootstrap",
+        "200",
+        "--ci",
+        "percentile",
+    ]
+    assert main([*args, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["marks"] == "t" and data["interval"] == "percentile" and data["resamples"] == 200
+    row = data["rows"][1]
+    assert {"p_wilcoxon", "p_sign_adjusted", "delta_ci_low", "cohens_d_ci_high"} <= set(row)
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "p(wilcoxon,adj)" in out.splitlines()[0] and "percentile bootstrap" in out
+
+
+def test_paper_tables(suite, capsys):
+    common = [
+        "compare",
+        "-c",
+        "test/qrels.test",
+        "test/results.test",
+        "test/results.trunc",
+        "-m",
+        "map",
+        "-m",
+        "P@10",
+    ]
+    assert main([*common, "--baseline", "test/results.test", "--format", "latex"]) == 0
+    latex = capsys.readouterr().out
+    assert latex.startswith("\\begin{tabular}{lrr}") and "test/results.trunc &" in latex
+    assert main([*common, "--all-pairs", "--format", "markdown"]) == 0
+    md = capsys.readouterr().out.splitlines()
+    assert md[0] == "| Run | map | P@10 |" and md[2].startswith("| (a) test/results.test |")
+    assert main([*common, "--all-pairs", "--baseline", "test/results.test"]) == 2
+    assert "either --baseline" in capsys.readouterr().err
+    assert main([*common, "--baseline", "test/results.test", "--tests", "t,bogus"]) == 2
