@@ -2,14 +2,19 @@
 parses the same files into dicts and calls pytrec_eval (the peer).
 
     python benchmarks/bench_evaluate.py [--rounds 5] [--only robust03|generated]
+                                        [--trec-eval PATH]
 
 Each side is a fresh process (`python main.py evaluate ...` / `python -c PEER ...`), so
 each time includes starting Python, importing, reading and parsing the files, evaluating
 and writing the output (to a file; both outputs are checked to give the same MAP for
-every run). The two sides alternate (the first one changes every round); the figure is
-the median of --rounds rounds, and the ratio is judgeapp's median over the peer's (above
-1: judgeapp is slower). Peak memory is each process's own maximum resident set
-(`os.wait4`).
+every run). The sides alternate (the first one changes every round); the figure is the
+median of --rounds rounds, and the ratio is the peer's median over judgeapp's (above 1:
+judgeapp is faster). Peak memory is each process's own maximum resident set (GNU `time`'s, see benchmarks/peak_rss.py).
+
+Targets (issue 14): the generated case with default measures at least 5x faster than the
+peer and faster than trec_eval (C) run once per run file, peak memory at most 1.5x the
+peer's and within 20% between 10 and 100 runs; Robust 2003 `-q -m all_trec` at least 3x
+faster than the peer.
 
 Cases:
 - the 17 Robust 2003 runs (gzipped) against their qrels (../shared/data/robust03, skipped
@@ -18,7 +23,10 @@ Cases:
 - a generated case: 100 runs x 50 topics x 1000 documents with graded qrels (bench_measures'
   generator), written as plain TREC files into a temporary folder, the same two ways.
 
-trec_eval itself (C) is not installed here, so it is not a side.
+trec_eval (C) is a third side of the generated default-measures case when a binary is
+found (--trec-eval PATH, else $TREC_EVAL, else `trec_eval` on the PATH): a shell loop
+calling it once per run file, as scripts do; without one that row is skipped, and says so.
+Peak memory at 10 runs is judgeapp's `evaluate` on the first 10 generated runs.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -38,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 ROBUST = ROOT.parent / "shared" / "data" / "robust03"
 
 from bench_measures import PYTREC_OFFICIAL, generated_case  # noqa: E402  (beside this file)
+from peak_rss import PeakRss  # noqa: E402
 
 # The peer: what a researcher writes without judgeapp. Arguments: "-q" or "-", the measures
 # ("all" for pytrec_eval's supported set, else comma-separated names), qrels, runs.
@@ -68,29 +78,39 @@ MAP_ALL = re.compile(rb"^map\s+all\s+(\S+)$", re.MULTILINE)
 
 def run_timed(cmd: list[str], out_path: Path) -> tuple[float, int]:
     """Run `cmd` with stdout to `out_path`: (wall seconds, peak RSS in MiB of that process)."""
+    peak = PeakRss()  # the command's own peak, not this process's (see peak_rss)
     with open(out_path, "wb") as out:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, cwd=ROOT)
+        proc = subprocess.Popen(peak.wrap(cmd), stdout=out, stderr=subprocess.PIPE, cwd=ROOT)
         _, status, usage = os.wait4(proc.pid, 0)
         took = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode:
         sys.exit(f"failed ({proc.returncode}): {' '.join(cmd[:4])} ...\n{err}")
-    return took, usage.ru_maxrss // 1024  # KiB on Linux
+    return took, peak.mib(usage)
 
 
 def map_values(path: Path) -> list[float]:
     return [float(v) for v in MAP_ALL.findall(path.read_bytes())]
 
 
-def race(label: str, ours: list[str], peer: list[str], rounds: int, tmp: Path) -> dict:
+def race(
+    label: str,
+    ours: list[str],
+    peer: list[str],
+    rounds: int,
+    tmp: Path,
+    c_side: list[str] | None = None,
+) -> dict:
     sides = {"judgeapp": ours, "peer": peer}
+    if c_side is not None:
+        sides["trec_eval"] = c_side
     times: dict[str, list[float]] = {s: [] for s in sides}
     rss: dict[str, list[int]] = {s: [] for s in sides}
     names = list(sides)
     for k in range(rounds):
-        for side in names if k % 2 == 0 else names[::-1]:
+        for side in names[k % len(names) :] + names[: k % len(names)]:  # first side rotates
             took, peak = run_timed(sides[side], tmp / f"{side}.out")
             times[side].append(took)
             rss[side].append(peak)
@@ -99,14 +119,28 @@ def race(label: str, ours: list[str], peer: list[str], rounds: int, tmp: Path) -
         abs(a - b) > 1.5e-4 for a, b in zip(ours_map, peer_map, strict=True)
     ):
         sys.exit(f"{label}: the two sides disagree on MAP: {ours_map} vs {peer_map}")
+    if c_side is not None and map_values(tmp / "trec_eval.out") != ours_map:
+        sys.exit(f"{label}: trec_eval and judgeapp disagree on MAP")
     return {
         "label": label,
         "runs": len(ours_map),
         "ours": times["judgeapp"],
         "peer": times["peer"],
+        "c": times.get("trec_eval"),
         "ours_rss": max(rss["judgeapp"]),
         "peer_rss": max(rss["peer"]),
     }
+
+
+def find_trec_eval(given: str | None) -> str | None:
+    path = given or os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+    return path if path and os.access(path, os.X_OK) else None
+
+
+def trec_eval_loop(binary: str, qrels: Path, runs: list[Path]) -> list[str]:
+    """trec_eval called once per run file, one after another, from a shell."""
+    script = 'q="$1"; shift; for r in "$@"; do "$0" "$q" "$r" || exit 1; done'
+    return ["sh", "-c", script, binary, str(qrels), *map(str, runs)]
 
 
 def cases(qrels: Path, runs: list[Path], name: str) -> list[tuple[str, list[str], list[str]]]:
@@ -157,9 +191,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="median of N rounds (default 5)")
     parser.add_argument("--only", choices=("robust03", "generated"))
+    parser.add_argument("--trec-eval", dest="trec_eval", help="a trec_eval binary (C)")
     args = parser.parse_args()
     print(load())
+    binary = find_trec_eval(args.trec_eval)
+    if binary:
+        version = subprocess.run([binary, "-v"], capture_output=True, text=True)
+        print(f"trec_eval: {binary} ({(version.stderr or version.stdout).strip()})")
+    else:
+        print("trec_eval (C): no binary found (--trec-eval, $TREC_EVAL, PATH): row skipped")
     results = []
+    memory: list[tuple[int, int]] = []
     with tempfile.TemporaryDirectory(prefix="bench-evaluate-") as tmp_name:
         tmp = Path(tmp_name)
         if args.only != "generated":
@@ -176,8 +218,15 @@ def main() -> int:
             start = time.perf_counter()
             qrels, run_paths, what = write_generated(tmp)
             print(f"generated: {what}, written in {time.perf_counter() - start:.1f} s")
-            for label, ours, peer in cases(qrels, run_paths, "generated"):
-                results.append(race(label, ours, peer, args.rounds, tmp))
+            for k, (label, ours, peer) in enumerate(cases(qrels, run_paths, "generated")):
+                c_side = trec_eval_loop(binary, qrels, run_paths) if binary and k == 0 else None
+                results.append(race(label, ours, peer, args.rounds, tmp, c_side))
+            # memory as the number of runs grows: 10 runs, then all 100
+            py = sys.executable
+            for n in (10, len(run_paths)):
+                cmd = [py, "main.py", "evaluate", str(qrels), *map(str, run_paths[:n])]
+                peaks = [run_timed(cmd, tmp / "mem.out")[1] for _ in range(args.rounds)]
+                memory.append((n, max(peaks)))
 
     print(
         f"\nthe whole command from files, each side a fresh process; median of {args.rounds} "
@@ -186,18 +235,28 @@ def main() -> int:
     print("  judgeapp: python main.py evaluate [-q -m all_trec] QRELS RUN...")
     print("  peer:     python -c PEER (parse into dicts, pytrec_eval, print), same files")
     print(
-        f"{'case':<34} {'judgeapp s':>10} {'peer s':>8} {'ratio':>7} "
+        f"{'case':<34} {'judgeapp s':>10} {'peer s':>8} {'peer/judgeapp':>13} "
         f"{'judgeapp MiB':>12} {'peer MiB':>9}"
     )
     for r in results:
         ours, peer = statistics.median(r["ours"]), statistics.median(r["peer"])
         print(
-            f"{r['label']:<34} {ours:>10.2f} {peer:>8.2f} {ours / peer:>6.2f}x "
+            f"{r['label']:<34} {ours:>10.2f} {peer:>8.2f} {peer / ours:>12.2f}x "
             f"{r['ours_rss']:>12} {r['peer_rss']:>9}"
         )
         spread = ", ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(r["ours"], r["peer"], strict=True))
         print(f"{'':<34} rounds (judgeapp/peer): {spread}")
-    print("(ratio: judgeapp's time / the peer's; above 1 judgeapp is slower)")
+        if r["c"]:
+            c = statistics.median(r["c"])
+            print(
+                f"{'':<34} trec_eval (C) once per run: {c:.2f} s, {c / ours:.2f}x judgeapp's "
+                f"time (rounds: {', '.join(f'{t:.2f}' for t in r['c'])})"
+            )
+    print("(peer/judgeapp: the peer's time over judgeapp's; above 1 judgeapp is faster)")
+    for n, peak in memory:
+        print(f"judgeapp evaluate, generated, {n:3} runs: peak RSS {peak} MiB")
+    if len(memory) == 2:
+        print(f"  100 runs / 10 runs: {memory[1][1] / memory[0][1]:.2f}x (target <= 1.20x)")
     print(load())
     return 0
 
