@@ -108,6 +108,9 @@ _MEANINGS = {
 }
 
 
+_SCHEMA_GONE = ("no such table", "no such column", "has no column named")
+
+
 def meaning(exc: BaseException) -> str | None:
     """What an sqlite3 error says about the file, or None for other errors (constraints,
     locks), which keep their own handling. A UnicodeDecodeError from the driver is text
@@ -119,6 +122,10 @@ def meaning(exc: BaseException) -> str | None:
     if str(exc).startswith("Could not decode to UTF-8"):  # the driver, on a damaged row
         return _MEANINGS["SQLITE_CORRUPT"]
     name = getattr(exc, "sqlite_errorname", "") or ""
+    if name == "SQLITE_ERROR" and any(s in str(exc) for s in _SCHEMA_GONE):
+        # the schema at its newest revision yet a table or column missing: bytes of the
+        # schema itself were changed (quick_check does not compare the two)
+        return "the project file is damaged: its tables are not as judgeapp wrote them"
     for prefix, text in _MEANINGS.items():
         if name == prefix or name.startswith(prefix + "_"):
             return text
