@@ -14,7 +14,7 @@ from sqlalchemy import Connection, CursorResult, Engine
 from judgeapp.errors import UserError
 from judgeapp.records import Changes
 from judgeapp.store import models as m
-from judgeapp.store.files import REPAIR_HINT, ProjectFileError
+from judgeapp.store.files import REPAIR_HINT, ProjectFileError, release
 from judgeapp.store.locking import DEFAULT_WAIT_S, begin_write
 
 
@@ -54,6 +54,7 @@ class StoreBase:
         self._local = threading.local()
         self.token = uuid.uuid4().hex  # marks this store's entries in the change log
         self._sound = self.dialect != "sqlite"  # SQLite's file passed quick_check (below)
+        self._held_file: tuple[int, int] | None = None  # judgeapp.store.files.hold
 
     @property
     def dialect(self) -> str:
@@ -75,6 +76,8 @@ class StoreBase:
 
     def close(self) -> None:
         self._engine.dispose()
+        held, self._held_file = self._held_file, None
+        release(held)
 
     @contextlib.contextmanager
     def _begin(self) -> Iterator[Connection]:

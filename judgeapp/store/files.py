@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
+import threading
+from collections import Counter
 from pathlib import Path
 
 from judgeapp.errors import UserError
@@ -30,9 +32,40 @@ class ProjectFileError(UserError, RuntimeError):
     exit_code = 1
 
 
+# The project files (device, inode) this process has open through SQLite. Closing any
+# descriptor of a file drops every POSIX lock the process holds on it, SQLite's included
+# (SQLite's "How To Corrupt" 2.2): another process may then take this one's WAL to be
+# unused, checkpoint and reset it under its readers, and the file reads as malformed. So
+# judgeapp opens such a file itself only while no store of this process has it open.
+_held: Counter[tuple[int, int]] = Counter()
+_held_lock = threading.Lock()
+
+
+def hold(path: Path) -> tuple[int, int] | None:
+    """Note that a store of this process opens `path` (None if it does not exist yet)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    key = (info.st_dev, info.st_ino)
+    with _held_lock:
+        _held[key] += 1
+    return key
+
+
+def release(key: tuple[int, int] | None) -> None:
+    if key is None:
+        return
+    with _held_lock:
+        _held[key] -= 1
+        if _held[key] <= 0:
+            del _held[key]
+
+
 def check_project_file(path: Path, *, create: bool) -> None:
     """Refuse what is not a project file (see the module doc). A missing file is left to
-    the caller (created with `create`, else "no project")."""
+    the caller (created with `create`, else "no project"). A file a store of this process
+    has open passed these checks then and is not opened again (see `hold`)."""
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -49,6 +82,9 @@ def check_project_file(path: Path, *, create: bool) -> None:
         if create:
             return
         raise ProjectFileError(f"{path}: an empty file, not a project")
+    with _held_lock:
+        if (info.st_dev, info.st_ino) in _held:
+            return
     try:
         with open(path, "rb") as fh:
             head = fh.read(len(SQLITE_HEADER))
@@ -72,6 +108,9 @@ _MEANINGS = {
 }
 
 
+_SCHEMA_GONE = ("no such table", "no such column", "has no column named")
+
+
 def meaning(exc: BaseException) -> str | None:
     """What an sqlite3 error says about the file, or None for other errors (constraints,
     locks), which keep their own handling. A UnicodeDecodeError from the driver is text
@@ -83,6 +122,10 @@ def meaning(exc: BaseException) -> str | None:
     if str(exc).startswith("Could not decode to UTF-8"):  # the driver, on a damaged row
         return _MEANINGS["SQLITE_CORRUPT"]
     name = getattr(exc, "sqlite_errorname", "") or ""
+    if name == "SQLITE_ERROR" and any(s in str(exc) for s in _SCHEMA_GONE):
+        # the schema at its newest revision yet a table or column missing: bytes of the
+        # schema itself were changed (quick_check does not compare the two)
+        return "the project file is damaged: its tables are not as judgeapp wrote them"
     for prefix, text in _MEANINGS.items():
         if name == prefix or name.startswith(prefix + "_"):
             return text

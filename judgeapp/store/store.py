@@ -46,7 +46,7 @@ from judgeapp.records import (
 )
 from judgeapp.store import models as m
 from judgeapp.store.base import StoreError, raw, utcnow
-from judgeapp.store.files import ProjectFileError, check_project_file
+from judgeapp.store.files import ProjectFileError, check_project_file, hold, release
 from judgeapp.store.pools import PoolStoreMixin
 from judgeapp.store.schema import (
     create_project_engine,
@@ -174,18 +174,24 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         # otherwise refuse even to read it: a WAL project needs its -shm file written)
         read_only = path is not None and path.exists() and not _writable(path)
         engine = create_project_engine(url, read_only=read_only)
+        held = hold(path) if path is not None else None
         try:
             if path is not None and not create and current_revision(engine) is None:
                 raise ProjectFileError(f"{path}: not a judgeapp project (an empty database)")
             backup = upgrade(engine, url)
+            if path is not None and held is None:  # created by the first connection
+                held = hold(path)
             store = cls(engine, url, backup)
+            store._held_file = held  # released by close (or below, if this fails)
             store._ensure_defaults()
         except DBAPIError as exc:  # the server refused us, or is not there
             engine.dispose()
+            release(held)
             reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
             raise StoreError(f"cannot open the project: {reason}") from None
         except BaseException:
             engine.dispose()
+            release(held)
             raise
         return store
 

@@ -46,3 +46,22 @@ def test_judge_names_a_broken_utf8_sequence_before_a_line_end_as_the_file_reader
     assert "invalid continuation byte" in from_file.value.problem
     assert from_stdin.value.problem == from_file.value.problem
     assert from_stdin.value.line == from_file.value.line == 2
+
+
+def test_a_schema_changed_under_its_revision_is_a_damaged_file_not_a_traceback(
+    template: Path, tmp_path: Path, capsys
+) -> None:
+    """Flipped bytes (the probe's mutation 296 of seed 13) that leave the schema parseable
+    but `changes` no longer a column of project_changes pass quick_check; the first write
+    then failed with a traceback."""
+    from tests.hostile.mutations import damage
+
+    db = tmp_path / "p.db"
+    db.write_bytes(damage(template.read_bytes(), "flips", 0.8026880506421499, 10435))
+    before = db.read_bytes()
+    code = main(["pool", str(db), "--depth", "3", "--name", "probe-pool"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith(f"judgeapp: error: {db}: the project file is damaged"), err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert db.read_bytes() == before

@@ -197,15 +197,21 @@ def test_blind_order_shows_no_run_names_or_ranks(qtbot, project):
 
 
 def _all_texts(window) -> list[str]:
+    """Every text the assessor's side of the window shows: all of it but the dashboard,
+    the evaluator's view, which names runs in any judging order (an assessor in blind
+    mode has no dashboard at all: tests/ui/test_team_modes.py)."""
     from PySide6.QtWidgets import QAbstractButton, QLabel, QLineEdit
 
+    from judgeapp.ui.dashboard.view import DashboardView
+
+    dashboards = window.findChildren(DashboardView)
+
+    def shown(widget) -> bool:
+        return not any(d.isAncestorOf(widget) for d in dashboards)
+
     texts = [window.windowTitle()]
-    for widget in window.findChildren(QLabel):
-        texts.append(widget.text())
-    for widget in window.findChildren(QAbstractButton):
-        texts.append(widget.text())
-    for widget in window.findChildren(QLineEdit):
-        texts.append(widget.text())
+    for cls in (QLabel, QAbstractButton, QLineEdit):
+        texts.extend(w.text() for w in window.findChildren(cls) if shown(w))
     texts.append(window.judging_view.viewer.text.toPlainText())
     return texts
 
