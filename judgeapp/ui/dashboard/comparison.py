@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from judgeapp.services.dashboard_tables import DOWN, UP
 from judgeapp.services.live_eval import TESTS, Significance
+from judgeapp.ui.models import FixedColumnsTableModel
 
 if TYPE_CHECKING:
     from judgeapp.ui.dashboard.controller import DashboardController
@@ -22,27 +23,25 @@ ROLE = Qt.ItemDataRole
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
-class ComparisonTableModel(QAbstractTableModel):
+class ComparisonTableModel(FixedColumnsTableModel):
     RUN, MEASURE, MEAN, DELTA, P, EFFECT, VERDICT = range(7)
     HEADERS = ("Run", "Measure", "Mean", "Δ vs baseline", "p (corrected)", "Effect d", "")
     SortRole = int(ROLE.UserRole) + 1
 
     def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._rows: list[tuple[Any, ...]] = []  # one per (run, measure): display values
+        super().__init__(parent)  # items: one per (run, measure), the values shown
         self.significance: Significance | None = None
 
     def set_significance(self, sig: Significance | None, means: np.ndarray | None) -> None:
         """Rows for `sig` (None empties the panel); `means` [measure, run] of its table."""
-        self.beginResetModel()
         self.significance = sig
-        self._rows = []
+        rows: list[tuple[Any, ...]] = []
         if sig is not None and sig.topics and means is not None:
             for r, run in enumerate(sig.run_names):
                 if run == sig.baseline:
                     continue
                 for m, measure in enumerate(sig.measures):
-                    self._rows.append(
+                    rows.append(
                         (
                             run,
                             measure,
@@ -53,19 +52,11 @@ class ComparisonTableModel(QAbstractTableModel):
                             int(sig.sign[m, r]),
                         )
                     )
-        self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
+        self.set_items(rows)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = ROLE.DisplayRole):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
             return None
-        if role == ROLE.DisplayRole:
-            return self.HEADERS[section]
         if role == ROLE.ToolTipRole and self.significance is not None:
             sig = self.significance
             corr = "" if sig.correction == "none" else f", {sig.correction}-corrected across runs"
@@ -74,23 +65,26 @@ class ComparisonTableModel(QAbstractTableModel):
                 self.EFFECT: "paired Cohen's d: mean difference / its standard deviation",
                 self.DELTA: f"mean of the run minus mean of {sig.baseline}",
             }.get(section)
-        return None
+        return super().headerData(section, orientation, role)
+
+    def cell(self, item: tuple[Any, ...], column: int) -> str:
+        run, measure, mean, delta, p, effect, sign = item
+        return (
+            run,
+            measure,
+            f"{mean:.4f}",
+            f"{delta:+.4f}",
+            f"{p:.3g}",
+            f"{effect:+.2f}",
+            (f"{UP} better" if sign > 0 else f"{DOWN} worse") if sign else "",
+        )[column]
 
     def data(self, index: Index, role: int = ROLE.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+        if not index.isValid() or not 0 <= index.row() < len(self.items):
             return None
-        row, col = self._rows[index.row()], index.column()
+        row, col = self.items[index.row()], index.column()
         if role == ROLE.DisplayRole:
-            run, measure, mean, delta, p, effect, sign = row
-            return (
-                run,
-                measure,
-                f"{mean:.4f}",
-                f"{delta:+.4f}",
-                f"{p:.3g}",
-                f"{effect:+.2f}",
-                (f"{UP} better" if sign > 0 else f"{DOWN} worse") if sign else "",
-            )[col]
+            return self.cell(row, col)
         if role == self.SortRole:
             return row[col]
         if role == ROLE.TextAlignmentRole and col not in (self.RUN, self.MEASURE, self.VERDICT):
