@@ -43,8 +43,8 @@ def format_trec(
 ) -> str:
     out: list[str] = []
     summ = results.summary() if summary else None
-    if results.zscore:
-        return _format_z(results, per_topic, summ, runs)
+    # trec_eval -Z: "Z" before each numeric measure's name, every value as %6.4f
+    z = "Z" if results.zscore else ""
     for r in runs if runs is not None else range(len(results.run_names)):
         if per_topic:
             for t, qid in enumerate(results.qids):
@@ -57,8 +57,8 @@ def format_trec(
                     if m.family == "relstring":
                         out.append(f"{m.name:<22}\t{qid}\t'{results.texts[i][r][t]}'\n")
                         continue
-                    value = results.values[i, r, t]
-                    out.append(f"{m.name:<22}\t{qid}\t{_number(value, info.integer)}\n")
+                    value = _number(results.values[i, r, t], info.integer and not z)
+                    out.append(f"{z}{m.name:<22}\t{qid}\t{value}\n")
         if summ is not None:
             for i, m in enumerate(results.measures):
                 if m.family == "relstring":
@@ -66,40 +66,8 @@ def format_trec(
                 if m.family == "runid":
                     out.append(f"{'runid':<22}\tall\t{results.runids[r]}\n")
                     continue
-                value = summ[i, r]
-                out.append(f"{m.name:<22}\tall\t{_number(value, m.info.integer)}\n")
-    return "".join(out)
-
-
-def _format_z(
-    results: Results, per_topic: bool, summ: object, runs: list[int] | None
-) -> str:
-    """trec_eval -Z output: 'Z' before each numeric name, every value as %6.4f."""
-    import numpy as np
-
-    out: list[str] = []
-    summary = results.summary() if summ is not None else None
-    for r in runs if runs is not None else range(len(results.run_names)):
-        if per_topic:
-            for t, qid in enumerate(results.qids):
-                if not results.evaluated[r, t]:
-                    continue
-                for i, m in enumerate(results.measures):
-                    if not m.info.per_topic:
-                        continue
-                    if m.family == "relstring":
-                        out.append(f"{m.name:<22}\t{qid}\t'{results.texts[i][r][t]}'\n")
-                        continue
-                    out.append(f"Z{m.name:<22}\t{qid}\t{_number(results.values[i, r, t], False)}\n")
-        if summary is not None:
-            for i, m in enumerate(results.measures):
-                if m.family == "relstring":
-                    continue
-                if m.family == "runid":
-                    out.append(f"{'runid':<22}\tall\t{results.runids[r]}\n")
-                    continue
-                value = float(np.asarray(summary)[i, r])
-                out.append(f"Z{m.name:<22}\tall\t{_number(value, False)}\n")
+                value = _number(summ[i, r], m.info.integer and not z)
+                out.append(f"{z}{m.name:<22}\tall\t{value}\n")
     return "".join(out)
 
 
