@@ -56,7 +56,13 @@ class SnapshotDisplay(QObject):
         v.plot_count.valueChanged.connect(self._on_plot_count_changed)
         v.plot_auto.clicked.connect(self._on_plot_auto_clicked)
         v.show_intervals.toggled.connect(v.model.set_show_intervals)
+        v.show_bounds.toggled.connect(self._on_show_bounds_toggled)
         self.dash.significance_updated.connect(self._on_significance_updated)
+
+    def _on_show_bounds_toggled(self, shown: bool) -> None:
+        self.dash.view.model.set_show_bounds(shown)
+        if shown:
+            self.dash.analysis.bounds_timer.start()
 
     # -- a new snapshot ------------------------------------------------------------------------
     def show(self, snap: Snapshot, fresh: bool) -> None:
