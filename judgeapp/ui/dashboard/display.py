@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtWidgets import QListWidgetItem
+from PySide6.QtWidgets import QHeaderView, QListWidgetItem
 
 from judgeapp.services.dashboard_tables import DOWN, UP, mean_intervals
 from judgeapp.services.live_eval import TESTS, ProgressCurve, Snapshot, stability_warning
@@ -60,7 +60,12 @@ class SnapshotDisplay(QObject):
         self.dash.significance_updated.connect(self._on_significance_updated)
 
     def _on_show_bounds_toggled(self, shown: bool) -> None:
-        self.dash.view.model.set_show_bounds(shown)
+        v = self.dash.view
+        v.model.set_show_bounds(shown)
+        # the bounds make the cells wider: columns fit their text (scrolling if need be)
+        # while they are shown, and share the width again when not
+        mode = QHeaderView.ResizeMode.ResizeToContents if shown else QHeaderView.ResizeMode.Stretch
+        v.table.horizontalHeader().setSectionResizeMode(mode)
         if shown:
             self.dash.analysis.bounds_timer.start()
 

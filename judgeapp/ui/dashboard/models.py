@@ -66,6 +66,13 @@ def _value_text(value: float, count: bool) -> str:
     return f"{value:.0f}" if count else f"{value:.4f}"
 
 
+def _bound_text(value: float, count: bool) -> str:
+    """A bound beside the value in a narrow column: .2040, 1.0000 (the leading zero dropped
+    below 1, as in the deltas and the ± of the intervals)."""
+    text = _value_text(value, count)
+    return text[1:] if text.startswith("0.") else text
+
+
 def _delta_text(delta: float) -> str:
     """A change, short enough to stand beside the value in a narrow column: +.0123, −.0004,
     +1.250 (a true minus sign; the leading zero dropped below 1)."""
@@ -334,7 +341,7 @@ class RunMeasureTableModel(_MatrixTableModel):
         bounds = self._bounds_at(r, c) if self.show_bounds else None
         if bounds is not None:
             count = self._measures[c].is_count
-            text = f" [{_value_text(bounds[0], count)}–{_value_text(bounds[1], count)}]" + text
+            text = f" [{_bound_text(bounds[0], count)}–{_bound_text(bounds[1], count)}]" + text
         return text
 
     def set_bounds(self, runs, measures, low: np.ndarray, high: np.ndarray, unjudged: int) -> None:
