@@ -167,7 +167,9 @@ def render_more(out_dir: str | Path, db: str | None = None, size=(1280, 800)) ->
     """More pictures of the dashboard than `screenshot dashboard` takes:
     `dashboard-live.png` (one topic in the plots, just after one more judgment, a pooled
     document the imported qrels left unjudged judged relevant: the changed means highlighted
-    with their deltas) and `dashboard-drilldown.png` (the per-topic values of one run)."""
+    with their deltas), `dashboard-bounds.png` (the same with the "Bounds" box ticked: each
+    mean's low–high once the pool is judged) and `dashboard-drilldown.png` (the per-topic
+    values of one run)."""
     from PySide6.QtWidgets import QApplication
 
     from judgeapp.ui.dashboard import find_dashboard
@@ -196,6 +198,11 @@ def render_more(out_dir: str | Path, db: str | None = None, size=(1280, 800)) ->
         view.prepare_screenshot()
         _wait_until(lambda: dashboard.ready() and dashboard.analysis_ready())
         written.append(_save(window, out / "dashboard-live.png"))
+        view.show_bounds.setChecked(True)
+        _wait_until(lambda: dashboard.ready() and dashboard.analysis_ready())
+        QApplication.processEvents()
+        written.append(_save(window, out / "dashboard-bounds.png"))
+        view.show_bounds.setChecked(False)
         best = view.model.labels()[0] if view.model.labels() else None
         if best is not None:
             dashboard.show_drill("run", dashboard.diff_run or best)

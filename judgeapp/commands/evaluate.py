@@ -5,7 +5,9 @@ Options mean what they mean to trec_eval 10.0 (trec_eval.c): -q per-topic values
 -l N relevance level, -M N use the first N documents, -N N collection size, -J judged
 documents only, -m MEASURE (repeatable; default `official`). Several runs print one block
 each, in order. `--trec-eval 9` gives 9.x values (pytrec_eval's), `--format` csv/tsv/json
-for machines, `--db` evaluates the runs and judgments of a project.
+for machines, `--db` evaluates the runs and judgments of a project, and `--db --bounds`
+prints each run's value beside the least and greatest it can still take once the project's
+pools are judged (judgeapp.services.bounds; format in `format_bounds`).
 """
 
 from __future__ import annotations
@@ -146,6 +148,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         dest="print_version",
         action="store_true",
         help="print the trec_eval version reproduced and exit",
+    )
+    p.add_argument(
+        "--bounds",
+        action="store_true",
+        help="with --db: each run's value today and the least and greatest it can take once "
+        "every pooled document is judged (unjudged ones not relevant, or relevant at the "
+        "scale's lowest relevant grade); tab-separated: runid measure today low high proven",
     )
     add_trec_options(p)
     p.set_defaults(handler=run)
@@ -354,7 +363,17 @@ def run(args: argparse.Namespace) -> int:
         release = "10.0" if args.version >= 10 else "9.0.4"
         sys.stderr.write(f"trec_eval version {release} (judgeapp {__version__})\n")
         return 0
+    if args.bounds:
+        if not args.db:
+            raise CommandError("--bounds goes with --db (a project's pools)")
+        if args.zscores or args.fmt != "trec" or args.per_topic or args.no_summary:
+            raise CommandError(
+                "--bounds prints its own table: -q, -n, -Z and --format do not apply"
+            )
     results = evaluate(args, args.measures or ["official"], args.run_files)
+    if args.bounds:
+        sys.stdout.write(format_bounds(results, _bounds(args, results)))
+        return 0
     if args.zscores:
         from judgeapp.measures.zscores import apply_zscores, read_zscores
 
@@ -365,3 +384,48 @@ def run(args: argparse.Namespace) -> int:
     text = format_results(results, args.fmt, per_topic=args.per_topic, summary=not args.no_summary)
     sys.stdout.write(text)
     return 0
+
+
+def _bounds(args: argparse.Namespace, results):
+    from judgeapp.errors import UserError
+    from judgeapp.services.bounds import project_bounds
+    from judgeapp.services.policy import parse_policy
+
+    try:
+        return project_bounds(
+            args.db,
+            results.measures,
+            evaluation_options(args),
+            runs=args.runs,
+            assessors=[args.judgments] if args.judgments else None,
+            policy=parse_policy(args.policy),
+        )
+    except UserError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def format_bounds(results, bounds) -> str:
+    """`evaluate --db --bounds`: a comment line saying what the bounds assume, a header,
+    then one line per run and measure (runs in order, measures in output order): runid,
+    measure as trec_eval names it, today's value, low, high (trec_eval's %.4f, counts as
+    integers) and `yes` where the final value is sure to lie within low-high (`no`:
+    R-precision, bpref; see judgeapp.services.bounds)."""
+    lines = [
+        f"# {bounds.unjudged} pooled documents unjudged; low, high: each run's least and "
+        f"greatest value once they are judged (relevant at grade {bounds.grade})",
+        "runid\tmeasure\ttoday\tlow\thigh\tproven",
+    ]
+    summary = results.summary()
+    texts = [str(m) for m in bounds.measures]
+    for r, run in enumerate(results.run_names):
+        b = bounds.run_names.index(run)
+        for i, m in enumerate(results.measures):
+            if m.aggregate == "text":
+                continue
+            j = texts.index(str(m))
+            fmt = "{:.0f}" if m.is_count else "{:.4f}"
+            values = (summary[i, r], bounds.low_mean[j, b], bounds.high_mean[j, b])
+            proven = "yes" if bounds.proven(m) else "no"
+            cells = [results.runids[r], m.name, *(fmt.format(v) for v in values), proven]
+            lines.append("\t".join(cells))
+    return "\n".join(lines) + "\n"

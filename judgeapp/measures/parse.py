@@ -1,7 +1,9 @@
 """Turn measure text into :class:`Measure` objects. Both syntaxes are accepted:
 
 - ir_measures: ``AP``, ``P@10``, ``P(rel=2)@5``, ``nDCG(dcg='exp-log2')@10``, ``IPrec@0.3``,
-  ``SetF(beta=0.5)``, ``Judged@10`` (and every canonical text judgeapp prints);
+  ``SetF(beta=0.5)``, ``Judged@10`` (and every canonical text judgeapp prints); a family
+  name with a prime is Sakai's condensed-list measure, the family with ``judged_only=True``
+  (trec_eval -J for that measure alone): ``AP'``, ``nDCG'@10``, ``P'@10``, ``RR'``;
 - trec_eval ``-m``: ``map``, ``P.5,10``, ``ndcg.1=3,2=9``, ``set_F.0.5``,
   ``iprec_at_recall..10,.20``, the nicknames ``official``, ``all_trec`` and ``set``, and the
   names trec_eval prints (``P_10``, ``ndcg_cut_20``).
@@ -171,7 +173,8 @@ def _trec_split(arg: str) -> tuple[str, str | None] | None:
 
 # -- ir_measures syntax -------------------------------------------------------------------
 
-_IR = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(?:\((.*)\))?\s*(?:@\s*([^\s]+))?\s*$", re.S)
+# a name may end in a prime: Sakai's condensed-list measures (AP', nDCG'@10, P'@10)
+_IR = re.compile(r"^\s*([A-Za-z0-9_]+'?)\s*(?:\((.*)\))?\s*(?:@\s*([^\s]+))?\s*$", re.S)
 
 
 def _ir_params(name: str, inner: str) -> dict[str, object]:
@@ -208,6 +211,16 @@ def _parse_ir(text: str) -> Measure:
     name, inner, at_text = match.groups()
     params = _ir_params(name, inner) if inner is not None and inner.strip() else {}
     alias = ALIASES.get(name)
+    primed = name.endswith("'")
+    if primed:
+        # Sakai's condensed-list measures (AP', nDCG'@10, P'@10): the family over the
+        # judged documents alone, which is trec_eval -J for this measure only
+        name = name[:-1]
+        if name not in FAMILIES or "judged_only" not in {p.name for p in FAMILIES[name].params}:
+            raise MeasureError(f"unknown measure {name}' (a prime follows a measure family)")
+        if params.get("judged_only", True) is not True:
+            raise MeasureError(f"{name}': a condensed measure has judged_only=True")
+        params["judged_only"] = True
     if name in FAMILIES:
         family = name
     elif alias is not None:
@@ -229,6 +242,10 @@ def _parse_ir(text: str) -> Measure:
         measure.check_complete()
     except ValueError as exc:
         raise MeasureError(str(exc)) from exc
+    if primed and len(measure.params) == 1:
+        # printed as asked for (AP'), not as its canonical text (AP(judged_only=True))
+        cutoff = str(measure).partition("@")[2]
+        measure = measure.with_label(f"{name}'" + (f"@{cutoff}" if cutoff else ""))
     return measure
 
 

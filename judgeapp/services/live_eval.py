@@ -29,7 +29,7 @@ pooling estimate of the total relevant (``estimate_total``) is left to the backg
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +47,7 @@ from judgeapp.measures import (
     parse_measures,
 )
 from judgeapp.measures.measure import ELEVEN_LEVELS
+from judgeapp.services.bounds import Bounds, evaluation_bounds, pooled_documents
 from judgeapp.services.evaluation import judgments_from_store, runs_from_store
 from judgeapp.services.policy import effective_judgments, judging_events, parse_policy
 from judgeapp.services.pools import PoolService
@@ -389,6 +390,19 @@ class LiveEvaluation:
             if before // every != self.judgments // every:
                 self._checkpoint()
         return self.changed
+
+    def bounds_job(self) -> Callable[[], Bounds]:
+        """A function (to call in any thread) giving the bounds of the table's measures over
+        the project's pools (judgeapp.services.bounds), from a copy of today's judgments."""
+        judgments = Judgments(dict(self.evaluator.judgments.topics))
+        runs, measures, options, store = list(self.runs), self.measures, self.options, self.store
+
+        def work() -> Bounds:
+            grade = max(store.relevant_from(), options.relevance_level)
+            pooled = pooled_documents(store)
+            return evaluation_bounds(judgments, runs, measures, options, pooled, grade)
+
+        return work
 
     def set_pool(self, pool: str | None) -> None:
         self.pool = pool

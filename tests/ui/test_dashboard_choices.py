@@ -140,3 +140,70 @@ def test_intervals_legend_line_and_comparison_panel(qtbot, opened):  # noqa: F81
         assert panel.index(r, panel.EFFECT).data().startswith(("+", "-"))
     # judgments made: the sixteen alice holds
     assert "16 judgments made" in view.status.text()
+
+
+def _bounds_lines(capsys, db) -> dict[tuple[str, str], tuple[str, str]]:
+    """(run, trec_eval measure name) -> (low, high) as `evaluate --db --bounds -c` prints."""
+    from judgeapp.cli import main
+
+    capsys.readouterr()
+    assert main(["evaluate", "--db", str(db), "--bounds", "-c", "-m", "AP", "-m", "P@10"]) == 0
+    rows = {}
+    for line in capsys.readouterr().out.splitlines()[2:]:
+        run, measure, _today, low, high, _proven = line.split("\t")
+        rows[run, measure] = (low, high)
+    return rows
+
+
+def test_bounds_box_shows_what_evaluate_bounds_prints_and_follows_judgments(
+    qtbot,
+    opened,  # noqa: F811
+    capsys,
+):
+    project, _window, controller, dashboard = opened()
+    view, model = dashboard.view, dashboard.view.model
+    store = controller.workbench.store
+
+    def cell(run: str, measure: str):
+        return model.index(model.row_of(run), 1 + [str(m) for m in model.measures()].index(measure))
+
+    run = next(iter(project.runs))
+    assert "[" not in cell(run, "AP").data()  # off: the plain value
+    with qtbot.waitSignal(dashboard.bounds_updated, timeout=TIMEOUT):
+        view.show_bounds.click()
+    qtbot.waitUntil(dashboard.bounds_ready, timeout=TIMEOUT)
+    expected = _bounds_lines(capsys, project.db)
+    for name in project.runs:
+        for measure in ("AP", "P@10"):
+            low, high = expected[name, measure]
+            got = model.bounds(name, measure)
+            assert got is not None
+            assert (f"{got[0]:.4f}", f"{got[1]:.4f}") == (low, high)
+            # the cell reads "0.1234 [.1000–.5000]" (its value, then low–high)
+            compact = [x.removeprefix("0") for x in (low, high)]
+            assert f" [{compact[0]}–{compact[1]}]" in cell(name, measure).data()
+        tip = cell(name, "AP").data(Qt.ItemDataRole.ToolTipRole)
+        assert f"unjudged pooled documents are judged: {expected[name, 'AP'][0]}" in tip
+        # P@10 counts unjudged documents as not relevant: today's value is its low bound
+        assert model.bounds(name, "P@10")[0] == pytest.approx(model.value(name, "P@10"))
+    before = model.unjudged
+    assert before > 0
+    # a judgment: the bounds follow, over one unjudged document less, and never widen
+    old = {name: model.bounds(name, "P@10") for name in project.runs}
+    pooled = store.pooled_doc_ids("pool")["1"]
+    judged = {j.doc_id for j in store.judgments("1")}
+    doc = next(d for d in pooled.tolist() if d not in judged)
+    JudgingService(store, ASSESSOR).record("1", doc, 1)
+    with qtbot.waitSignal(dashboard.bounds_updated, timeout=TIMEOUT):
+        controller.apply_changes(Changes(topics=frozenset({"1"})))
+    qtbot.waitUntil(lambda: dashboard.ready() and dashboard.bounds_ready(), timeout=TIMEOUT)
+    assert model.unjudged == before - 1
+    for name in project.runs:
+        low, high = model.bounds(name, "P@10")
+        assert old[name][0] - 1e-12 <= low <= high <= old[name][1] + 1e-12
+    assert _bounds_lines(capsys, project.db)[run, "P@10"] == tuple(
+        f"{v:.4f}" for v in model.bounds(run, "P@10")
+    )
+    # off again: the plain values
+    view.show_bounds.click()
+    assert "[" not in cell(run, "AP").data()

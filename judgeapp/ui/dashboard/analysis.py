@@ -1,5 +1,6 @@
 """The dashboard's slower analysis, in the background: significance marks against the
-baseline, the ranking's stability and the estimate of the progress topic's total relevant.
+baseline, the ranking's stability, the estimate of the progress topic's total relevant and,
+while the "Bounds" box is ticked, each mean's bounds once the pools are judged.
 
 They follow each snapshot shown in their own one-thread pool, debounced, with their own
 generation numbers: a slow randomization test never delays the numbers. Out of sight they
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 SIGNIFICANCE_DELAY_MS = 300  # the tests wait for a pause in the judging
 ESTIMATE_DELAY_MS = 1000  # the estimate of the total relevant for a longer pause
+BOUNDS_DELAY_MS = 300
 
 
 class BackgroundAnalysis(QObject):
@@ -42,17 +44,25 @@ class BackgroundAnalysis(QObject):
         self.estimate_timer = QTimer(self)
         self.estimate_timer.setSingleShot(True)
         self.estimate_timer.setInterval(ESTIMATE_DELAY_MS)
+        self._bounds_busy = False
+        self._bounds_of: tuple = ()  # (generation, version) of the bounds shown
+        self.bounds_timer = QTimer(self)
+        self.bounds_timer.setSingleShot(True)
+        self.bounds_timer.setInterval(BOUNDS_DELAY_MS)
         self._connect()
 
     def _connect(self) -> None:
         self.sig_timer.timeout.connect(self._on_sig_timer_timeout)
         self.estimate_timer.timeout.connect(self._on_estimate_timer_timeout)
+        self.bounds_timer.timeout.connect(self._on_bounds_timer_timeout)
         self.dash.view.shown.connect(self._on_view_shown)
 
     def follow(self) -> None:
         """A new snapshot is shown: its analysis follows once the judging pauses."""
         self.sig_timer.start()
         self.estimate_timer.start()
+        if self.dash.view.show_bounds.isChecked():
+            self.bounds_timer.start()
 
     def redo_significance(self) -> None:
         """Marks against another baseline or with another test: the old ones are stale."""
@@ -157,14 +167,61 @@ class BackgroundAnalysis(QObject):
 
         dash.jobs.submit(work, done, pool=self.pool)
 
+    # -- the bounds once the pools are judged ------------------------------------------------
+    def _on_bounds_timer_timeout(self) -> None:
+        """Each mean's bounds for the snapshot shown: one evaluation per run over every
+        completion of the judgments, so in the background once the judging pauses."""
+        dash = self.dash
+        snap, live = dash.snapshot, dash.jobs.live
+        if snap is None or live is None or not dash.view.show_bounds.isChecked():
+            return
+        if self._bounds_busy:
+            self.bounds_timer.start()  # once the running one is done
+            return
+        self._bounds_busy = True
+        gen, version = dash.jobs.generation, snap.version
+        work = live.bounds_job()
+
+        def done(bounds) -> None:
+            self._bounds_busy = False
+            if gen != dash.jobs.generation:
+                self.dropped += 1
+                return
+            self._bounds_of = (gen, version)
+            dash.view.model.set_bounds(
+                bounds.run_names,
+                bounds.measures,
+                bounds.low_mean,
+                bounds.high_mean,
+                bounds.unjudged,
+            )
+            dash.bounds_updated.emit(bounds)
+
+        dash.jobs.submit(work, done, pool=self.pool)
+
+    def bounds_ready(self) -> bool:
+        """The bounds shown belong to the snapshot shown (or are not asked for)."""
+        snap = self.dash.snapshot
+        if not self.dash.view.show_bounds.isChecked() or snap is None:
+            return True
+        if self._bounds_busy or self.bounds_timer.isActive():
+            return False
+        return self._bounds_of == (self.dash.jobs.generation, snap.version)
+
     def ready(self) -> bool:
-        """Marks, stability and the estimate belong to what is shown (screenshots, tests)."""
-        return self.marks_ready() and not self._estimate_busy and not self.estimate_timer.isActive()
+        """Marks, stability, the estimate and the bounds belong to what is shown
+        (screenshots, tests)."""
+        return (
+            self.marks_ready()
+            and not self._estimate_busy
+            and not self.estimate_timer.isActive()
+            and self.bounds_ready()
+        )
 
     # -- closing -------------------------------------------------------------------------------
     def stop(self) -> None:
         self.generation += 1
-        for timer in (self.sig_timer, self.estimate_timer):
+        for timer in (self.sig_timer, self.estimate_timer, self.bounds_timer):
             timer.stop()
             timer.timeout.disconnect()  # a job finishing late may start one: nothing runs
 

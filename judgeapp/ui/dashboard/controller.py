@@ -51,6 +51,7 @@ class DashboardController(QObject):
     updated = Signal(object)  # the Snapshot now shown by the table and the plots
     significance_updated = Signal(object)  # the Significance now shown as marks
     estimated = Signal(object)  # (qid, (point, low, high) or None): the progress estimate
+    bounds_updated = Signal(object)  # the Bounds now shown (judgeapp.services.bounds)
     failed = Signal(str)
 
     def __init__(
@@ -159,6 +160,10 @@ class DashboardController(QObject):
     def marks_ready(self) -> bool:
         """The significance marks shown belong to the snapshot shown, baseline and test."""
         return self.analysis.marks_ready()
+
+    def bounds_ready(self) -> bool:
+        """The bounds shown belong to the snapshot shown (or are not asked for)."""
+        return self.analysis.bounds_ready()
 
     @property
     def updates(self) -> int:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtWidgets import QListWidgetItem
+from PySide6.QtWidgets import QHeaderView, QListWidgetItem
 
 from judgeapp.services.dashboard_tables import DOWN, UP, mean_intervals
 from judgeapp.services.live_eval import TESTS, ProgressCurve, Snapshot, stability_warning
@@ -56,7 +56,18 @@ class SnapshotDisplay(QObject):
         v.plot_count.valueChanged.connect(self._on_plot_count_changed)
         v.plot_auto.clicked.connect(self._on_plot_auto_clicked)
         v.show_intervals.toggled.connect(v.model.set_show_intervals)
+        v.show_bounds.toggled.connect(self._on_show_bounds_toggled)
         self.dash.significance_updated.connect(self._on_significance_updated)
+
+    def _on_show_bounds_toggled(self, shown: bool) -> None:
+        v = self.dash.view
+        v.model.set_show_bounds(shown)
+        # the bounds make the cells wider: columns fit their text (scrolling if need be)
+        # while they are shown, and share the width again when not
+        mode = QHeaderView.ResizeMode.ResizeToContents if shown else QHeaderView.ResizeMode.Stretch
+        v.table.horizontalHeader().setSectionResizeMode(mode)
+        if shown:
+            self.dash.analysis.bounds_timer.start()
 
     # -- a new snapshot ------------------------------------------------------------------------
     def show(self, snap: Snapshot, fresh: bool) -> None:

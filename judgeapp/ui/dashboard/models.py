@@ -66,6 +66,13 @@ def _value_text(value: float, count: bool) -> str:
     return f"{value:.0f}" if count else f"{value:.4f}"
 
 
+def _bound_text(value: float, count: bool) -> str:
+    """A bound beside the value in a narrow column: .2040, 1.0000 (the leading zero dropped
+    below 1, as in the deltas and the ± of the intervals)."""
+    text = _value_text(value, count)
+    return text[1:] if text.startswith("0.") else text
+
+
 def _delta_text(delta: float) -> str:
     """A change, short enough to stand beside the value in a narrow column: +.0123, −.0004,
     +1.250 (a true minus sign; the leading zero dropped below 1)."""
@@ -303,6 +310,12 @@ class RunMeasureTableModel(_MatrixTableModel):
         self._high = np.full((0, 0), np.nan)
         self.show_intervals = False
         self.interval_topics = 0
+        # each mean's least and greatest value once the pools are judged [run, measure]
+        # (NaN: not known), in the text when `show_bounds`, and in the tooltip
+        self._bound_low = np.full((0, 0), np.nan)
+        self._bound_high = np.full((0, 0), np.nan)
+        self.show_bounds = False
+        self.unjudged = 0
 
     def set_matrix(self, labels, measures, values, *, fresh: bool = False):
         labels, measures = tuple(labels), tuple(measures)
@@ -314,6 +327,8 @@ class RunMeasureTableModel(_MatrixTableModel):
             self._fg = [[None] * (len(measures) + 1) for _ in labels]
             self._low = np.full(shape, np.nan)
             self._high = np.full(shape, np.nan)
+            self._bound_low = np.full(shape, np.nan)
+            self._bound_high = np.full(shape, np.nan)
         return super().set_matrix(labels, measures, values, fresh=fresh)
 
     def _mark(self, r: int, c: int) -> str:
@@ -323,7 +338,68 @@ class RunMeasureTableModel(_MatrixTableModel):
             low, high = self._low[r, c], self._high[r, c]
             if np.isfinite(low) and np.isfinite(high):
                 text = f" ±{_delta_text((high - low) / 2)[1:]}" + text
+        bounds = self._bounds_at(r, c) if self.show_bounds else None
+        if bounds is not None:
+            count = self._measures[c].is_count
+            text = f" [{_bound_text(bounds[0], count)}–{_bound_text(bounds[1], count)}]" + text
         return text
+
+    def set_bounds(self, runs, measures, low: np.ndarray, high: np.ndarray, unjudged: int) -> None:
+        """Each mean's bounds once the pools are judged ([measure, run] arrays over `runs`
+        and `measures`, which may be older than the table's: matched by name)."""
+        shape = self._values.shape
+        new_low, new_high = np.full(shape, np.nan), np.full(shape, np.nan)
+        where_run = {name: i for i, name in enumerate(runs)}
+        where_measure = {str(m): i for i, m in enumerate(measures)}
+        for r, run in enumerate(self._labels):
+            for c, m in enumerate(self._measures):
+                i, j = where_measure.get(str(m)), where_run.get(run)
+                if i is not None and j is not None:
+                    new_low[r, c], new_high[r, c] = low[i, j], high[i, j]
+        changed = (
+            ~(
+                ((self._bound_low == new_low) | (np.isnan(self._bound_low) & np.isnan(new_low)))
+                & (
+                    (self._bound_high == new_high)
+                    | (np.isnan(self._bound_high) & np.isnan(new_high))
+                )
+            )
+            if self._bound_low.shape == shape
+            else np.ones(shape, dtype=bool)
+        )
+        self._bound_low, self._bound_high, self.unjudged = new_low, new_high, unjudged
+        if changed.any():
+            self._refresh_cells(changed)
+            self._emit_cells(changed)
+
+    def set_show_bounds(self, shown: bool) -> None:
+        if shown == self.show_bounds:
+            return
+        self.show_bounds = shown
+        everything = np.ones(self._values.shape, dtype=bool)
+        self._refresh_cells(everything)
+        self._emit_cells(everything)
+
+    def _bounds_at(self, r: int, c: int) -> tuple[float, float] | None:
+        if self._bound_low.shape != self._values.shape:
+            return None
+        low, high = self._bound_low[r, c], self._bound_high[r, c]
+        if not (np.isfinite(low) and np.isfinite(high)):
+            return None
+        return float(low), float(high)
+
+    def bounds(self, run: str, measure: str) -> tuple[float, float] | None:
+        """The (low, high) shown for a cell, None while unknown."""
+        return self._bounds_at(*self._cell(run, measure))
+
+    def _bounds_tip(self, r: int, c: int) -> str | None:
+        bounds = self._bounds_at(r, c)
+        if bounds is None:
+            return None
+        return (
+            f"once the {self.unjudged} unjudged pooled documents are judged: "
+            f"{bounds[0]:.4f} – {bounds[1]:.4f}"
+        )
 
     def set_intervals(self, low: np.ndarray, high: np.ndarray, topics: int) -> None:
         """The 95% interval of each mean ([measure, run] arrays, as the snapshot's); the
@@ -422,7 +498,7 @@ class RunMeasureTableModel(_MatrixTableModel):
                 is_base = self._labels[r] == self.baseline
                 return "the baseline of the significance marks" if is_base else None
             change = super().data(index, role)
-            parts = [change, self._interval_tip(r, col - 1)]
+            parts = [change, self._interval_tip(r, col - 1), self._bounds_tip(r, col - 1)]
             if self._sig is not None:
                 parts.append(self._sig.describe(col - 1, r))  # written when asked
             text = "\n".join(p for p in parts if p)

@@ -201,6 +201,13 @@ class DashboardView(QWidget):
             "Show each mean's 95% confidence interval (Student's t over the topics) as ± its "
             "half-width; hovering a cell shows the interval too"
         )
+        self.show_bounds = QCheckBox("Bounds")
+        self.show_bounds.setAccessibleName("Show the bounds of each value in the table")
+        self.show_bounds.setToolTip(
+            "Show each mean's least and greatest value once every pooled document is judged "
+            "(unjudged ones not relevant, or relevant at the lowest relevant grade), as "
+            "[low–high]; worked out in the background"
+        )
         runs_page = QWidget()
         runs_layout = QVBoxLayout(runs_page)
         runs_layout.setContentsMargins(0, 0, 0, 0)
@@ -209,6 +216,7 @@ class DashboardView(QWidget):
         legend_row = QHBoxLayout()
         legend_row.addWidget(self.marks_legend, 1)
         legend_row.addWidget(self.show_intervals)
+        legend_row.addWidget(self.show_bounds)
         runs_layout.addLayout(legend_row)
         # each run against the baseline: difference, p-value and effect size, per measure
         self.comparison_model = ComparisonTableModel(self)
