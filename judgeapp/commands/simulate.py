@@ -45,6 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=1,
         help="lowest grade counted relevant (default 1, as trec_eval)",
     )
+    p.add_argument(
+        "--suggestions",
+        metavar="FILE",
+        help="an automatic judge's judgments (as `export judgments` writes them, or qrels "
+        "with a fifth column score) for the `suggested` order: highest score first",
+    )
     p.add_argument("--no-bias", action="store_true", help="skip the pool-bias test")
     p.set_defaults(handler=run)
 
@@ -66,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.depth < 1:
         raise CommandError("--depth must be at least 1")
+    if ("suggested" in strategies) != bool(args.suggestions):
+        raise CommandError(
+            "the suggested order replays an automatic judge: give --strategy suggested "
+            "with --suggestions FILE"
+        )
     out = Path(args.out)
     try:  # before the work, whose results would otherwise be lost
         out.mkdir(parents=True, exist_ok=True)
@@ -100,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
     pool = {
         q: depth_pool(q, names, [lists[r].get(q, empty) for r in names], args.depth) for q in qids
     }
+    priors = _suggestions(args.suggestions, vocab) if args.suggestions else None
     with progress_bar("simulating", unit="topic") as progress:
         results = simulate(
             strategies,
@@ -109,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             min_grade=args.relevance_level,
             progress=progress,
+            priors=priors,
         )
     first = results[strategies[0]]
     pooled = sum(r.pool_size for r in first)
@@ -136,6 +149,20 @@ def run(args: argparse.Namespace) -> int:
         print(format_bias(bias), file=sys.stderr, end="")
     print(f"curves, tables and plot written to {out}/", file=sys.stderr)
     return 0
+
+
+def _suggestions(path: str, vocab) -> dict[str, dict[int, float]]:
+    """qid -> doc id -> score from an automatic judge's file (its grade where a line has
+    no score); a document judged twice keeps its last line, as the project does."""
+    from judgeapp.formats.judgments import read_judgments
+
+    lines = read_judgments(path)
+    ids = vocab.ids([line.docno for line in lines]).tolist()
+    priors: dict[str, dict[int, float]] = {}
+    for line, doc_id in zip(lines, ids, strict=True):
+        score = line.score if line.score is not None else float(line.grade)
+        priors.setdefault(line.topic, {})[doc_id] = score
+    return priors
 
 
 def write_outputs(out: Path, strategies, results, table, header, docnos) -> None:

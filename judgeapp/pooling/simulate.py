@@ -83,11 +83,14 @@ def replay_topic(
     qrels: Qrels,
     seed: int = 0,
     min_grade: int = 1,
+    priors: Mapping[int, float] | None = None,
 ) -> TopicReplay:
-    """Judge every pooled document of `topic` in `strategy`'s order."""
+    """Judge every pooled document of `topic` in `strategy`'s order (`priors`, doc id ->
+    an automatic judge's score, for the `suggested` order)."""
     grades, missing = grades_for(topic, qrels)
     grade_of = dict(zip(topic.doc_ids.tolist(), grades.tolist(), strict=True))
-    order = make_order(strategy, topic, run_lists, topic_seed(seed, topic.qid))
+    params = {"priors": priors or {}} if strategy == "suggested" else {}
+    order = make_order(strategy, topic, run_lists, topic_seed(seed, topic.qid), **params)
     seen, rel = [], []
     while (doc := order.next_doc()) is not None:
         grade = grade_of[doc]
@@ -107,9 +110,11 @@ def simulate(
     seed: int = 0,
     min_grade: int = 1,
     progress: ProgressFn | None = None,
+    priors: Mapping[str, Mapping[int, float]] | None = None,
 ) -> dict[str, list[TopicReplay]]:
     """Every strategy over every topic of `pool`; `lists` is run -> qid -> doc ids (the
-    runs' full ranked lists, in pool run order)."""
+    runs' full ranked lists, in pool run order); `priors` qid -> doc id -> score, the
+    automatic judge's suggestions the `suggested` order replays."""
     out: dict[str, list[TopicReplay]] = {}
     total = len(strategies) * len(pool)
     done = 0
@@ -121,7 +126,10 @@ def simulate(
             run_lists = {
                 run: topics.get(qid, np.empty(0, np.int64)) for run, topics in lists.items()
             }
-            replays.append(replay_topic(strategy, topic, run_lists, qrels, seed, min_grade))
+            suggested = (priors or {}).get(qid)
+            replays.append(
+                replay_topic(strategy, topic, run_lists, qrels, seed, min_grade, suggested)
+            )
             done += 1
         out[strategy] = replays
     if progress:

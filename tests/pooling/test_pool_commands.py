@@ -156,3 +156,28 @@ def test_simulate_refuses_an_unknown_strategy(files, capsys):
     argv = ["simulate", "--qrels", qrels, "--runs", a, "--depth", "3", "--strategy", "mtf,magic"]
     assert main([*argv, "--out", str(tmp / "x")]) == 2
     assert "unknown strategy 'magic'" in capsys.readouterr().err
+
+
+def test_simulate_replays_the_suggested_order_from_an_automatic_judge(files, capsys):
+    tmp, a, b, qrels = files
+    # pool of topic 1 (see above): d1 d2 d3 d4 d6; relevant d1, d3. The automatic judge
+    # scores d3 highest, then d2, then d1; d4 and d6 it did not score (rank order after):
+    # suggested: d3 R, d2, d1 R, then d4, d6 -> 2 relevant after 3 judgments
+    suggestions = tmp / "llm.qrels"
+    suggestions.write_text("1 0 d3 1 0.9\n1 0 d2 0 0.6\n1 0 d1 1 0.4\n")
+    out = tmp / "sim"
+    argv = ["simulate", "--qrels", qrels, "--runs", a, b, "--depth", "3", "--no-bias"]
+    argv += ["--strategy", "suggested,rank", "--suggestions", str(suggestions)]
+    assert main([*argv, "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[1:] == ["suggested\t1\t3\t3\t3", "rank\t1\t4\t4\t4"]
+    with open(out / "judging_orders.csv") as fh:
+        order = [r["docno"] for r in csv.DictReader(fh) if r["strategy"] == "suggested"]
+    assert order == ["d3", "d2", "d1", "d4", "d6"]
+
+
+def test_simulate_suggested_needs_the_automatic_judge(files, capsys):
+    tmp, a, _, qrels = files
+    argv = ["simulate", "--qrels", qrels, "--runs", a, "--depth", "3", "--strategy", "suggested"]
+    assert main([*argv, "--out", str(tmp / "x")]) == 2
+    assert "--suggestions FILE" in capsys.readouterr().err
