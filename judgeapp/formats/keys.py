@@ -157,21 +157,28 @@ class ByteKeys:
         n = len(self)
         if n == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        h = self.hashes() if hashes is None else hashes
-        order = np.argsort(h)
-        ordered = h[order]
-        starts = np.empty(n, dtype=bool)
-        starts[0] = True
-        np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-        inverse = np.empty(n, dtype=np.int64)
-        inverse[order] = np.cumsum(starts) - 1
-        first = order[starts]
+        first, inverse = hash_groups(self.hashes() if hashes is None else hashes)
         if self.rows_equal(np.arange(n), self, first[inverse]).all():
             return first, inverse
         # two different strings share a hash: sort the strings themselves
         as_text = self.mat.view(f"S{self.width}").ravel()
         _, first, inverse = np.unique(as_text, return_index=True, return_inverse=True)
         return first.astype(np.int64), inverse.astype(np.int64).ravel()
+
+
+def hash_groups(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Entries grouped by equal hash: ``(first, inverse)``, ``first`` one entry of each
+    group (any member may represent it: no stable sort), ``inverse[i]`` the group of entry
+    ``i``. Equal hashes need not mean equal keys: callers confirm on the keys."""
+    n = len(hashes)
+    order = np.argsort(hashes)
+    ordered = hashes[order]
+    starts = np.empty(n, dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    return order[starts], inverse
 
 
 class HashSlots:

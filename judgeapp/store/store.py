@@ -25,7 +25,7 @@ from sqlalchemy.orm import aliased
 from judgeapp.formats.bulk import RunColumns, columns_of_run
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.judgments import JudgmentLine
-from judgeapp.formats.keys import HashCollision, Interner
+from judgeapp.formats.keys import HashCollision, Interner, hash_groups
 from judgeapp.formats.model import Document, QrelsFile, RunFile, Topic
 from judgeapp.records import (
     DEFAULT_SCALE,
@@ -78,16 +78,10 @@ def distinct_docnos(
         return [], np.empty(0, dtype=np.int64)
     if hashes is None or len(hashes) != n:
         hashes = np.fromiter(map(hash, docnos), dtype=np.int64, count=n)
-    order = np.argsort(hashes)  # any member of a group may represent it: no stable sort
-    ordered = hashes[order]
-    starts = np.empty(n, dtype=bool)
-    starts[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-    inverse = np.empty(n, dtype=np.int64)
-    inverse[order] = np.cumsum(starts) - 1
+    first, inverse = hash_groups(hashes)
     entries = np.empty(n, dtype=object)
     entries[:] = docnos
-    unique = entries[order[starts]]
+    unique = entries[first]
     if (entries == unique[inverse]).all():
         return unique.tolist(), inverse
     table: dict[str, int] = {}
