@@ -28,6 +28,13 @@ def _number(value: float, integer: bool) -> str:
     return f"{value:6.4f}"
 
 
+def _numbers(values: list[float], integer: bool) -> list[str]:
+    """`_number` of many values (a list comprehension where no value needs care)."""
+    if integer or not all(map(math.isfinite, values)):
+        return [_number(v, integer) for v in values]
+    return [f"{v:6.4f}" for v in values]
+
+
 def _json_number(value: float, integer: bool) -> float | int | None:
     if not math.isfinite(value):
         return None
@@ -45,20 +52,26 @@ def format_trec(
     summ = results.summary() if summary else None
     # trec_eval -Z: "Z" before each numeric measure's name, every value as %6.4f
     z = "Z" if results.zscore else ""
+    shown = [i for i, m in enumerate(results.measures) if m.info.per_topic]
     for r in runs if runs is not None else range(len(results.run_names)):
         if per_topic:
-            for t, qid in enumerate(results.qids):
-                if not results.evaluated[r, t]:
-                    continue
-                for i, m in enumerate(results.measures):
-                    info = m.info
-                    if not info.per_topic:
-                        continue
-                    if m.family == "relstring":
-                        out.append(f"{m.name:<22}\t{qid}\t'{results.texts[i][r][t]}'\n")
-                        continue
-                    value = _number(results.values[i, r, t], info.integer and not z)
-                    out.append(f"{z}{m.name:<22}\t{qid}\t{value}\n")
+            topics = [t for t in range(len(results.qids)) if results.evaluated[r, t]]
+            # each measure's column of values formatted at once, then the lines in
+            # trec_eval's order (topic by topic, measures in order)
+            columns = []
+            for i in shown:
+                m = results.measures[i]
+                if m.family == "relstring":
+                    texts = results.texts[i][r]
+                    columns.append((f"{m.name:<22}\t", [f"'{texts[t]}'" for t in topics]))
+                else:
+                    values = results.values[i, r, topics].tolist()
+                    columns.append(
+                        (f"{z}{m.name:<22}\t", _numbers(values, m.info.integer and not z))
+                    )
+            for k, t in enumerate(topics):
+                qid = results.qids[t]
+                out.extend(f"{prefix}{qid}\t{texts[k]}\n" for prefix, texts in columns)
         if summ is not None:
             for i, m in enumerate(results.measures):
                 if m.family == "relstring":
