@@ -36,7 +36,7 @@ from judgeapp.services.adjudication import AdjudicationService, Disagreement
 from judgeapp.services.judging import JudgingError
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.document_viewer import DocumentViewer
-from judgeapp.ui.judging_view import GradeBar, TopicPanel
+from judgeapp.ui.judging_view import GradeBar, TopicPanel, replace_grade_actions
 from judgeapp.ui.models import FixedColumnsTableModel
 from judgeapp.ui.undo import JudgmentCommand
 
@@ -114,7 +114,7 @@ class AdjudicationView(QWidget):
         layout.addLayout(top)
         layout.addWidget(splitter, 1)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.grade_actions: list[QAction] = []
+        self.grade_actions: dict[int, QAction] = {}
         self.next_action = QAction("Next disagreement", self)
         self.next_action.setShortcuts([QKeySequence("J"), QKeySequence("U")])
         self.previous_action = QAction("Previous disagreement", self)
@@ -124,18 +124,14 @@ class AdjudicationView(QWidget):
             self.addAction(action)
 
     def set_scale(self, scale: Sequence[GradeInfo]) -> None:
-        for action in self.grade_actions:
-            self.removeAction(action)
-        self.grade_actions = []
-        for g in scale:
-            action = QAction(f"Decide: {g.label} ({g.grade})", self)
-            action.setShortcut(QKeySequence(g.key))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            action.triggered.connect(
-                lambda _=False, grade=g.grade: self.grade_requested.emit(grade)
-            )
-            self.addAction(action)
-            self.grade_actions.append(action)
+        self.grade_actions = replace_grade_actions(
+            self,
+            self.grade_actions.values(),
+            scale,
+            "Decide",
+            Qt.ShortcutContext.WidgetWithChildrenShortcut,
+            self.grade_requested.emit,
+        )
         self.grade_bar.set_scale(scale)
 
 

@@ -6,7 +6,7 @@ Layout only; `JudgingController` wires it to the queue and the judging service.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -178,6 +178,30 @@ class TopicPanel(QFrame):
 
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def replace_grade_actions(
+    widget: QWidget,
+    old: Iterable[QAction],
+    scale: Sequence[GradeInfo],
+    verb: str,
+    context: Qt.ShortcutContext,
+    emit: Callable[[int], None],
+) -> dict[int, QAction]:
+    """The grade keys of `scale` on `widget` ("VERB: label (grade)", each calling `emit`
+    with its grade), in place of the actions `old`; grade -> action."""
+    for action in old:
+        widget.removeAction(action)
+        action.deleteLater()
+    actions: dict[int, QAction] = {}
+    for g in scale:
+        action = QAction(f"{verb}: {g.label} ({g.grade})", widget)
+        action.setShortcut(QKeySequence(g.key))
+        action.setShortcutContext(context)
+        action.triggered.connect(lambda _=False, grade=g.grade: emit(grade))
+        widget.addAction(action)
+        actions[g.grade] = action
+    return actions
 
 
 class GradeBar(QWidget):
@@ -425,19 +449,14 @@ class JudgingView(QWidget):
 
     def set_scale(self, scale: Sequence[GradeInfo]) -> None:
         """Grade buttons and grade keys for the project's scale."""
-        for action in self.grade_actions.values():
-            self.removeAction(action)
-            action.deleteLater()
-        self.grade_actions = {}
-        for g in scale:
-            action = QAction(f"Judge: {g.label} ({g.grade})", self)
-            action.setShortcut(QKeySequence(g.key))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            action.triggered.connect(
-                lambda _=False, grade=g.grade: self.grade_requested.emit(grade)
-            )
-            self.addAction(action)
-            self.grade_actions[g.grade] = action
+        self.grade_actions = replace_grade_actions(
+            self,
+            self.grade_actions.values(),
+            scale,
+            "Judge",
+            Qt.ShortcutContext.WindowShortcut,
+            self.grade_requested.emit,
+        )
         self.scale = list(scale)
         self.grade_bar.set_scale(scale)
         self.list_model.set_scale(scale)
