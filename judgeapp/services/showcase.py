@@ -8,7 +8,6 @@ with the grades of the project's imported qrels, so the picture shows judging un
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from judgeapp.services.judging import JudgingService
@@ -16,6 +15,7 @@ from judgeapp.services.pools import PoolService
 from judgeapp.services.rows import natural_key
 from judgeapp.store import Store
 from judgeapp.store.copying import copy_project as copy_rows
+from judgeapp.store.files import copy_project_file
 from judgeapp.store.schema import database_url, sqlite_path
 
 ASSESSOR = "demo assessor"
@@ -31,9 +31,9 @@ def copy_project(db: str, into: Path) -> str:
             copy_rows(source, copy)
         return str(target)
     with Store.open(path, create=False):
-        pass  # folds the WAL in on close, so the copy is complete
+        pass  # a project judgeapp can open, or its error
     target = into / path.name
-    shutil.copy2(path, target)
+    copy_project_file(path, target)  # complete while others write, their WAL included
     return str(target)
 
 

@@ -12,6 +12,7 @@ anything is written when the file fails `PRAGMA quick_check` (`judgeapp.store.ba
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import stat
@@ -94,6 +95,21 @@ def check_project_file(path: Path, *, create: bool) -> None:
         raise ProjectFileError(f"{path}: not a judgeapp project (not an SQLite database)")
     if info.st_size < 512:
         raise ProjectFileError(f"{path}: the project file is damaged (cut short); {REPAIR_HINT}")
+
+
+def copy_project_file(source: Path, target: Path) -> None:
+    """A consistent copy of the project file `source` at `target` (replaced), read through
+    SQLite's online backup: complete whatever other processes are writing (its WAL
+    included), and without a descriptor of judgeapp's own on the file (see `hold`). On
+    failure nothing is left at `target`; sqlite3.Error or OSError is raised."""
+    target.unlink(missing_ok=True)
+    try:
+        with contextlib.closing(sqlite3.connect(source)) as src:
+            with contextlib.closing(sqlite3.connect(target)) as dst:
+                src.backup(dst)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
 
 
 # SQLite's primary result codes that mean the file, the disk or the permissions failed

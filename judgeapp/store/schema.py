@@ -8,7 +8,6 @@ refused rather than guessed at.
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from datetime import datetime
 from pathlib import Path
@@ -20,7 +19,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import QueuePool
 
 from judgeapp.errors import UserError
-from judgeapp.store.files import ProjectFileError, file_error
+from judgeapp.store.files import ProjectFileError, copy_project_file, file_error
 from judgeapp.store.locking import READ_BUSY_MS, begin_write, is_write
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -172,15 +171,15 @@ def upgrade(engine: Engine, url: str) -> str | None:
     backup = None
     path = sqlite_path(url)
     if rev is not None and path is not None and path.exists():
-        engine.dispose()  # fold the WAL into the file so the copy is complete
+        engine.dispose()
         stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
         backup = str(path.with_name(f"{path.name}.before-{rev}-{stamp}"))
         try:
-            shutil.copy2(path, backup)
-        except OSError as exc:
+            copy_project_file(path, Path(backup))
+        except (OSError, sqlite3.Error) as exc:
             raise ProjectFileError(
                 f"{path}: cannot upgrade the project: the copy kept before an upgrade "
-                f"cannot be written ({exc.strerror or exc}: {backup})"
+                f"cannot be written ({getattr(exc, 'strerror', None) or exc}: {backup})"
             ) from None
     from alembic import command
 

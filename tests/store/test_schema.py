@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sqlite3
 from pathlib import Path
@@ -83,6 +84,15 @@ def test_released_schema_samples_open_with_their_data(tmp_path, sample):
     assert len(store.history()) == 4
     if revision != SCHEMA_HEAD:
         assert store.backup is not None and Path(store.backup).exists()
+        # the copy kept is the project as it was: its revision and its rows
+        import sqlite3
+
+        with contextlib.closing(sqlite3.connect(store.backup)) as kept:
+            assert kept.execute("SELECT version_num FROM alembic_version").fetchall() == [
+                (revision,)
+            ]
+            assert kept.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+            assert kept.execute("SELECT count(*) FROM topics").fetchall() == [(2,)]
     else:
         assert store.backup is None
     store.close()
