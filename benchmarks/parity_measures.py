@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import pkgutil
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 import judgeapp  # noqa: E402
 from judgeapp.formats import read_qrels, read_run  # noqa: E402
 from tests.measures import diversity_data  # noqa: E402
+from tests.measures.references import gdeval_err, ours, reference  # noqa: E402
 
 ROBUST = ROOT.parent / "shared" / "data" / "robust03"
 CWL = [
@@ -56,50 +56,8 @@ DIVERSITY = [
 ]
 
 
-def ours(measure, qrels, run):
-    return {m.query_id: m.value for m in judgeapp.iter_calc([measure], qrels, run, topics="run")}
-
-
 def worst(got, ref):
     return max((abs(got[q] - v) for q, v in ref.items()), default=0.0), len(ref)
-
-
-def provider(name, measure, qrels, run, per_topic=False):
-    import ir_measures
-
-    p = ir_measures.providers.registry[name]
-    m = ir_measures.parse_measure(measure)
-    if not per_topic:
-        return {x.query_id: x.value for x in p.iter_calc([m], qrels, run) if x.query_id in run}, 0
-    out, failed = {}, 0
-    for q in run:
-        try:
-            out.update((x.query_id, x.value) for x in p.iter_calc([m], {q: qrels[q]}, {q: run[q]}))
-        except ZeroDivisionError:
-            failed += 1
-    return out, failed
-
-
-def gdeval(qrels, run, k, tmp):
-    script = pkgutil.get_data("ir_measures", "bin/gdeval.pl").decode().replace("%.5f", "%.17g")
-    (tmp / "gdeval.pl").write_text(script)
-    (tmp / "q").write_text(
-        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
-    )
-    (tmp / "r").write_text(
-        "".join(f"{q} Q0 {d} 1 {s!r} r\n" for q, docs in run.items() for d, s in docs.items())
-    )
-    out = subprocess.run(
-        ["perl", str(tmp / "gdeval.pl"), str(tmp / "q"), str(tmp / "r"), str(k)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return {
-        line.split(",")[1]: float(line.split(",")[3])
-        for line in out.splitlines()[1:]
-        if ",amean," not in line
-    }
 
 
 def trec_eval(binary, measure, qrels_path, run_path):
@@ -149,13 +107,13 @@ def main() -> None:
             if q in qrels
         }
         for m in CWL:
-            record(m, *worst(ours(m, qrels, run), provider("cwl_eval", m, qrels, run)[0]))
+            record(m, *worst(ours(m, qrels, run), reference("cwl_eval", m, qrels, run)[0]))
         for k in (10, 20):
-            record(f"ERR@{k}", *worst(ours(f"ERR@{k}", qrels, run), gdeval(qrels, run, k, tmp)))
+            record(f"ERR@{k}", *worst(ours(f"ERR@{k}", qrels, run), gdeval_err(tmp, qrels, run, k)))
         for m in ("Compat", "Compat(p=0.8)"):
-            record(m, *worst(ours(m, qrels, run), provider("compat", m, qrels, run)[0]))
+            record(m, *worst(ours(m, qrels, run), reference("compat", m, qrels, run)[0]))
         for m in ("Accuracy", "Accuracy@10"):
-            ref, failed = provider("accuracy", m, qrels, run, per_topic=True)
+            ref, failed = reference("accuracy", m, qrels, run)
             record(m, *worst(ours(m, qrels, run), ref))
             if failed:
                 notes[m] = (

@@ -7,15 +7,15 @@ ranking, ties included."""
 
 from __future__ import annotations
 
-import pkgutil
 import random
 import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
 import judgeapp
+from tests.measures import references
+from tests.measures.references import ours
 
 ir_measures = pytest.importorskip("ir_measures")
 
@@ -46,56 +46,14 @@ def in_trec_order(run: dict) -> dict:
     return out
 
 
-def ours(measure: str, qrels, run) -> dict[str, float]:
-    return {m.query_id: m.value for m in judgeapp.iter_calc([measure], qrels, run, topics="run")}
-
-
 def reference(provider: str, measure: str, qrels, run) -> dict[str, float]:
-    """Per-topic values; the accuracy provider divides by zero on a topic with no
-    non-relevant retrieved document, so it is asked topic by topic and those are left out."""
-    p = ir_measures.providers.registry[provider]
-    m = ir_measures.parse_measure(measure)
-    if provider != "accuracy":
-        return {x.query_id: x.value for x in p.iter_calc([m], qrels, run) if x.query_id in run}
-    out = {}
-    for q in run:
-        if q in qrels:
-            try:
-                out.update(
-                    (x.query_id, x.value) for x in p.iter_calc([m], {q: qrels[q]}, {q: run[q]})
-                )
-            except ZeroDivisionError:
-                continue
-    return out
+    return references.reference(provider, measure, qrels, run)[0]
 
 
 def gdeval_err(tmp_path, qrels, run, k: int) -> dict[str, float]:
-    """ERR@k from ir_measures' bundled gdeval.pl, printing 17 digits."""
     if shutil.which("perl") is None:
         pytest.skip("gdeval needs perl")
-    script = pkgutil.get_data("ir_measures", "bin/gdeval.pl").decode().replace("%.5f", "%.17g")
-    (tmp_path / "gdeval.pl").write_text(script)
-    (tmp_path / "qrels").write_text(
-        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
-    )
-    (tmp_path / "run").write_text(
-        "".join(f"{q} Q0 {d} 1 {s!r} r\n" for q, docs in run.items() for d, s in docs.items())
-    )
-    out = subprocess.run(
-        [
-            "perl",
-            str(tmp_path / "gdeval.pl"),
-            str(tmp_path / "qrels"),
-            str(tmp_path / "run"),
-            str(k),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()
-    return {
-        line.split(",")[1]: float(line.split(",")[3]) for line in out[1:] if ",amean," not in line
-    }
+    return references.gdeval_err(tmp_path, qrels, run, k)
 
 
 def synthetic(seed: int):
