@@ -195,6 +195,31 @@ def _child(request: dict) -> None:
     sys.exit(code)
 
 
+def _warm_up() -> None:
+    """Build the cases' template project in a throwaway folder and run `info` and `judge`
+    on it here, so that what the commands import lazily (SQLAlchemy's SQLite dialect, the
+    migrations, parts of numpy, ...) is imported before the forks. A case run as another
+    user (`user`) could not import it: the interpreter may live where only root can read
+    (CI's Python is under /root, mode 0700)."""
+    import contextlib
+    import io
+    import tempfile
+
+    from judgeapp.cli import main
+    from tests.hostile.cases import ASSESSOR, build_template
+
+    with tempfile.TemporaryDirectory(prefix="judgeapp-warm-up-") as folder:
+        db = build_template(Path(folder) / "warm-up.db")
+        sink = io.StringIO()
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            for argv in (["info", str(db)], ["judge", str(db), "--assessor", ASSESSOR]):
+                stdin, sys.stdin = sys.stdin, io.StringIO("")
+                try:
+                    main(argv)
+                finally:
+                    sys.stdin = stdin
+
+
 def _serve() -> None:
     import signal
 
@@ -207,6 +232,7 @@ def _serve() -> None:
     import judgeapp.store
 
     judgeapp.cli.build_parser()  # imports every command module
+    _warm_up()
     for line in sys.stdin:
         request = json.loads(line)
         start = time.monotonic()
