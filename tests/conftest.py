@@ -4,7 +4,8 @@ Qt must never look for a screen: the platform is set before any QApplication exi
 Tests that read the real data in ../shared (every test using the `shared_data` fixture)
 carry the `shared` marker and skip cleanly when it is absent, except under CI (the CI
 environment variable set), where a missing ../shared stops the run with an error: a CI run
-that skipped them could pass without checking trec_eval parity at all.
+that skipped them could pass without checking trec_eval parity at all. Under CI,
+Hypothesis's examples are fixed (the `ci` profile), so a run judges the commit alone.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -26,6 +28,15 @@ TEST_DATA = Path(__file__).resolve().parent / "data"
 def under_ci() -> bool:
     """CI services set CI (GitHub: "true", others "1" or "True")."""
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+# Hypothesis draws new examples on every run: on a developer's machine that keeps finding
+# new bugs, but a CI run must judge the commit, not the luck of the draw. Under CI the
+# examples are derived from each test's name (the same on every run); bugs found locally
+# are pinned by direct tests (tests/hostile/test_regressions.py).
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+if under_ci():
+    settings.load_profile("ci")
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker

@@ -457,8 +457,8 @@ def iter_stream_lines(
             _stream_line(name, bytes(buf), number, at)
         if len(buf) > max_line:
             raise _too_long(name, number, max_line, at)
-    if buf:
-        yield number, _stream_line(name, bytes(buf), number, at)
+    if buf:  # an unended last line, decoded as the file readers decode it: with a line end
+        yield number, _stream_line(name, bytes(buf) + b"\n", number, at)[:-1]
 
 
 def _stream_line(name: str, data: bytes, number: int, at: int) -> str:

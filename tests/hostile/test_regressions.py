@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from judgeapp.cli import main
 from judgeapp.store import Store
 from tests.hostile.cases import BASE
@@ -23,19 +25,25 @@ def test_importing_the_same_qrels_again_with_replace_changes_nothing(
         assert store.history() == before
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        # found by the fuzzing layer: stdin split lines before decoding, so "\xe2\n" was an
+        # "unexpected end of data" there and an "invalid continuation byte" in a file
+        b"401 D1 1\n402 D2 \xe2\n402 D3 0\n",
+        # found again (seed-dependent): a last line without its line end, cut inside a UTF-8
+        # sequence; the file readers decode it with a line end added, stdin did not
+        b"401 D1 1\n402 D2 \xd8",
+    ],
+)
 def test_judge_names_a_broken_utf8_sequence_before_a_line_end_as_the_file_readers_do(
-    tmp_path: Path,
+    tmp_path: Path, data: bytes
 ) -> None:
-    # found by the fuzzing layer: stdin split lines before decoding, so "\xe2\n" was an
-    # "unexpected end of data" there and an "invalid continuation byte" in a file
     import io
-
-    import pytest
 
     from judgeapp.formats import FormatError
     from judgeapp.formats.textio import iter_stream_lines, open_text
 
-    data = b"401 D1 1\n402 D2 \xe2\n402 D3 0\n"
     path = tmp_path / "judge.txt"
     path.write_bytes(data)
     with pytest.raises(FormatError) as from_file:
