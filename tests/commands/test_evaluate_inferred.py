@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from live_project import write_project
 
+import judgeapp
 from judgeapp.cli import main
 from judgeapp.services.inferred import project_inferred
 from judgeapp.services.pools import PoolService
@@ -108,6 +109,12 @@ def test_a_partly_judged_sample_counts_its_judged_documents(tmp_path, capsys):
     for (runid, measure, _), value in rows.items():
         assert f"{found.mean(measure, runid):.4f}" == value
         assert 0.0 <= float(value) <= 1.0
+    # the Python API gives the same table
+    with judgeapp.open(project.db) as p:
+        table = p.inferred()
+        per_topic = p.inferred(per_topic=True)
+    assert {(r, m, "all"): f"{v:.4f}" for r, m, v in table.values.tolist()} == rows
+    assert set(per_topic["query_id"]) == set(found.qids)
 
 
 def test_inferred_needs_a_sample_pool_and_its_own_measures(tmp_path, capsys):
