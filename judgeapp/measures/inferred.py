@@ -14,12 +14,14 @@ not relevant, as a depth-k pool counts them.
   stratum's population documents above rank k times the share of its judged ones above k
   that are relevant, smoothed (r + e) / (n + 3e), e = 0.00001, over k. These are summed
   with weight 1/pi and divided by R^ = sum_h N_h r_h / m_h (the Horvitz-Thompson estimate
-  of the relevant documents). With one stratum it is trec_eval's infAP (whose smoothing
-  has 2e where this has 3e).
+  of the relevant documents). With one stratum it is trec_eval's infAP but for the
+  smoothing, (r + e) / (n + 2e) there: the two part where nothing above a relevant
+  document is judged (1/2 against 1/3).
 - ``infNDCG`` (the same paper and script): per stratum, the DCG of the run's judged
   relevant documents (gain = grade) scaled by the stratum's population documents the run
   retrieves over its judged ones, over the ideal DCG of round(R^_g) documents of each
-  grade g, R^_g estimated as R^ is.
+  grade g, R^_g estimated as R^ is. (sample_eval.pl stops the ideal ranking at 1000
+  documents, its longest run; here it is not cut, as in trec_eval's ndcg.)
 - ``statAP`` (Pavlu and Aslam 2007, "A practical sampling strategy for efficient retrieval
   evaluation"): R AP = sum over pairs of relevant documents d' at or above d of 1 / rank(d),
   estimated by Horvitz-Thompson with the second-order inclusion probabilities of stratified
