@@ -9,6 +9,7 @@
         project.qrels(policy="majority")       # query_id, doc_id, relevance
         project.evaluate(["AP", "nDCG@10"])    # run, measure, value
         project.evaluate(["AP"], per_topic=True)   # run, query_id, measure, value
+        project.inferred()                     # run, measure, value: xinfAP, infNDCG, statAP
 
 Judgments are the effective ones under a policy (``newest`` by default, see
 :mod:`judgeapp.services.policy`), optionally among some assessors. Evaluation goes through
@@ -166,6 +167,50 @@ class Project:
                     if m.info.per_topic:
                         v = res.values[i, r, t] if res.evaluated[r, t] else 0.0
                         topic_rows.append((run, qid, str(m), float(v)))
+        return pd.DataFrame(topic_rows, columns=["run", "query_id", "measure", "value"])
+
+    def inferred(
+        self,
+        pool: str | None = None,
+        *,
+        runs: Sequence[str] | None = None,
+        policy: str = "newest",
+        assessors: Sequence[str] | None = None,
+        per_topic: bool = False,
+        relevance_level: int = 1,
+    ):
+        """xinfAP, infNDCG and statAP of every chosen run, estimated from the judged
+        documents of the sample pool `pool` (the project's only one by default), as
+        ``evaluate --db --inferred`` prints them: one row per (run, measure), the mean over
+        the topics the run has, or per (run, query_id, measure) with ``per_topic``."""
+        import pandas as pd
+
+        from judgeapp.services.inferred import project_inferred
+        from judgeapp.services.policy import parse_policy
+
+        found = project_inferred(
+            self.store,
+            pool,
+            runs=runs,
+            assessors=assessors,
+            policy=parse_policy(policy),
+            level=relevance_level,
+        )
+        if not per_topic:
+            summ = found.summary()
+            rows = [
+                (run, m, float(summ[i, r]))
+                for r, run in enumerate(found.run_names)
+                for i, m in enumerate(found.measures)
+            ]
+            return pd.DataFrame(rows, columns=["run", "measure", "value"])
+        topic_rows = [
+            (run, qid, m, float(found.values[i, r, t]))
+            for r, run in enumerate(found.run_names)
+            for t, qid in enumerate(found.qids)
+            for i, m in enumerate(found.measures)
+            if not np.isnan(found.values[i, r, t])
+        ]
         return pd.DataFrame(topic_rows, columns=["run", "query_id", "measure", "value"])
 
 

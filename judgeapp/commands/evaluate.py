@@ -7,7 +7,9 @@ documents only, -m MEASURE (repeatable; default `official`). Several runs print 
 each, in order. `--trec-eval 9` gives 9.x values (pytrec_eval's), `--format` csv/tsv/json
 for machines, `--db` evaluates the runs and judgments of a project, and `--db --bounds`
 prints each run's value beside the least and greatest it can still take once the project's
-pools are judged (judgeapp.services.bounds; format in `format_bounds`).
+pools are judged (judgeapp.services.bounds; format in `format_bounds`), and `--db --inferred`
+prints each run's xinfAP, infNDCG and statAP estimated from the project's sample pool
+(judgeapp.services.inferred; format in `format_inferred`).
 """
 
 from __future__ import annotations
@@ -155,6 +157,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="with --db: each run's value today and the least and greatest it can take once "
         "every pooled document is judged (unjudged ones not relevant, or relevant at the "
         "scale's lowest relevant grade); tab-separated: runid measure today low high proven",
+    )
+    p.add_argument(
+        "--inferred",
+        nargs="?",
+        const="",
+        metavar="POOL",
+        help="with --db: each run's xinfAP, infNDCG and statAP estimated from the judged "
+        "documents of a sample pool (POOL, or the project's only one), as NIST's "
+        "sample_eval.pl and the Million Query track estimate them; -m picks among them, "
+        "-q adds each topic; tab-separated: runid measure topic value",
     )
     add_trec_options(p)
     p.set_defaults(handler=run)
@@ -370,6 +382,8 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError(
                 "--bounds prints its own table: -q, -n, -Z and --format do not apply"
             )
+    if args.inferred is not None:
+        return _run_inferred(args)
     results = evaluate(args, args.measures or ["official"], args.run_files)
     if args.bounds:
         sys.stdout.write(format_bounds(results, _bounds(args, results)))
@@ -384,6 +398,64 @@ def run(args: argparse.Namespace) -> int:
     text = format_results(results, args.fmt, per_topic=args.per_topic, summary=not args.no_summary)
     sys.stdout.write(text)
     return 0
+
+
+def _run_inferred(args: argparse.Namespace) -> int:
+    from judgeapp.errors import UserError
+    from judgeapp.measures.inferred import MEASURES
+    from judgeapp.services.inferred import project_inferred
+    from judgeapp.services.policy import parse_policy
+
+    if not args.db:
+        raise CommandError("--inferred goes with --db (a project's sample pool)")
+    if args.bounds or args.zscores or args.fmt != "trec" or args.no_summary:
+        raise CommandError(
+            "--inferred prints its own table: --bounds, -n, -Z and --format do not apply"
+        )
+    wanted = list(MEASURES)
+    if args.measures:
+        unknown = [m for m in args.measures if m not in MEASURES]
+        if unknown:
+            raise CommandError(
+                f"with --inferred, -m takes {', '.join(MEASURES)}, not {unknown[0]!r}"
+            )
+        wanted = [m for m in MEASURES if m in args.measures]
+    try:
+        found = project_inferred(
+            args.db,
+            args.inferred or None,
+            runs=args.runs,
+            assessors=[args.judgments] if args.judgments else None,
+            policy=parse_policy(args.policy),
+            level=args.level,
+        )
+    except UserError as exc:
+        raise CommandError(str(exc)) from exc
+    sys.stdout.write(format_inferred(found, wanted, per_topic=args.per_topic))
+    return 0
+
+
+def format_inferred(found, measures, *, per_topic: bool = False) -> str:
+    """`evaluate --db --inferred`: a comment line saying what the sample holds, a header,
+    then per run and measure its mean over the topics it has (topic `all`), after each
+    topic's value with -q (trec_eval's %.4f)."""
+    import numpy as np
+
+    lines = [
+        f"# sample pool {found.pool}: {found.judged} of {found.sampled} sampled documents "
+        f"judged, drawn from {found.population} over {len(found.qids)} topics",
+        "runid\tmeasure\ttopic\tvalue",
+    ]
+    summary = found.summary()
+    for r, runid in enumerate(found.runids):
+        for name in measures:
+            m = found.measures.index(name)
+            if per_topic:
+                for t, qid in enumerate(found.qids):
+                    if not np.isnan(found.values[m, r, t]):
+                        lines.append(f"{runid}\t{name}\t{qid}\t{found.values[m, r, t]:.4f}")
+            lines.append(f"{runid}\t{name}\tall\t{summary[m, r]:.4f}")
+    return "\n".join(lines) + "\n"
 
 
 def _bounds(args: argparse.Namespace, results):
