@@ -14,6 +14,7 @@ from scipy.stats import betabinom
 from judgeapp.pooling import PoolingError, depth_pool
 from judgeapp.pooling.estimate import (
     SAMPLE_PRIOR,
+    SAMPLE_WEIGHT,
     Estimate,
     allocate,
     curve_estimate,
@@ -88,10 +89,12 @@ def test_horvitz_thompson_by_hand():
     assert est.point == pytest.approx(16.0)
     assert (est.found, est.judged, est.method) == (3, 8, "sample")
     # the relevant documents not judged: stratum 1 has 8 left after 1 relevant of 2,
-    # stratum 2 has 36 left after 1 of 4; each a beta-binomial under the Beta(a, b) prior
+    # stratum 2 has 36 left after 1 of 4; each a beta-binomial under the Beta(a, b) prior,
+    # a judged document counting w
     a, b = SAMPLE_PRIOR
-    first = betabinom.pmf(np.arange(9), 8, 1 + a, 1 + b)
-    second = betabinom.pmf(np.arange(37), 36, 1 + a, 3 + b)
+    w = SAMPLE_WEIGHT
+    first = betabinom.pmf(np.arange(9), 8, w * 1 + a, w * 1 + b)
+    second = betabinom.pmf(np.arange(37), 36, w * 1 + a, w * 3 + b)
     total = np.zeros(45)
     for i, p in enumerate(first):
         total[i : i + 37] += p * second
