@@ -14,7 +14,8 @@ Cranfield, CISI and CACM with the demo's seven runs (held out).
 (b) the sampling estimator: a stratified sample per topic (`sample_topic`), every sampled
     document judged, the rest hidden; the truth is the relevant documents of the population.
 Prints Markdown tables: coverage (share of cases whose interval holds the truth) and median
-interval width, legacy and new, at 80% and 95%.
+interval width, new and (in brackets) legacy, at 80% and 95%: the curve estimator by order,
+share judged and tuning / held-out Robust / classic collections, then by collection.
 """
 
 from __future__ import annotations
@@ -193,22 +194,33 @@ def sample_cases(data, group: str, seeds: int):
 # -- tables -------------------------------------------------------------------------------------
 
 
-def cell(hits: list[bool], widths: list[float]) -> tuple[str, str]:
-    return f"{np.mean(hits):.3f}", f"{np.median(widths):.1f}"
+SUPERGROUPS = {
+    "tuning: Robust 601-625": ("Robust 601-625 (tuning)",),
+    "held out: Robust 626-650, 303-448": ("Robust 626-650", "Robust 303-448"),
+    "held out: Cranfield, CISI, CACM": ("Cranfield", "CISI", "CACM"),
+}
 
 
-def curve_table(data) -> list[str]:
-    out = [
-        "| collection | order | judged | level | cases | coverage legacy | coverage new "
-        "| median width legacy | median width new |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+def summary(rows: list) -> tuple[int, str, str]:
+    """(cases, 'new (legacy)' coverage, 'new (legacy)' median width) of rows of
+    (legacy covers, new covers, legacy width, new width)."""
+    a = np.array(rows, dtype=float)
+    cover = f"{a[:, 1].mean():.2f} ({a[:, 0].mean():.2f})"
+    width = f"{np.median(a[:, 3]):.0f} ({np.median(a[:, 2]):.0f})"
+    return len(a), cover, width
+
+
+def curve_rows(data) -> dict[tuple, list]:
+    """(collection, order, share, level) -> rows of (legacy covers, new covers, legacy
+    width, new width); order "adaptive" pools the adaptive orders."""
+    got: dict[tuple, list] = {}
     for group in GROUPS:
-        got: dict[tuple, list] = {}
         for order, share, relevant, size, truth, seed in curve_cases(data, group):
             adaptive = order != "blind"
             for level in LEVELS:
-                old = legacy_curve_estimate(relevant, size, adaptive=adaptive, level=level, seed=seed)
+                old = legacy_curve_estimate(
+                    relevant, size, adaptive=adaptive, level=level, seed=seed
+                )
                 new = curve_estimate(relevant, size, adaptive=adaptive, level=level, seed=seed)
                 row = (
                     old[0] <= truth <= old[1],
@@ -216,25 +228,54 @@ def curve_table(data) -> list[str]:
                     old[1] - old[0],
                     new.high - new.low,
                 )
-                got.setdefault((order, share, level), []).append(row)
+                got.setdefault((group, order, share, level), []).append(row)
                 if adaptive:
-                    got.setdefault(("adaptive, pooled", share, level), []).append(row)
-        for (order, share, level), rows in got.items():
-            a = np.array(rows, dtype=float)
-            out.append(
-                f"| {group} | {order} | {share:.0%} | {level:.0%} | {len(a)} "
-                f"| {a[:, 0].mean():.3f} | {a[:, 1].mean():.3f} "
-                f"| {np.median(a[:, 2]):.1f} | {np.median(a[:, 3]):.1f} |"
-            )
+                    got.setdefault((group, "adaptive", share, level), []).append(row)
         print(f"  curve: {group} done", file=sys.stderr, flush=True)
+    return got
+
+
+def curve_tables(got: dict[tuple, list]) -> list[str]:
+    out = [
+        "Coverage and median width of the intervals, new (legacy); cases per cell in the "
+        "detailed table below.\n",
+        "| order | judged | collections | 80% coverage | 95% coverage | 80% width | 95% width |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
+    for order in (*ORDERS, "adaptive"):
+        for share in SHARES:
+            for name, groups in SUPERGROUPS.items():
+                cells = []
+                for level in LEVELS:
+                    rows = [r for g in groups for r in got[g, order, share, level]]
+                    cells.append(summary(rows))
+                out.append(
+                    f"| {order} | {share:.0%} | {name} | {cells[0][1]} | {cells[1][1]} "
+                    f"| {cells[0][2]} | {cells[1][2]} |"
+                )
+    out += [
+        "\nBy collection:\n",
+        "| collection | order | judged | cases | 80% coverage | 95% coverage | 80% width "
+        "| 95% width |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for group in GROUPS:
+        for order in (*ORDERS, "adaptive"):
+            for share in SHARES:
+                (n, c80, w80), (_, c95, w95) = (
+                    summary(got[group, order, share, lv]) for lv in LEVELS
+                )
+                out.append(
+                    f"| {group} | {order} | {share:.0%} | {n} | {c80} | {c95} | {w80} | {w95} |"
+                )
     return out
 
 
 def sample_table(data, seeds: int) -> list[str]:
     out = [
-        "| collection | scenario | level | cases | coverage legacy | coverage new "
-        "| median width legacy | median width new |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "Coverage and median width of the intervals, new (legacy).\n",
+        "| collection | scenario | cases | 80% coverage | 95% coverage | 80% width | 95% width |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for group in GROUPS:
         got: dict[tuple, list] = {}
@@ -250,20 +291,18 @@ def sample_table(data, seeds: int) -> list[str]:
                         new.high - new.low,
                     )
                 )
-        for (label, level), rows in got.items():
-            a = np.array(rows, dtype=float)
-            out.append(
-                f"| {group} | {label} | {level:.0%} | {len(a)} "
-                f"| {a[:, 0].mean():.3f} | {a[:, 1].mean():.3f} "
-                f"| {np.median(a[:, 2]):.1f} | {np.median(a[:, 3]):.1f} |"
-            )
+        for label in dict.fromkeys(k[0] for k in got):
+            (n, c80, w80), (_, c95, w95) = (summary(got[label, lv]) for lv in LEVELS)
+            out.append(f"| {group} | {label} | {n} | {c80} | {c95} | {w80} | {w95} |")
         print(f"  sample: {group} done", file=sys.stderr, flush=True)
     return out
 
 
 # -- calibration (tuning topics only) -----------------------------------------------------------
 
-DRIFTS = [(m, s, lead) for lead in (0.0, 0.3, 0.5) for m in (-0.6, -1.0, -1.4) for s in (0.5, 0.8, 1.1)]
+DRIFTS = [
+    (m, s, lead) for lead in (0.0, 0.3, 0.5) for m in (-0.6, -1.0, -1.4) for s in (0.5, 0.8, 1.1)
+]
 PRIORS = [(a, b) for a in (0.1, 0.2, 0.5) for b in (0.5, 1.0, 2.0, 4.0, 8.0)]
 WEIGHTS = (0.5, 0.7, 0.85, 1.0)
 TUNING = "Robust 601-625 (tuning)"
@@ -324,10 +363,8 @@ def main() -> int:
     print("# Estimator coverage: legacy and new intervals\n")
     print(f"Produced by `python benchmarks/estimator_coverage.py --seeds {args.seeds}`.\n")
     print("## (a) Curve estimator (relevant documents in the pool)\n")
-    print(
-        f"Blind: {BLIND_SHUFFLES} shuffles per topic. Pools: depth 100 (Robust), 50 (classic).\n"
-    )
-    print("\n".join(curve_table(data)))
+    print(f"Blind: {BLIND_SHUFFLES} shuffles per topic. Pools: depth 100 (Robust), 50 (classic).\n")
+    print("\n".join(curve_tables(curve_rows(data))))
     print("\n## (b) Sampling estimator (Horvitz-Thompson over a stratified sample)\n")
     print("\n".join(sample_table(data, args.seeds)))
     print(f"\n({time.perf_counter() - start:.0f} s)")

@@ -268,9 +268,7 @@ def sample_predictive(
         seen += r
         rest = big_n - m
         if rest > 0:
-            share = betabinom.pmf(
-                np.arange(rest + 1), rest, weight * r + a, weight * (m - r) + b
-            )
+            share = betabinom.pmf(np.arange(rest + 1), rest, weight * r + a, weight * (m - r) + b)
             unseen = np.convolve(unseen, share)
     return point, seen, unseen
 
