@@ -1,207 +1,372 @@
-"""How often the estimators' intervals cover the true number of relevant documents, on the
-Robust 2003 topics 601-650 (judged for the 17 runs down to depth 125, so the truth is known)
-with every judgment the estimator should not see hidden.
+"""How often the estimators' intervals cover the true number of relevant documents, on
+topics whose truth is known, with every judgment the estimator should not see hidden, today's
+estimators beside the ones they replaced (kept below as `legacy_*`, for comparison only).
 
-    python benchmarks/estimator_coverage.py [--seeds 20] > benchmarks/results/estimators.md
+    python benchmarks/estimator_coverage.py [--seeds 10] > benchmarks/results/estimators.md
+    python benchmarks/estimator_coverage.py --calibrate   # the constants, from tuning topics
 
-(a) the sampling estimator: a stratified sample per topic (`sample_topic`), every sampled
+Collections (benchmarks/coverage_data.py): Robust 2003 topics 601-625 (the only ones the
+constants were chosen on), 626-650 and 303-448 (held out), and the classic collections
+Cranfield, CISI and CACM with the demo's seven runs (held out).
+
+(a) the curve estimator: each judging order judges 25% or 50% of the pool (depth 100 on
+    Robust, 50 on the classic collections); the truth is the pool's relevant documents.
+(b) the sampling estimator: a stratified sample per topic (`sample_topic`), every sampled
     document judged, the rest hidden; the truth is the relevant documents of the population.
-(b) the curve estimator: each judging order judges a share of the depth-100 pool, the rest is
-    hidden; the truth is the pool's relevant documents.
-Prints Markdown tables: coverage (share of topic x seed cases whose interval holds the
-truth), median interval width, and mean absolute error of the point estimate.
+Prints Markdown tables: coverage (share of cases whose interval holds the truth) and median
+interval width, new and (in brackets) legacy, at 80% and 95%: the curve estimator by order,
+share judged and tuning / held-out Robust / classic collections, then by collection.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from judgeapp.formats import read_qrels, read_run  # noqa: E402
-from judgeapp.measures import Judgments, Vocabulary  # noqa: E402
-from judgeapp.pooling import depth_pool  # noqa: E402
-from judgeapp.pooling.estimate import curve_estimate, sample_estimate, sample_topic  # noqa: E402
-from judgeapp.pooling.simulate import replay_topic  # noqa: E402
+import coverage_data
 
-DATA = ROOT.parent / "shared" / "data" / "robust03"
-TOPICS = [str(q) for q in range(601, 651)]
+from judgeapp.pooling import PoolingError, depth_pool
+from judgeapp.pooling.estimate import (
+    _design,
+    _fit_logistic,
+    curve_draws,
+    curve_estimate,
+    sample_estimate,
+    sample_predictive,
+    sample_topic,
+)
+from judgeapp.pooling.simulate import grades_for, replay_topic
+
+ORDERS = ("blind", "rank", "mtf", "hedge", "maxmean", "maxmean-ns")
+ADAPTIVE = ORDERS[1:]
+SHARES = (0.25, 0.5)
+LEVELS = (0.8, 0.95)
+BLIND_SHUFFLES = 3
+GROUPS = {
+    "Robust 601-625 (tuning)": ("robust", lambda q: 601 <= int(q) <= 625),
+    "Robust 626-650": ("robust", lambda q: 626 <= int(q) <= 650),
+    "Robust 303-448": ("robust", lambda q: int(q) < 600),
+    "Cranfield": ("cranfield", None),
+    "CISI": ("cisi", None),
+    "CACM": ("cacm", None),
+}
+POOL_DEPTH = {"robust": 100, "cranfield": 50, "cisi": 50, "cacm": 50}
 
 
-def load():
-    vocab = Vocabulary()
-    judged = Judgments.from_qrels(read_qrels(DATA / "robust03_qrels.txt"), vocab)
-    lists = {}
-    for path in sorted((DATA / "runs").glob("input.*.gz")):
-        run = read_run(path)
-        lists[run.tag] = {q: vocab.ids(t.docnos) for q, t in run.topics.items()}
-    qrels = {q: (judged.topics[q].docids, judged.topics[q].grades) for q in TOPICS}
-    return lists, qrels
+# -- what was there before (judgeapp/pooling/estimate.py until issue 17) ----------------------
 
 
-def row(label: str, cases: list[tuple[float, float, float, int]]) -> str:
-    arr = np.array(cases)
-    point, low, high, truth = arr.T
-    covered = ((low <= truth) & (truth <= high)).mean()
+def legacy_curve_estimate(relevant, pool_size, *, adaptive, level, seed=0, draws=2000):
+    """Logistic curve in log t (unscaled), Laplace draws, central quantiles; adaptive
+    orders' intervals widened 1.5x about the median."""
+    y = np.asarray(relevant, dtype=float)
+    n, found = len(y), int(y.sum())
+    rest = pool_size - n
+    degree = 2 if adaptive else 1
+    beta, cov = _fit_logistic(_design(np.log(np.arange(1.0, n + 1)), degree), y)
+    rng = np.random.default_rng(seed)
+    params = rng.multivariate_normal(beta, cov, size=draws)
+    future = _design(np.log(np.arange(n + 1.0, pool_size + 1)), degree)
+    p = 1.0 / (1.0 + np.exp(-(params @ future.T)))
+    remaining = (rng.random(p.shape) < p).sum(axis=1)
+    low, mid, high = np.quantile(remaining, [0.5 - level / 2, 0.5, 0.5 + level / 2])
+    spread = 1.5 if adaptive else 1.0
+    low = max(mid - spread * (mid - low), 0.0)
+    high = min(mid + spread * (high - mid), float(rest))
+    return found + low, found + high
+
+
+def legacy_sample_interval(topic, judged, level):
+    """Normal interval with the variance of smoothed shares (r + 1/2) / (m + 1)."""
+    from scipy.stats import norm
+
+    ids, grades = judged
+    rel = np.isin(topic.doc_ids, ids[grades >= 1])
+    is_judged = np.isin(topic.doc_ids, ids)
+    certain = topic.stratum == 0
+    point = lowest = float(rel[certain].sum())
+    variance = 0.0
+    highest = point
+    for h in np.unique(topic.stratum[~certain]).tolist():
+        members = topic.stratum == h
+        n_h = int(members.sum())
+        big_n = round(n_h / float(topic.inclusion_prob[members][0]))
+        m, r = int(is_judged[members].sum()), int(rel[members].sum())
+        point += big_n * r / m
+        smoothed = (r + 0.5) / (m + 1.0)
+        variance += big_n**2 * (1.0 - m / big_n) * smoothed * (1.0 - smoothed) / m
+        lowest += r
+        highest += big_n - (m - r)
+    half = float(norm.ppf(0.5 + level / 2.0)) * math.sqrt(variance)
+    return max(point - half, lowest), min(point + half, highest)
+
+
+# -- cases --------------------------------------------------------------------------------------
+
+
+def load() -> dict[str, tuple[dict, dict]]:
+    data = {"robust": coverage_data.robust03()}
+    for name in coverage_data.CLASSIC:
+        data[name] = coverage_data.classic(name)
+    return data
+
+
+def topics_of(data, group: str) -> list[tuple[str, list[str], list[np.ndarray], tuple]]:
+    """(qid, run names, run lists, qrels) of a group's topics that some run retrieved for."""
+    source, keep = GROUPS[group]
+    lists, qrels = data[source]
+    names = list(lists)
+    empty = np.empty(0, np.int64)
+    out = []
+    for qid in sorted(qrels, key=int):
+        if keep is not None and not keep(qid):
+            continue
+        run_lists = [lists[r].get(qid, empty) for r in names]
+        if any(len(x) for x in run_lists):
+            out.append((qid, names, run_lists, qrels[qid]))
+    return out
+
+
+def curve_cases(data, group: str):
+    """(order, share, relevant judged so far, pool size, truth, seed) of a group's topics."""
+    depth = POOL_DEPTH[GROUPS[group][0]]
+    for qid, names, run_lists, qrels in topics_of(data, group):
+        pool = depth_pool(qid, names, run_lists, depth)
+        by_run = dict(zip(names, run_lists, strict=True))
+        for order in ORDERS:
+            for seed in range(BLIND_SHUFFLES if order == "blind" else 1):
+                replay = replay_topic(order, pool, by_run, {qid: qrels}, seed)
+                for share in SHARES:
+                    n = int(share * len(pool))
+                    if n >= 1:
+                        yield order, share, replay.relevant_at[:n], len(pool), replay.relevant, seed
+
+
+def sampling_scenarios(source: str):
+    if source == "robust":
+        return (
+            ("60 drawn from the depth-100 pool", 100, 60, None),
+            ("20 drawn from the depth-100 pool", 100, 20, None),
+            ("first 100 in MTF order judged, 40 drawn from the rest", 100, 40, ("mtf", 100)),
+            ("depth-50 pool judged, 40 drawn beyond it, to rank 125", 125, 40, ("depth", 50)),
+        )
     return (
-        f"| {label} | {len(cases)} | {covered:.3f} | {np.median(high - low):.1f} | "
-        f"{np.abs(point - truth).mean():.1f} |"
+        ("30 drawn from the depth-50 pool", 50, 30, None),
+        ("first 25 in MTF order judged, 20 drawn from the rest", 50, 20, ("mtf", 25)),
+        ("depth-10 pool judged, 20 drawn beyond it, to rank 50", 50, 20, ("depth", 10)),
     )
 
 
-def sampling(lists, qrels, seeds: int) -> list[str]:
-    names = list(lists)
-    empty = np.empty(0, np.int64)
-    scenarios = [
-        ("nothing judged, 60 drawn from the depth-100 pool", 100, 60, "none"),
-        ("nothing judged, 20 drawn from the depth-100 pool", 100, 20, "none"),
-        ("first 100 in MTF order judged, 40 drawn from the rest", 100, 40, "mtf100"),
-        ("depth-50 pool judged, 40 drawn beyond it, down to rank 125", 125, 40, "depth50"),
-    ]
-    out = []
-    for level in (0.8, 0.9, 0.95):
-        for label, depth, size, judged_first in scenarios:
-            cases = []
-            for qid in TOPICS:
-                run_lists = [lists[r].get(qid, empty) for r in names]
-                ids, grades = qrels[qid]
-                population = depth_pool(qid, names, run_lists, depth)
-                truth = int(np.isin(ids[grades >= 1], population.doc_ids).sum())
-                before = None
-                if judged_first == "mtf100":
-                    pool = depth_pool(qid, names, run_lists, 100)
-                    order = replay_topic(
-                        "mtf", pool, dict(zip(names, run_lists, strict=True)), {qid: (ids, grades)}
-                    )
-                    before = order.order[:100]
-                elif judged_first == "depth50":
-                    before = depth_pool(qid, names, run_lists, 50).doc_ids
-                for seed in range(seeds):
+def sample_cases(data, group: str, seeds: int):
+    """(scenario, sampled topic, qrels, truth) of a group's topics."""
+    source = GROUPS[group][0]
+    for label, depth, size, first in sampling_scenarios(source):
+        for qid, names, run_lists, (ids, grades) in topics_of(data, group):
+            population = depth_pool(qid, names, run_lists, depth)
+            truth = int(np.isin(ids[grades >= 1], population.doc_ids).sum())
+            before = None
+            if first is not None and first[0] == "mtf":
+                pool = depth_pool(qid, names, run_lists, 100)
+                by_run = dict(zip(names, run_lists, strict=True))
+                before = replay_topic("mtf", pool, by_run, {qid: (ids, grades)}).order[: first[1]]
+            elif first is not None:
+                before = depth_pool(qid, names, run_lists, first[1]).doc_ids
+            for seed in range(seeds):
+                try:
                     topic = sample_topic(
                         qid, names, run_lists, depth=depth, size=size, judged=before, seed=seed
                     )
-                    est = sample_estimate(topic, (ids, grades), level=level)
-                    cases.append((est.point, est.low, est.high, truth))
-            out.append(row(f"{level:.2f} | {label}", cases))
+                except PoolingError:  # fewer documents beyond the judged ones than strata
+                    continue
+                # every sampled document judged; one the qrels lack counts as non-relevant
+                # (the older Robust topics), as it does in the truth
+                sampled, _ = grades_for(topic, {qid: (ids, grades)})
+                yield label, topic, (topic.doc_ids, sampled), truth
+
+
+# -- tables -------------------------------------------------------------------------------------
+
+
+SUPERGROUPS = {
+    "tuning: Robust 601-625": ("Robust 601-625 (tuning)",),
+    "held out: Robust 626-650, 303-448": ("Robust 626-650", "Robust 303-448"),
+    "held out: Cranfield, CISI, CACM": ("Cranfield", "CISI", "CACM"),
+}
+
+
+def summary(rows: list) -> tuple[int, str, str]:
+    """(cases, 'new (legacy)' coverage, 'new (legacy)' median width) of rows of
+    (legacy covers, new covers, legacy width, new width)."""
+    a = np.array(rows, dtype=float)
+    cover = f"{a[:, 1].mean():.2f} ({a[:, 0].mean():.2f})"
+    width = f"{np.median(a[:, 3]):.0f} ({np.median(a[:, 2]):.0f})"
+    return len(a), cover, width
+
+
+def curve_rows(data) -> dict[tuple, list]:
+    """(collection, order, share, level) -> rows of (legacy covers, new covers, legacy
+    width, new width); order "adaptive" pools the adaptive orders."""
+    got: dict[tuple, list] = {}
+    for group in GROUPS:
+        for order, share, relevant, size, truth, seed in curve_cases(data, group):
+            adaptive = order != "blind"
+            for level in LEVELS:
+                old = legacy_curve_estimate(
+                    relevant, size, adaptive=adaptive, level=level, seed=seed
+                )
+                new = curve_estimate(relevant, size, adaptive=adaptive, level=level, seed=seed)
+                row = (
+                    old[0] <= truth <= old[1],
+                    new.low <= truth <= new.high,
+                    old[1] - old[0],
+                    new.high - new.low,
+                )
+                got.setdefault((group, order, share, level), []).append(row)
+                if adaptive:
+                    got.setdefault((group, "adaptive", share, level), []).append(row)
+        print(f"  curve: {group} done", file=sys.stderr, flush=True)
+    return got
+
+
+def curve_tables(got: dict[tuple, list]) -> list[str]:
+    out = [
+        "Coverage and median width of the intervals, new (legacy); cases per cell in the "
+        "detailed table below.\n",
+        "| order | judged | collections | 80% coverage | 95% coverage | 80% width | 95% width |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
+    for order in (*ORDERS, "adaptive"):
+        for share in SHARES:
+            for name, groups in SUPERGROUPS.items():
+                cells = []
+                for level in LEVELS:
+                    rows = [r for g in groups for r in got[g, order, share, level]]
+                    cells.append(summary(rows))
+                out.append(
+                    f"| {order} | {share:.0%} | {name} | {cells[0][1]} | {cells[1][1]} "
+                    f"| {cells[0][2]} | {cells[1][2]} |"
+                )
+    out += [
+        "\nBy collection:\n",
+        "| collection | order | judged | cases | 80% coverage | 95% coverage | 80% width "
+        "| 95% width |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for group in GROUPS:
+        for order in (*ORDERS, "adaptive"):
+            for share in SHARES:
+                (n, c80, w80), (_, c95, w95) = (
+                    summary(got[group, order, share, lv]) for lv in LEVELS
+                )
+                out.append(
+                    f"| {group} | {order} | {share:.0%} | {n} | {c80} | {c95} | {w80} | {w95} |"
+                )
     return out
 
 
-def curves(lists, qrels, seeds: int) -> list[str]:
-    names = list(lists)
-    empty = np.empty(0, np.int64)
-    out = []
-    for order in ("blind", "rank", "mtf", "hedge", "maxmean", "maxmean-ns"):
-        for share in (0.25, 0.5):
-            cases = []
-            for qid in TOPICS:
-                run_lists = [lists[r].get(qid, empty) for r in names]
-                pool = depth_pool(qid, names, run_lists, 100)
-                for seed in range(seeds if order == "blind" else 1):
-                    replay = replay_topic(
-                        order,
-                        pool,
-                        dict(zip(names, run_lists, strict=True)),
-                        {qid: qrels[qid]},
-                        seed,
+def sample_table(data, seeds: int) -> list[str]:
+    out = [
+        "Coverage and median width of the intervals, new (legacy).\n",
+        "| collection | scenario | cases | 80% coverage | 95% coverage | 80% width | 95% width |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for group in GROUPS:
+        got: dict[tuple, list] = {}
+        for label, topic, judged, truth in sample_cases(data, group, seeds):
+            for level in LEVELS:
+                old = legacy_sample_interval(topic, judged, level)
+                new = sample_estimate(topic, judged, level=level)
+                got.setdefault((label, level), []).append(
+                    (
+                        old[0] <= truth <= old[1],
+                        new.low <= truth <= new.high,
+                        old[1] - old[0],
+                        new.high - new.low,
                     )
-                    n = int(share * len(pool))
-                    est = curve_estimate(
-                        replay.relevant_at[:n], len(pool), adaptive=order != "blind", seed=seed
-                    )
-                    cases.append((est.point, est.low, est.high, replay.relevant))
-            out.append(row(f"{order} | {share:.0%}", cases))
+                )
+        for label in dict.fromkeys(k[0] for k in got):
+            (n, c80, w80), (_, c95, w95) = (summary(got[label, lv]) for lv in LEVELS)
+            out.append(f"| {group} | {label} | {n} | {c80} | {c95} | {w80} | {w95} |")
+        print(f"  sample: {group} done", file=sys.stderr, flush=True)
     return out
 
 
-SPREADS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
-ADAPTIVE = ("rank", "mtf", "hedge", "maxmean", "maxmean-ns")
+# -- calibration (tuning topics only) -----------------------------------------------------------
+
+DRIFTS = [
+    (m, s, lead) for lead in (0.0, 0.3, 0.5) for m in (-0.6, -1.0, -1.4) for s in (0.5, 0.8, 1.1)
+]
+PRIORS = [(a, b) for a in (0.1, 0.2, 0.5) for b in (0.5, 1.0, 2.0, 4.0, 8.0)]
+WEIGHTS = (0.5, 0.7, 0.85, 1.0)
+TUNING = "Robust 601-625 (tuning)"
 
 
-def adaptive_replays(lists, qrels) -> dict[tuple[str, str, float], tuple]:
-    """(order, qid, share) -> (relevance of the judged documents, pool size, truth)."""
-    names = list(lists)
-    empty = np.empty(0, np.int64)
-    out = {}
-    for order in ADAPTIVE:
-        for qid in TOPICS:
-            run_lists = [lists[r].get(qid, empty) for r in names]
-            pool = depth_pool(qid, names, run_lists, 100)
-            replay = replay_topic(
-                order, pool, dict(zip(names, run_lists, strict=True)), {qid: qrels[qid]}
-            )
-            for share in (0.25, 0.5):
-                n = int(share * len(pool))
-                out[order, qid, share] = (replay.relevant_at[:n], len(pool), replay.relevant)
-    return out
-
-
-def calibrate(lists, qrels) -> list[str]:
-    """The smallest spread of the grid whose 95% intervals cover at least 95% of the
-    calibration topics' cases at each share judged (adaptive orders together), and its
-    coverage on the held-out topics."""
-    replays = adaptive_replays(lists, qrels)
-    first, second = TOPICS[:25], TOPICS[25:]
-
-    def cases(qids, share, spread):
-        got = []
-        for order in ADAPTIVE:
-            for qid in qids:
-                relevant, size, truth = replays[order, qid, share]
-                est = curve_estimate(relevant, size, adaptive=True, spread=spread)
-                got.append((est.point, est.low, est.high, truth))
-        return got
-
-    def coverage(got) -> float:
-        arr = np.array(got)
-        return float(((arr[:, 1] <= arr[:, 3]) & (arr[:, 3] <= arr[:, 2])).mean())
-
-    out = ["| spread | share judged | calibration topics 601-625 | held-out topics 626-650 |"]
-    out.append("|---:|---|---:|---:|")
-    chosen = None
-    for spread in SPREADS:
-        fits = []
-        for share in (0.25, 0.5):
-            cal, held = cases(first, share, spread), cases(second, share, spread)
-            fits.append(coverage(cal) >= 0.95)
-            out.append(f"| {spread} | {share:.0%} | {coverage(cal):.3f} | {coverage(held):.3f} |")
-        if chosen is None and all(fits):
-            chosen = spread
-            break
-    out.append(f"\nchosen: ADAPTIVE_SPREAD = {chosen}")
+def calibrate(data, seeds: int) -> list[str]:
+    """The constants, on the tuning topics: the curve's discrepancy (adaptive orders, both
+    shares) by mean log predictive score of the truth; the sampling prior and weight by the
+    same among those whose 80% intervals cover 80% in every scenario."""
+    cases = [c for c in curve_cases(data, TUNING) if c[0] != "blind"]
+    out = ["| drift mean | drift sd | lead | mean log score |", "|---:|---:|---:|---:|"]
+    best = None
+    for drift in DRIFTS:
+        scores = []
+        for _order, _share, relevant, size, truth, seed in cases:
+            draws = curve_draws(relevant, size, adaptive=True, draws=2000, seed=seed, drift=drift)
+            pmf = np.bincount(draws, minlength=size - len(relevant) + 1) + 0.1
+            scores.append(math.log(pmf[truth - int(relevant.sum())] / pmf.sum()))
+        score = float(np.mean(scores))
+        out.append(f"| {drift[0]} | {drift[1]} | {drift[2]} | {score:.4f} |")
+        if best is None or score > best[0]:
+            best = (score, drift)
+    out.append(f"\nchosen: DRIFT_MEAN, DRIFT_SD, DRIFT_LEAD = {best[1]}\n")
+    samples = list(sample_cases(data, TUNING, seeds))
+    out += [
+        "| prior a | prior b | weight | mean log score | lowest 80% coverage of a scenario |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    best = None
+    for prior in PRIORS:
+        for weight in WEIGHTS:
+            scores, hits = [], {}
+            for label, topic, judged, truth in samples:
+                _point, seen, unseen = sample_predictive(topic, judged, prior=prior, weight=weight)
+                scores.append(math.log(max(unseen[truth - seen], 1e-12)))
+                est = sample_estimate(topic, judged, level=0.8, prior=prior, weight=weight)
+                hits.setdefault(label, []).append(est.low <= truth <= est.high)
+            score = float(np.mean(scores))
+            worst = min(float(np.mean(h)) for h in hits.values())
+            out.append(f"| {prior[0]} | {prior[1]} | {weight} | {score:.4f} | {worst:.3f} |")
+            if worst >= 0.8 and (best is None or score > best[0]):
+                best = (score, (prior, weight))
+    out.append(f"\nchosen: SAMPLE_PRIOR, SAMPLE_WEIGHT = {best[1] if best else None}")
     return out
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=int, default=20, help="samples (or blind shuffles)")
-    parser.add_argument(
-        "--calibrate",
-        action="store_true",
-        help="choose the curve estimator's spread for adaptive orders (ADAPTIVE_SPREAD)",
-    )
+    parser.add_argument("--seeds", type=int, default=10, help="samples per topic and scenario")
+    parser.add_argument("--calibrate", action="store_true", help="choose the constants")
     args = parser.parse_args()
     start = time.perf_counter()
-    lists, qrels = load()
+    data = load()
     if args.calibrate:
-        print("\n".join(calibrate(lists, qrels)))
+        print("\n".join(calibrate(data, args.seeds)))
         print(f"\n({time.perf_counter() - start:.0f} s)")
         return 0
-    print("# Estimator coverage on TREC 2003 Robust, topics 601-650\n")
+    print("# Estimator coverage: legacy and new intervals\n")
     print(f"Produced by `python benchmarks/estimator_coverage.py --seeds {args.seeds}`.\n")
-    print("## (a) Sampling estimator (Horvitz-Thompson over a stratified sample)\n")
-    print("| level | scenario | cases | coverage | median width | mean abs. error |")
-    print("|---|---|---:|---:|---:|---:|")
-    print("\n".join(sampling(lists, qrels, args.seeds)))
-    print("\n## (b) Curve estimator (relevant left in the depth-100 pool), 95% intervals\n")
-    print("| order | pool judged | cases | coverage | median width | mean abs. error |")
-    print("|---|---|---:|---:|---:|---:|")
-    print("\n".join(curves(lists, qrels, max(1, args.seeds // 2))))
+    print("## (a) Curve estimator (relevant documents in the pool)\n")
+    print(f"Blind: {BLIND_SHUFFLES} shuffles per topic. Pools: depth 100 (Robust), 50 (classic).\n")
+    print("\n".join(curve_tables(curve_rows(data))))
+    print("\n## (b) Sampling estimator (Horvitz-Thompson over a stratified sample)\n")
+    print("\n".join(sample_table(data, args.seeds)))
     print(f"\n({time.perf_counter() - start:.0f} s)")
     return 0
 
