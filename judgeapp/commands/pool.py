@@ -19,6 +19,7 @@ ORDER_CHOICES = (
     "maxmean",
     "maxmean-ns",
     "maxmean-shared",
+    "cal",
     "suggested",
 )
 

@@ -93,6 +93,7 @@ class JudgingOrder:
 
     name = ""
     exposes_runs = True  # whether the UI may show run names and ranks beside documents
+    needs_text = False  # built with texts= (pooled doc id -> text) and query= (statement)
     # whether the order puts the documents it expects relevant first (by rank or by what it
     # learns), so that relevant documents are found fast and then ever more slowly; False
     # for an order that judges the pool at random, where the rate stays about even. The
@@ -160,6 +161,16 @@ class JudgingOrder:
             shadow._pending = None
             out.append(int(self.doc_ids[proposal[0]]))
         return out
+
+    def training(self) -> Any:
+        """For an order that learns a model in the background: the next fit, an object
+        whose `fit()` (safe in a worker thread) returns a model for `use_model`; None when
+        there is nothing to fit (always, for the orders here)."""
+        return None
+
+    def use_model(self, model: Any) -> bool:
+        """Install a model fitted in the background; True if the order now uses it."""
+        return False
 
     @property
     def judged(self) -> dict[int, tuple[int, bool]]:
@@ -514,7 +525,13 @@ class Hedge(JudgingOrder):
 ORDERS: dict[str, type[JudgingOrder]] = {
     cls.name: cls
     for cls in (
-        BlindOrder, RankOrder, MoveToFront, Hedge, MaxMean, MaxMeanNonStationary, SharedMaxMean
+        BlindOrder,
+        RankOrder,
+        MoveToFront,
+        Hedge,
+        MaxMean,
+        MaxMeanNonStationary,
+        SharedMaxMean,
     )
 }
 DEFAULT_ORDER = "blind"
