@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,7 @@ from judgeapp.pooling.pools import PoolTopic
 RUN_WEIGHT = 0.5
 RRF_K = 60.0
 GROWTH = 0.1
-C = 1.0  # inverse L2 penalty of the logistic regression (scikit-learn's C)
+C = 10.0  # inverse L2 penalty of the logistic regression (scikit-learn's C)
 
 
 def _standardised(x: np.ndarray) -> np.ndarray:
@@ -56,7 +57,7 @@ def _standardised(x: np.ndarray) -> np.ndarray:
     return (x - x.mean()) / sd if sd > 0 else np.zeros_like(x, dtype=float)
 
 
-def text_matrix(texts: list[str], query: str):
+def text_matrix(texts: list[str], query: str) -> Any:
     """TF-IDF rows of `texts` and, last, of `query` (None when there are no words)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -72,7 +73,7 @@ def text_matrix(texts: list[str], query: str):
 class Training:
     """One fit: what it learns from (read-only; safe to run in a worker thread)."""
 
-    matrix: object  # scipy sparse (pooled documents + statement) x terms
+    matrix: Any  # scipy sparse (pooled documents + statement) x terms
     labels: tuple[tuple[int, bool], ...]  # (pooled document index, relevant), oldest first
     epoch: int  # the order's epoch (a rebuild starts a new one)
 
@@ -88,7 +89,7 @@ class TextModel:
     scores: np.ndarray  # per pooled document
 
 
-def fit_scores(matrix, labels: Mapping[int, bool]) -> np.ndarray:
+def fit_scores(matrix: Any, labels: Mapping[int, bool]) -> np.ndarray:
     """The text model's score of every pooled document (rows of `matrix` but the last,
     which is the statement) after learning `labels` (row -> relevant)."""
     n = matrix.shape[0] - 1
@@ -101,7 +102,8 @@ def fit_scores(matrix, labels: Mapping[int, bool]) -> np.ndarray:
 
     model = LogisticRegression(C=C, solver="liblinear")
     model.fit(matrix[rows], y)
-    return model.decision_function(matrix[:n])
+    scores: np.ndarray = model.decision_function(matrix[:n])
+    return scores
 
 
 class TextOrder(JudgingOrder):
