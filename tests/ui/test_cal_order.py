@@ -14,7 +14,7 @@ def test_grades_refit_the_cal_model_in_the_worker(qtbot, make_window, tmp_path):
     from tests.ui.test_main_window import choose_assessor
 
     project = write_project(tmp_path / "p")
-    window, controller = make_window()
+    _window, controller = make_window()
     controller.open_project(str(project.db))
     choose_assessor(controller, ASSESSOR)
     controller.workbench.build_pool("pool", list(project.runs), "depth", {"depth": 10}, "cal")
