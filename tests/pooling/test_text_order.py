@@ -177,3 +177,38 @@ def test_maxmean_shared_beats_maxmean_on_robust03(robust03, topics, share):
     pool = {q: depth_pool(q, names, [lists[r].get(q, empty) for r in names], 100) for q in qids}
     table = needed_table(simulate(["maxmean", "maxmean-shared"], pool, lists, qrels), (0.8,))
     assert table["maxmean-shared"][0] <= share * table["maxmean"][0]
+
+
+def test_the_pool_service_gives_cal_the_projects_texts_and_statement(tmp_path):
+    from judgeapp.records import JudgmentState
+    from judgeapp.services import imports
+    from judgeapp.services.pools import PoolService
+    from judgeapp.store import Store
+
+    (tmp_path / "topics.tsv").write_text(f"1\t{QUERY}\n")
+    (tmp_path / "docs.tsv").write_text("".join(f"d{d}\t{t}\n" for d, t in TEXTS.items()))
+    for run, ids in LISTS.items():
+        lines = [f"1 Q0 d{d} {r} {10 - r} {run}\n" for r, d in enumerate(ids.tolist(), 1)]
+        (tmp_path / f"{run}.run").write_text("".join(lines))
+    flutter = {1, 2, 5, 7}
+    expected = [f"d{d}" for d in judge_all(cal(), flutter)]
+    with Store.open(tmp_path / "p.db") as store:
+        imports.import_topics(store, [tmp_path / "topics.tsv"])
+        imports.import_documents(store, [tmp_path / "docs.tsv"])
+        imports.import_runs(store, [tmp_path / "A.run", tmp_path / "B.run"])
+        service = PoolService(store)
+        service.create_pool("p", params={"depth": 10}, judging_order="cal")
+        relevant = set(store.docno_ids([f"d{d}" for d in flutter]).values())
+        order = service.open_judging_order("p", "1")
+        ann = store.assessor("ann")
+        for _ in range(3):  # judged in the project: the reopened order resumes from them
+            doc = order.next_doc()
+            order.record(doc, int(doc in relevant), doc in relevant)
+            store.set_judgment("1", doc, ann.id, JudgmentState(int(doc in relevant)))
+        resumed = service.open_judging_order("p", "1")
+        assert isinstance(resumed, TextOrder) and not resumed.background
+        rest = judge_all(resumed, relevant)
+        docnos = store.docnos_of(list(order.judged) + rest)
+        assert [docnos[d] for d in [*order.judged, *rest]] == expected
+        background = service.open_judging_order("p", "1", background=True)
+        assert background.background and background.training() is not None
