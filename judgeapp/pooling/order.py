@@ -58,6 +58,11 @@ Strategies (`ORDERS`):
   arms or within a run's next few documents) and discounting old judgments were tried on
   the same topics and made it worse, so it has neither.
 
+Two more orders register themselves here from their own modules: ``suggested``
+(`judgeapp.pooling.suggested`, an automatic judge's scores) and ``cal``
+(`judgeapp.pooling.text_order`, learns from the documents' text; `needs_text`, and it
+may leave refitting its model to a worker: `training` and `use_model`).
+
 Cost per `next_doc()` + `record()` with 115 runs at depth 100: see
 benchmarks/bench_pooling.py (well under 1 ms for every strategy).
 """
