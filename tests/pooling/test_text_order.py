@@ -52,22 +52,23 @@ def test_cal_judges_every_pooled_document_once_the_same_way_each_time():
     first = judge_all(cal(), flutter)
     assert sorted(first) == list(range(1, 9))
     assert judge_all(cal(), flutter) == first
-    # the text finds the flutter documents among the first five; the runs alone put them
-    # last (test_cal_without_text_is_the_fusion_ranking); 3 is both runs' favourite
-    assert set(first[:5]) == flutter | {3}
+    # the text finds the flutter documents first; the runs alone put them last
+    # (test_cal_without_text_is_the_fusion_ranking)
+    assert set(first[:4]) == flutter
 
 
 def test_cal_learns_from_each_judgment_as_it_arrives():
-    # the same first proposal, judged either way, changes what comes next
+    # one heat-transfer document judged either way changes what comes next
     a, b = cal(), cal()
-    doc = a.next_doc()
-    assert b.next_doc() == doc
-    a.record(doc, 1, True)
-    b.record(doc, 0, False)
+    assert a.next_doc() == b.next_doc() == 1  # flutter, as the statement asks
+    a.record(3, 1, True)
+    b.record(3, 0, False)
     assert a.model is not None and a.model.learned == 0  # fitted when asked for the next
-    a.next_doc(), b.next_doc()
+    assert a.next_doc() == 4  # heat transfer in a boundary layer, as 3
+    assert b.next_doc() == 1
     assert a.model.learned == 1 and b.model is not None and b.model.learned == 1
-    assert a.upcoming(7) != b.upcoming(7)
+    assert a.upcoming(7) == [4, 1, 8, 6, 2, 7, 5]  # the other heat-transfer documents rose
+    assert b.upcoming(7) == [1, 2, 7, 5, 6, 4, 8]
 
 
 def test_cal_refits_in_batches_that_grow_with_the_judgments():
@@ -158,8 +159,8 @@ def test_cal_beats_maxmean_on_cisi_at_80_percent_recall(cisi):
         ["maxmean", "cal"], pool, lists, qrels, seed=0, texts=texts, queries=statements
     )
     table = needed_table(results, (0.8,))
-    # measured: 6,407 against 9,005 (0.71x); the issue's target is 0.7x
-    assert table["cal"][0] < 0.75 * table["maxmean"][0]
+    # measured: 5,536 against 9,005 (0.61x); the issue's target is 0.7x
+    assert table["cal"][0] <= 0.7 * table["maxmean"][0]
 
 
 @pytest.mark.parametrize(

@@ -39,3 +39,24 @@ def test_grades_refit_the_cal_model_in_the_worker(qtbot, make_window, tmp_path):
     press(qtbot, "Ctrl+Z")
     qtbot.waitUntil(lambda: judge.training is None and order.model.learned == 2)
     assert shown[2] not in order.judged
+
+
+def test_the_pool_dialog_offers_the_new_orders(qtbot, make_window, tmp_path):
+    from live_project import write_project
+
+    project = write_project(tmp_path / "p")
+    _window, controller = make_window()
+    controller.open_project(str(project.db))
+    dialog = controller.show_pool_dialog()
+    labels = {
+        dialog.order.itemData(i): dialog.order.itemText(i) for i in range(dialog.order.count())
+    }
+    assert labels["maxmean-shared"] == "MaxMean bandit, evidence shared across runs"
+    assert labels["cal"] == "Learns from the judged documents' text (CAL)"
+    dialog.order.setCurrentIndex(dialog.order.findData("cal"))
+    dialog.name.setText("by-text")
+    dialog.submitted.emit()
+    qtbot.waitUntil(
+        lambda: any(p.name == "by-text" for p in controller.workbench.pools()), timeout=30_000
+    )
+    assert controller.workbench.store.pool("by-text").judging_order == "cal"
