@@ -53,10 +53,10 @@ Strategies (`ORDERS`):
   next document), and the prior is the topic's rate ``(1 + rel) / (2 + judged)`` over all
   judgments so far with strength ``a = 3`` (`prior_strength=`), so an untried run starts
   from what this topic's pool has shown. Parameters were chosen on Robust 2003 topics
-  601-625 and fixed before measuring other topics (README, "Judging orders"). A
-  rank-fusion prior on the documents (reciprocal rank summed over runs, to choose among
-  arms or within a run's next few documents) and discounting old judgments were tried on
-  the same topics and made it worse, so it has neither.
+  601-625 and fixed before measuring other topics (README, "Pooling on TREC 2003
+  Robust"). A rank-fusion prior on the documents (reciprocal rank summed over runs, to
+  choose among arms or within a run's next few documents) and discounting old judgments
+  were tried on the same topics and made it worse, so it has neither.
 
 Two more orders register themselves here from their own modules: ``suggested``
 (`judgeapp.pooling.suggested`, an automatic judge's scores) and ``cal``

@@ -138,6 +138,7 @@ class TextOrder(JudgingOrder):
         background: bool = False,
     ) -> None:
         self.background = background
+        self._epoch = 0
         docs = np.asarray(topic.doc_ids, dtype=np.int64).tolist()
         known = texts or {}
         self._matrix = (
@@ -158,7 +159,7 @@ class TextOrder(JudgingOrder):
         # judgments only accumulate within an epoch; an undo or a re-grade rebuilds the
         # order and starts a new one, which outdates the fits still running
         self._labels: dict[int, bool] = {}
-        self._epoch = getattr(self, "_epoch", 0) + 1
+        self._epoch += 1
         self._fitted_at = -1  # judgments the model in use learned from
         self._next_fit = 0
         self._model: TextModel | None = None
