@@ -103,6 +103,8 @@ def bench_orders(pool, lists, relevant, seed: int) -> list[tuple[str, float, flo
     rel = set(relevant[qid].tolist())
     rows = []
     for name in ORDERS:
+        if ORDERS[name].needs_text:
+            continue  # without text it is a fusion ranking; bench_cal_keys.py times it
         order = make_order(name, topic, run_lists, topic_seed(seed, qid))
         times = []
         clock = time.perf_counter

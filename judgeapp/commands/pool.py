@@ -11,7 +11,17 @@ from judgeapp.commands import CommandError, open_store, plural, progress_bar
 
 ORDER = 45
 STRATEGY_CHOICES = ("depth", "take", "rbp", "rrf", "sample")
-ORDER_CHOICES = ("blind", "rank", "mtf", "hedge", "maxmean", "maxmean-ns", "suggested")
+ORDER_CHOICES = (
+    "blind",
+    "rank",
+    "mtf",
+    "hedge",
+    "maxmean",
+    "maxmean-ns",
+    "maxmean-shared",
+    "cal",
+    "suggested",
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

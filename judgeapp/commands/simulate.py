@@ -51,6 +51,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="an automatic judge's judgments (as `export judgments` writes them, or qrels "
         "with a fifth column score) for the `suggested` order: highest score first",
     )
+    p.add_argument(
+        "--docs",
+        nargs="+",
+        metavar="FILE",
+        help="the documents' text (any document format), for the cal order, which learns from it",
+    )
+    p.add_argument(
+        "--queries",
+        metavar="FILE",
+        help="the topic statements (any topic format), for the cal order",
+    )
     p.add_argument("--no-bias", action="store_true", help="skip the pool-bias test")
     p.set_defaults(handler=run)
 
@@ -76,6 +87,11 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(
             "the suggested order replays an automatic judge: give --strategy suggested "
             "with --suggestions FILE"
+        )
+    needs_text = [s for s in strategies if ORDERS[s].needs_text]
+    if needs_text and not args.docs:
+        raise CommandError(
+            f"the {needs_text[0]} order learns from the documents' text: give --docs FILE"
         )
     out = Path(args.out)
     try:  # before the work, whose results would otherwise be lost
@@ -112,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         q: depth_pool(q, names, [lists[r].get(q, empty) for r in names], args.depth) for q in qids
     }
     priors = _suggestions(args.suggestions, vocab) if args.suggestions else None
+    texts, queries = _texts(args.docs, args.queries, vocab) if needs_text else (None, None)
     with progress_bar("simulating", unit="topic") as progress:
         results = simulate(
             strategies,
@@ -122,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
             min_grade=args.relevance_level,
             progress=progress,
             priors=priors,
+            texts=texts,
+            queries=queries,
         )
     first = results[strategies[0]]
     pooled = sum(r.pool_size for r in first)
@@ -163,6 +182,24 @@ def _suggestions(path: str, vocab) -> dict[str, dict[int, float]]:
         score = line.score if line.score is not None else float(line.grade)
         priors.setdefault(line.topic, {})[doc_id] = score
     return priors
+
+
+def _texts(docs: list[str], queries: str | None, vocab) -> tuple[dict[int, str], dict[str, str]]:
+    """The title and text of every document the runs or qrels name (doc id -> text), and
+    each topic's statement (title, description and narrative)."""
+    from judgeapp.formats import iter_documents, read_topics
+
+    texts: dict[int, str] = {}
+    with progress_bar("reading documents", unit="file") as progress:
+        for i, path in enumerate(docs):
+            progress(i, len(docs), Path(path).name)
+            for doc in iter_documents(path):
+                if doc.docno in vocab:
+                    texts[vocab.id(doc.docno)] = f"{doc.title}\n{doc.text}"
+    statements: dict[str, str] = {}
+    for t in read_topics(queries) if queries else ():
+        statements[t.qid] = " ".join(x for x in (t.title, t.description, t.narrative) if x)
+    return texts, statements
 
 
 def write_outputs(out: Path, strategies, results, table, header, docnos) -> None:

@@ -1,7 +1,10 @@
 """Pooling, judging orders, judging simulation and recall estimation (numpy only: no SQL,
 no Qt). The store keeps pools (`judgeapp.store.pools`); this package computes them."""
 
-from judgeapp.pooling import suggested  # registers the order judged by automatic scores
+from judgeapp.pooling import (
+    suggested,  # registers the order judged by automatic scores
+    text_order,  # registers the order that learns from text (cal)
+)
 from judgeapp.pooling.order import DEFAULT_ORDER, ORDERS, JudgingOrder, make_order
 from judgeapp.pooling.pools import (
     STRATEGIES,
@@ -29,5 +32,6 @@ __all__ = [
     "pool_topic",
     "suggested",
     "take_pool",
+    "text_order",
     "topic_seed",
 ]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judgeapp.pooling.order import make_order
+from judgeapp.pooling.order import ORDERS, make_order
 from judgeapp.pooling.pools import PoolTopic, topic_seed
 
 FRACTIONS = (0.5, 0.8, 0.9, 1.0)
@@ -84,12 +84,18 @@ def replay_topic(
     seed: int = 0,
     min_grade: int = 1,
     priors: Mapping[int, float] | None = None,
+    *,
+    texts: Mapping[int, str] | None = None,
+    query: str = "",
 ) -> TopicReplay:
     """Judge every pooled document of `topic` in `strategy`'s order (`priors`, doc id ->
-    an automatic judge's score, for the `suggested` order)."""
+    an automatic judge's score, for the `suggested` order; `texts`, doc id -> text, and
+    the topic statement `query` for an order that learns from text)."""
     grades, missing = grades_for(topic, qrels)
     grade_of = dict(zip(topic.doc_ids.tolist(), grades.tolist(), strict=True))
-    params = {"priors": priors or {}} if strategy == "suggested" else {}
+    params: dict[str, object] = {"priors": priors or {}} if strategy == "suggested" else {}
+    if strategy in ORDERS and ORDERS[strategy].needs_text:
+        params = {"texts": texts or {}, "query": query}
     order = make_order(strategy, topic, run_lists, topic_seed(seed, topic.qid), **params)
     seen, rel = [], []
     while (doc := order.next_doc()) is not None:
@@ -111,10 +117,13 @@ def simulate(
     min_grade: int = 1,
     progress: ProgressFn | None = None,
     priors: Mapping[str, Mapping[int, float]] | None = None,
+    texts: Mapping[int, str] | None = None,
+    queries: Mapping[str, str] | None = None,
 ) -> dict[str, list[TopicReplay]]:
     """Every strategy over every topic of `pool`; `lists` is run -> qid -> doc ids (the
     runs' full ranked lists, in pool run order); `priors` qid -> doc id -> score, the
-    automatic judge's suggestions the `suggested` order replays."""
+    automatic judge's suggestions the `suggested` order replays; `texts` (doc id -> text)
+    and `queries` (qid -> statement) for orders that learn from text (`cal`)."""
     out: dict[str, list[TopicReplay]] = {}
     total = len(strategies) * len(pool)
     done = 0
@@ -128,7 +137,17 @@ def simulate(
             }
             suggested = (priors or {}).get(qid)
             replays.append(
-                replay_topic(strategy, topic, run_lists, qrels, seed, min_grade, suggested)
+                replay_topic(
+                    strategy,
+                    topic,
+                    run_lists,
+                    qrels,
+                    seed,
+                    min_grade,
+                    suggested,
+                    texts=texts,
+                    query=(queries or {}).get(qid, ""),
+                )
             )
             done += 1
         out[strategy] = replays

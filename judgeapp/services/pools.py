@@ -115,15 +115,32 @@ class PoolService:
         order: str | None = None,
         assessors: Sequence[str] | None = None,
         min_grade: int = 1,
+        background: bool = False,
     ) -> JudgingOrder:
         """The pool's judging order for one topic, resumed from the judgment history (the
-        pool's own order unless `order` names another). Relevant means grade >= min_grade."""
+        pool's own order unless `order` names another). Relevant means grade >= min_grade.
+        An order that learns from text gets the pooled documents' text and the topic's
+        statement; with `background` it leaves refitting its model to the caller (a worker:
+        `TextOrder.training`), else it refits as it goes."""
         info = self.store.pool(name)
         topic = self.pool_topic(name, qid)
         lists = self.store.load_ranked_lists(runs=list(info.runs), qids=[qid])
         run_lists = dict(zip(info.runs, topic_lists(lists.runs, qid), strict=True))
         name = order or info.judging_order
-        params = {"priors": self.store.automatic_scores(qid)} if name == "suggested" else {}
+        params: dict[str, Any] = {}
+        if name == "suggested":
+            params = {"priors": self.store.automatic_scores(qid)}
+        elif ORDERS[name].needs_text:
+            statement = self.store.topic(qid)
+            query = (
+                " ".join(
+                    x for x in (statement.title, statement.description, statement.narrative) if x
+                )
+                if statement is not None
+                else ""
+            )
+            texts = self.store.document_texts(topic.doc_ids.tolist())
+            params = {"texts": texts, "query": query, "background": background}
         judging = make_order(name, topic, run_lists, topic_seed(info.seed, qid), **params)
         events = self.judging_events(qid, assessors)
         return judging.replay((d, g, g is not None and g >= min_grade) for d, g in events)

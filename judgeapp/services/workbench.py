@@ -368,14 +368,20 @@ class Workbench:
         self.store.set_setting("ui.pool", info.name)
         return info
 
-    def queue(self, qid: str) -> JudgingQueue | None:
+    def queue(self, qid: str, *, background: bool = False) -> JudgingQueue | None:
         """The judging queue of `qid` in the current pool, resumed where this assessor left
-        it; None without a pool, an assessor, or pooled documents for the topic."""
+        it; None without a pool, an assessor, or pooled documents for the topic. With
+        `background` an order that learns a model leaves the fits to the caller's worker
+        (`JudgingOrder.training`)."""
         pool = self.pool_name()
         if pool is None or self.judging is None:
             return None
         order = self.pooling.open_judging_order(
-            pool, qid, assessors=[self.judging.assessor.name], min_grade=self.relevant_from()
+            pool,
+            qid,
+            assessors=[self.judging.assessor.name],
+            min_grade=self.relevant_from(),
+            background=background,
         )
         if not len(order.topic):
             return None

@@ -571,6 +571,21 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     def document_by_id(self, doc_id: int) -> DocumentRecord | None:
         return self._document(m.Document.doc_id == doc_id)
 
+    def document_texts(self, doc_ids: Iterable[int]) -> dict[int, str]:
+        """Title and text (one string) of each of `doc_ids` the project holds, by doc id."""
+        wanted = sorted({int(i) for i in doc_ids})
+        found: dict[int, str] = {}
+        with self._read() as conn:
+            for start in range(0, len(wanted), 900):  # under SQLite's bound-variable limit
+                chunk = wanted[start : start + 900]
+                rows = conn.execute(
+                    select(m.Document.doc_id, m.Document.title, m.Document.text).where(
+                        m.Document.doc_id.in_(chunk)
+                    )
+                )
+                found.update((doc, f"{title}\n{text}") for doc, title, text in rows)
+        return found
+
     def count_documents(self) -> int:
         with self._read() as conn:
             return conn.execute(select(func.count()).select_from(m.Document)).scalar_one()

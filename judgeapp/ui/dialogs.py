@@ -277,6 +277,8 @@ class PoolDialog(TaskDialog):
             "hedge": "Hedge",
             "maxmean": "MaxMean bandit",
             "maxmean-ns": "MaxMean bandit, non-stationary",
+            "maxmean-shared": "MaxMean bandit, evidence shared across runs",
+            "cal": "Learns from the judged documents' text (CAL)",
         }
         for order in orders:
             self.order.addItem(order_labels.get(order, order), order)

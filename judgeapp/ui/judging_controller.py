@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QMessageBox
 
@@ -25,6 +25,7 @@ from judgeapp.ui.dialogs import ShortcutSheet
 from judgeapp.ui.judging_view import JudgingView
 from judgeapp.ui.plain import plain
 from judgeapp.ui.undo import JudgmentCommand
+from judgeapp.ui.worker import Worker
 
 WRITE_TRY_S = 0.2  # how long one try of a grade key waits for another writer
 RETRY_MS = 150  # then it is tried again this soon, the window staying live meanwhile
@@ -78,6 +79,13 @@ class JudgingController(QObject):
         self.retry_timer = QTimer(self)
         self.retry_timer.setSingleShot(True)
         self.retry_timer.timeout.connect(self._on_retry_timer_timeout)
+        # an order that learns from the judgments (cal) refits its model here, one fit at a
+        # time, so that a grade key never waits for a fit; the order proposes by the newest
+        # model ready
+        self.training_pool = QThreadPool(self)
+        self.training_pool.setMaxThreadCount(1)
+        self.training: Worker | None = None
+        self._training_failed = False  # no retry until the judgments change
         self._connect()
 
     # -- wiring: every signal of the view is connected here --------------------------------
@@ -153,7 +161,7 @@ class JudgingController(QObject):
         if wb is None or wb.judging is None:
             return False
         self._drop_pending()
-        queue = wb.queue(qid)
+        queue = wb.queue(qid, background=True)
         topic = wb.topic(qid)
         self.view.topic_panel.show_topic(topic)
         self.view.viewer.forget_positions()
@@ -164,6 +172,7 @@ class JudgingController(QObject):
         self._pending_flags.clear()
         self.queue = queue
         self.current = None
+        self._train(changed=True)
         words = topic_terms(topic.title, topic.description, topic.narrative) if topic else []
         self.view.terms.setText(wb.user_terms(qid))
         self.view.viewer.set_highlighter(
@@ -351,6 +360,7 @@ class JudgingController(QObject):
             JudgmentCommand(f"judge {queue.item(doc).docno} {label}", change, self._restore)
         )
         self._refresh_item(doc)
+        self._train(changed=True)
         self.judgment_recorded.emit(change)
         self.changed.emit(change.changes)
         if doc == self.current:
@@ -373,10 +383,11 @@ class JudgingController(QObject):
         if queue is None or wb is None or self.pending is not None:
             return
         current = self.current
-        fresh = wb.queue(queue.qid)
+        fresh = wb.queue(queue.qid, background=True)
         if fresh is None:
             return
         self.queue = fresh
+        self._train(changed=True)
         self.view.list_model.set_items(fresh.items, blind=fresh.blind)
         if current is not None and fresh.row_of(current) is not None:
             if fresh.item(current).grade is None or queue.item(current).grade is not None:
@@ -428,12 +439,49 @@ class JudgingController(QObject):
         # takes (an undo cannot fail half-way)
         result = (queue or wb.judging).restore(change, undo=undo)
         if queue is not None:
+            self._train(changed=True)
             self._refresh_item(change.doc_id)
             self.changed.emit(result.changes)
             if queue.row_of(change.doc_id) is not None:
                 self.show_document(change.doc_id)
         else:
             self.changed.emit(result.changes)
+
+    # -- the judging order's model -----------------------------------------------------------------
+    def _train(self, changed: bool = False) -> None:
+        """Start the next fit of the open order's model in the worker, if one is due and
+        none is running (when it ends, the next due fit starts). `changed`: the judgments
+        or the topic changed (a fit that failed is tried again only then)."""
+        if changed:
+            self._training_failed = False
+        queue = self.queue
+        if self.training is not None or queue is None or self._training_failed:
+            return
+        job = queue.order.training()
+        if job is None:
+            return
+        order = queue.order
+        worker = Worker(lambda _progress: job.fit(), "fitting the judging order's model")
+        worker.signals.succeeded.connect(lambda model: self._on_training_succeeded(order, model))
+        worker.signals.failed.connect(self._on_training_failed)
+        worker.signals.finished.connect(self._on_training_finished)
+        self.training = worker
+        worker.start(self.training_pool)
+
+    def _on_training_succeeded(self, order, model) -> None:
+        # a model for a topic no longer open is dropped; the order itself refuses one
+        # fitted for judgments since undone or re-graded
+        if self.queue is not None and self.queue.order is order:
+            order.use_model(model)
+
+    def _on_training_failed(self, exc: BaseException) -> None:
+        # the order goes on with the model it has; say why it stopped learning
+        self._training_failed = True
+        self.view.show_notice(f"The judging order could not learn from the last judgments: {exc}")
+
+    def _on_training_finished(self) -> None:
+        self.training = None
+        self._train()
 
     def _refresh_item(self, doc: int) -> None:
         if self.queue is None:

@@ -1,4 +1,5 @@
-"""Make the demo project's runs: `python resources/demo/make_runs.py`.
+"""Make the demo project's runs: `python resources/demo/make_runs.py` (`--docs`, `--topics`
+and `--out` make the same systems' runs for another collection, e.g. CISI or CACM).
 
 Seven retrieval systems of different quality rank the 1400 Cranfield abstracts for each of the
 225 Cranfield queries (top 100 each), written as gzipped TREC runs next to this file. They
@@ -146,9 +147,11 @@ def write_run(
         gz.write("".join(lines).encode("utf-8"))
 
 
-def main() -> None:
-    docs = list(iter_documents(HERE / "cran.all.1400.gz"))
-    topics = read_topics(HERE / "cran.qry.gz")
+def make_runs(docs_path: Path, topics_path: Path, out: Path) -> list[Path]:
+    """The seven systems' runs for any collection with a documents file and a topics file
+    (what the Cranfield demo uses, and the benchmarks use for CISI and CACM)."""
+    docs = list(iter_documents(docs_path))
+    topics = read_topics(topics_path)
     docnos = [d.docno for d in docs]
     title_abstract = Index([f"{d.title} {d.text}" for d in docs])
     abstract = Index([d.text for d in docs])
@@ -163,11 +166,25 @@ def main() -> None:
         ("bm25-title", titles, bm25),
         ("coord", title_abstract, coordination),
     ]
-    out = HERE / "runs"
-    out.mkdir(exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
     for tag, index, score in systems:
-        write_run(out / f"{tag}.run.gz", tag, index, score, topics, docnos)
-        print(f"wrote {tag}")
+        path = out / f"{tag}.run.gz"
+        write_run(path, tag, index, score, topics, docnos)
+        paths.append(path)
+    return paths
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--docs", type=Path, default=HERE / "cran.all.1400.gz")
+    parser.add_argument("--topics", type=Path, default=HERE / "cran.qry.gz")
+    parser.add_argument("--out", type=Path, default=HERE / "runs")
+    args = parser.parse_args(argv)
+    for path in make_runs(args.docs, args.topics, args.out):
+        print(f"wrote {path.name}")
 
 
 if __name__ == "__main__":

@@ -66,6 +66,41 @@ def test_maxmean():
     assert judge_all(make_order("maxmean", topic, lists), REL3) == expected
 
 
+def test_maxmean_shared_credits_a_run_for_its_documents_judged_through_another():
+    topic, lists = pool_of({"A": [1, 2, 3, 4], "B": [5, 2, 6]})
+    relevant = {2, 6}
+    # means (a * rate + rel_above + 0.3 rel_below) / (a + judged_above + 0.3 judged_below),
+    # a = 3, rate = (1 + rel) / (2 + judged) over the topic; ties to the earlier run
+    # start: A = B = 1/2 -> A: 1 N; rate 1/3: A (1 + 0) / 4 = 1/4 < B 1/3 -> B: 5 N;
+    # rate 1/4: A = B = 0.75 / 4 -> A: 2 R, which is B's next document too: both heads move
+    # past it; rate 2/5: A = B = (1.2 + 1) / 5 -> A: 3 N; rate 1/3: A (1 + 1) / 6 = 1/3,
+    # B (1 + 1) / 5 = 2/5 -> B: 6 R, B exhausted; A: 4
+    assert judge_all(make_order("maxmean-shared", topic, lists), relevant) == [1, 5, 2, 3, 6, 4]
+    # MaxMean credits 2 to A alone (it pulled it) and judges A's 4 before B's 6
+    assert judge_all(make_order("maxmean", topic, lists), relevant) == [1, 5, 2, 3, 4, 6]
+
+
+def test_maxmean_shared_learns_from_a_judgment_below_a_run_head():
+    topic, lists = pool_of({"A": [1, 2], "B": [3, 4, 5]})
+    shared, plain = make_order("maxmean-shared", topic, lists), make_order("maxmean", topic, lists)
+    for order in (shared, plain):
+        order.record(5, 1, True)  # B's third document, judged out of band
+    # rate 2/3: A 3 (2/3) / 3 = 0.667 < B (2 + 0.3) / (3 + 0.3) = 0.697
+    assert shared.next_doc() == 3
+    assert plain.next_doc() == 1  # MaxMean learns only from its own pulls
+
+
+def test_maxmean_shared_parameters():
+    topic, lists = pool_of({"A": [1, 2], "B": [3, 4, 5]})
+    order = make_order("maxmean-shared", topic, lists, below=0.0)
+    order.record(5, 1, True)  # with below 0 the judgment says nothing of B
+    assert order.next_doc() == 1
+    with pytest.raises(ValueError):
+        make_order("maxmean-shared", topic, lists, below=1.5)
+    with pytest.raises(ValueError):
+        make_order("maxmean-shared", topic, lists, prior_strength=0)
+
+
 # A: R R R N N N N N; B: N R
 RUNS_NS = {"A": [1, 2, 3, 4, 5, 6, 7, 8], "B": [9, 10]}
 REL_NS = {1, 2, 3, 10}

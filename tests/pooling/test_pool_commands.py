@@ -181,3 +181,28 @@ def test_simulate_suggested_needs_the_automatic_judge(files, capsys):
     argv = ["simulate", "--qrels", qrels, "--runs", a, "--depth", "3", "--strategy", "suggested"]
     assert main([*argv, "--out", str(tmp / "x")]) == 2
     assert "--suggestions FILE" in capsys.readouterr().err
+
+
+def test_simulate_cal_reads_the_documents_and_the_statements(tmp_path, capsys):
+    from tests.pooling.test_text_order import LISTS, QUERY, TEXTS
+
+    runs = [
+        write_run(tmp_path / f"{tag}.run", tag, {"1": [f"d{d}" for d in ids.tolist()]})
+        for tag, ids in LISTS.items()
+    ]
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("".join(f"1 0 d{d} {int(d in (1, 2, 5, 7))}\n" for d in TEXTS))
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("".join(f"d{d}\t{text}\n" for d, text in TEXTS.items()))
+    topics = tmp_path / "topics.tsv"
+    topics.write_text(f"1\t{QUERY}\n")
+    argv = ["simulate", "--qrels", str(qrels), "--runs", *runs, "--depth", "10", "--no-bias"]
+    argv += ["--strategy", "cal", "--out", str(tmp_path / "sim")]
+    assert main(argv) == 2
+    assert "the cal order learns from the documents' text: give --docs FILE" in (
+        capsys.readouterr().err
+    )
+    assert main([*argv, "--docs", str(docs), "--queries", str(topics)]) == 0
+    # the four flutter documents first (test_text_order): 2 judgments for half of them,
+    # 4 for 80%, 90% and all
+    assert capsys.readouterr().out.splitlines()[1:] == ["cal\t2\t4\t4\t4"]
