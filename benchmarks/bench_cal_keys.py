@@ -38,6 +38,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from qt_wait import EventWait  # noqa: E402  (beside this file)
+
 ASSESSOR = "bench assessor"
 COLLECTION = 20_000
 LIST_LEN = 1000
@@ -104,7 +106,7 @@ def summary(values: list[float]) -> str:
 
 
 def judge(args, db: Path, truth_of, gap: float, inline: bool, folder: Path):
-    from PySide6.QtCore import QEventLoop, QSettings, QTimer
+    from PySide6.QtCore import QSettings
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
@@ -116,20 +118,8 @@ def judge(args, db: Path, truth_of, gap: float, inline: bool, folder: Path):
     window, controller = build_main_window(settings)
     window.resize(1280, 800)
     window.show()
-    ticker = QTimer()
-    ticker.start(50)
-
-    def wait_for(condition, seconds: float = 60.0) -> bool:
-        end = time.perf_counter() + seconds
-        while not condition():
-            if time.perf_counter() > end:
-                return False
-            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
-        return True
-
-    def idle(seconds: float) -> None:
-        end = time.perf_counter() + seconds
-        wait_for(lambda: time.perf_counter() >= end, seconds + 1)
+    waiting = EventWait(app)  # (benchmarks/qt_wait.py)
+    wait_for, idle = waiting.until, waiting.idle
 
     controller.open_project(str(db))
     idle(0.5)

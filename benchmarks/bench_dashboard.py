@@ -58,6 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "bench-out"
 
+from qt_wait import EventWait  # noqa: E402  (beside this file)
 from trec_scale import LIST_LEN, noisy_runs  # noqa: E402  (beside this file)
 
 from judgeapp.services.policy import qrels_rows  # noqa: E402
@@ -82,12 +83,14 @@ def docno(t: int, d: int) -> str:
 
 
 def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
-    from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile, Topic
+    from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, Topic
     from judgeapp.store import RunImport, Store
 
     rng = np.random.default_rng(seed)
     lists: list[dict[str, RankedTopic]] = [{} for _ in range(n_runs)]
     topics, qrels = [], ([], [], [])
+    pooled: set[str] = set()  # every pooled document gets a line of text, as in use (the
+    # judging view asks for a second key before it grades a document without text)
     scores = np.linspace(1000.0, 1.0, LIST_LEN)
     for t, truth, ranked in noisy_runs(rng, n_runs, n_topics):
         qid = str(401 + t)
@@ -96,6 +99,7 @@ def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
         top10: set[int] = set()
         for r, (top, _scores) in enumerate(ranked):
             top10.update(top[:10].tolist())
+            pooled.update(docno(t, d) for d in top[:100].tolist())
             lists[r][qid] = RankedTopic(
                 [docno(t, d) for d in top.tolist()], scores, np.arange(LIST_LEN)
             )
@@ -107,6 +111,10 @@ def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
     path.unlink(missing_ok=True)
     with Store.open(path) as store:
         store.put_topics((topic, None) for topic in topics)
+        store.put_documents(
+            (Document(name, f"generated document {name}", "generated text"), None)
+            for name in sorted(pooled)
+        )
         store.add_runs(
             [
                 RunImport(RunFile(f"run{r:03d}", f"run{r:03d}", lists[r], LIST_LEN * n_topics))
@@ -191,7 +199,7 @@ def run_judgments(args, mode: str, n: int) -> dict[str, list[float]]:
     undo, Ctrl+Z), with the dashboard in a window of its own beside the main window.
     `mode`: "default", "worker" (every update in the worker) or "gui" (every update and
     the full evaluation on the GUI thread)."""
-    from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
+    from PySide6.QtCore import QSettings, Qt
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
@@ -212,24 +220,8 @@ def run_judgments(args, mode: str, n: int) -> dict[str, list[float]]:
         dashboard.jobs.inline_topics = 0
     view = dashboard.view
 
-    # The GUI thread waits in Qt's event loop, sleeping until an event comes, as it does in
-    # use: a Python loop spinning processEvents(), or a fast timer waking it, would take the
-    # interpreter lock from the worker thread again and again. The times are taken in the
-    # event handlers (paints), so waking late costs nothing; the timer is a safety net.
-    ticker = QTimer()
-    ticker.start(50)
-
-    def wait_for(condition, seconds: float = 60.0) -> bool:
-        end = time.perf_counter() + seconds
-        while not condition():
-            if time.perf_counter() > end:
-                return False
-            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
-        return True
-
-    def idle(seconds: float) -> None:
-        end = time.perf_counter() + seconds
-        wait_for(lambda: time.perf_counter() >= end, seconds + 1)
+    waiting = EventWait(app)  # (benchmarks/qt_wait.py)
+    wait_for, idle = waiting.until, waiting.idle
 
     start = time.perf_counter()
     controller.open_project(str(args.db))

@@ -132,38 +132,31 @@ def synthetic_topic(rng, n_docs=600, n_runs=8):
     return relevance, lists
 
 
-def test_sample_interval_covers_the_truth_on_synthetic_topics():
-    rng = np.random.default_rng(2024)
+@pytest.mark.parametrize(
+    ("seed", "samples", "level", "low", "high"),
+    [
+        # 400 cases; nominal 0.90, tolerance 0.03 below (about three standard errors)
+        (2024, 10, 0.9, 0.87, 1.0),
+        # 200 cases at a stated 80%: about three standard errors (0.028) either side
+        (11, 5, 0.8, 0.72, 0.88),
+    ],
+)
+def test_sample_interval_coverage_is_near_its_level_on_synthetic_topics(
+    seed, samples, level, low, high
+):
+    rng = np.random.default_rng(seed)
     hits = cases = 0
     for _ in range(40):
         relevance, lists = synthetic_topic(rng)
         pool = depth_pool("t", list("ABCDEFGH"), lists, 300)
         truth = int(relevance[pool.doc_ids].sum())
         grades = relevance.astype(np.int64)
-        for seed in range(10):
-            topic = sample_topic("t", list("ABCDEFGH"), lists, depth=300, size=60, seed=seed)
-            est = sample_estimate(topic, (np.arange(600), grades), level=0.9)
+        for sample_seed in range(samples):
+            topic = sample_topic("t", list("ABCDEFGH"), lists, depth=300, size=60, seed=sample_seed)
+            est = sample_estimate(topic, (np.arange(600), grades), level=level)
             hits += est.low <= truth <= est.high
             cases += 1
-    # 400 cases; nominal 0.90, tolerance 0.03 below (about three standard errors)
-    assert hits / cases >= 0.87
-
-
-def test_sample_interval_coverage_is_near_its_level_on_synthetic_topics():
-    rng = np.random.default_rng(11)
-    hits = cases = 0
-    for _ in range(40):
-        relevance, lists = synthetic_topic(rng)
-        pool = depth_pool("t", list("ABCDEFGH"), lists, 300)
-        truth = int(relevance[pool.doc_ids].sum())
-        grades = relevance.astype(np.int64)
-        for seed in range(5):
-            topic = sample_topic("t", list("ABCDEFGH"), lists, depth=300, size=60, seed=seed)
-            est = sample_estimate(topic, (np.arange(600), grades), level=0.8)
-            hits += est.low <= truth <= est.high
-            cases += 1
-    # 200 cases at a stated 80%: about three standard errors (0.028) either side
-    assert 0.72 <= hits / cases <= 0.88
+    assert cases == 40 * samples and low <= hits / cases <= high
 
 
 def test_sample_interval_narrows_as_more_of_the_sample_is_judged():

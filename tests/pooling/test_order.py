@@ -8,19 +8,12 @@ import pytest
 
 from judgeapp.pooling.order import ORDERS, make_order
 from judgeapp.pooling.pools import depth_pool
+from tests.pooling.judging import judge_all
 
 
 def pool_of(run_lists: dict[str, list[int]], depth: int = 100):
     lists = {run: np.array(ids) for run, ids in run_lists.items()}
     return depth_pool("1", list(lists), list(lists.values()), depth), lists
-
-
-def judge_all(order, relevant: set[int]) -> list[int]:
-    seen = []
-    while (doc := order.next_doc()) is not None:
-        seen.append(doc)
-        order.record(doc, int(doc in relevant), doc in relevant)
-    return seen
 
 
 # A: R R N R, B: N R R R, C: R N N N (no overlap)

@@ -14,6 +14,7 @@ from judgeapp.pooling.order import make_order
 from judgeapp.pooling.pools import depth_pool
 from judgeapp.pooling.simulate import needed_table, simulate
 from judgeapp.pooling.text_order import TextOrder
+from tests.pooling.judging import judge_all
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,14 +38,6 @@ def cal(**kw) -> TextOrder:
     order = make_order("cal", topic, LISTS, texts=TEXTS, query=QUERY, **kw)
     assert isinstance(order, TextOrder)
     return order
-
-
-def judge_all(order, relevant: set[int]) -> list[int]:
-    seen = []
-    while (doc := order.next_doc()) is not None:
-        seen.append(doc)
-        order.record(doc, int(doc in relevant), doc in relevant)
-    return seen
 
 
 def test_cal_judges_every_pooled_document_once_the_same_way_each_time():
