@@ -80,9 +80,12 @@ class PlotCanvas(FigureCanvasQTAgg):
     """A canvas that tells its plot when it becomes visible (hidden plots are not drawn)
     and keeps the axes' margins constant in pixels when it is resized."""
 
-    def __init__(self, figure: Figure, on_show: Callable[[], None]) -> None:
+    def __init__(
+        self, figure: Figure, on_show: Callable[[], None], margins: dict[str, int] = MARGINS
+    ) -> None:
         super().__init__(figure)
         self._on_show = on_show
+        self.margins = margins
         self.painted_at = 0.0  # time.perf_counter() of the last paint on screen
 
     def paintEvent(self, event) -> None:
@@ -104,11 +107,12 @@ class PlotCanvas(FigureCanvasQTAgg):
 
     def resizeEvent(self, event) -> None:
         w, h = max(event.size().width(), 1), max(event.size().height(), 1)
+        margins = self.margins
         self.figure.subplots_adjust(
-            left=min(MARGINS["left"] / w, 0.4),
-            right=max(1 - MARGINS["right"] / w, 0.6),
-            bottom=min(MARGINS["bottom"] / h, 0.4),
-            top=max(1 - MARGINS["top"] / h, 0.6),
+            left=min(margins["left"] / w, 0.4),
+            right=max(1 - margins["right"] / w, 0.6),
+            bottom=min(margins["bottom"] / h, 0.4),
+            top=max(1 - margins["top"] / h, 0.6),
         )
         super().resizeEvent(event)  # redraws
 
@@ -118,10 +122,11 @@ class LivePlot:
 
     title = ""
     name = "plot"  # file name stem of exports
+    margins = MARGINS  # the axes' margins in pixels (wider tick labels want a wider left)
 
     def __init__(self) -> None:
         self.figure = Figure(figsize=(4.0, 3.2), dpi=100)
-        self.canvas = PlotCanvas(self.figure, self._on_show)
+        self.canvas = PlotCanvas(self.figure, self._on_show, self.margins)
         self.canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.canvas.setMinimumSize(150, 120)
         self.ax = self.figure.add_subplot()

@@ -5,13 +5,22 @@ estimate of the total (see `judgeapp.ui.dashboard.plots` for how they update in 
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
 
 from judgeapp.services.live_eval import ProgressCurve, Snapshot
-from judgeapp.ui.dashboard.plots import BETTER, COLOURS, FONT_SIZE, WORSE, LivePlot, grid_colour
+from judgeapp.ui.dashboard.plots import (
+    BETTER,
+    COLOURS,
+    FONT_SIZE,
+    MARGINS,
+    WORSE,
+    LivePlot,
+    grid_colour,
+)
 
 
 def _nice_limit(value: float) -> float:
@@ -28,6 +37,10 @@ class ApDifferencePlot(LivePlot):
 
     title = "AP difference"
     name = "ap-difference"
+    margins: ClassVar[dict[str, int]] = {
+        **MARGINS,
+        "left": 70,
+    }  # signed tick labels (-0.25) and the ΔAP label
     HALF_WIDTH = 0.42
 
     def __init__(self) -> None:
