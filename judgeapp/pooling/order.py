@@ -21,7 +21,7 @@ that replays the same sequence (`forget` and re-grades rebuild from the log), so
 project and replaying its judgment history (oldest first) resumes exactly where it was.
 A judgment the order did not propose (the assessor jumped to another document, or it came
 from imported qrels) removes that document; the run-based strategies learn only from the
-documents they proposed (the arm they pulled), Hedge learns from every judgment.
+documents they proposed (the arm they pulled), Hedge and ridge-fusion from every judgment.
 
 Strategies (`ORDERS`):
 
