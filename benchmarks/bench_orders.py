@@ -3,9 +3,9 @@
     python benchmarks/bench_orders.py [--shared ../shared/data] [--only robust|classic]
 
 Robust 2003 (the 17 runs, depth-100 pool, the official qrels as the assessor) in three
-topic sets reported apart: 601-625, the only topics the `maxmean-shared` parameters were
-chosen on; 626-650 and the 50 older topics 303-448 (judged only about 71% deep, unjudged
-pooled documents count as non-relevant), held out. Then Cranfield, CISI and CACM with the
+topic sets reported apart: 601-625, the only topics the `maxmean-shared` and `ridge-fusion`
+parameters were chosen on; 626-650 and the 50 older topics 303-448 (judged only about 71%
+deep, unjudged pooled documents count as non-relevant), held out. Then Cranfield, CISI and CACM with the
 demo's seven runs (resources/demo/make_runs.py, made afresh for each collection in a
 temporary folder; top 100 per query), depth-100 pool, every query with a relevant pooled
 document; `cal` reads the documents' text and the queries there. The `cal` parameters were
@@ -35,7 +35,16 @@ from judgeapp.measures import Judgments, Vocabulary  # noqa: E402
 from judgeapp.pooling import depth_pool  # noqa: E402
 from judgeapp.pooling.simulate import FRACTIONS, needed_table, simulate  # noqa: E402
 
-RUN_ORDERS = ["blind", "rank", "mtf", "hedge", "maxmean", "maxmean-ns", "maxmean-shared"]
+RUN_ORDERS = [
+    "blind",
+    "rank",
+    "mtf",
+    "hedge",
+    "maxmean",
+    "maxmean-ns",
+    "maxmean-shared",
+    "ridge-fusion",
+]
 ROBUST_SETS = [
     ("Robust 2003 601-625 (tuning)", range(601, 626)),
     ("Robust 2003 626-650 (held out)", range(626, 651)),

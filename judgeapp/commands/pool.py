@@ -19,6 +19,7 @@ ORDER_CHOICES = (
     "maxmean",
     "maxmean-ns",
     "maxmean-shared",
+    "ridge-fusion",
     "cal",
     "suggested",
 )

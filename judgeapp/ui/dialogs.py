@@ -278,6 +278,7 @@ class PoolDialog(TaskDialog):
             "maxmean": "MaxMean bandit",
             "maxmean-ns": "MaxMean bandit, non-stationary",
             "maxmean-shared": "MaxMean bandit, evidence shared across runs",
+            "ridge-fusion": "Rank fusion, run weights learned from the judgments",
             "cal": "Learns from the judged documents' text (CAL)",
         }
         for order in orders:

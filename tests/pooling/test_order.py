@@ -94,6 +94,51 @@ def test_maxmean_shared_parameters():
         make_order("maxmean-shared", topic, lists, prior_strength=0)
 
 
+def test_ridge_fusion_starts_from_the_summed_rank_values():
+    topic, lists = pool_of({"A": [1, 2, 3], "B": [2, 3, 4], "C": [3, 1, 5]})
+    # N = 4: rank 1 is worth 1, rank 2 ln 2 / ln 4 = 0.5, rank 3 ln(4/3) / ln 4 = 0.21;
+    # every run weighs 0.5 / 3 at first, so the order is the sum: 3 (0.21 + 0.5 + 1),
+    # 1 (1 + 0.5) and 2 (0.5 + 1) tied (lower doc id first), then 4 and 5 (0.21 each)
+    assert make_order("ridge-fusion", topic, lists).upcoming(5) == [3, 1, 2, 4, 5]
+
+
+def test_ridge_fusion_learns_the_run_weights_from_every_judgment():
+    topic, lists = pool_of({"A": [1, 2, 3], "B": [4, 2, 5]})
+    # values (A, B): 1 (1, 0), 2 (0.5, 0.5), 3 (0.21, 0), 4 (0, 1), 5 (0, 0.21);
+    # w = (3 I + sum x x^T)^-1 (3 w0 + sum y x) with w0 = (0.25, 0.25): 1, 2, 4 tie at 0.25
+    # 1 N: A = diag(4, 3), b = (0.75, 0.75), w = (0.1875, 0.25): 2 0.219 < 4 0.25
+    # 4 R: A = diag(4, 4), b = (0.75, 1.75), w = (0.1875, 0.4375): 2 0.31, 5 0.09, 3 0.04
+    # 2 N: A = [[4.25, 0.25], [0.25, 4.25]], w = (2.75, 7.25) / 18: 5 0.084 > 3 0.032
+    assert judge_all(make_order("ridge-fusion", topic, lists), {4}) == [1, 4, 2, 5, 3]
+    order = make_order("ridge-fusion", topic, lists).replay([(1, 0, False), (4, 1, True)])
+    assert np.allclose(order._weights(), [0.1875, 0.4375])
+    order.record(2, 0, False)
+    assert np.allclose(order._weights(), [2.75 / 18, 7.25 / 18])
+    order.forget(2)  # rebuilt from the log
+    assert np.allclose(order._weights(), [0.1875, 0.4375])
+
+
+def test_ridge_fusion_learns_from_a_judgment_it_did_not_propose():
+    topic, lists = pool_of({"A": [1, 2], "B": [3, 4]})
+    order = make_order("ridge-fusion", topic, lists)
+    assert order.next_doc() == 1  # 1 and 3 tie
+    order.record(4, 1, True)  # B's second document, judged out of band
+    assert order.next_doc() == 3
+
+
+def test_ridge_fusion_parameters():
+    topic, lists = pool_of({"A": [1, 2], "B": [3, 4]})
+    # with no prior weight every document scores 0 until something relevant is judged
+    order = make_order("ridge-fusion", topic, lists, prior_weight=0.0)
+    assert order.next_doc() == 1
+    order.record(3, 1, True)
+    assert order.next_doc() == 4
+    with pytest.raises(ValueError):
+        make_order("ridge-fusion", topic, lists, ridge=0)
+    with pytest.raises(ValueError):
+        make_order("ridge-fusion", topic, lists, prior_weight=-1)
+
+
 # A: R R R N N N N N; B: N R
 RUNS_NS = {"A": [1, 2, 3, 4, 5, 6, 7, 8], "B": [9, 10]}
 REL_NS = {1, 2, 3, 10}

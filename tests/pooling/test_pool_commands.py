@@ -63,6 +63,15 @@ def test_cli_choices_match_the_core():
     assert set(STRATEGY_CHOICES) == set(STRATEGIES)
 
 
+def test_pool_command_takes_the_ridge_fusion_order(files, capsys):
+    tmp, a, _, _ = files
+    db = str(tmp / "p.db")
+    assert main(["import", "run", db, a, "--create"]) == 0
+    assert main(["pool", db, "--depth", "2", "--order", "ridge-fusion"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "pool depth-2: depth-2 pooling of 1 run, judged in ridge-fusion order"
+
+
 def test_pool_command_builds_and_grows_a_pool(files, capsys):
     tmp, a, b, _ = files
     db = str(tmp / "p.db")

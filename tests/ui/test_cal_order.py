@@ -52,6 +52,7 @@ def test_the_pool_dialog_offers_the_new_orders(qtbot, make_window, tmp_path):
         dialog.order.itemData(i): dialog.order.itemText(i) for i in range(dialog.order.count())
     }
     assert labels["maxmean-shared"] == "MaxMean bandit, evidence shared across runs"
+    assert labels["ridge-fusion"] == "Rank fusion, run weights learned from the judgments"
     assert labels["cal"] == "Learns from the judged documents' text (CAL)"
     dialog.order.setCurrentIndex(dialog.order.findData("cal"))
     dialog.name.setText("by-text")
