@@ -13,10 +13,15 @@ from scipy.stats import betabinom
 
 from judgeapp.pooling import PoolingError, depth_pool
 from judgeapp.pooling.estimate import (
+    DRIFT_LEAD,
+    DRIFT_MEAN,
+    DRIFT_SD,
     SAMPLE_PRIOR,
     SAMPLE_WEIGHT,
     Estimate,
+    _central,
     allocate,
+    curve_draws,
     curve_estimate,
     knee_advice,
     recall_advice,
@@ -214,11 +219,44 @@ def test_adaptive_intervals_allow_for_a_curve_that_falls_off_faster():
     """An adaptive order's curve extrapolated with the model's own uncertainty only (no
     drift) and with the drift: the drift pulls the estimate down and widens the interval."""
     relevant = known_curve(np.random.default_rng(4), 400, a=0.5, b=-0.5)[:100]
-    plain = curve_estimate(relevant, 400, adaptive=True, drift=(0.0, 0.0, 0.0))
+    plain = curve_estimate(relevant, 400, adaptive=True, drift=(0.0, 0.0, 0.0, 0.0))
     drifting = curve_estimate(relevant, 400, adaptive=True)
     assert drifting.point < plain.point
     assert drifting.low < plain.low
     assert drifting.high - drifting.low > plain.high - plain.low
+
+
+def test_adaptive_intervals_leave_room_for_nothing_left():
+    """Half a pool judged in an adaptive order, the last relevant document 87 judgments ago:
+    the drift's shift (DRIFT_SHIFT, a log-odds offset that does not grow with the reach)
+    puts more of the predictive on nothing being left and on more being left than the
+    drift without it, so both intervals reach further (without it the tuning topics' 80%
+    intervals at half the pool covered too little, misses on either side)."""
+    rng = np.random.default_rng(5)
+    t = np.arange(1, 201)
+    relevant = rng.random(200) < np.clip(0.6 * (1 - t / 120), 0, None)
+    assert np.flatnonzero(relevant)[-1] == 112
+    no_shift = (DRIFT_MEAN, DRIFT_SD, DRIFT_LEAD, 0.0)
+    shifted = curve_draws(relevant, 400, adaptive=True)
+    plain = curve_draws(relevant, 400, adaptive=True, drift=no_shift)
+    assert (shifted == 0).mean() > (plain == 0).mean()
+    assert np.percentile(shifted, 95) > np.percentile(plain, 95)
+    for level in (0.8, 0.95):
+        with_shift = curve_estimate(relevant, 400, level=level)
+        without = curve_estimate(relevant, 400, level=level, drift=no_shift)
+        assert with_shift.low <= without.low
+        assert with_shift.high > without.high
+
+
+def test_central_interval_by_hand():
+    # mid-p: P(0) = 0.18, half of it (0.09) is below the 80% interval's 0.1 tail, so 0 is
+    # out; the top value, 3, holds 0.24, half of it 0.12 > 0.1, so it is in; with P(0) =
+    # 0.22 (0.11) the interval reaches 0
+    pmf = np.array([0.18, 0.32, 0.26, 0.24])
+    assert _central(pmf, 0.8) == (1, 3)
+    assert _central(pmf * 7, 0.8) == (1, 3)  # any scale
+    assert _central(np.array([0.22, 0.28, 0.26, 0.24]), 0.8) == (0, 3)
+    assert _central(np.array([1.0]), 0.95) == (0, 0)
 
 
 def test_curve_estimate_is_exact_when_the_pool_is_judged():
