@@ -82,7 +82,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -129,6 +129,23 @@ class JudgingOrder:
         self._pending: tuple[int, int] | None = None  # (doc index, arm) of the proposal
         self._setup([np.asarray(ids) for ids in run_lists.values()])
         self._reset()
+
+    def _set_parameter(
+        self,
+        name: str,
+        value: float | None,
+        valid: Callable[[float], bool],
+        rule: str,
+        attribute: str | None = None,
+    ) -> None:
+        """Take a constructor's parameter `name` when given, as `attribute` (default: the
+        same name; when not given the class's value stays), refusing one outside its range:
+        "`name` must `rule`, not `value`"."""
+        if value is None:
+            return
+        if not valid(value):
+            raise ValueError(f"{name} must {rule}, not {value}")
+        setattr(self, attribute or name, float(value))
 
     # -- public ------------------------------------------------------------------------
     def next_doc(self) -> int | None:
@@ -350,10 +367,7 @@ class MaxMean(_RunQueues):
         seed: int = 0,
         gamma: float | None = None,
     ) -> None:
-        if gamma is not None:
-            if not 0.0 < gamma <= 1.0:
-                raise ValueError(f"gamma must lie in (0, 1], not {gamma}")
-            self.discount = float(gamma)
+        self._set_parameter("gamma", gamma, lambda v: 0.0 < v <= 1.0, "lie in (0, 1]", "discount")
         super().__init__(topic, run_lists, seed)
 
     def _reset(self) -> None:
@@ -403,14 +417,8 @@ class SharedMaxMean(_RunQueues):
         below: float | None = None,
         prior_strength: float | None = None,
     ) -> None:
-        if below is not None:
-            if not 0.0 <= below <= 1.0:
-                raise ValueError(f"below must lie in [0, 1], not {below}")
-            self.below = float(below)
-        if prior_strength is not None:
-            if not prior_strength > 0.0:
-                raise ValueError(f"prior_strength must be positive, not {prior_strength}")
-            self.prior_strength = float(prior_strength)
+        self._set_parameter("below", below, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
+        self._set_parameter("prior_strength", prior_strength, lambda v: v > 0.0, "be positive")
         super().__init__(topic, run_lists, seed)
 
     def _setup(self, lists: list[np.ndarray]) -> None:
@@ -537,10 +545,7 @@ class Hedge(_WeightedRankValues):
         seed: int = 0,
         beta: float | None = None,
     ) -> None:
-        if beta is not None:
-            if not 0.0 < beta < 1.0:
-                raise ValueError(f"beta must lie in (0, 1), not {beta}")
-            self.beta = float(beta)
+        self._set_parameter("beta", beta, lambda v: 0.0 < v < 1.0, "lie in (0, 1)")
         super().__init__(topic, run_lists, seed)
 
     def _setup(self, lists: list[np.ndarray]) -> None:
@@ -573,14 +578,8 @@ class RidgeFusion(_WeightedRankValues):
         ridge: float | None = None,
         prior_weight: float | None = None,
     ) -> None:
-        if ridge is not None:
-            if not ridge > 0.0:
-                raise ValueError(f"ridge must be positive, not {ridge}")
-            self.ridge = float(ridge)
-        if prior_weight is not None:
-            if not prior_weight >= 0.0:
-                raise ValueError(f"prior_weight must not be negative, not {prior_weight}")
-            self.prior_weight = float(prior_weight)
+        self._set_parameter("ridge", ridge, lambda v: v > 0.0, "be positive")
+        self._set_parameter("prior_weight", prior_weight, lambda v: v >= 0.0, "not be negative")
         super().__init__(topic, run_lists, seed)
 
     def _reset(self) -> None:
