@@ -19,6 +19,7 @@ from judgeapp.pooling.simulate import (
     simulate,
     summed_curve,
 )
+from tests.pooling.judging import depth_pools
 
 ROBUST_TOPICS = [str(q) for q in range(601, 651)]
 
@@ -90,12 +91,7 @@ def plain(shared_data):
 @pytest.fixture(scope="module")
 def robust(robust03):
     lists, qrels = robust03
-    names = list(lists)
-    empty = np.empty(0, np.int64)
-    pool = {
-        q: depth_pool(q, names, [lists[r].get(q, empty) for r in names], 100) for q in ROBUST_TOPICS
-    }
-    return pool, lists, qrels
+    return depth_pools(lists, ROBUST_TOPICS), lists, qrels
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from judgeapp.pooling.order import make_order
 from judgeapp.pooling.pools import depth_pool
 from judgeapp.pooling.simulate import needed_table, simulate
 from judgeapp.pooling.text_order import TextOrder
-from tests.pooling.judging import judge_all
+from tests.pooling.judging import depth_pools, judge_all
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -135,13 +135,11 @@ def cisi(shared_data, tmp_path_factory):
     }
     statements = {t.qid: t.title or t.description for t in read_topics(where / "CISI.QRY")}
     qrels = {q: (t.docids, t.grades) for q, t in judged.topics.items()}
-    names = list(lists)
-    empty = np.empty(0, np.int64)
-    pool = {}
-    for q, (ids, grades) in qrels.items():
-        topic = depth_pool(q, names, [lists[r].get(q, empty) for r in names], 100)
-        if np.isin(topic.doc_ids, ids[grades >= 1]).any():
-            pool[q] = topic
+    pool = {
+        q: topic
+        for q, topic in depth_pools(lists, qrels).items()
+        if np.isin(topic.doc_ids, qrels[q][0][qrels[q][1] >= 1]).any()
+    }
     return pool, lists, qrels, texts, statements
 
 
@@ -165,10 +163,7 @@ def test_cal_beats_maxmean_on_cisi_at_80_percent_recall(cisi):
 )
 def test_maxmean_shared_beats_maxmean_on_robust03(robust03, topics, share):
     lists, qrels = robust03
-    qids = [str(q) for q in topics]
-    names = list(lists)
-    empty = np.empty(0, np.int64)
-    pool = {q: depth_pool(q, names, [lists[r].get(q, empty) for r in names], 100) for q in qids}
+    pool = depth_pools(lists, [str(q) for q in topics])
     table = needed_table(simulate(["maxmean", "maxmean-shared"], pool, lists, qrels), (0.8,))
     assert table["maxmean-shared"][0] <= share * table["maxmean"][0]
 
@@ -182,10 +177,7 @@ def test_maxmean_shared_beats_maxmean_on_robust03(robust03, topics, share):
 )
 def test_ridge_fusion_beats_maxmean_on_robust03_at_80_and_90_percent(robust03, topics, share):
     lists, qrels = robust03
-    qids = [str(q) for q in topics]
-    names = list(lists)
-    empty = np.empty(0, np.int64)
-    pool = {q: depth_pool(q, names, [lists[r].get(q, empty) for r in names], 100) for q in qids}
+    pool = depth_pools(lists, [str(q) for q in topics])
     results = simulate(["maxmean", "ridge-fusion"], pool, lists, qrels)
     table = needed_table(results, (0.8, 0.9))
     for ours, base in zip(table["ridge-fusion"], table["maxmean"], strict=True):
