@@ -356,17 +356,7 @@ class RunMeasureTableModel(_MatrixTableModel):
                 i, j = where_measure.get(str(m)), where_run.get(run)
                 if i is not None and j is not None:
                     new_low[r, c], new_high[r, c] = low[i, j], high[i, j]
-        changed = (
-            ~(
-                ((self._bound_low == new_low) | (np.isnan(self._bound_low) & np.isnan(new_low)))
-                & (
-                    (self._bound_high == new_high)
-                    | (np.isnan(self._bound_high) & np.isnan(new_high))
-                )
-            )
-            if self._bound_low.shape == shape
-            else np.ones(shape, dtype=bool)
-        )
+        changed = _ranges_changed(self._bound_low, self._bound_high, new_low, new_high)
         self._bound_low, self._bound_high, self.unjudged = new_low, new_high, unjudged
         if changed.any():
             self._refresh_cells(changed)
@@ -376,9 +366,7 @@ class RunMeasureTableModel(_MatrixTableModel):
         if shown == self.show_bounds:
             return
         self.show_bounds = shown
-        everything = np.ones(self._values.shape, dtype=bool)
-        self._refresh_cells(everything)
-        self._emit_cells(everything)
+        self._refresh_every_cell()
 
     def _bounds_at(self, r: int, c: int) -> tuple[float, float] | None:
         if self._bound_low.shape != self._values.shape:
@@ -408,13 +396,7 @@ class RunMeasureTableModel(_MatrixTableModel):
         self.interval_topics = topics
         if low.shape != self._values.shape:
             return
-        if self._low.shape == low.shape:
-            changed = ~(
-                ((self._low == low) | (np.isnan(self._low) & np.isnan(low)))
-                & ((self._high == high) | (np.isnan(self._high) & np.isnan(high)))
-            )
-        else:
-            changed = np.ones(low.shape, dtype=bool)
+        changed = _ranges_changed(self._low, self._high, low, high)
         self._low, self._high = low, high
         if self.show_intervals and changed.any():
             self._refresh_cells(changed)
@@ -424,6 +406,9 @@ class RunMeasureTableModel(_MatrixTableModel):
         if shown == self.show_intervals:
             return
         self.show_intervals = shown
+        self._refresh_every_cell()
+
+    def _refresh_every_cell(self) -> None:
         everything = np.ones(self._values.shape, dtype=bool)
         self._refresh_cells(everything)
         self._emit_cells(everything)
@@ -525,3 +510,14 @@ class DrillDownTableModel(_MatrixTableModel):
         self.mode, self.key = mode, key
         self.label_header = "Topic" if mode == "run" else "Run"
         self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, 0)
+
+
+def _ranges_changed(
+    old_low: np.ndarray, old_high: np.ndarray, low: np.ndarray, high: np.ndarray
+) -> np.ndarray:
+    """Which cells' (low, high) differ (NaN equal to NaN); every cell when the shapes do."""
+    if old_low.shape != low.shape:
+        return np.ones(low.shape, dtype=bool)
+    same_low = (old_low == low) | (np.isnan(old_low) & np.isnan(low))
+    same_high = (old_high == high) | (np.isnan(old_high) & np.isnan(high))
+    return ~(same_low & same_high)
