@@ -120,6 +120,17 @@ def strata_of(best_rank: np.ndarray, edges: Sequence[int] = DEFAULT_EDGES) -> np
     return 1 + np.searchsorted(np.asarray(edges), best_rank, side="left")
 
 
+def stratum_sizes(topic: PoolTopic) -> dict[int, int]:
+    """Each drawn stratum's size N_h when the sample was drawn, as its inclusion
+    probability n_h / N_h implies (the certainty stratum 0 left out)."""
+    assert topic.stratum is not None
+    sizes: dict[int, int] = {}
+    for h in np.unique(topic.stratum[topic.stratum != 0]).tolist():
+        members = topic.stratum == h
+        sizes[h] = round(int(members.sum()) / float(topic.inclusion_prob[members][0]))
+    return sizes
+
+
 def allocate(sizes: np.ndarray, total: int) -> np.ndarray:
     """Split `total` draws equally over strata of the given sizes, none beyond its size
     (what a small stratum cannot take goes to the others)."""
@@ -263,10 +274,8 @@ def sample_predictive(
     seen = int(point)
     unseen = np.ones(1)
     a, b = prior
-    for h in np.unique(topic.stratum[~certain]).tolist():
+    for h, big_n in stratum_sizes(topic).items():
         members = topic.stratum == h
-        n_h = int(members.sum())
-        big_n = round(n_h / float(topic.inclusion_prob[members][0]))
         m = int(is_judged[members].sum())
         if m == 0:
             return None

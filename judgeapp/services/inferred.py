@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from judgeapp.measures.inferred import MEASURES, TopicSample, inferred_measures
-from judgeapp.pooling.estimate import strata_of
+from judgeapp.pooling.estimate import strata_of, stratum_sizes
 from judgeapp.pooling.pools import PoolTopic, candidates, topic_lists
 from judgeapp.services.evaluation import runs_from_store
 from judgeapp.services.policy import DEFAULT_POLICY, JudgmentPolicy, effective_judgments
@@ -77,13 +77,10 @@ def sample_population(
 
 def _check_strata(topic: PoolTopic, stratum: np.ndarray, sampled: np.ndarray) -> None:
     """The rebuilt strata must be as large as the stored inclusion probabilities say."""
-    assert topic.stratum is not None
-    for h in np.unique(topic.stratum[topic.stratum > 0]).tolist():
-        members = topic.stratum == h
-        implied = np.count_nonzero(members) / float(topic.inclusion_prob[members][0])
-        if round(implied) != np.count_nonzero(stratum == h):
+    for h, implied in stratum_sizes(topic).items():
+        if implied != np.count_nonzero(stratum == h):
             raise StoreError(
-                f"topic {topic.qid}: stratum {h} had {round(implied)} documents when the "
+                f"topic {topic.qid}: stratum {h} had {implied} documents when the "
                 f"sample was drawn and has {np.count_nonzero(stratum == h)} now (the runs "
                 "changed); draw a new sample"
             )
