@@ -206,15 +206,8 @@ def load_inputs(args: argparse.Namespace, run_files: list[str]):
             )
         except UserError as exc:
             raise CommandError(str(exc)) from exc
-    if args.judgments or args.runs or args.policy != "newest":
-        raise CommandError("--judgments, --runs and --policy go with --db")
     if not args.qrels or not run_files:
         raise CommandError("give a QRELS file and at least one RUN file (or --db DB)")
-    if _bulk_applies(args):
-        from judgeapp.measures.files import read_judged
-
-        judged = read_judged(args.qrels)
-        return judged.judgments, list(_file_runs(run_files, judged, args.version < 10))
     from judgeapp.formats import FormatError
     from judgeapp.formats.interop import read_run_any
 
@@ -331,6 +324,8 @@ def evaluate(args: argparse.Namespace, measure_args: list[str], run_files: list[
     except MeasureError as exc:
         raise CommandError(f"illegal measure: {exc}") from exc
     options = evaluation_options(args)
+    if not args.db and (args.judgments or args.runs or args.policy != "newest"):
+        raise CommandError("--judgments, --runs and --policy go with --db")
     if args.db or not args.qrels or not run_files or not _bulk_applies(args):
         judgments, runs = load_inputs(args, run_files)
         if not runs:
@@ -355,8 +350,6 @@ def _evaluate_files(args: argparse.Namespace, run_files: list[str], measures, op
     from judgeapp.measures import EvaluationError, evaluate_stream
     from judgeapp.measures.files import read_judged
 
-    if args.judgments or args.runs or args.policy != "newest":
-        raise CommandError("--judgments, --runs and --policy go with --db")
     judged = read_judged(args.qrels)
     runs = _file_runs(run_files, judged, args.version < 10)
     try:
