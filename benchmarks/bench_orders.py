@@ -90,7 +90,8 @@ def table(title, results) -> str:
     return "\n".join(lines) + "\n"
 
 
-def robust(shared: Path) -> None:
+def robust_sets(shared: Path):
+    """Robust 2003's topic sets: (title, pool, lists, qrels) for each of `ROBUST_SETS`."""
     vocab = Vocabulary()
     judged = Judgments.from_qrels(read_qrels(shared / "robust03" / "robust03_qrels.txt"), vocab)
     lists = read_lists(sorted((shared / "robust03" / "runs").glob("input.*.gz")), vocab)
@@ -98,17 +99,25 @@ def robust(shared: Path) -> None:
     for title, span in ROBUST_SETS:
         qids = [str(q) for q in span if str(q) in judged.topics and str(q) in retrieved]
         qrels = {q: (judged.topics[q].docids, judged.topics[q].grades) for q in qids}
+        yield title, pools(lists, qrels, qids), lists, qrels
+
+
+def robust(shared: Path) -> None:
+    for title, pool, lists, qrels in robust_sets(shared):
         start = time.perf_counter()
-        results = simulate(RUN_ORDERS, pools(lists, qrels, qids), lists, qrels)
+        results = simulate(RUN_ORDERS, pool, lists, qrels)
         pooled = sum(r.pool_size for r in results["maxmean"])
         relevant = sum(r.relevant for r in results["maxmean"])
         print(
-            table(f"{title}: {len(qids)} topics, {pooled:,} pooled, {relevant:,} relevant", results)
+            table(f"{title}: {len(pool)} topics, {pooled:,} pooled, {relevant:,} relevant", results)
         )
         print(f"({time.perf_counter() - start:.0f} s)\n", file=sys.stderr)
 
 
-def classic(shared: Path) -> None:
+def classic_sets(shared: Path):
+    """Cranfield, CISI and CACM with the demo's runs: (title, pool, lists, qrels, texts,
+    statements) for each of `CLASSIC`; the pool keeps queries with a relevant pooled
+    document."""
     from make_runs import make_runs
 
     for title, (folder, docs, queries, qrels_file) in CLASSIC.items():
@@ -134,6 +143,11 @@ def classic(shared: Path) -> None:
         pool = {
             q: t for q, t in pool.items() if np.isin(t.doc_ids, qrels[q][0][qrels[q][1] >= 1]).any()
         }
+        yield title, pool, lists, qrels, texts, statements
+
+
+def classic(shared: Path) -> None:
+    for title, pool, lists, qrels, texts, statements in classic_sets(shared):
         start = time.perf_counter()
         results = simulate(
             [*RUN_ORDERS, "cal"], pool, lists, qrels, texts=texts, queries=statements
