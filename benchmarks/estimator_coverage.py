@@ -299,8 +299,14 @@ DRIFTS = [
 ]
 CURVE_SEEDS = 3  # Monte Carlo draws differ by seed: each case is scored with three
 TOP_SCORED = 5
-PRIORS = [(a, b) for a in (0.1, 0.2, 0.5) for b in (0.5, 1.0, 2.0, 4.0, 8.0)]
-WEIGHTS = (0.5, 0.7, 0.85, 1.0)
+# the sampling prior's mixtures: the single Beta(0.2, 4) chosen before, and that component
+# beside a broader one
+SAMPLE_MIXTURES = [(((1.0, 0.2, 4.0),), 0.7)] + [
+    (((share, 0.2, 4.0), (round(1.0 - share, 2), *broad)), weight)
+    for share in (0.7, 0.8, 0.9)
+    for broad in ((0.5, 0.5), (1.0, 1.0), (1.0, 3.0), (0.5, 2.0))
+    for weight in (0.85, 1.0)
+]
 TUNING = "Robust 601-625 (tuning)"
 BAND_MIDDLE = {0.8: 0.83, 0.95: 0.955}  # of the targets 0.78-0.88 and 0.93-0.98
 
@@ -374,27 +380,45 @@ def calibrate_curve(data) -> list[str]:
 
 
 def calibrate_sample(data, seeds: int) -> list[str]:
-    """The sampling prior and weight by mean log predictive score on the tuning topics,
-    among those whose 80% intervals cover 80% in every scenario."""
-    samples = list(sample_cases(data, TUNING, seeds))
+    """The sampling prior (a mixture of Beta components) and weight on the tuning topics,
+    Robust 601-625 and Cranfield 1-100: of the grid's mixtures, those with the fewest
+    scenarios whose 80% or 95% coverage (as reported, two decimals) lies outside the target
+    bands, and of those the best mean log predictive score. (Before, the single Beta(0.2,
+    4) with weight 0.7 was chosen on Robust 601-625 alone, over a = 0.1-0.5, b = 0.5-8 and
+    weights 0.5-1 (results file); it is the first row here.)"""
+    samples = [
+        (group, *case)
+        for group in (TUNING, "Cranfield 1-100 (tuning)")
+        for case in sample_cases(data, group, seeds)
+    ]
     out = [
-        "| prior a | prior b | weight | mean log score | lowest 80% coverage of a scenario |",
-        "|---:|---:|---:|---:|---:|",
+        "| prior (weight, a, b), ... | judged weight | mean log score | scenarios out of band "
+        "| 80% / 95% coverage per scenario |",
+        "|---|---:|---:|---:|---|",
     ]
     best = None
-    for prior in PRIORS:
-        for weight in WEIGHTS:
-            scores, hits = [], {}
-            for label, topic, judged, truth in samples:
-                _point, seen, unseen = sample_predictive(topic, judged, prior=prior, weight=weight)
-                scores.append(math.log(max(unseen[truth - seen], 1e-12)))
-                est = sample_estimate(topic, judged, level=0.8, prior=prior, weight=weight)
-                hits.setdefault(label, []).append(est.low <= truth <= est.high)
-            score = float(np.mean(scores))
-            worst = min(float(np.mean(h)) for h in hits.values())
-            out.append(f"| {prior[0]} | {prior[1]} | {weight} | {score:.4f} | {worst:.3f} |")
-            if worst >= 0.8 and (best is None or score > best[0]):
-                best = (score, (prior, weight))
+    for prior, weight in SAMPLE_MIXTURES:
+        scores, hits = [], {}
+        for group, label, topic, judged, truth in samples:
+            _point, seen, unseen = sample_predictive(topic, judged, prior=prior, weight=weight)
+            scores.append(math.log(max(unseen[truth - seen], 1e-12)))
+            for level in LEVELS:
+                low, high = _central(unseen, level)
+                hits.setdefault((group, label, level), []).append(low <= truth - seen <= high)
+        score = float(np.mean(scores))
+        cover = {k: round(float(np.mean(h)), 2) for k, h in hits.items()}
+        out_of_band = sum(
+            not (0.78 <= cover[g, lb, 0.8] <= 0.88 and 0.93 <= cover[g, lb, 0.95] <= 0.98)
+            for g, lb, lv in cover
+            if lv == 0.8
+        )
+        cells = " ".join(
+            f"{cover[g, lb, 0.8]:.2f}/{cover[g, lb, 0.95]:.2f}" for g, lb, lv in cover if lv == 0.8
+        )
+        out.append(f"| {prior} | {weight} | {score:.4f} | {out_of_band} | {cells} |")
+        key = (-out_of_band, score)
+        if best is None or key > best[0]:
+            best = (key, (prior, weight))
     out.append(f"\nchosen: SAMPLE_PRIOR, SAMPLE_WEIGHT = {best[1] if best else None}")
     return out
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.special import beta as beta_fn
 from scipy.stats import betabinom
 
 from judgeapp.pooling import PoolingError, depth_pool
@@ -95,12 +96,20 @@ def test_horvitz_thompson_by_hand():
     assert est.point == pytest.approx(16.0)
     assert (est.found, est.judged, est.method) == (3, 8, "sample")
     # the relevant documents not judged: stratum 1 has 8 left after 1 relevant of 2,
-    # stratum 2 has 36 left after 1 of 4; each a beta-binomial under the Beta(a, b) prior,
-    # a judged document counting w
-    a, b = SAMPLE_PRIOR
+    # stratum 2 has 36 left after 1 of 4; each a mixture of beta-binomials, one per Beta(a,
+    # b) component of the prior, weighted by the component's prior weight times the chance
+    # of the stratum's judgments under it (a judged document counting w)
     w = SAMPLE_WEIGHT
-    first = betabinom.pmf(np.arange(9), 8, w * 1 + a, w * 1 + b)
-    second = betabinom.pmf(np.arange(37), 36, w * 1 + a, w * 3 + b)
+
+    def left(rest, rel, non):
+        like = [c * beta_fn(a + w * rel, b + w * non) / beta_fn(a, b) for c, a, b in SAMPLE_PRIOR]
+        return sum(
+            lk / sum(like) * betabinom.pmf(np.arange(rest + 1), rest, a + w * rel, b + w * non)
+            for lk, (_, a, b) in zip(like, SAMPLE_PRIOR, strict=True)
+        )
+
+    first = left(8, 1, 1)
+    second = left(36, 1, 3)
     total = np.zeros(45)
     for i, p in enumerate(first):
         total[i : i + 37] += p * second
