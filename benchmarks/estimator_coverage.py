@@ -1,8 +1,9 @@
 """How often the estimators' intervals cover the true number of relevant documents, on
 topics whose truth is known, with every judgment the estimator should not see hidden, today's
-estimators beside the ones they replaced (the sampling estimator's normal interval is kept
-below as `legacy_sample_interval`, for comparison only; the curve estimator's intervals
-are compared with its predictive read at the stated level, before CURVE_CALIBRATION).
+estimators beside what they were before issue 17's calibration (the curve estimator's
+predictive read at the stated level, without CURVE_CALIBRATION; the sampling estimator
+with its single Beta prior, PREVIOUS_SAMPLE_PRIOR). The legacy intervals before those
+(1.5x widening, normal interval) are in the results file's older sections.
 
     python benchmarks/estimator_coverage.py [--seeds 10] > benchmarks/results/estimators.md
     python benchmarks/estimator_coverage.py --calibrate [curve|sample|levels]   # the
@@ -18,7 +19,7 @@ and CACM with the demo's seven runs (held out).
 (b) the sampling estimator: a stratified sample per topic (`sample_topic`), every sampled
     document judged, the rest hidden; the truth is the relevant documents of the population.
 Prints Markdown tables: coverage (share of cases whose interval holds the truth) and median
-interval width, new and (in brackets) before (curve: uncalibrated; sample: legacy), at 80% and 95%: the curve estimator by order,
+interval width, new and (in brackets) before, at 80% and 95%: the curve estimator by order,
 share judged and tuning / held-out Robust / classic collections, then by collection.
 """
 
@@ -68,29 +69,9 @@ POOL_DEPTH = {"robust": 100, "cranfield": 50, "cisi": 50, "cacm": 50}
 # -- what was there before (judgeapp/pooling/estimate.py until issue 17) ----------------------
 
 
-def legacy_sample_interval(topic, judged, level):
-    """Normal interval with the variance of smoothed shares (r + 1/2) / (m + 1)."""
-    from scipy.stats import norm
-
-    ids, grades = judged
-    rel = np.isin(topic.doc_ids, ids[grades >= 1])
-    is_judged = np.isin(topic.doc_ids, ids)
-    certain = topic.stratum == 0
-    point = lowest = float(rel[certain].sum())
-    variance = 0.0
-    highest = point
-    for h in np.unique(topic.stratum[~certain]).tolist():
-        members = topic.stratum == h
-        n_h = int(members.sum())
-        big_n = round(n_h / float(topic.inclusion_prob[members][0]))
-        m, r = int(is_judged[members].sum()), int(rel[members].sum())
-        point += big_n * r / m
-        smoothed = (r + 0.5) / (m + 1.0)
-        variance += big_n**2 * (1.0 - m / big_n) * smoothed * (1.0 - smoothed) / m
-        lowest += r
-        highest += big_n - (m - r)
-    half = float(norm.ppf(0.5 + level / 2.0)) * math.sqrt(variance)
-    return max(point - half, lowest), min(point + half, highest)
+# the sampling estimator's prior before issue 17's intervals: Beta(0.2, 4), judged documents
+# counting 0.7 (chosen on Robust 601-625 alone)
+PREVIOUS_SAMPLE_PRIOR = (((1.0, 0.2, 4.0),), 0.7)
 
 
 # -- cases --------------------------------------------------------------------------------------
@@ -188,8 +169,8 @@ SUPERGROUPS = {
 
 
 def summary(rows: list) -> tuple[int, str, str]:
-    """(cases, 'new (legacy)' coverage, 'new (legacy)' median width) of rows of
-    (legacy covers, new covers, legacy width, new width)."""
+    """(cases, 'new (before)' coverage, 'new (before)' median width) of rows of
+    (before covers, new covers, before width, new width)."""
     a = np.array(rows, dtype=float)
     cover = f"{a[:, 1].mean():.2f} ({a[:, 0].mean():.2f})"
     width = f"{np.median(a[:, 3]):.0f} ({np.median(a[:, 2]):.0f})"
@@ -264,7 +245,8 @@ def curve_tables(got: dict[tuple, list]) -> list[str]:
 
 def sample_table(data, seeds: int) -> list[str]:
     out = [
-        "Coverage and median width of the intervals, new (legacy).\n",
+        "Coverage and median width of the intervals, new (before: one Beta(0.2, 4) prior, "
+        "judged documents counting 0.7).\n",
         "| collection | scenario | cases | 80% coverage | 95% coverage | 80% width | 95% width |",
         "|---|---|---:|---:|---:|---:|---:|",
     ]
@@ -272,7 +254,9 @@ def sample_table(data, seeds: int) -> list[str]:
         got: dict[tuple, list] = {}
         for label, topic, judged, truth in sample_cases(data, group, seeds):
             for level in LEVELS:
-                old = legacy_sample_interval(topic, judged, level)
+                prior, weight = PREVIOUS_SAMPLE_PRIOR
+                before = sample_estimate(topic, judged, level=level, prior=prior, weight=weight)
+                old = before.low, before.high
                 new = sample_estimate(topic, judged, level=level)
                 got.setdefault((label, level), []).append(
                     (
@@ -578,7 +562,7 @@ def main() -> int:
             print("\n".join(calibrate_levels(data)))
         print(f"\n({time.perf_counter() - start:.0f} s)")
         return 0
-    print("# Estimator coverage: legacy and new intervals\n")
+    print("# Estimator coverage: intervals before and after calibration\n")
     print(f"Produced by `python benchmarks/estimator_coverage.py --seeds {args.seeds}`.\n")
     print("## (a) Curve estimator (relevant documents in the pool)\n")
     print(f"Blind: {BLIND_SHUFFLES} shuffles per topic. Pools: depth 100 (Robust), 50 (classic).\n")
