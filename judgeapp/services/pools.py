@@ -197,7 +197,9 @@ class PoolService:
         if not len(curve):
             return None
         adaptive = ORDERS[judging_order].adaptive
-        return curve_estimate(curve, len(pooled), adaptive=adaptive, level=level, qid=qid)
+        return curve_estimate(
+            curve, len(pooled), adaptive=adaptive, level=level, qid=qid, order=judging_order
+        )
 
     # -- writing ---------------------------------------------------------------------------
     def pooled_without_text(self, name: str) -> tuple[int, int]:
