@@ -240,13 +240,17 @@ def _tsv(path: str) -> Iterator[Document]:
 _READERS = {"trec": _trec, "jsonl": _jsonl, "tsv": _tsv, "smart": read_smart_documents}
 
 
-def iter_documents(path: PathArg, fmt: str | None = None) -> Iterator[Document]:
+def iter_documents(
+    path: PathArg, fmt: str | None = None, *, unique: bool = True
+) -> Iterator[Document]:
     """Documents one by one, in file order (``fmt`` detected from the content if None).
 
-    Errors surface while iterating; a docno seen twice stops the stream with both lines."""
+    Errors surface while iterating; a docno seen twice stops the stream with both lines
+    (``unique=False``: the caller checks, as `Store.put_documents` does with the same
+    message, so that memory does not grow with the collection)."""
     path = os.fspath(path)
     docs = _READERS[resolve_format(path, "docs", fmt)](path)
-    return unique_records(path, docs, "docno", "no documents found (empty file)")
+    return unique_records(path, docs, "docno", "no documents found (empty file)", unique=unique)
 
 
 def read_documents(path: PathArg, fmt: str | None = None) -> list[Document]:

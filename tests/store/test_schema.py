@@ -16,8 +16,8 @@ from sqlalchemy import create_engine
 
 from judgeapp.services.policy import qrels_rows
 from judgeapp.store import SchemaError, Store
-from judgeapp.store.models import Base
 from judgeapp.store.locking import begin_write
+from judgeapp.store.models import Base
 from judgeapp.store.schema import (
     MIGRATIONS,
     SCHEMA_HEAD,
