@@ -433,6 +433,14 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
             (before,) = cursor.execute("SELECT coalesce(max(id), 0) FROM docnos").fetchone()
+            if before == 0:
+                # a project without docnos: each takes its place in the array as its id,
+                # what the ordered insert below would give, without SQLite sorting them
+                cursor.execute(
+                    "INSERT INTO docnos (id, docno) SELECT key + 1, value FROM json_each(?)",
+                    (payload,),
+                )
+                return np.arange(1, len(ordered) + 1, dtype=np.int64)
             cursor.execute(
                 "INSERT OR IGNORE INTO docnos (docno) SELECT value FROM json_each(?) ORDER BY key",
                 (payload,),
