@@ -225,4 +225,4 @@ def create_sqlite_head(conn: Connection) -> None:
 def schema_rows(conn: Connection) -> list[tuple[str, str, str, str | None]]:
     """What SQLite holds of a schema: (type, name, table, statement), in creation order."""
     sql = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid"
-    return [tuple(row) for row in conn.exec_driver_sql(sql).fetchall()]  # type: ignore[misc]
+    return [tuple(row) for row in conn.exec_driver_sql(sql).fetchall()]
