@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import multiprocessing
 import os
+import signal
 import stat
 import sys
 from collections.abc import Iterator, Sequence
@@ -108,6 +109,12 @@ def _read_in_worker(path: str) -> RunColumns | None:
         return None
 
 
+def _worker_started() -> None:
+    # Ctrl-C is the importing process's to handle (it stops the workers): a worker that
+    # took it too would print its own traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _can_fork() -> bool:
     # fork only: a worker must start at once, without importing anything again (macOS's
     # fork is unsafe with its system libraries, Windows has none)
@@ -126,7 +133,8 @@ class RunReading:
         self._ahead: Iterator[RunColumns | None] | None = None
         self.workers = min(processes, len(self.paths)) if _can_fork() else 1
         if self.workers > 1:
-            self._pool = multiprocessing.get_context("fork").Pool(self.workers)
+            context = multiprocessing.get_context("fork")
+            self._pool = context.Pool(self.workers, initializer=_worker_started)
             self._ahead = self._pool.imap(_read_in_worker, self.paths)
 
     def __iter__(self) -> Iterator[RunColumns]:
