@@ -153,15 +153,16 @@ def iter_elements(path: PathArg, name: str) -> Iterator[tuple[int, dict[str, str
             line = chunk.first_line
             counted = 0  # text[:counted] is accounted for in `line`
             for match in tag.finditer(text):
-                line += text.count("\n", counted, match.start())
-                counted = match.start()
-                between = text[pos : match.start()]
+                start = match.start()
+                line += text.count("\n", counted, start)
+                counted = start
+                between = text[pos:start]
                 if inside:
                     parts.append(between)
                     size += len(between)
                     if size > MAX_ELEMENT:
                         raise _too_long(path, name, opened)
-                elif between.strip():
+                elif between and not between.isspace():
                     raise _outside(path, name, text, pos, chunk.first_line)
                 if match.group(1):  # closing tag
                     if not inside:
@@ -177,7 +178,8 @@ def iter_elements(path: PathArg, name: str) -> Iterator[tuple[int, dict[str, str
                             f"{shown} (missing </{name}>)",
                         )
                     inside, opened, parts, size = True, line, [], 0
-                    attrs = attributes(match.group(2) or "")
+                    found = match.group(2)
+                    attrs = attributes(found) if found else {}
                 pos = match.end()
             rest = text[pos:]
             if inside:
