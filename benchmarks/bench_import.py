@@ -63,53 +63,27 @@ def plain_parse(paths: list[Path]) -> int:
     return lines
 
 
-def _tree_rss_kib(pid: int) -> int:
-    """Resident KiB of a process and all its descendants now (Linux /proc), 0 if gone."""
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            with open(f"/proc/{p}/status") as f:
-                total += next((int(x.split()[1]) for x in f if x.startswith("VmRSS:")), 0)
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as f:
-                    todo += [int(c) for c in f.read().split()]
-        except (OSError, ValueError):
-            continue
-    return total
-
-
-def run_timed(cmd: list[str]) -> tuple[float, int, str, int]:
-    """(wall seconds, peak RSS in MiB, stdout, sampled peak MiB of all its processes
-    together) of a fresh process. GNU time gives the largest process's peak; `import run`
-    reads in worker processes, so the sum over the process tree is sampled every 10 ms
-    beside it (a lower bound: a peak between two samples is missed)."""
+def run_timed(cmd: list[str]) -> tuple[float, int, str]:
+    """(wall seconds, peak RSS in MiB, stdout) of a fresh process."""
     peak = PeakRss()  # the command's own peak, not this process's (see peak_rss)
     start = time.perf_counter()
     proc = subprocess.Popen(
         peak.wrap(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT
     )
-    tree = 0
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        tree = max(tree, _tree_rss_kib(proc.pid))
-        time.sleep(0.01)
+    _, status, usage = os.wait4(proc.pid, 0)
     took = time.perf_counter() - start
     out = proc.stdout.read().decode() if proc.stdout else ""
     if os.waitstatus_to_exitcode(status):
         err = proc.stderr.read().decode() if proc.stderr else ""
         sys.exit(f"failed: {' '.join(cmd[:5])} ...\n{err}")
-    return took, peak.mib(usage), out.strip(), tree // 1024
+    return took, peak.mib(usage), out.strip()
 
 
 def race(paths: list[Path], rounds: int, tmp: Path) -> dict[str, list]:
     """Alternating rounds of `import run` into a new project and the plain parse."""
     py = sys.executable
     files = [str(p) for p in paths]
-    out: dict[str, list] = {s: [] for s in ("judgeapp", "peer", "judgeapp_rss", "peer_rss")}
-    out["judgeapp_tree"] = []
+    out: dict[str, list] = {"judgeapp": [], "peer": [], "judgeapp_rss": [], "peer_rss": []}
     for k in range(rounds):
         for side in ("judgeapp", "peer") if k % 2 == 0 else ("peer", "judgeapp"):
             if side == "judgeapp":
@@ -117,11 +91,9 @@ def race(paths: list[Path], rounds: int, tmp: Path) -> dict[str, list]:
                 cmd = [py, "main.py", "import", "run", str(db), *files, "--create"]
             else:
                 cmd = [py, "-c", PLAIN, *files]
-            took, peak, _, tree = run_timed(cmd)
+            took, peak, _ = run_timed(cmd)
             out[side].append(took)
             out[f"{side}_rss"].append(peak)
-            if side == "judgeapp":
-                out["judgeapp_tree"].append(tree)
             if side == "judgeapp" and k < rounds - 1:
                 db.unlink()
     out["db"] = [db]
@@ -168,11 +140,7 @@ def load() -> str:
 def report(label: str, lines: int, res: dict[str, list]) -> None:
     ours, peer = statistics.median(res["judgeapp"]), statistics.median(res["peer"])
     print(label)
-    print(
-        f"  judgeapp import run   {ours:7.2f} s  {max(res['judgeapp_rss']):5} MiB peak "
-        f"(largest process; all its processes together: {max(res['judgeapp_tree'])} MiB, "
-        "sampled)"
-    )
+    print(f"  judgeapp import run   {ours:7.2f} s  {max(res['judgeapp_rss']):5} MiB peak")
     print(f"  plain parse (peer)    {peer:7.2f} s  {max(res['peer_rss']):5} MiB peak")
     print(f"  peer/judgeapp {peer / ours:.2f}x (above 1: judgeapp is faster; {lines:,} lines)")
     rounds = ", ".join(

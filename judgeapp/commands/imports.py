@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from typing import TYPE_CHECKING
 
 from judgeapp.commands import CommandError, open_store, progress_bar
-
-if TYPE_CHECKING:
-    from judgeapp.services.imports import RunReading
 
 ORDER = 20
 KINDS = ("topics", "docs", "run", "qrels", "judgments")
@@ -56,22 +51,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from judgeapp.services import imports
+    from judgeapp.store import StoreError
 
     if args.name and len(args.name) != len(args.files):
         raise CommandError(f"--name given {len(args.name)} times for {len(args.files)} files")
-    # runs are read by worker processes from here on, while the store is imported and opened
-    reading = imports.RunReading(args.files, os.cpu_count() or 1) if args.kind == "run" else None
-    try:
-        return _import(args, reading)
-    finally:
-        if reading is not None:
-            reading.close()
-
-
-def _import(args: argparse.Namespace, reading: RunReading | None) -> int:
-    from judgeapp.services import imports
-    from judgeapp.store import StoreError
-
     store = open_store(args.db, create=args.create)
     try:
         with progress_bar(f"import {args.kind}") as progress:
@@ -87,7 +70,6 @@ def _import(args: argparse.Namespace, reading: RunReading | None) -> int:
                     fmt=args.fmt,
                     replace=args.replace,
                     progress=progress,
-                    reading=reading,
                 )
             elif args.kind == "judgments":
                 report = imports.import_judgments(

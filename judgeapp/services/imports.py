@@ -3,25 +3,15 @@ store in one transaction per call, so a failed import leaves the project exactly
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import multiprocessing
-import os
-import signal
-import stat
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from judgeapp import formats
-from judgeapp.formats.bulk import RunColumns, read_run_columns
 from judgeapp.records import Changes
 from judgeapp.services.progress import ProgressFn, no_progress
-
-if TYPE_CHECKING:  # the store (SQLAlchemy) is imported while runs are read ahead
-    from judgeapp.store import Store
+from judgeapp.store import RunImport, Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,65 +87,6 @@ def import_documents(
     )
 
 
-def _read_in_worker(path: str) -> RunColumns | None:
-    """A run read in a worker process; None when it fails (or is no regular file, which
-    only this process may read): the importing process then reads it itself, so that the
-    error raised is exactly the reader's."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        return read_run_columns(path)
-    except Exception:
-        return None
-
-
-def _worker_started() -> None:
-    # Ctrl-C is the importing process's to handle (it stops the workers): a worker that
-    # took it too would print its own traceback
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _can_fork() -> bool:
-    # fork only: a worker must start at once, without importing anything again (macOS's
-    # fork is unsafe with its system libraries, Windows has none)
-    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
-
-
-class RunReading:
-    """Run files being read ahead, in order: with ``processes`` > 1, forked worker processes
-    read them (on other cores, while this process imports the store and opens the project);
-    iterating gives each file's columns in the order of ``paths``. Whatever a worker could
-    not read is read again here, where any error is raised. ``close`` stops the workers."""
-
-    def __init__(self, paths: Sequence[str | Path], processes: int = 1) -> None:
-        self.paths = [os.fspath(p) for p in paths]
-        self._pool = None
-        self._ahead: Iterator[RunColumns | None] | None = None
-        self.workers = min(processes, len(self.paths)) if _can_fork() else 1
-        if self.workers > 1:
-            context = multiprocessing.get_context("fork")
-            self._pool = context.Pool(self.workers, initializer=_worker_started)
-            self._ahead = self._pool.imap(_read_in_worker, self.paths)
-
-    def __iter__(self) -> Iterator[RunColumns]:
-        for path in self.paths:
-            got = next(self._ahead) if self._ahead is not None else None
-            # columns: the store interns their docnos in bulk
-            yield got if got is not None else read_run_columns(path)
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = self._ahead = None
-
-    def __enter__(self) -> RunReading:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 def import_runs(
     store: Store,
     paths: Sequence[str | Path],
@@ -164,29 +95,21 @@ def import_runs(
     fmt: str | None = None,
     replace: bool = False,
     progress: ProgressFn = no_progress,
-    reading: RunReading | None = None,
 ) -> ImportReport:
     """Read every run first (any error stops before the project is touched), then store
-    them together. A run's name defaults to its tag. ``reading``: the same paths, being
-    read ahead already (by default they are read here, one after another)."""
+    them together. A run's name defaults to its tag."""
     if names is not None and len(names) != len(paths):
         raise ValueError("give one name per run file")
+    from judgeapp.formats.bulk import read_run_columns
     from judgeapp.formats.detect import resolve_format
-    from judgeapp.store import RunImport
 
     imports = []
-    with contextlib.ExitStack() as stack:
-        if reading is None:
-            reading = stack.enter_context(RunReading(paths))
-        elif reading.paths != [os.fspath(p) for p in paths]:
-            raise ValueError("the runs read ahead are not these paths")
-        runs = iter(reading)
-        for i, path in enumerate(paths):
-            progress(i, len(paths), f"reading {Path(path).name}")
-            if fmt is not None:
-                resolve_format(str(path), "run", fmt)  # only "trec" exists; the reader checks
-            run = next(runs)
-            imports.append(RunImport(run, None if names is None else names[i], _sha256(path)))
+    for i, path in enumerate(paths):
+        progress(i, len(paths), f"reading {Path(path).name}")
+        if fmt is not None:
+            resolve_format(str(path), "run", fmt)  # only "trec" exists; the reader checks lines
+        run = read_run_columns(path)  # columns: the store interns their docnos in bulk
+        imports.append(RunImport(run, None if names is None else names[i], _sha256(path)))
     progress(len(paths), len(paths), "storing runs")
     stored = store.add_runs(imports, replace=replace)
     entries = sum(r.n_entries for r in stored)

@@ -4,7 +4,6 @@ qrels round trips, and failed imports that leave the project byte-for-byte uncha
 from __future__ import annotations
 
 import gzip
-import itertools
 import re
 from pathlib import Path
 
@@ -12,14 +11,7 @@ import pytest
 
 from judgeapp.cli import main
 from judgeapp.formats import FormatError, read_qrels
-from judgeapp.formats.bulk import read_run_columns
-from judgeapp.services.imports import (
-    RunReading,
-    import_documents,
-    import_qrels,
-    import_runs,
-    import_topics,
-)
+from judgeapp.services.imports import import_documents, import_qrels, import_runs, import_topics
 from judgeapp.services.overview import project_info
 from judgeapp.services.policy import qrels_rows
 from judgeapp.store import Store
@@ -167,34 +159,6 @@ def test_robust03_runs_import_with_counts(shared_data, store):
     assert store.load_ranked_lists().n_entries == lines_total
     ids, scores = store.load_ranked_lists(runs=["humR03dc"], qids=["601"]).runs["humR03dc"]["601"]
     assert len(ids) == 100 and (scores[:-1] >= scores[1:]).all()
-
-
-def test_runs_read_ahead_by_workers_store_what_reading_here_stores(shared_data, tmp_path):
-    """`import run` reads in worker processes; the runs stored are those read here, and a
-    file the workers cannot take (a bad one, a pipe) is read here, raising its own error."""
-    paths = sorted((shared_data / "robust03" / "runs").glob("input.*.gz"))[:5]
-    bad = MALFORMED / "run_duplicate.txt"
-    with RunReading([*paths, bad], processes=2) as reading:
-        assert reading.workers == 2  # on Linux (fork)
-        runs = iter(reading)
-        ahead = list(itertools.islice(runs, len(paths)))
-        with pytest.raises(FormatError) as caught:
-            next(runs)
-    with pytest.raises(FormatError) as here, Store.open(tmp_path / "bad.db") as store:
-        import_runs(store, [bad])
-    assert str(caught.value) == str(here.value)
-    with Store.open(tmp_path / "ahead.db") as a, Store.open(tmp_path / "here.db") as b:
-        with RunReading(paths, processes=2) as reading:
-            import_runs(a, paths, reading=reading)
-        import_runs(b, paths)
-        assert [r.n_entries for r in a.runs()] == [r.n_entries for r in b.runs()]
-        lists_a, lists_b = a.load_ranked_lists(), b.load_ranked_lists()
-        for name, topics in lists_b.runs.items():
-            for qid, (ids, scores) in topics.items():
-                other_ids, other_scores = lists_a.runs[name][qid]
-                assert (a.docnos_of(other_ids.tolist()) == b.docnos_of(ids.tolist())), qid
-                assert (other_scores == scores).all()
-    assert [run.tag for run in ahead] == [run.tag for run in map(read_run_columns, paths)]
 
 
 def test_robust03_qrels_and_topics(shared_data, store):
