@@ -62,28 +62,6 @@ def _check_docno(path: str, line: int, docno: str) -> str:
     return docno
 
 
-def _elements(body: str) -> Iterator[tuple[int, int, str, str]]:
-    r"""``(start, end, name, content)`` of each element, exactly the matches of
-    ``<(NAME)(\s[^>]*)?>(.*?)</NAME\s*>`` (re.S, the name's case kept) that ``finditer``
-    would give, found with ``str.find`` for the closing tag instead of trying the pattern's
-    lazy ``.*?`` at every character of the content."""
-    pos = 0
-    search = _OPEN_TAG.search
-    while (opening := search(body, pos)) is not None:
-        name = opening.group(1)
-        closing = "</" + name
-        at = opening.end()
-        while (found := body.find(closing, at)) >= 0:
-            end = _CLOSE_END.match(body, found + len(closing))
-            if end is not None:
-                yield opening.start(), end.end(), name, body[opening.end() : found]
-                pos = end.end()
-                break
-            at = found + 1
-        else:
-            pos = opening.start() + 1  # never closed: the scan goes on after its '<'
-
-
 @dataclass(slots=True)
 class _RawDocument:
     """A document whose field contents wait for clean_many: indexes into the batch's
@@ -96,9 +74,18 @@ class _RawDocument:
     fields: dict[str, list[str | int]]
 
 
+_TITLES = frozenset(TITLE_TAGS)
+_TEXTS = frozenset(TEXT_TAGS)
+
+
 def _parse_trec(
     path: str, line: int, attrs: dict[str, str], body: str, contents: list[str]
 ) -> _RawDocument:
+    r"""The elements of a document are the matches that ``finditer`` would give of
+    ``<(NAME)(\s[^>]*)?>(.*?)</NAME\s*>`` (re.S, the name's case kept), found with
+    ``str.find`` for the closing tag instead of trying the pattern's lazy ``.*?`` at every
+    character of the content; an opening tag never closed is passed over (the scan goes
+    on after its ``<``). Contents wait in ``contents`` for clean_many."""
     found = _DOCNO.search(body)
     if found is not None:
         docno = clean(found.group(1))
@@ -108,35 +95,46 @@ def _parse_trec(
         raise FormatError(path, line, "document has no <DOCNO> (nor an id attribute)")
     docno = _check_docno(path, line, docno)
 
-    def later(content: str) -> int:
-        contents.append(content)
-        return len(contents) - 1
-
     title = -1
     texts: list[int] = []
     fields: dict[str, list[str | int]] = {k: [v] for k, v in attrs.items() if k != "id" or found}
-    rest: list[str] = []
-    pos = 0
-    for start, end, tag, content in _elements(body):
-        rest.append(body[pos:start])
-        pos = end
+    rest: list[str] = []  # the text between elements
+    pos = scan = 0
+    search, find, close_end = _OPEN_TAG.search, body.find, _CLOSE_END.match
+    while (opening := search(body, scan)) is not None:
+        tag = opening.group(1)
+        closing = "</" + tag
+        at = inner = opening.end()
+        while (shut := find(closing, at)) >= 0:
+            end = close_end(body, shut + len(closing))
+            if end is not None:
+                break
+            at = shut + 1
+        else:
+            scan = opening.start() + 1  # never closed: the scan goes on after its '<'
+            continue
+        rest.append(body[pos : opening.start()])
+        pos = scan = end.end()
         name = tag.upper()
         if name == "DOCNO":
             continue
-        if name in TITLE_TAGS and title < 0:
-            title = later(content)
-        elif name in TEXT_TAGS:
-            texts.append(later(content))
+        contents.append(body[inner:shut])
+        if name in _TITLES and title < 0:
+            title = len(contents) - 1
+        elif name in _TEXTS:
+            texts.append(len(contents) - 1)
         else:
-            fields.setdefault(name.lower(), []).append(later(content))
+            fields.setdefault(name.lower(), []).append(len(contents) - 1)
     rest.append(body[pos:])
     loose = "".join(rest)
-    if not loose.isspace() and loose:  # text outside any element is still the text
-        texts.append(later(loose))
+    if loose and not loose.isspace():  # text outside any element is still the text
+        contents.append(loose)
+        texts.append(len(contents) - 1)
     if title < 0:
         nested = _NESTED_TITLE.search(body)
         if nested is not None:
-            title = later(nested.group(2))
+            contents.append(nested.group(2))
+            title = len(contents) - 1
     return _RawDocument(docno, line, title, texts, fields)
 
 
@@ -144,13 +142,20 @@ def _finish(raw: list[_RawDocument], contents: list[str]) -> Iterator[Document]:
     cleaned = clean_many(contents)
     for doc in raw:
         fields = {
-            key: "\n".join(v if isinstance(v, str) else cleaned[v] for v in values)
+            key: cleaned[values[0]]
+            if len(values) == 1 and isinstance(values[0], int)
+            else "\n".join(v if isinstance(v, str) else cleaned[v] for v in values)
             for key, values in doc.fields.items()
         }
+        texts = doc.texts
+        if len(texts) == 1:
+            text = cleaned[texts[0]]
+        else:
+            text = "\n\n".join(t for t in (cleaned[i] for i in texts) if t)
         yield Document(
             docno=doc.docno,
             title=" ".join(cleaned[doc.title].split()) if doc.title >= 0 else "",
-            text="\n\n".join(t for t in (cleaned[i] for i in doc.texts) if t),
+            text=text,
             fields=fields,
             line=doc.line,
         )
@@ -235,13 +240,17 @@ def _tsv(path: str) -> Iterator[Document]:
 _READERS = {"trec": _trec, "jsonl": _jsonl, "tsv": _tsv, "smart": read_smart_documents}
 
 
-def iter_documents(path: PathArg, fmt: str | None = None) -> Iterator[Document]:
+def iter_documents(
+    path: PathArg, fmt: str | None = None, *, unique: bool = True
+) -> Iterator[Document]:
     """Documents one by one, in file order (``fmt`` detected from the content if None).
 
-    Errors surface while iterating; a docno seen twice stops the stream with both lines."""
+    Errors surface while iterating; a docno seen twice stops the stream with both lines
+    (``unique=False``: the caller checks, as `Store.put_documents` does with the same
+    message, so that memory does not grow with the collection)."""
     path = os.fspath(path)
     docs = _READERS[resolve_format(path, "docs", fmt)](path)
-    return unique_records(path, docs, "docno", "no documents found (empty file)")
+    return unique_records(path, docs, "docno", "no documents found (empty file)", unique=unique)
 
 
 def read_documents(path: PathArg, fmt: str | None = None) -> list[Document]:

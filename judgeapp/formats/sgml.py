@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+import numpy as np
+
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.textio import PathArg, open_chunks
 
@@ -54,29 +56,68 @@ def clean(content: str) -> str:
 # pattern must then not run on into the next content
 _PARAGRAPH_JOINED = re.compile(r"</?P(?:\s[^>\x00]*)?>", re.I)
 _MARKUP_JOINED = re.compile(r"<[^>\x00]*>")
-_TRAILING_ENDS = (" \n", "\t\n", "\f\n", "\v\n", "\r\n")
+_LT, _GT, _SLASH, _P, _NL = 60, 62, 47, 80, 10
+_SPACE = np.zeros(256, dtype=bool)  # what _TRAILING removes before a line end
+_SPACE[[9, 11, 12, 13, 32]] = True
+
+
+def _bare_paragraphs(data: np.ndarray) -> np.ndarray | None:
+    """``data`` (UTF-8 bytes, four zero bytes after the text) with every ``<P>`` and
+    ``</P>`` made a line end, as a mask of the bytes kept after setting each tag's ``<``
+    to a line end; None when some ``<`` starts anything else (then the patterns run)."""
+    lt = np.flatnonzero(data == _LT)
+    one, two, three = data[lt + 1], data[lt + 2], data[lt + 3]
+    opening = (one == _P) & (two == _GT)
+    closing = (one == _SLASH) & (two == _P) & (three == _GT)
+    if not (opening | closing).all():
+        return None
+    keep = np.ones(len(data), dtype=bool)
+    keep[lt + 1] = False
+    keep[lt + 2] = False
+    keep[lt[closing] + 3] = False
+    data[lt] = _NL
+    return keep
+
+
+def _fold_lines(data: np.ndarray, keep: np.ndarray | None) -> str:
+    """The text of ``data[keep]`` (UTF-8, the four zero bytes after it left out) with
+    ``_BLANKS.sub("\\n\\n", _TRAILING.sub("\\n", text))`` done by numpy: white space
+    before a line end dropped, runs of line ends cut to two."""
+    if keep is not None:
+        data = data[keep]
+    data = data[:-4]
+    if len(data) and _SPACE[data[np.flatnonzero(data[1:] == _NL)]].any():
+        # white space before a line end (rare): the pattern removes it
+        text = _TRAILING.sub("\n", data.tobytes().decode("utf-8", "surrogatepass"))
+        data = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    newline = data == _NL
+    third = np.zeros(len(data), dtype=bool)  # the third and later line end of a run
+    third[2:] = newline[2:] & newline[1:-1] & newline[:-2]
+    if third.any():
+        data = data[~third]
+    return data.tobytes().decode("utf-8", "surrogatepass")
 
 
 def clean_many(contents: list[str]) -> list[str]:
-    """``[clean(c) for c in contents]`` with each substitution run once over all of them:
-    a few passes of the regular expression engine instead of a few per field."""
+    """``[clean(c) for c in contents]``, each step run once over all of them joined: the
+    markup (bare ``<P>`` tags, TREC's usual, as a vector operation), the entities (the
+    pattern, where there is an ``&``), then line ends trimmed and folded by numpy over
+    the bytes (the string searches for those steps were most of the time of reading)."""
     if not contents:
         return []
     text = "\x00".join(contents)
-    if "<" in text:
-        if text.count("<") == text.count("<P>") + text.count("</P>"):
-            # only bare paragraph tags, TREC's usual markup: what the patterns would do
-            text = text.replace("<P>", "\n").replace("</P>", "\n")
-        else:
-            text = _MARKUP_JOINED.sub("", _PARAGRAPH_JOINED.sub("\n", text))
-    if "&" in text:
-        text = _ENTITY.sub(_entity, text)
-    # each substitution only where its pattern can match (the searches are much faster)
-    if any(end in text for end in _TRAILING_ENDS):
-        text = _TRAILING.sub("\n", text)
-    while "\n\n\n" in text:  # runs of line ends down to two, as _BLANKS does
-        text = text.replace("\n\n\n", "\n\n")
-    return [piece.strip() for piece in text.split("\x00")]
+    raw = text.encode("utf-8", "surrogatepass")
+    data = np.frombuffer(raw + bytes(4), dtype=np.uint8).copy()
+    keep = _bare_paragraphs(data) if "<" in text else None
+    if "<" in text and keep is None:
+        text = _MARKUP_JOINED.sub("", _PARAGRAPH_JOINED.sub("\n", text))
+        data = np.frombuffer(text.encode("utf-8", "surrogatepass") + bytes(4), dtype=np.uint8)
+    if "&" in text:  # after the markup, before the line ends, as in clean()
+        if keep is not None:
+            data, keep = data[keep], None
+        text = _ENTITY.sub(_entity, data[:-4].tobytes().decode("utf-8", "surrogatepass"))
+        data = np.frombuffer(text.encode("utf-8", "surrogatepass") + bytes(4), dtype=np.uint8)
+    return [piece.strip() for piece in _fold_lines(data, keep).split("\x00")]
 
 
 def one_line(content: str) -> str:
@@ -112,15 +153,16 @@ def iter_elements(path: PathArg, name: str) -> Iterator[tuple[int, dict[str, str
             line = chunk.first_line
             counted = 0  # text[:counted] is accounted for in `line`
             for match in tag.finditer(text):
-                line += text.count("\n", counted, match.start())
-                counted = match.start()
-                between = text[pos : match.start()]
+                start = match.start()
+                line += text.count("\n", counted, start)
+                counted = start
+                between = text[pos:start]
                 if inside:
                     parts.append(between)
                     size += len(between)
                     if size > MAX_ELEMENT:
                         raise _too_long(path, name, opened)
-                elif between.strip():
+                elif between and not between.isspace():
                     raise _outside(path, name, text, pos, chunk.first_line)
                 if match.group(1):  # closing tag
                     if not inside:
@@ -136,7 +178,8 @@ def iter_elements(path: PathArg, name: str) -> Iterator[tuple[int, dict[str, str
                             f"{shown} (missing </{name}>)",
                         )
                     inside, opened, parts, size = True, line, [], 0
-                    attrs = attributes(match.group(2) or "")
+                    found = match.group(2)
+                    attrs = attributes(found) if found else {}
                 pos = match.end()
             rest = text[pos:]
             if inside:

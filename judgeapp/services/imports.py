@@ -72,7 +72,12 @@ def import_documents(
 
     def stream() -> Iterator[tuple[formats.Document, str]]:
         for path in paths:
-            docs = irds_documents(str(path)) if is_irds(path) else formats.iter_documents(path, fmt)
+            # docnos are checked for duplicates by the store, in constant memory
+            docs = (
+                irds_documents(str(path))
+                if is_irds(path)
+                else formats.iter_documents(path, fmt, unique=False)
+            )
             for doc in docs:
                 yield doc, str(path)
 

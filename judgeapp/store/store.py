@@ -136,6 +136,53 @@ def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
+class _SeenDocuments:
+    """The documents of one put_documents stream so far, for its duplicate check: line and
+    source of each, in arrays indexed by docno id (the project's docnos are numbered
+    densely), so memory follows the project's docnos at 12 bytes each, not the stream."""
+
+    def __init__(self) -> None:
+        self.line = np.zeros(0, dtype=np.int64)
+        self.source = np.zeros(0, dtype=np.int32)  # index into sources, -1: not seen
+        self.sources: dict[str | None, int] = {}
+
+    def add(self, batch: Sequence[tuple[Document, str | None]], ids: np.ndarray) -> None:
+        """Take a batch (its docnos' ids given), or raise for its first duplicate."""
+        if len(ids) and int(ids.max()) >= len(self.line):
+            size = max(int(ids.max()) + 1, 2 * len(self.line))
+            self.line = np.concatenate((self.line, np.zeros(size - len(self.line), np.int64)))
+            grown = np.full(size - len(self.source), -1, dtype=np.int32)
+            self.source = np.concatenate((self.source, grown))
+        before = self.source[ids] >= 0
+        order = np.argsort(ids, kind="stable")
+        again = np.zeros(len(ids), dtype=bool)  # met earlier in this batch
+        again[order[1:]] = ids[order[1:]] == ids[order[:-1]]
+        if (before | again).any():
+            self._raise(batch, ids, int(np.flatnonzero(before | again)[0]))
+        sources = [self.sources.setdefault(s, len(self.sources)) for _, s in batch]
+        self.source[ids] = sources
+        self.line[ids] = [d.line for d, _ in batch]
+
+    def _raise(self, batch: Sequence[tuple[Document, str | None]], ids: np.ndarray, k: int) -> None:
+        doc, source = batch[k]
+        if self.source[ids[k]] >= 0:
+            names = list(self.sources)
+            earlier, line = names[self.source[ids[k]]], int(self.line[ids[k]])
+        else:
+            j = int(np.flatnonzero(ids[:k] == ids[k])[0])
+            earlier, line = batch[j][1], batch[j][0].line
+        if earlier == source and source is not None and line and doc.line:
+            # within one file: the readers' own message (judgeapp.formats.checks)
+            raise FormatError(
+                source, doc.line, f"duplicate docno {doc.docno} at lines {line} and {doc.line}"
+            )
+        raise FormatError(
+            source or "documents",
+            doc.line,
+            f"duplicate docno {doc.docno}" + (f" (also in {earlier})" if earlier != source else ""),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class RunImport:
     """A parsed run file (records, or the bulk reader's columns) and how to store it."""
@@ -386,6 +433,14 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
             (before,) = cursor.execute("SELECT coalesce(max(id), 0) FROM docnos").fetchone()
+            if before == 0:
+                # a project without docnos: each takes its place in the array as its id,
+                # what the ordered insert below would give, without SQLite sorting them
+                cursor.execute(
+                    "INSERT INTO docnos (id, docno) SELECT key + 1, value FROM json_each(?)",
+                    (payload,),
+                )
+                return np.arange(1, len(ordered) + 1, dtype=np.int64)
             cursor.execute(
                 "INSERT OR IGNORE INTO docnos (docno) SELECT value FROM json_each(?) ORDER BY key",
                 (payload,),
@@ -501,15 +556,24 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     ) -> int:
         """Add (or replace) documents from a stream of (document, source file), in one
         transaction: if the stream raises part-way, nothing of it is kept. Returns the number
-        of documents stored. A docno twice in the stream is an error."""
+        of documents stored. A docno twice in the stream is an error, raised where the second
+        one stands (before any error the stream raises after it): within one file it names
+        both lines (the message of the readers' own check), else both sources.
+
+        Memory stays that of a batch: documents are written DOC_BATCH at a time, and what is
+        kept of each for the duplicate check is its docno's id, line and source (12 bytes,
+        in arrays indexed by docno id), not its docno."""
         table = m.table(m.Document)
+        seen = _SeenDocuments()
         count = 0
         with self._begin() as conn:
             batch: list[tuple[Document, str | None]] = []
 
             def flush() -> None:
-                ids = self._intern(conn, [d.docno for d, _ in batch]).tolist()
-                conn.execute(table.delete().where(table.c.doc_id.in_(ids)))
+                ids = self._intern(conn, [d.docno for d, _ in batch])
+                seen.add(batch, ids)
+                id_list = ids.tolist()
+                conn.execute(table.delete().where(table.c.doc_id.in_(id_list)))
                 conn.execute(
                     table.insert(),
                     [
@@ -520,23 +584,22 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                             "fields": d.fields,
                             "source": source,
                         }
-                        for doc_id, (d, source) in zip(ids, batch, strict=True)
+                        for doc_id, (d, source) in zip(id_list, batch, strict=True)
                     ],
                 )
                 batch.clear()
 
-            seen: dict[str, str | None] = {}
-            for doc, source in documents:
-                if doc.docno in seen:
-                    earlier = seen[doc.docno]
-                    raise FormatError(
-                        source or "documents",
-                        doc.line,
-                        f"duplicate docno {doc.docno}"
-                        + (f" (also in {earlier})" if earlier != source else ""),
-                    )
-                seen[doc.docno] = source
-                batch.append((doc, source))
+            stream = iter(documents)
+            while True:
+                try:
+                    item = next(stream)
+                except StopIteration:
+                    break
+                except Exception:  # the stream failed: a duplicate before it comes first
+                    if batch:
+                        seen.add(batch, self._intern(conn, [d.docno for d, _ in batch]))
+                    raise
+                batch.append(item)
                 count += 1
                 if len(batch) >= DOC_BATCH:
                     flush()

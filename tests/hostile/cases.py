@@ -205,8 +205,8 @@ def build_template(path: Path) -> Path:
     from judgeapp.cli import main
 
     db = str(path)
+    _init_through_migrations(db)
     steps = [
-        ["init", db],
         ["import", "topics", db, str(BASE / "topics.tsv")],
         ["import", "docs", db, str(BASE / "docs.jsonl")],
         ["import", "run", db, str(BASE / "run.txt"), str(BASE / "run2.txt")],
@@ -226,6 +226,23 @@ def build_template(path: Path) -> Path:
             service.record("401", "D1", 2, note="on topic")
             service.record("402", "D6", 0)
     return path
+
+
+def _init_through_migrations(db: str) -> None:
+    """`init`, with the schema made by replaying Alembic's migrations, as every project was
+    made before migrations/head_sqlite.sql: the same schema, but the page layout that the
+    damage cases of the corpus (byte offsets, seeds of flipped bytes) were found on."""
+    from judgeapp.store import Store
+    from judgeapp.store.locking import begin_write
+    from judgeapp.store.schema import create_project_engine, database_url, migrate
+
+    engine = create_project_engine(database_url(db))
+    try:
+        with begin_write(engine) as conn:
+            migrate(conn)
+    finally:
+        engine.dispose()
+    Store.open(db).close()
 
 
 def is_root() -> bool:

@@ -16,8 +16,15 @@ from sqlalchemy import create_engine
 
 from judgeapp.services.policy import qrels_rows
 from judgeapp.store import SchemaError, Store
+from judgeapp.store.locking import begin_write
 from judgeapp.store.models import Base
-from judgeapp.store.schema import MIGRATIONS, SCHEMA_HEAD
+from judgeapp.store.schema import (
+    MIGRATIONS,
+    SCHEMA_HEAD,
+    create_project_engine,
+    migrate,
+    schema_rows,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -34,6 +41,28 @@ def test_migrations_create_exactly_the_models(tmp_path):
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []
+
+
+def test_new_sqlite_project_is_the_schema_the_migrations_make(tmp_path):
+    """A new SQLite project is made from migrations/head_sqlite.sql, not by replaying the
+    migrations: the two give the same tables, indexes and triggers, statement for statement,
+    in the same order. When this fails after a migration is added, run
+    `python migrations/write_head_sqlite.py`."""
+    Store.open(tmp_path / "new.db").close()
+    migrated = create_project_engine(f"sqlite:///{tmp_path / 'migrated.db'}")
+    made = create_project_engine(f"sqlite:///{tmp_path / 'new.db'}")
+    try:
+        with begin_write(migrated) as conn:
+            migrate(conn)
+        with migrated.connect() as a, made.connect() as b:
+            assert schema_rows(a) == schema_rows(b)
+            assert len(schema_rows(a)) > 20
+            assert [r[0] for r in schema_rows(b)].count("trigger") == 2
+            version = "SELECT version_num FROM alembic_version"
+            assert a.exec_driver_sql(version).all() == b.exec_driver_sql(version).all()
+    finally:
+        migrated.dispose()
+        made.dispose()
 
 
 def test_new_project_has_pragmas_and_head(tmp_path):

@@ -11,6 +11,7 @@ from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, To
 from judgeapp.services.overview import project_info
 from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.store import JudgmentState, RunImport, Store, StoreError
+from judgeapp.store.store import DOC_BATCH
 
 
 def make_run(tag: str, topics: dict[str, list[tuple[str, float]]]) -> RunFile:
@@ -202,6 +203,39 @@ def test_documents_stream_lands_whole_or_not_at_all(tmp_path):
             [(Document("D1", "new"), "a.txt"), (Document("D1", "again", line=9), "b.txt")]
         )
     assert store.document("D1").title == "t"
+    store.close()
+
+
+def test_a_duplicate_docno_is_reported_where_it_stands_in_the_stream(tmp_path):
+    """The store checks docnos a batch at a time (in memory that does not grow with the
+    stream), yet reports the first duplicate as if it checked each document on arrival:
+    before a later failure of the stream, with the readers' message within one file."""
+    store = Store.open(tmp_path / "p.db")
+
+    def docs(failure_after: int):
+        for i in range(3 * DOC_BATCH):
+            yield Document(f"D{i % (2 * DOC_BATCH + 7)}", "t", "x", {}, i + 1), "c.sgml"
+            if i == failure_after:
+                raise FormatError("c.sgml", i + 2, "document has no <DOCNO>")
+
+    second = 2 * DOC_BATCH + 7  # where D0 comes again, in the second batch
+    duplicate = f"c.sgml:{second + 1}: duplicate docno D0 at lines 1 and {second + 1}"
+    with pytest.raises(FormatError) as caught:
+        store.put_documents(docs(failure_after=3 * DOC_BATCH))  # no failure
+    assert str(caught.value) == duplicate
+    with pytest.raises(FormatError) as caught:
+        store.put_documents(docs(failure_after=second + 3))  # fails after the duplicate
+    assert str(caught.value) == duplicate
+    with pytest.raises(FormatError) as caught:
+        store.put_documents(docs(failure_after=second - 1))  # fails before it
+    assert str(caught.value) == f"c.sgml:{second + 1}: document has no <DOCNO>"
+    assert store.count_documents() == 0
+    with pytest.raises(FormatError) as caught:  # within one batch, across two files
+        store.put_documents([(Document("a", line=4), "x.sgml"), (Document("a", line=2), "y")])
+    assert str(caught.value) == "y:2: duplicate docno a (also in x.sgml)"
+    store.put_documents([(Document("a", "first"), None)])
+    store.put_documents([(Document("a", "again"), None)])  # a later import replaces it
+    assert store.document("a").title == "again"
     store.close()
 
 

@@ -1,0 +1,182 @@
+-- the SQLite schema at revision 0005, as the migrations leave it; written by
+-- `python migrations/write_head_sqlite.py`, not by hand
+
+CREATE TABLE alembic_version (
+	version_num VARCHAR(32) NOT NULL, 
+	CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num)
+);
+
+CREATE TABLE assessors (
+	id INTEGER NOT NULL, 
+	name VARCHAR NOT NULL, 
+	kind VARCHAR NOT NULL, 
+	created_at DATETIME NOT NULL, db_role VARCHAR, role VARCHAR, 
+	CONSTRAINT pk_assessors PRIMARY KEY (id), 
+	CONSTRAINT uq_assessors_name UNIQUE (name)
+);
+
+CREATE TABLE docnos (
+	id INTEGER NOT NULL, 
+	docno VARCHAR NOT NULL, 
+	CONSTRAINT pk_docnos PRIMARY KEY (id), 
+	CONSTRAINT uq_docnos_docno UNIQUE (docno)
+);
+
+CREATE TABLE pools (
+	id INTEGER NOT NULL, 
+	name VARCHAR NOT NULL, 
+	strategy VARCHAR NOT NULL, 
+	params JSON NOT NULL, 
+	judging_order VARCHAR NOT NULL, 
+	seed INTEGER NOT NULL, 
+	created_at DATETIME NOT NULL, 
+	updated_at DATETIME NOT NULL, 
+	CONSTRAINT pk_pools PRIMARY KEY (id), 
+	CONSTRAINT uq_pools_name UNIQUE (name)
+);
+
+CREATE TABLE runs (
+	id INTEGER NOT NULL, 
+	name VARCHAR NOT NULL, 
+	tag VARCHAR NOT NULL, 
+	source_path VARCHAR, 
+	source_sha256 VARCHAR, 
+	imported_at DATETIME NOT NULL, 
+	n_topics INTEGER NOT NULL, 
+	n_entries INTEGER NOT NULL, 
+	CONSTRAINT pk_runs PRIMARY KEY (id), 
+	CONSTRAINT uq_runs_name UNIQUE (name)
+);
+
+CREATE TABLE scale (
+	grade INTEGER NOT NULL, 
+	label VARCHAR NOT NULL, 
+	"key" VARCHAR NOT NULL, definition TEXT DEFAULT '' NOT NULL, 
+	CONSTRAINT pk_scale PRIMARY KEY (grade), 
+	CONSTRAINT uq_scale_key UNIQUE ("key")
+);
+
+CREATE TABLE settings (
+	"key" VARCHAR NOT NULL, 
+	value JSON, 
+	CONSTRAINT pk_settings PRIMARY KEY ("key")
+);
+
+CREATE TABLE topics (
+	qid VARCHAR NOT NULL, 
+	title TEXT NOT NULL, 
+	description TEXT NOT NULL, 
+	narrative TEXT NOT NULL, 
+	fields JSON NOT NULL, 
+	source VARCHAR, 
+	imported_at DATETIME NOT NULL, 
+	CONSTRAINT pk_topics PRIMARY KEY (qid)
+);
+
+CREATE TABLE documents (
+	doc_id INTEGER NOT NULL, 
+	title TEXT NOT NULL, 
+	text TEXT NOT NULL, 
+	fields JSON NOT NULL, 
+	source VARCHAR, 
+	CONSTRAINT pk_documents PRIMARY KEY (doc_id), 
+	CONSTRAINT fk_documents_doc_id_docnos FOREIGN KEY(doc_id) REFERENCES docnos (id) ON DELETE CASCADE
+);
+
+CREATE TABLE judgment_history (
+	id INTEGER NOT NULL, 
+	qid VARCHAR NOT NULL, 
+	doc_id INTEGER NOT NULL, 
+	assessor_id INTEGER NOT NULL, 
+	action VARCHAR NOT NULL, 
+	origin VARCHAR NOT NULL, 
+	grade INTEGER, 
+	previous_grade INTEGER, 
+	note TEXT NOT NULL, 
+	flagged BOOLEAN NOT NULL, 
+	time_spent FLOAT NOT NULL, 
+	at DATETIME NOT NULL, uid VARCHAR, score FLOAT, 
+	CONSTRAINT pk_judgment_history PRIMARY KEY (id), 
+	CONSTRAINT fk_judgment_history_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id), 
+	CONSTRAINT fk_judgment_history_doc_id_docnos FOREIGN KEY(doc_id) REFERENCES docnos (id)
+);
+
+CREATE INDEX ix_judgment_history_key ON judgment_history (qid, doc_id, assessor_id);
+
+CREATE TRIGGER judgment_history_no_update BEFORE UPDATE ON judgment_history BEGIN SELECT RAISE(ABORT, 'judgment_history is append-only'); END;
+
+CREATE TRIGGER judgment_history_no_delete BEFORE DELETE ON judgment_history BEGIN SELECT RAISE(ABORT, 'judgment_history is append-only'); END;
+
+CREATE TABLE judgments (
+	id INTEGER NOT NULL, 
+	qid VARCHAR NOT NULL, 
+	doc_id INTEGER NOT NULL, 
+	assessor_id INTEGER NOT NULL, 
+	grade INTEGER NOT NULL, 
+	note TEXT NOT NULL, 
+	flagged BOOLEAN NOT NULL, 
+	time_spent FLOAT NOT NULL, 
+	created_at DATETIME NOT NULL, 
+	updated_at DATETIME NOT NULL, score FLOAT, 
+	CONSTRAINT pk_judgments PRIMARY KEY (id), 
+	CONSTRAINT fk_judgments_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id), 
+	CONSTRAINT fk_judgments_doc_id_docnos FOREIGN KEY(doc_id) REFERENCES docnos (id), 
+	CONSTRAINT uq_judgments_qid_doc_id_assessor_id UNIQUE (qid, doc_id, assessor_id)
+);
+
+CREATE INDEX ix_judgments_assessor_qid ON judgments (assessor_id, qid);
+
+CREATE TABLE pool_docs (
+	pool_id INTEGER NOT NULL, 
+	qid VARCHAR NOT NULL, 
+	doc_id INTEGER NOT NULL, 
+	best_rank INTEGER NOT NULL, 
+	n_runs INTEGER NOT NULL, 
+	run_ids BLOB NOT NULL, 
+	ranks BLOB NOT NULL, 
+	inclusion_prob FLOAT NOT NULL, 
+	added_at DATETIME NOT NULL, stratum INTEGER, 
+	CONSTRAINT pk_pool_docs PRIMARY KEY (pool_id, qid, doc_id), 
+	CONSTRAINT fk_pool_docs_doc_id_docnos FOREIGN KEY(doc_id) REFERENCES docnos (id), 
+	CONSTRAINT fk_pool_docs_pool_id_pools FOREIGN KEY(pool_id) REFERENCES pools (id) ON DELETE CASCADE
+);
+
+CREATE TABLE pool_runs (
+	pool_id INTEGER NOT NULL, 
+	run_id INTEGER NOT NULL, 
+	CONSTRAINT pk_pool_runs PRIMARY KEY (pool_id, run_id), 
+	CONSTRAINT fk_pool_runs_pool_id_pools FOREIGN KEY(pool_id) REFERENCES pools (id) ON DELETE CASCADE, 
+	CONSTRAINT fk_pool_runs_run_id_runs FOREIGN KEY(run_id) REFERENCES runs (id) ON DELETE CASCADE
+);
+
+CREATE TABLE ranked_lists (
+	run_id INTEGER NOT NULL, 
+	qid VARCHAR NOT NULL, 
+	n INTEGER NOT NULL, 
+	doc_ids BLOB NOT NULL, 
+	scores BLOB NOT NULL, 
+	CONSTRAINT pk_ranked_lists PRIMARY KEY (run_id, qid), 
+	CONSTRAINT fk_ranked_lists_run_id_runs FOREIGN KEY(run_id) REFERENCES runs (id) ON DELETE CASCADE
+);
+
+CREATE TABLE project_changes (
+	id INTEGER NOT NULL, 
+	at DATETIME NOT NULL, 
+	writer VARCHAR NOT NULL, 
+	changes JSON NOT NULL, 
+	CONSTRAINT pk_project_changes PRIMARY KEY (id)
+);
+
+CREATE UNIQUE INDEX ix_assessors_db_role ON assessors (db_role);
+
+CREATE UNIQUE INDEX ix_judgment_history_uid ON judgment_history (uid);
+
+CREATE TABLE assignments (
+	qid VARCHAR NOT NULL, 
+	assessor_id INTEGER NOT NULL, 
+	shared BOOLEAN NOT NULL, 
+	created_at DATETIME NOT NULL, 
+	CONSTRAINT pk_assignments PRIMARY KEY (qid, assessor_id), 
+	CONSTRAINT fk_assignments_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id)
+);
+
