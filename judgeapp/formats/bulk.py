@@ -1,4 +1,4 @@
-"""Runs and qrels read in bulk: blocks of megabytes parsed by numpy, no Python object per line.
+"""Runs and qrels read in bulk: blocks of text parsed by numpy, no Python object per line.
 
 A block of the file (decompressed, whole lines) becomes one uint8 array. White space is
 found with one comparison over the block, tokens are the stretches between white space,
@@ -38,13 +38,14 @@ from numpy.lib.stride_tricks import as_strided
 from judgeapp.formats import textio
 from judgeapp.formats.columns import GRADE_LIMIT
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, HashSlots
+from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, equal_pairs
 from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
 from judgeapp.formats.textio import PathArg
 
-# text per block: a run file is usually one block; larger files are read block by block,
-# so memory follows the entries kept, not the bytes read
-BLOCK_BYTES = 16 << 20
+# text per block: a block's temporaries (token positions, digit matrices) are some ten
+# times its size, so small blocks keep them a few MiB (and in cache) at no cost in speed
+# measured (benchmarks/bench_evaluate.py); memory follows the entries kept, not the bytes
+BLOCK_BYTES = 256 << 10
 # the longest qid, docno, score or grade the bulk reader cuts out (longer: the line reader)
 MAX_TOKEN = 4096
 # the longest line it takes: a little under the line reader's limit, which then refuses
@@ -134,8 +135,12 @@ def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
             buf = np.zeros(len(text) + 2 * _PAD, dtype=np.uint8)
             buf[_PAD : _PAD + len(text)] = np.frombuffer(text, dtype=np.uint8)
             block = _Block(buf, len(text), line)
+            if not eof:
+                line += text.count(b"\n")
+            # the block's text is in `buf`: the bytes go before the consumer's work begins
+            data = text = b""
+            parts = []
             yield block
-            line += text.count(b"\n")
     finally:
         f.close()
 
@@ -452,12 +457,12 @@ def trec_order(
 
 
 def has_duplicates(topic: np.ndarray, docnos: ByteKeys, hashes: np.ndarray) -> bool:
-    """Does a topic hold the same docno twice? The (topic, docno hash) keys go into a hash
-    table; a key met twice is confirmed on the bytes."""
+    """Does a topic hold the same docno twice? Rows with equal (topic, docno hash) keys
+    (:func:`~judgeapp.formats.keys.equal_pairs`) are confirmed on the bytes."""
     if len(topic) < 2:
         return False
     keys = hashes ^ (topic.astype(np.uint64) * _SPREAD)
-    pairs = HashSlots(keys).repeats
+    pairs = equal_pairs(keys)
     if len(pairs) == 0:
         return False
     a, b = pairs[:, 0], pairs[:, 1]
@@ -505,7 +510,11 @@ class RunColumns:
         )
 
 
-def _read_run(path: str, block_bytes: int) -> RunColumns:
+def _run_blocks(
+    path: str, block_bytes: int
+) -> tuple[str, list[ByteKeys], list[ByteKeys], list[np.ndarray], list[np.ndarray]]:
+    """(tag, qid columns, docno columns, scores, line numbers) of each block's data lines;
+    each block's text and token positions are let go once its columns are cut out."""
     qids: list[ByteKeys] = []
     docnos: list[ByteKeys] = []
     scores: list[np.ndarray] = []
@@ -524,11 +533,16 @@ def _read_run(path: str, block_bytes: int) -> RunColumns:
         lines.append(toks.lines)
     if tag is None:
         raise Irregular  # no data line: the line reader says so
-    qid_keys = ByteKeys.concat(qids)
-    keys = ByteKeys.concat(docnos)
-    score = np.concatenate(scores)
-    line = np.concatenate(lines)
-    distinct, topic, grouped = _topics(qid_keys)
+    return tag, qids, docnos, scores, lines
+
+
+def _read_run(path: str, block_bytes: int) -> RunColumns:
+    tag, qids, docnos, scores, lines = _run_blocks(path, block_bytes)
+    # each list is let go as soon as its column is joined: a run's columns exist once
+    distinct, topic, grouped = _topics(_joined(qids))
+    keys = _joined(docnos)
+    score = _joined_array(scores)
+    line = _joined_array(lines)
     if not grouped:
         gather = np.argsort(topic, kind="stable")
         topic, keys, score, line = topic[gather], keys.take(gather), score[gather], line[gather]
@@ -550,6 +564,19 @@ def _read_run(path: str, block_bytes: int) -> RunColumns:
         lines=line,
         n_lines=len(line),
     )
+
+
+def _joined(parts: list[ByteKeys]) -> ByteKeys:
+    """The parts as one column; ``parts`` is emptied (its rows now live in the result)."""
+    joined = ByteKeys.concat(parts)
+    parts.clear()
+    return joined
+
+
+def _joined_array(parts: list[np.ndarray]) -> np.ndarray:
+    joined = np.concatenate(parts)
+    parts.clear()
+    return joined
 
 
 def read_run_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> RunColumns:

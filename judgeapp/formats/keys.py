@@ -181,6 +181,39 @@ def hash_groups(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order[starts], inverse
 
 
+def equal_pairs(keys: np.ndarray) -> np.ndarray:
+    """Pairs ``(i, j)`` of rows with ``keys[i] == keys[j]`` (uint64), ``i != j``: of the g
+    rows holding one key, g - 1 appear once each as ``j``. In rounds, the
+    pending rows are scattered into a table of about two slots per row by some bits of
+    their key, and each slot keeps one row (the last written); a row equal to its slot's
+    keeper is a pair, the keepers are done, and the other rows try again with other bits.
+    Rows of one key share every slot, so they stay pending together until one keeps a
+    slot. Memory: a table of 4-byte rows, without the sort or the 16 bytes a slot of
+    :class:`HashSlots` takes."""
+    n = len(keys)
+    if n < 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    bits = max(6, (2 * n).bit_length())
+    shift = np.uint64(64 - bits)
+    table = np.empty(1 << bits, dtype=np.int32 if n < 1 << 31 else np.int64)
+    rows = np.arange(n, dtype=table.dtype)
+    pending = keys
+    found: list[np.ndarray] = []
+    mix = int(_MIX1)
+    while len(rows) > 1:
+        slot = ((pending * np.uint64(mix)) >> shift).astype(np.intp)
+        table[slot] = rows
+        keeper = table[slot]
+        lost = keeper != rows
+        rows, keeper, pending = rows[lost], keeper[lost], pending[lost]
+        same = pending == keys[keeper]
+        if same.any():
+            found.append(np.stack((keeper[same], rows[same]), axis=1).astype(np.int64))
+            rows, pending = rows[~same], pending[~same]
+        mix = (mix + 0x632BE59BD9B4E019) & 0xFFFFFFFFFFFFFFFF | 1  # other bits, still odd
+    return np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
+
+
 class HashSlots:
     """An open-addressing hash table of 64-bit hashes, each with a value (linear probing,
     at most a quarter full), filled and probed for many hashes at once: each round puts (or
