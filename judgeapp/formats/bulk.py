@@ -45,7 +45,7 @@ from judgeapp.formats.textio import PathArg
 # text per block: a block's temporaries (token positions, digit matrices) are some ten
 # times its size, so small blocks keep them a few MiB (and in cache) at no cost in speed
 # measured (benchmarks/bench_evaluate.py); memory follows the entries kept, not the bytes
-BLOCK_BYTES = 256 << 10
+BLOCK_BYTES = 512 << 10
 # the longest qid, docno, score or grade the bulk reader cuts out (longer: the line reader)
 MAX_TOKEN = 4096
 # the longest line it takes: a little under the line reader's limit, which then refuses

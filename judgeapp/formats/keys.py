@@ -277,9 +277,14 @@ class HashSlots:
     def find(self, hashes: np.ndarray) -> np.ndarray:
         """For each hash, the value of an equal hash in the table, or -1."""
         keys = hashes | np.uint64(1)
-        found = np.full(len(keys), -1, dtype=np.int64)
-        at = (keys >> self._shift).astype(np.int64)
-        pending = np.arange(len(keys))
+        home = (keys >> self._shift).astype(np.intp)
+        # the first look, at every key's home slot, without the bookkeeping of the rounds
+        # after it: most keys end there (found, or an empty slot)
+        held = self._table[home]
+        hit = held == keys
+        found = np.where(hit, self._index[home], -1)
+        pending = np.flatnonzero((held != 0) & ~hit)
+        at = (home[pending] + 1) & self._mask
         while pending.size:
             held = self._table[at]
             hit = held == keys[pending]
