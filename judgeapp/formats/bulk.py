@@ -43,8 +43,8 @@ from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
 from judgeapp.formats.textio import PathArg
 
 # text per block: a block's temporaries (token positions, digit matrices) are some ten
-# times its size, so small blocks keep them a few MiB (and in cache) at no cost in speed
-# measured (benchmarks/bench_evaluate.py); memory follows the entries kept, not the bytes
+# times its size, so a small block keeps them a few MiB; smaller still costs CPU in numpy's
+# per-call overhead (256 KiB: +12% per run). Memory follows the entries kept, not the bytes
 BLOCK_BYTES = 512 << 10
 # the longest qid, docno, score or grade the bulk reader cuts out (longer: the line reader)
 MAX_TOKEN = 4096
