@@ -70,3 +70,26 @@ def test_a_bad_run_gives_the_same_error_in_any_process(
     assert here[0] == 1 and here[1] == "" and expected in here[2]
     assert len(here[2].strip().splitlines()) == 1
     assert forked == here
+
+
+def test_jobs_sets_the_number_of_reading_processes(tmp_path, monkeypatch, capsys):
+    qrels, runs = write_inputs(tmp_path, 4)
+    monkeypatch.setattr(evaluate_command, "FORK_MIN_BYTES", 0)
+    asked = []
+    real = judgeapp.forked.forked_map
+
+    def spy(func, items, processes=None):
+        asked.append(processes)
+        return real(func, items, processes)
+
+    monkeypatch.setattr(judgeapp.forked, "forked_map", spy)
+    outputs = []
+    for jobs in (["--jobs", "1"], ["--jobs", "3"], []):
+        assert main(["evaluate", *jobs, qrels, *runs]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert asked == [1, 3, None]  # None: one per usable core
+    assert outputs[0] == outputs[1] == outputs[2] and outputs[0].count("runid") == 4
+    with pytest.raises(SystemExit) as exit_:
+        main(["evaluate", "--jobs", "0", qrels, *runs])
+    assert exit_.value.code == 2
+    assert "--jobs: expected a whole number of at least 1, got '0'" in capsys.readouterr().err
