@@ -444,7 +444,10 @@ def trec_order(
     if _greater(words[: tied.size], words[tied.size :]).all():
         return order
     # sort every stretch of equal scores by docno, descending: only those rows move
-    at = np.union1d(tied, tied + 1)  # positions of tied rows, in order
+    tied_row = np.zeros(n, dtype=bool)
+    tied_row[tied] = True
+    tied_row[tied + 1] = True
+    at = np.flatnonzero(tied_row)  # positions of tied rows, in order (no sort needed)
     joined = np.zeros(len(at), dtype=bool)
     joined[1:] = tied_pair[at[1:] - 1]  # tied to the row before it
     stretch = np.cumsum(~joined)
