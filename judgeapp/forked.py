@@ -19,6 +19,7 @@ import gc
 import os
 import pickle
 import signal
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import BinaryIO, TypeVar
 
@@ -39,9 +40,10 @@ def forked_map(
 ) -> Iterator[R]:
     """``func(item)`` for each item, in order, computed by ``processes`` processes (this
     one and forked children; default: the usable cores). One process, one item, or no
-    ``os.fork`` (Windows): a plain loop."""
+    fork (not Linux): a plain loop. (macOS has ``os.fork``, but its system libraries are
+    not safe to use in a forked child, and a child that hangs would hang the loop.)"""
     n = min(processes or usable_cores(), len(items))
-    if n <= 1 or not hasattr(os, "fork"):
+    if n <= 1 or not sys.platform.startswith("linux"):
         for item in items:
             yield func(item)
         return
