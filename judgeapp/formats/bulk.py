@@ -250,8 +250,10 @@ class _Numbers:
 
 
 def _right_aligned(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """(n, 24) uint8: each token's last 24 bytes at the right, zeros before it."""
-    width = 24
+    """(n, W) uint8: each token's last W bytes at the right, zeros before it; W is 8, 16
+    or 24, the least multiple of 8 that holds the longest token (24 at most: a longer
+    token is no plain number)."""
+    width = min(24, 8 * max(1, (int(lengths.max()) + 7) // 8))
     windows = as_strided(
         buf, shape=(len(buf) - width + 1, width), strides=(buf.strides[0], buf.strides[0])
     )
@@ -284,12 +286,12 @@ _SHIFT56 = np.uint64(56)
 
 
 def _row_counts(flags: np.ndarray) -> np.ndarray:
-    """Per row of an (n, 24) bool matrix, how many are True: the bytes of each 8-byte word
+    """Per row of an (n, W) bool matrix, how many are True: the bytes of each 8-byte word
     summed by one multiplication (numpy's row reductions are slow for short rows)."""
     words = flags.view("<u8")
     total = (words[:, 0] * _BYTE_SUM) >> _SHIFT56
-    total += (words[:, 1] * _BYTE_SUM) >> _SHIFT56
-    total += (words[:, 2] * _BYTE_SUM) >> _SHIFT56
+    for j in range(1, words.shape[1]):
+        total += (words[:, j] * _BYTE_SUM) >> _SHIFT56
     return total.astype(np.int64)
 
 
@@ -307,14 +309,15 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> _Numbe
     plain = (lengths <= _MAX_DIGITS) & (n_digits >= 1) & (n_points <= 1)
     plain &= n_digits + n_points + signed == lengths
     # the digits as one integer, a point counting as a zero digit in its place (undone
-    # below); 19 characters at most, so the first word holds at most three digits
+    # below); 19 characters at most, so a third word holds at most three digits
     digit *= is_digit
     words = digit.view("<u8")
-    value = _eight_digits(words[:, 2])
-    if words[:, 1].any():
-        value += _eight_digits(words[:, 1]) * np.uint64(10**8)
-    if words[:, 0].any():
-        value += _eight_digits(words[:, 0]) * np.uint64(10**16)
+    last = words.shape[1] - 1
+    value = _eight_digits(words[:, last])
+    if last >= 1 and words[:, last - 1].any():
+        value += _eight_digits(words[:, last - 1]) * np.uint64(10**8)
+    if last >= 2 and words[:, last - 2].any():
+        value += _eight_digits(words[:, last - 2]) * np.uint64(10**16)
     has_point = n_points > 0
     point = np.zeros(n, dtype=np.int64)
     if has_point.any():
