@@ -69,6 +69,7 @@ class _Block:
     buf: np.ndarray  # uint8: _PAD zero bytes, the text, _PAD zero bytes
     size: int  # bytes of text; the last is a line end
     first_line: int
+    newlines: int = -1  # its line ends, once _data_lines has counted them
 
 
 def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
@@ -135,12 +136,12 @@ def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
             buf = np.zeros(len(text) + 2 * _PAD, dtype=np.uint8)
             buf[_PAD : _PAD + len(text)] = np.frombuffer(text, dtype=np.uint8)
             block = _Block(buf, len(text), line)
-            if not eof:
-                line += text.count(b"\n")
             # the block's text is in `buf`: the bytes go before the consumer's work begins
             data = text = b""
             parts = []
             yield block
+            # the consumer's tokenising counted the line ends (no second pass over the text)
+            line += block.newlines if block.newlines >= 0 else int(np.count_nonzero(buf == 10))
     finally:
         f.close()
 
@@ -169,6 +170,7 @@ def _data_lines(block: _Block, columns: int, exact: bool) -> _Lines:
         raise Irregular  # a control character inside a line: the line reader's business
     newline = values == 10
     n_lines = int(np.count_nonzero(newline))
+    block.newlines = n_lines
     line_ends = delims[newline]
     if n_lines and (
         int(line_ends[0]) > MAX_LINE or int(np.diff(line_ends).max(initial=0)) > MAX_LINE
