@@ -54,6 +54,18 @@ class ByteKeys:
         if n == 0:
             return cls.empty()
         width = 8 * max(1, (int(lengths.max()) + 7) // 8)
+        if buf.flags.c_contiguous:
+            # the buffer read as a 64-bit word at every byte: each string's words are then
+            # gathered one column at a time (twice as fast as copying rows of bytes)
+            at_byte = np.ndarray((len(buf) - 7,), dtype=_LE, buffer=buf, strides=(1,))
+            words = np.empty((n, width // 8), dtype=_LE)
+            for j in range(width // 8):
+                np.bitwise_and(
+                    at_byte[starts + 8 * j],
+                    _LOW_MASKS[np.clip(lengths - 8 * j, 0, 8)],
+                    out=words[:, j],
+                )
+            return cls(words.view(np.uint8), np.asarray(lengths, dtype=np.int64))
         # every window of `width` bytes of the buffer, as rows of a matrix without copying;
         # indexing it with the starts copies each string's window in one C loop
         windows = as_strided(
