@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from judgeapp.forked import forked_map
+from judgeapp.forked import forked_map, owners
 from judgeapp.formats.errors import FormatError
 
 
@@ -33,11 +33,21 @@ def test_results_come_in_order_from_every_process():
     out = list(forked_map(square_with_pid, list(range(7)), processes=3))
     assert [v for v, _ in out] == [x * x for x in range(7)]
     pids = [p for _, p in out]
-    # item i by process i % 3: this one for 0, 3, 6, a child each for the others
-    assert pids[0] == pids[3] == pids[6] == os.getpid()
-    assert len({pids[1], pids[4]}) == 1 and len({pids[2], pids[5]}) == 1
-    assert len({pids[0], pids[1], pids[2]}) == 3
+    # each item computed by the process owners() deals it to: 0 this one, k child k
+    dealt = owners(7, 3)
+    assert dealt[0] == 0 and sorted(set(dealt)) == [0, 1, 2]
+    by_owner = {k: {p for p, o in zip(pids, dealt, strict=True) if o == k} for k in (0, 1, 2)}
+    assert by_owner[0] == {os.getpid()}
+    assert all(len(by_owner[k]) == 1 for k in (1, 2))
+    assert len(by_owner[0] | by_owner[1] | by_owner[2]) == 3
     assert _children() == before  # all reaped
+
+
+def test_this_process_takes_a_little_less_than_an_equal_share():
+    dealt = owners(100, 2)
+    assert dealt[0] == 0 and 40 <= dealt.count(0) < 50
+    dealt = owners(99, 3)
+    assert 25 <= dealt.count(0) < 33 and abs(dealt.count(1) - dealt.count(2)) <= 1
 
 
 @pytest.mark.parametrize("processes", [1, 2, 3])
