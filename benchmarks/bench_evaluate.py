@@ -37,7 +37,9 @@ Cases:
 trec_eval (C) is a third side of the generated default-measures case when a binary is
 found (--trec-eval PATH, else $TREC_EVAL, else `trec_eval` on the PATH): a shell loop
 calling it once per run file, as scripts do; without one that row is skipped, and says so.
-Peak memory at 10 runs is judgeapp's `evaluate` on the first 10 generated runs.
+Peak memory at 10 runs is judgeapp's `evaluate` on the first 10 generated runs. The
+generated default-measures case also times `evaluate --jobs 1` (every run read in the one
+process: less memory, one core), as another side of the same rounds, and its memory.
 """
 
 from __future__ import annotations
@@ -119,10 +121,13 @@ def race(
     rounds: int,
     tmp: Path,
     c_side: list[str] | None = None,
+    one_process: list[str] | None = None,
 ) -> dict:
     sides = {"judgeapp": ours, "peer": peer}
     if c_side is not None:
         sides["trec_eval"] = c_side
+    if one_process is not None:
+        sides["jobs1"] = one_process
     times: dict[str, list[float]] = {s: [] for s in sides}
     rss: dict[str, list[int]] = {s: [] for s in sides}
     names = list(sides)
@@ -140,12 +145,16 @@ def race(
         sys.exit(f"{label}: the two sides disagree on MAP: {ours_map} vs {peer_map}")
     if c_side is not None and map_values(tmp / "trec_eval.out") != ours_map:
         sys.exit(f"{label}: trec_eval and judgeapp disagree on MAP")
+    if one_process is not None and map_values(tmp / "jobs1.out") != ours_map:
+        sys.exit(f"{label}: judgeapp --jobs 1 and judgeapp disagree on MAP")
     return {
         "label": label,
         "runs": len(ours_map),
         "ours": times["judgeapp"],
         "peer": times["peer"],
         "c": times.get("trec_eval"),
+        "jobs1": times.get("jobs1"),
+        "jobs1_rss": max(rss["jobs1"]) if one_process is not None else None,
         "ours_rss": max(rss["judgeapp"]),
         "peer_rss": max(rss["peer"]),
     }
@@ -239,7 +248,9 @@ def main() -> int:
             print(f"generated: {what}, written in {time.perf_counter() - start:.1f} s")
             for k, (label, ours, peer) in enumerate(cases(qrels, run_paths, "generated")):
                 c_side = trec_eval_loop(binary, qrels, run_paths) if binary and k == 0 else None
-                results.append(race(label, ours, peer, args.rounds, tmp, c_side))
+                # default measures: also judgeapp reading every run in its own process
+                one = [*ours[:3], "--jobs", "1", *ours[3:]] if k == 0 else None
+                results.append(race(label, ours, peer, args.rounds, tmp, c_side, one))
             # memory of the process trees as the number of runs grows: 10 runs, then all
             py = sys.executable
             official = ",".join(sorted(PYTREC_OFFICIAL))
@@ -247,6 +258,7 @@ def main() -> int:
                 files = [str(qrels), *map(str, run_paths[:n])]
                 sides = {
                     "judgeapp": [py, "main.py", "evaluate", *files],
+                    "jobs1": [py, "main.py", "evaluate", "--jobs", "1", *files],
                     "peer": [py, "-c", PEER, "-", official, *files],
                 }
                 peaks = {side: [] for side in sides}
@@ -275,6 +287,13 @@ def main() -> int:
         )
         spread = ", ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(r["ours"], r["peer"], strict=True))
         print(f"{'':<34} rounds (judgeapp/peer): {spread}")
+        if r["jobs1"]:
+            one = statistics.median(r["jobs1"])
+            print(
+                f"{'':<34} judgeapp --jobs 1 (no forked reader): {one:.2f} s, {peer / one:.2f}x "
+                f"the peer's speed, {r['jobs1_rss']} MiB "
+                f"(rounds: {', '.join(f'{t:.2f}' for t in r['jobs1'])})"
+            )
         if r["c"]:
             c = statistics.median(r["c"])
             print(
@@ -291,14 +310,17 @@ def main() -> int:
             "RSS sum = every process's resident set added (shared pages counted in each)"
         )
     for n, peak in memory:
-        ours, peer = peak["judgeapp"], peak["peer"]
+        ours, one, peer = peak["judgeapp"], peak["jobs1"], peak["peer"]
         print(
-            f"  {n:3} runs: judgeapp held {ours[0]}, RSS sum {ours[1]}; peer {peer[0]}; "
-            f"judgeapp/peer {ours[0] / peer[0]:.2f}x (target <= 1.50x)"
+            f"  {n:3} runs: judgeapp held {ours[0]}, RSS sum {ours[1]}; with --jobs 1 "
+            f"{one[0]}; peer {peer[0]}; judgeapp/peer {ours[0] / peer[0]:.2f}x, with "
+            f"--jobs 1 {one[0] / peer[0]:.2f}x (target <= 1.50x)"
         )
     if len(memory) == 2:
-        ratio = memory[1][1]["judgeapp"][0] / memory[0][1]["judgeapp"][0]
-        print(f"  judgeapp 100 runs / 10 runs: {ratio:.2f}x (target <= 1.20x)")
+        for side in ("judgeapp", "jobs1"):
+            ratio = memory[1][1][side][0] / memory[0][1][side][0]
+            name = "judgeapp" if side == "judgeapp" else "judgeapp --jobs 1"
+            print(f"  {name} 100 runs / 10 runs: {ratio:.2f}x (target <= 1.20x)")
     print(load())
     return 0
 
