@@ -283,7 +283,9 @@ def test_the_interner_numbers_strings_as_a_dict_does(columns: list[list[str]]) -
     assert interner.keys().to_list() == list(numbers)
 
 
-@pytest.mark.parametrize("n, distinct", [(0, 1), (1, 1), (2, 1), (50, 3), (3000, 2900), (20000, 70)])
+@pytest.mark.parametrize(
+    "n, distinct", [(0, 1), (1, 1), (2, 1), (50, 3), (3000, 2900), (20000, 70)]
+)
 def test_equal_pairs_pairs_every_row_of_a_repeated_key_but_one(n, distinct):
     from judgeapp.formats.keys import equal_pairs
 
