@@ -9,7 +9,18 @@ each time includes starting Python, importing, reading and parsing the files, ev
 and writing the output (to a file; both outputs are checked to give the same MAP for
 every run). The sides alternate (the first one changes every round); the figure is the
 median of --rounds rounds, and the ratio is the peer's median over judgeapp's (above 1:
-judgeapp is faster). Peak memory is each process's own maximum resident set (GNU `time`'s, see benchmarks/peak_rss.py).
+judgeapp is faster). Before the rounds each side runs once untimed, and the sides run
+without PYTHONDONTWRITEBYTECODE: Python's bytecode is cached, as it is after `pip install`
+(recompiling judgeapp's modules at every start costs ~0.1 s that no installed copy pays).
+
+Memory, two ways. The timing table gives each side's largest single-process peak (GNU
+`time`'s, see benchmarks/peak_rss.py). judgeapp's `evaluate` reads many runs in forked
+processes (judgeapp.forked), and one process's peak says nothing of a tree: the memory
+rows therefore sample every process of each side every 2 ms (peak_rss.TreeMemory) and
+report the peak of the command's resident set plus what is private to each process it
+forked (pages a child shares with its parent count once), and the resident sets summed
+(shared pages counted in each process: an upper bound). For the peer, a single process,
+the first is its resident set. Memory rounds are run apart from the timed ones.
 
 Targets (issue 14): the generated case with default measures at least 5x faster than the
 peer and faster than trec_eval (C) run once per run file, peak memory at most 1.5x the
@@ -26,7 +37,9 @@ Cases:
 trec_eval (C) is a third side of the generated default-measures case when a binary is
 found (--trec-eval PATH, else $TREC_EVAL, else `trec_eval` on the PATH): a shell loop
 calling it once per run file, as scripts do; without one that row is skipped, and says so.
-Peak memory at 10 runs is judgeapp's `evaluate` on the first 10 generated runs.
+Peak memory at 10 runs is judgeapp's `evaluate` on the first 10 generated runs. The
+generated default-measures case also times `evaluate --jobs 1` (every run read in the one
+process: less memory, one core), as another side of the same rounds, and its memory.
 """
 
 from __future__ import annotations
@@ -47,7 +60,7 @@ sys.path.insert(0, str(ROOT))
 ROBUST = ROOT.parent / "shared" / "data" / "robust03"
 
 from bench_measures import PYTREC_OFFICIAL, generated_case  # noqa: E402  (beside this file)
-from peak_rss import PeakRss  # noqa: E402
+from peak_rss import PeakRss, TreeMemory  # noqa: E402
 
 # The peer: what a researcher writes without judgeapp. Arguments: "-q" or "-", the measures
 # ("all" for pytrec_eval's supported set, else comma-separated names), qrels, runs.
@@ -76,12 +89,18 @@ for path in runs:
 MAP_ALL = re.compile(rb"^map\s+all\s+(\S+)$", re.MULTILINE)
 
 
+# the sides' environment: bytecode cached, as in an installed copy
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run_timed(cmd: list[str], out_path: Path) -> tuple[float, int]:
     """Run `cmd` with stdout to `out_path`: (wall seconds, peak RSS in MiB of that process)."""
     peak = PeakRss()  # the command's own peak, not this process's (see peak_rss)
     with open(out_path, "wb") as out:
         start = time.perf_counter()
-        proc = subprocess.Popen(peak.wrap(cmd), stdout=out, stderr=subprocess.PIPE, cwd=ROOT)
+        proc = subprocess.Popen(
+            peak.wrap(cmd), stdout=out, stderr=subprocess.PIPE, cwd=ROOT, env=ENV
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         took = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -102,13 +121,18 @@ def race(
     rounds: int,
     tmp: Path,
     c_side: list[str] | None = None,
+    one_process: list[str] | None = None,
 ) -> dict:
     sides = {"judgeapp": ours, "peer": peer}
     if c_side is not None:
         sides["trec_eval"] = c_side
+    if one_process is not None:
+        sides["jobs1"] = one_process
     times: dict[str, list[float]] = {s: [] for s in sides}
     rss: dict[str, list[int]] = {s: [] for s in sides}
     names = list(sides)
+    for side in names:  # untimed: bytecode written, files in the page cache
+        run_timed(sides[side], tmp / f"{side}.out")
     for k in range(rounds):
         for side in names[k % len(names) :] + names[: k % len(names)]:  # first side rotates
             took, peak = run_timed(sides[side], tmp / f"{side}.out")
@@ -121,12 +145,16 @@ def race(
         sys.exit(f"{label}: the two sides disagree on MAP: {ours_map} vs {peer_map}")
     if c_side is not None and map_values(tmp / "trec_eval.out") != ours_map:
         sys.exit(f"{label}: trec_eval and judgeapp disagree on MAP")
+    if one_process is not None and map_values(tmp / "jobs1.out") != ours_map:
+        sys.exit(f"{label}: judgeapp --jobs 1 and judgeapp disagree on MAP")
     return {
         "label": label,
         "runs": len(ours_map),
         "ours": times["judgeapp"],
         "peer": times["peer"],
         "c": times.get("trec_eval"),
+        "jobs1": times.get("jobs1"),
+        "jobs1_rss": max(rss["jobs1"]) if one_process is not None else None,
         "ours_rss": max(rss["judgeapp"]),
         "peer_rss": max(rss["peer"]),
     }
@@ -201,7 +229,7 @@ def main() -> int:
     else:
         print("trec_eval (C): no binary found (--trec-eval, $TREC_EVAL, PATH): row skipped")
     results = []
-    memory: list[tuple[int, int]] = []
+    memory: list[tuple[int, dict[str, tuple[int, int]]]] = []
     with tempfile.TemporaryDirectory(prefix="bench-evaluate-") as tmp_name:
         tmp = Path(tmp_name)
         if args.only != "generated":
@@ -220,13 +248,26 @@ def main() -> int:
             print(f"generated: {what}, written in {time.perf_counter() - start:.1f} s")
             for k, (label, ours, peer) in enumerate(cases(qrels, run_paths, "generated")):
                 c_side = trec_eval_loop(binary, qrels, run_paths) if binary and k == 0 else None
-                results.append(race(label, ours, peer, args.rounds, tmp, c_side))
-            # memory as the number of runs grows: 10 runs, then all 100
+                # default measures: also judgeapp reading every run in its own process
+                one = [*ours[:3], "--jobs", "1", *ours[3:]] if k == 0 else None
+                results.append(race(label, ours, peer, args.rounds, tmp, c_side, one))
+            # memory of the process trees as the number of runs grows: 10 runs, then all
             py = sys.executable
+            official = ",".join(sorted(PYTREC_OFFICIAL))
             for n in (10, len(run_paths)):
-                cmd = [py, "main.py", "evaluate", str(qrels), *map(str, run_paths[:n])]
-                peaks = [run_timed(cmd, tmp / "mem.out")[1] for _ in range(args.rounds)]
-                memory.append((n, max(peaks)))
+                files = [str(qrels), *map(str, run_paths[:n])]
+                sides = {
+                    "judgeapp": [py, "main.py", "evaluate", *files],
+                    "jobs1": [py, "main.py", "evaluate", "--jobs", "1", *files],
+                    "peer": [py, "-c", PEER, "-", official, *files],
+                }
+                peaks = {side: [] for side in sides}
+                for _ in range(args.rounds):
+                    for side, cmd in sides.items():
+                        peaks[side].append(
+                            TreeMemory().run(cmd, stdout=subprocess.DEVNULL, cwd=ROOT, env=ENV)
+                        )
+                memory.append((n, {side: max(p) for side, p in peaks.items()}))
 
     print(
         f"\nthe whole command from files, each side a fresh process; median of {args.rounds} "
@@ -236,7 +277,7 @@ def main() -> int:
     print("  peer:     python -c PEER (parse into dicts, pytrec_eval, print), same files")
     print(
         f"{'case':<34} {'judgeapp s':>10} {'peer s':>8} {'peer/judgeapp':>13} "
-        f"{'judgeapp MiB':>12} {'peer MiB':>9}"
+        f"{'judgeapp MiB*':>13} {'peer MiB':>9}"
     )
     for r in results:
         ours, peer = statistics.median(r["ours"]), statistics.median(r["peer"])
@@ -246,6 +287,13 @@ def main() -> int:
         )
         spread = ", ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(r["ours"], r["peer"], strict=True))
         print(f"{'':<34} rounds (judgeapp/peer): {spread}")
+        if r["jobs1"]:
+            one = statistics.median(r["jobs1"])
+            print(
+                f"{'':<34} judgeapp --jobs 1 (no forked reader): {one:.2f} s, {peer / one:.2f}x "
+                f"the peer's speed, {r['jobs1_rss']} MiB "
+                f"(rounds: {', '.join(f'{t:.2f}' for t in r['jobs1'])})"
+            )
         if r["c"]:
             c = statistics.median(r["c"])
             print(
@@ -253,10 +301,26 @@ def main() -> int:
                 f"time (rounds: {', '.join(f'{t:.2f}' for t in r['c'])})"
             )
     print("(peer/judgeapp: the peer's time over judgeapp's; above 1 judgeapp is faster)")
+    print("(*MiB: the largest single process's peak RSS; for the whole tree see below)")
+    if memory:
+        print(
+            "\nmemory, generated, default measures: peak over samples every 2 ms of the whole "
+            f"process tree (max of {args.rounds} runs each; MiB):\n"
+            "  held = the command's resident set + each forked child's private pages; "
+            "RSS sum = every process's resident set added (shared pages counted in each)"
+        )
     for n, peak in memory:
-        print(f"judgeapp evaluate, generated, {n:3} runs: peak RSS {peak} MiB")
+        ours, one, peer = peak["judgeapp"], peak["jobs1"], peak["peer"]
+        print(
+            f"  {n:3} runs: judgeapp held {ours[0]}, RSS sum {ours[1]}; with --jobs 1 "
+            f"{one[0]}; peer {peer[0]}; judgeapp/peer {ours[0] / peer[0]:.2f}x, with "
+            f"--jobs 1 {one[0] / peer[0]:.2f}x (target <= 1.50x)"
+        )
     if len(memory) == 2:
-        print(f"  100 runs / 10 runs: {memory[1][1] / memory[0][1]:.2f}x (target <= 1.20x)")
+        for side in ("judgeapp", "jobs1"):
+            ratio = memory[1][1][side][0] / memory[0][1][side][0]
+            name = "judgeapp" if side == "judgeapp" else "judgeapp --jobs 1"
+            print(f"  {name} 100 runs / 10 runs: {ratio:.2f}x (target <= 1.20x)")
     print(load())
     return 0
 

@@ -168,8 +168,25 @@ def register(sub: argparse._SubParsersAction) -> None:
         "sample_eval.pl and the Million Query track estimate them; -m picks among them, "
         "-q adds each topic; tab-separated: runid measure topic value",
     )
+    p.add_argument(
+        "--jobs",
+        type=_positive,
+        metavar="N",
+        help="processes reading RUN files at once (default: one per usable core, for "
+        "several megabytes of runs); 1 reads them all in this process, in the least memory",
+    )
     add_trec_options(p)
     p.set_defaults(handler=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
 
 
 def evaluation_options(args: argparse.Namespace):
@@ -255,26 +272,52 @@ def _bulk_applies(args: argparse.Namespace) -> bool:
     return sniff(args.qrels) == "text"
 
 
-def _file_runs(paths: list[str], judged, float32: bool):
+# below this many bytes of run files, forking costs more than the second core gains
+FORK_MIN_BYTES = 4 << 20
+
+
+def _file_runs(paths: list[str], judged, float32: bool, jobs: int | None = None):
     """Each run file read when it is needed (TREC text in bulk; ranx JSON and Parquet by
-    their readers), its docnos looked up among the judged."""
+    their readers), its docnos looked up among the judged; many large files are read by
+    ``jobs`` forked processes (default: one per usable core; judgeapp.forked), and met in
+    order all the same."""
+    from functools import partial
+
+    from judgeapp.forked import forked_map
+
+    read = partial(_file_run, judged=judged, float32=float32)
+    return forked_map(read, paths, processes=jobs if _worth_forking(paths) else 1)
+
+
+def _worth_forking(paths: list[str]) -> bool:
+    if len(paths) < 2 or "-" in paths:  # stdin is read once, here
+        return False
+    total = 0
+    for path in paths:
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            return False  # the reader says what is wrong with it, in order
+    return total >= FORK_MIN_BYTES
+
+
+def _file_run(path: str, judged, float32: bool):
     from judgeapp.formats import FormatError
     from judgeapp.formats.bulk import columns_of_run, read_run_columns
     from judgeapp.formats.interop import read_run_any, sniff
     from judgeapp.measures.files import run_from_columns
 
-    for path in paths:
-        with _readable(path) as real_path:
-            try:
-                if sniff(real_path) == "text":
-                    columns = read_run_columns(real_path)
-                else:
-                    columns = columns_of_run(read_run_any(real_path))
-            except FormatError as exc:  # said of stdin, not of its copy
-                if real_path == path:
-                    raise
-                raise FormatError("stdin", exc.line, exc.problem, byte=exc.byte) from None
-        yield run_from_columns(columns, judged, name=path, float32=float32)
+    with _readable(path) as real_path:
+        try:
+            if sniff(real_path) == "text":
+                columns = read_run_columns(real_path)
+            else:
+                columns = columns_of_run(read_run_any(real_path))
+        except FormatError as exc:  # said of stdin, not of its copy
+            if real_path == path:
+                raise
+            raise FormatError("stdin", exc.line, exc.problem, byte=exc.byte) from None
+    return run_from_columns(columns, judged, name=path, float32=float32)
 
 
 def _ties_by_docno_ascending(run_file):
@@ -351,7 +394,7 @@ def _evaluate_files(args: argparse.Namespace, run_files: list[str], measures, op
     from judgeapp.measures.files import read_judged
 
     judged = read_judged(args.qrels)
-    runs = _file_runs(run_files, judged, args.version < 10)
+    runs = _file_runs(run_files, judged, args.version < 10, getattr(args, "jobs", None))
     try:
         return evaluate_stream(judged.judgments, runs, measures, options)
     except EvaluationError as exc:  # a missing topic (10.0 without -c), a measure needing -N

@@ -1,4 +1,4 @@
-"""Runs and qrels read in bulk: blocks of megabytes parsed by numpy, no Python object per line.
+"""Runs and qrels read in bulk: blocks of text parsed by numpy, no Python object per line.
 
 A block of the file (decompressed, whole lines) becomes one uint8 array. White space is
 found with one comparison over the block, tokens are the stretches between white space,
@@ -38,13 +38,14 @@ from numpy.lib.stride_tricks import as_strided
 from judgeapp.formats import textio
 from judgeapp.formats.columns import GRADE_LIMIT
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, HashSlots
+from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, equal_pairs
 from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
 from judgeapp.formats.textio import PathArg
 
-# text per block: a run file is usually one block; larger files are read block by block,
-# so memory follows the entries kept, not the bytes read
-BLOCK_BYTES = 16 << 20
+# text per block: a block's temporaries (token positions, digit matrices) are some ten
+# times its size, so a small block keeps them a few MiB; smaller still costs CPU in numpy's
+# per-call overhead (256 KiB: +12% per run). Memory follows the entries kept, not the bytes
+BLOCK_BYTES = 512 << 10
 # the longest qid, docno, score or grade the bulk reader cuts out (longer: the line reader)
 MAX_TOKEN = 4096
 # the longest line it takes: a little under the line reader's limit, which then refuses
@@ -68,6 +69,7 @@ class _Block:
     buf: np.ndarray  # uint8: _PAD zero bytes, the text, _PAD zero bytes
     size: int  # bytes of text; the last is a line end
     first_line: int
+    newlines: int = -1  # its line ends, once _data_lines has counted them
 
 
 def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
@@ -134,8 +136,12 @@ def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
             buf = np.zeros(len(text) + 2 * _PAD, dtype=np.uint8)
             buf[_PAD : _PAD + len(text)] = np.frombuffer(text, dtype=np.uint8)
             block = _Block(buf, len(text), line)
+            # the block's text is in `buf`: the bytes go before the consumer's work begins
+            data = text = b""
+            parts = []
             yield block
-            line += text.count(b"\n")
+            # the consumer's tokenising counted the line ends (no second pass over the text)
+            line += block.newlines if block.newlines >= 0 else int(np.count_nonzero(buf == 10))
     finally:
         f.close()
 
@@ -164,6 +170,7 @@ def _data_lines(block: _Block, columns: int, exact: bool) -> _Lines:
         raise Irregular  # a control character inside a line: the line reader's business
     newline = values == 10
     n_lines = int(np.count_nonzero(newline))
+    block.newlines = n_lines
     line_ends = delims[newline]
     if n_lines and (
         int(line_ends[0]) > MAX_LINE or int(np.diff(line_ends).max(initial=0)) > MAX_LINE
@@ -245,8 +252,10 @@ class _Numbers:
 
 
 def _right_aligned(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """(n, 24) uint8: each token's last 24 bytes at the right, zeros before it."""
-    width = 24
+    """(n, W) uint8: each token's last W bytes at the right, zeros before it; W is 8, 16
+    or 24, the least multiple of 8 that holds the longest token (24 at most: a longer
+    token is no plain number)."""
+    width = min(24, 8 * max(1, (int(lengths.max()) + 7) // 8))
     windows = as_strided(
         buf, shape=(len(buf) - width + 1, width), strides=(buf.strides[0], buf.strides[0])
     )
@@ -279,12 +288,12 @@ _SHIFT56 = np.uint64(56)
 
 
 def _row_counts(flags: np.ndarray) -> np.ndarray:
-    """Per row of an (n, 24) bool matrix, how many are True: the bytes of each 8-byte word
+    """Per row of an (n, W) bool matrix, how many are True: the bytes of each 8-byte word
     summed by one multiplication (numpy's row reductions are slow for short rows)."""
     words = flags.view("<u8")
     total = (words[:, 0] * _BYTE_SUM) >> _SHIFT56
-    total += (words[:, 1] * _BYTE_SUM) >> _SHIFT56
-    total += (words[:, 2] * _BYTE_SUM) >> _SHIFT56
+    for j in range(1, words.shape[1]):
+        total += (words[:, j] * _BYTE_SUM) >> _SHIFT56
     return total.astype(np.int64)
 
 
@@ -302,14 +311,15 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> _Numbe
     plain = (lengths <= _MAX_DIGITS) & (n_digits >= 1) & (n_points <= 1)
     plain &= n_digits + n_points + signed == lengths
     # the digits as one integer, a point counting as a zero digit in its place (undone
-    # below); 19 characters at most, so the first word holds at most three digits
+    # below); 19 characters at most, so a third word holds at most three digits
     digit *= is_digit
     words = digit.view("<u8")
-    value = _eight_digits(words[:, 2])
-    if words[:, 1].any():
-        value += _eight_digits(words[:, 1]) * np.uint64(10**8)
-    if words[:, 0].any():
-        value += _eight_digits(words[:, 0]) * np.uint64(10**16)
+    last = words.shape[1] - 1
+    value = _eight_digits(words[:, last])
+    if last >= 1 and words[:, last - 1].any():
+        value += _eight_digits(words[:, last - 1]) * np.uint64(10**8)
+    if last >= 2 and words[:, last - 2].any():
+        value += _eight_digits(words[:, last - 2]) * np.uint64(10**16)
     has_point = n_points > 0
     point = np.zeros(n, dtype=np.int64)
     if has_point.any():
@@ -439,7 +449,10 @@ def trec_order(
     if _greater(words[: tied.size], words[tied.size :]).all():
         return order
     # sort every stretch of equal scores by docno, descending: only those rows move
-    at = np.union1d(tied, tied + 1)  # positions of tied rows, in order
+    tied_row = np.zeros(n, dtype=bool)
+    tied_row[tied] = True
+    tied_row[tied + 1] = True
+    at = np.flatnonzero(tied_row)  # positions of tied rows, in order (no sort needed)
     joined = np.zeros(len(at), dtype=bool)
     joined[1:] = tied_pair[at[1:] - 1]  # tied to the row before it
     stretch = np.cumsum(~joined)
@@ -452,12 +465,12 @@ def trec_order(
 
 
 def has_duplicates(topic: np.ndarray, docnos: ByteKeys, hashes: np.ndarray) -> bool:
-    """Does a topic hold the same docno twice? The (topic, docno hash) keys go into a hash
-    table; a key met twice is confirmed on the bytes."""
+    """Does a topic hold the same docno twice? Rows with equal (topic, docno hash) keys
+    (:func:`~judgeapp.formats.keys.equal_pairs`) are confirmed on the bytes."""
     if len(topic) < 2:
         return False
     keys = hashes ^ (topic.astype(np.uint64) * _SPREAD)
-    pairs = HashSlots(keys).repeats
+    pairs = equal_pairs(keys)
     if len(pairs) == 0:
         return False
     a, b = pairs[:, 0], pairs[:, 1]
@@ -505,7 +518,11 @@ class RunColumns:
         )
 
 
-def _read_run(path: str, block_bytes: int) -> RunColumns:
+def _run_blocks(
+    path: str, block_bytes: int
+) -> tuple[str, list[ByteKeys], list[ByteKeys], list[np.ndarray], list[np.ndarray]]:
+    """(tag, qid columns, docno columns, scores, line numbers) of each block's data lines;
+    each block's text and token positions are let go once its columns are cut out."""
     qids: list[ByteKeys] = []
     docnos: list[ByteKeys] = []
     scores: list[np.ndarray] = []
@@ -524,11 +541,16 @@ def _read_run(path: str, block_bytes: int) -> RunColumns:
         lines.append(toks.lines)
     if tag is None:
         raise Irregular  # no data line: the line reader says so
-    qid_keys = ByteKeys.concat(qids)
-    keys = ByteKeys.concat(docnos)
-    score = np.concatenate(scores)
-    line = np.concatenate(lines)
-    distinct, topic, grouped = _topics(qid_keys)
+    return tag, qids, docnos, scores, lines
+
+
+def _read_run(path: str, block_bytes: int) -> RunColumns:
+    tag, qids, docnos, scores, lines = _run_blocks(path, block_bytes)
+    # each list is let go as soon as its column is joined: a run's columns exist once
+    distinct, topic, grouped = _topics(_joined(qids))
+    keys = _joined(docnos)
+    score = _joined_array(scores)
+    line = _joined_array(lines)
     if not grouped:
         gather = np.argsort(topic, kind="stable")
         topic, keys, score, line = topic[gather], keys.take(gather), score[gather], line[gather]
@@ -550,6 +572,19 @@ def _read_run(path: str, block_bytes: int) -> RunColumns:
         lines=line,
         n_lines=len(line),
     )
+
+
+def _joined(parts: list[ByteKeys]) -> ByteKeys:
+    """The parts as one column; ``parts`` is emptied (its rows now live in the result)."""
+    joined = ByteKeys.concat(parts)
+    parts.clear()
+    return joined
+
+
+def _joined_array(parts: list[np.ndarray]) -> np.ndarray:
+    joined = np.concatenate(parts)
+    parts.clear()
+    return joined
 
 
 def read_run_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> RunColumns:

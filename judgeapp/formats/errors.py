@@ -36,6 +36,16 @@ class FormatError(UserError, ValueError):
             where = self.path
         super().__init__(f"{where}: {problem}")
 
+    def __reduce__(self) -> tuple:
+        # rebuilt from its parts (a reader in a forked process sends it to the parent)
+        return (_rebuild, (type(self), self.path, self.line, self.problem, self.byte))
+
+
+def _rebuild(
+    cls: type[FormatError], path: str, line: int | None, problem: str, byte: int | None
+) -> FormatError:
+    return cls(path, line, problem, byte=byte)
+
 
 def quoted(text: str, limit: int = 40) -> str:
     """``repr(text)``, cut to about ``limit`` characters: a message quotes the offending

@@ -34,6 +34,7 @@ def sniff(path: PathArg) -> str:
     """'parquet', 'json' or 'text' from the first bytes ('text' also when the file cannot be
     read: the TREC readers then say why, naming the file)."""
     import gzip
+    import zlib
 
     try:
         with open(path, "rb") as fh:
@@ -43,7 +44,7 @@ def sniff(path: PathArg) -> str:
         if head[:2] == b"\x1f\x8b":
             with gzip.open(path, "rb") as fh:
                 head = fh.read(64)
-    except (OSError, EOFError):
+    except (OSError, EOFError, zlib.error):  # zlib.error: corrupt gzip data
         return "text"
     return "json" if head.lstrip()[:1] == b"{" else "text"
 

@@ -54,6 +54,18 @@ class ByteKeys:
         if n == 0:
             return cls.empty()
         width = 8 * max(1, (int(lengths.max()) + 7) // 8)
+        if buf.flags.c_contiguous:
+            # the buffer read as a 64-bit word at every byte: each string's words are then
+            # gathered one column at a time (twice as fast as copying rows of bytes)
+            at_byte = np.ndarray((len(buf) - 7,), dtype=_LE, buffer=buf, strides=(1,))
+            words = np.empty((n, width // 8), dtype=_LE)
+            for j in range(width // 8):
+                np.bitwise_and(
+                    at_byte[starts + 8 * j],
+                    _LOW_MASKS[np.clip(lengths - 8 * j, 0, 8)],
+                    out=words[:, j],
+                )
+            return cls(words.view(np.uint8), np.asarray(lengths, dtype=np.int64))
         # every window of `width` bytes of the buffer, as rows of a matrix without copying;
         # indexing it with the starts copies each string's window in one C loop
         windows = as_strided(
@@ -181,6 +193,39 @@ def hash_groups(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order[starts], inverse
 
 
+def equal_pairs(keys: np.ndarray) -> np.ndarray:
+    """Pairs ``(i, j)`` of rows with ``keys[i] == keys[j]`` (uint64), ``i != j``: of the g
+    rows holding one key, g - 1 appear once each as ``j``. In rounds, the
+    pending rows are scattered into a table of about two slots per row by some bits of
+    their key, and each slot keeps one row (the last written); a row equal to its slot's
+    keeper is a pair, the keepers are done, and the other rows try again with other bits.
+    Rows of one key share every slot, so they stay pending together until one keeps a
+    slot. Memory: a table of 4-byte rows, without the sort or the 16 bytes a slot of
+    :class:`HashSlots` takes."""
+    n = len(keys)
+    if n < 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    bits = max(6, (2 * n).bit_length())
+    shift = np.uint64(64 - bits)
+    table = np.empty(1 << bits, dtype=np.int32 if n < 1 << 31 else np.int64)
+    rows = np.arange(n, dtype=table.dtype)
+    pending = keys
+    found: list[np.ndarray] = []
+    mix = int(_MIX1)
+    while len(rows) > 1:
+        slot = ((pending * np.uint64(mix)) >> shift).astype(np.intp)
+        table[slot] = rows
+        keeper = table[slot]
+        lost = keeper != rows
+        rows, keeper, pending = rows[lost], keeper[lost], pending[lost]
+        same = pending == keys[keeper]
+        if same.any():
+            found.append(np.stack((keeper[same], rows[same]), axis=1).astype(np.int64))
+            rows, pending = rows[~same], pending[~same]
+        mix = (mix + 0x632BE59BD9B4E019) & 0xFFFFFFFFFFFFFFFF | 1  # other bits, still odd
+    return np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
+
+
 class HashSlots:
     """An open-addressing hash table of 64-bit hashes, each with a value (linear probing,
     at most a quarter full), filled and probed for many hashes at once: each round puts (or
@@ -244,9 +289,14 @@ class HashSlots:
     def find(self, hashes: np.ndarray) -> np.ndarray:
         """For each hash, the value of an equal hash in the table, or -1."""
         keys = hashes | np.uint64(1)
-        found = np.full(len(keys), -1, dtype=np.int64)
-        at = (keys >> self._shift).astype(np.int64)
-        pending = np.arange(len(keys))
+        home = (keys >> self._shift).astype(np.intp)
+        # the first look, at every key's home slot, without the bookkeeping of the rounds
+        # after it: most keys end there (found, or an empty slot)
+        held = self._table[home]
+        hit = held == keys
+        found = np.where(hit, self._index[home], -1)
+        pending = np.flatnonzero((held != 0) & ~hit)
+        at = (home[pending] + 1) & self._mask
         while pending.size:
             held = self._table[at]
             hit = held == keys[pending]

@@ -540,7 +540,7 @@ class Evaluator:
 
 # runs evaluated together by evaluate_stream: enough to amortise numpy's cost per call,
 # few enough that memory stays that of one batch (10 runs of 50 topics x 1000 documents)
-STREAM_ENTRIES = 500_000
+STREAM_ENTRIES = 200_000
 
 
 def evaluate_stream(

@@ -281,3 +281,19 @@ def test_the_interner_numbers_strings_as_a_dict_does(columns: list[list[str]]) -
         got = interner.add(ByteKeys.from_strings(strings)).tolist()
         assert got == [numbers.setdefault(s, len(numbers)) for s in strings]
     assert interner.keys().to_list() == list(numbers)
+
+
+@pytest.mark.parametrize(
+    "n, distinct", [(0, 1), (1, 1), (2, 1), (50, 3), (3000, 2900), (20000, 70)]
+)
+def test_equal_pairs_pairs_every_row_of_a_repeated_key_but_one(n, distinct):
+    from judgeapp.formats.keys import equal_pairs
+
+    rng = np.random.default_rng(n)
+    values = rng.integers(0, 2**63, size=distinct, dtype=np.uint64)
+    keys = values[rng.integers(0, distinct, size=n)]
+    pairs = equal_pairs(keys)
+    assert (keys[pairs[:, 0]] == keys[pairs[:, 1]]).all() and (pairs[:, 0] != pairs[:, 1]).all()
+    # a key held by g rows gives g - 1 pairs, each with another of its rows second
+    seconds = pairs[:, 1].tolist()
+    assert len(set(seconds)) == len(seconds) == n - len(np.unique(keys))

@@ -1,0 +1,141 @@
+"""Work spread over the machine's cores by forking: the reading of many files, whose parsing
+holds the interpreter lock (threads give no parallelism there).
+
+``forked_map(func, items)`` yields ``func(item)`` for each item, in order, as a plain loop
+would, the items dealt in turn to ``n`` processes: this one and ``n - 1`` forked children
+(this one takes a little less than an equal share, :data:`OWN_SHARE`: it also consumes
+the results, and evaluating them is its work too). A child sends each result (pickled) on
+a pipe and waits while the pipe is full, so no process runs more than an item or so ahead
+and memory stays that of a few items. An exception is sent in place of the result and
+raised here at that item's turn: the consumer meets results and errors in the order a loop
+would have, and a child's later items are never asked for. Children share the parent's
+memory as it was at the fork (copy on write) and leave by ``os._exit``, running no clean-up
+of the parent's (buffered output, temporary files). When the consumer stops early, the
+children are killed; a child that dies has its remaining items computed here.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import signal
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from typing import BinaryIO, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+# this process's share of the items, against a child's: it also unpickles every child's
+# results and runs the consumer (for `evaluate`, the engine: ~10% of the reading's time)
+OWN_SHARE = 0.9
+
+
+def owners(count: int, n: int) -> list[int]:
+    """Which process computes each of ``count`` items: 0 for this one, else a child's
+    number. This one takes ``OWN_SHARE / (OWN_SHARE + n - 1)`` of them, evenly spread
+    from the first; the children take the rest in turn."""
+    share = OWN_SHARE / (OWN_SHARE + n - 1)
+    start = 1 - share  # the first item is this one's: no one waits at the start
+    out = []
+    child = 0
+    for i in range(count):
+        if int(start + (i + 1) * share) > int(start + i * share) or n == 1:
+            out.append(0)
+        else:
+            out.append(1 + child % (n - 1))
+            child += 1
+    return out
+
+
+def forked_map(
+    func: Callable[[T], R], items: Sequence[T], processes: int | None = None
+) -> Iterator[R]:
+    """``func(item)`` for each item, in order, computed by ``processes`` processes (this
+    one and forked children; default: the usable cores). One process, one item, or no
+    fork (not Linux): a plain loop. (macOS has ``os.fork``, but its system libraries are
+    not safe to use in a forked child, and a child that hangs would hang the loop.)"""
+    n = min(processes or usable_cores(), len(items))
+    if n <= 1 or not sys.platform.startswith("linux"):
+        for item in items:
+            yield func(item)
+        return
+    owner = owners(len(items), n)
+    children: list[tuple[int, BinaryIO]] = []
+    gc.freeze()  # the collector then leaves the shared objects' pages alone in the children
+    try:
+        for k in range(1, n):
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: never returns
+                os.close(read_end)
+                for _, other in children:
+                    other.close()
+                _child(func, [x for x, o in zip(items, owner, strict=True) if o == k], write_end)
+            os.close(write_end)
+            children.append((pid, os.fdopen(read_end, "rb")))
+    finally:
+        gc.unfreeze()
+    alive = [True] * n
+    done = False
+    try:
+        for item, k in zip(items, owner, strict=True):
+            if k == 0 or not alive[k]:
+                yield func(item)
+                continue
+            try:
+                ok, value = pickle.load(children[k - 1][1])
+            except (EOFError, pickle.UnpicklingError):
+                alive[k] = False  # the child died (killed, out of memory): do it here
+                yield func(item)
+                continue
+            if not ok:
+                raise value
+            yield value
+        done = True
+    finally:
+        for pid, pipe in children:
+            pipe.close()
+            if not done:
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+def _child(func: Callable[[T], R], items: Sequence[T], fd: int) -> None:
+    """Compute and send each item's result (or exception), then leave at once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for item in items:
+                message: tuple[bool, object]
+                try:
+                    message = (True, func(item))
+                except BaseException as exc:
+                    message = (False, _portable(exc))
+                pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
+                out.flush()
+                if not message[0]:
+                    break
+    finally:
+        os._exit(0)
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` if it survives pickling unchanged, else a RuntimeError saying what it was."""
+    try:
+        back = pickle.loads(pickle.dumps(exc, protocol=pickle.HIGHEST_PROTOCOL))
+        if type(back) is type(exc) and str(back) == str(exc):
+            return exc
+    except Exception:
+        pass
+    return RuntimeError(f"{type(exc).__name__}: {exc}")
