@@ -12,6 +12,12 @@ would have, and a child's later items are never asked for. Children share the pa
 memory as it was at the fork (copy on write) and leave by ``os._exit``, running no clean-up
 of the parent's (buffered output, temporary files). When the consumer stops early, the
 children are killed; a child that dies has its remaining items computed here.
+
+Why not :mod:`multiprocessing` or :mod:`concurrent.futures`: under Python 3.11 neither
+bounds how far its workers run ahead of the consumer (``Pool.imap`` collects every result
+as it comes, ``ProcessPoolExecutor.map`` submits every item at once), so `evaluate`'s
+memory would grow with the number of runs, which it must not; and here this process reads
+a share of the files itself rather than idling while it waits.
 """
 
 from __future__ import annotations
