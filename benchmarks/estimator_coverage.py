@@ -100,19 +100,25 @@ def topics_of(data, group: str) -> list[tuple[str, list[str], list[np.ndarray], 
     return out
 
 
-def curve_cases(data, group: str):
-    """(order, share, relevant judged so far, pool size, truth, seed) of a group's topics."""
+def replays(data, group: str):
+    """(order, seed, replay, pool) for every order (blind: BLIND_SHUFFLES seeds) judging
+    each of a group's topics to the end."""
     depth = POOL_DEPTH[GROUPS[group][0]]
     for qid, names, run_lists, qrels in topics_of(data, group):
         pool = depth_pool(qid, names, run_lists, depth)
         by_run = dict(zip(names, run_lists, strict=True))
         for order in ORDERS:
             for seed in range(BLIND_SHUFFLES if order == "blind" else 1):
-                replay = replay_topic(order, pool, by_run, {qid: qrels}, seed)
-                for share in SHARES:
-                    n = int(share * len(pool))
-                    if n >= 1:
-                        yield order, share, replay.relevant_at[:n], len(pool), replay.relevant, seed
+                yield order, seed, replay_topic(order, pool, by_run, {qid: qrels}, seed), pool
+
+
+def curve_cases(data, group: str):
+    """(order, share, relevant judged so far, pool size, truth, seed) of a group's topics."""
+    for order, seed, replay, pool in replays(data, group):
+        for share in SHARES:
+            n = int(share * len(pool))
+            if n >= 1:
+                yield order, share, replay.relevant_at[:n], len(pool), replay.relevant, seed
 
 
 def sampling_scenarios(source: str):
@@ -422,38 +428,32 @@ OFFSETS = np.round(np.arange(-1.5, 1.5001, 0.05), 2)
 def level_cases(data, group: str) -> list[tuple[str, float, float]]:
     """(order, share judged, largest tail z on Z_GRID whose interval holds the truth) per case
     of a tuning group at LEVEL_SHARES (-inf: not even the narrowest grid level misses)."""
-    depth = POOL_DEPTH[GROUPS[group][0]]
     out = []
-    for qid, names, run_lists, qrels in topics_of(data, group):
-        pool = depth_pool(qid, names, run_lists, depth)
-        by_run = dict(zip(names, run_lists, strict=True))
-        for order in ORDERS:
-            for seed in range(BLIND_SHUFFLES if order == "blind" else 1):
-                replay = replay_topic(order, pool, by_run, {qid: qrels}, seed)
-                for share in LEVEL_SHARES:
-                    n = int(share * len(pool))
-                    if not 1 <= n < len(pool):
-                        continue
-                    rel = replay.relevant_at[:n]
-                    draws = curve_draws(rel, len(pool), adaptive=order != "blind", seed=seed)
-                    pmf = np.bincount(draws, minlength=len(pool) - n + 1).astype(float)
-                    left = replay.relevant - int(rel.sum())
+    for order, seed, replay, pool in replays(data, group):
+        for share in LEVEL_SHARES:
+            n = int(share * len(pool))
+            if not 1 <= n < len(pool):
+                continue
+            rel = replay.relevant_at[:n]
+            draws = curve_draws(rel, len(pool), adaptive=order != "blind", seed=seed)
+            pmf = np.bincount(draws, minlength=len(pool) - n + 1).astype(float)
+            left = replay.relevant - int(rel.sum())
 
-                    def covered(z, pmf=pmf, left=left):
-                        low, high = _central(pmf, 1.0 / (1.0 + math.exp(z)))
-                        return low <= left <= high
+            def covered(z, pmf=pmf, left=left):
+                low, high = _central(pmf, 1.0 / (1.0 + math.exp(z)))
+                return low <= left <= high
 
-                    lo, hi = 0, len(Z_GRID) - 1
-                    if not covered(Z_GRID[lo]):
-                        zmax = -math.inf
-                    elif covered(Z_GRID[hi]):
-                        zmax = math.inf
-                    else:
-                        while hi - lo > 1:
-                            mid = (lo + hi) // 2
-                            lo, hi = (mid, hi) if covered(Z_GRID[mid]) else (lo, mid)
-                        zmax = float(Z_GRID[lo])
-                    out.append((order, share, zmax))
+            lo, hi = 0, len(Z_GRID) - 1
+            if not covered(Z_GRID[lo]):
+                zmax = -math.inf
+            elif covered(Z_GRID[hi]):
+                zmax = math.inf
+            else:
+                while hi - lo > 1:
+                    mid = (lo + hi) // 2
+                    lo, hi = (mid, hi) if covered(Z_GRID[mid]) else (lo, mid)
+                zmax = float(Z_GRID[lo])
+            out.append((order, share, zmax))
     return out
 
 

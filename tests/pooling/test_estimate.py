@@ -403,26 +403,31 @@ def test_robust03_curve_interval_covers_in_blind_order(robust):
     assert hits / cases >= 0.91
 
 
+def held_out_adaptive_replays(robust):
+    """(order, replay, pool) of every adaptive order judging each held-out Robust topic
+    (626-650) to the end of its depth-100 pool: 125 replays."""
+    from judgeapp.pooling.simulate import replay_topic
+
+    for qid in ROBUST_TOPICS[25:]:
+        names, run_lists, (ids, grades) = robust_topic(robust, qid)
+        pool = depth_pool(qid, names, run_lists, 100)
+        by_run = dict(zip(names, run_lists, strict=True))
+        for order in ("rank", "mtf", "hedge", "maxmean", "maxmean-ns"):
+            yield order, replay_topic(order, pool, by_run, {qid: (ids, grades)}), pool
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("share", [0.25, 0.5])
 def test_robust03_curve_interval_covers_in_adaptive_orders_on_held_out_topics(robust, share):
     """The drift of adaptive curves (DRIFT_*) was chosen on topics 601-625: the other half
     checks it. Every adaptive order judges `share` of the depth-100 pool; 125 cases at a
     stated 95%."""
-    from judgeapp.pooling.simulate import replay_topic
-
     hits = cases = 0
-    for qid in ROBUST_TOPICS[25:]:
-        names, run_lists, (ids, grades) = robust_topic(robust, qid)
-        pool = depth_pool(qid, names, run_lists, 100)
-        for order in ("rank", "mtf", "hedge", "maxmean", "maxmean-ns"):
-            r = replay_topic(
-                order, pool, dict(zip(names, run_lists, strict=True)), {qid: (ids, grades)}
-            )
-            n = int(share * len(pool))
-            est = curve_estimate(r.relevant_at[:n], len(pool), adaptive=True)
-            hits += est.low <= r.relevant <= est.high
-            cases += 1
+    for _order, r, pool in held_out_adaptive_replays(robust):
+        n = int(share * len(pool))
+        est = curve_estimate(r.relevant_at[:n], len(pool), adaptive=True)
+        hits += est.low <= r.relevant <= est.high
+        cases += 1
     assert cases == 125 and hits / cases >= 0.95
 
 
@@ -432,22 +437,14 @@ def test_robust03_calibrated_intervals_cover_at_their_levels_on_held_out_topics(
     626-650, every adaptive order judging half of the depth-100 pool, the intervals read at
     each order's calibrated level cover about as often as they say (125 cases: about three
     standard errors either side at 80%, 0.04 below 95%)."""
-    from judgeapp.pooling.simulate import replay_topic
-
     hits = {0.8: 0, 0.95: 0}
     cases = 0
-    for qid in ROBUST_TOPICS[25:]:
-        names, run_lists, (ids, grades) = robust_topic(robust, qid)
-        pool = depth_pool(qid, names, run_lists, 100)
-        for order in ("rank", "mtf", "hedge", "maxmean", "maxmean-ns"):
-            r = replay_topic(
-                order, pool, dict(zip(names, run_lists, strict=True)), {qid: (ids, grades)}
-            )
-            n = len(pool) // 2
-            for level in hits:
-                est = curve_estimate(r.relevant_at[:n], len(pool), level=level, order=order)
-                hits[level] += est.low <= r.relevant <= est.high
-            cases += 1
+    for order, r, pool in held_out_adaptive_replays(robust):
+        n = len(pool) // 2
+        for level in hits:
+            est = curve_estimate(r.relevant_at[:n], len(pool), level=level, order=order)
+            hits[level] += est.low <= r.relevant <= est.high
+        cases += 1
     assert cases == 125
     assert 0.70 <= hits[0.8] / cases <= 0.90
     assert 0.91 <= hits[0.95] / cases <= 0.99
