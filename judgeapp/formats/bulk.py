@@ -24,12 +24,9 @@ is numpy), while importing pyarrow's CSV reader costs 66 MB of resident memory a
 
 from __future__ import annotations
 
-import itertools
 import os
 import stat
-from collections import deque
-from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -706,29 +703,3 @@ def qrels_columns_of(qrels: QrelsFile) -> QrelsColumns:
         grades=np.asarray(qrels.grades, dtype=np.int64),
         lines=np.asarray(qrels.lines, dtype=np.int64),
     )
-
-
-# --- many files ----------------------------------------------------------------------------
-
-# reading threads: numpy, zlib and file reads release the interpreter lock, so a second
-# thread keeps the second core busy while the first hands its run on
-READ_THREADS = 2
-
-
-def iter_run_columns(paths: Sequence[PathArg], threads: int = READ_THREADS) -> Iterator[RunColumns]:
-    """:func:`read_run_columns` of each path, in order, read ``threads`` at a time; at most
-    ``threads`` runs wait ahead of the consumer, so memory stays that of a few runs."""
-    if threads <= 1 or len(paths) <= 1:
-        for path in paths:
-            yield read_run_columns(path)
-        return
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="read-run") as pool:
-        ahead: deque[Future[RunColumns]] = deque()
-        todo = iter(paths)
-        for path in itertools.islice(todo, threads):
-            ahead.append(pool.submit(read_run_columns, path))
-        while ahead:
-            done = ahead.popleft().result()
-            for path in itertools.islice(todo, 1):
-                ahead.append(pool.submit(read_run_columns, path))
-            yield done
