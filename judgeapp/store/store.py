@@ -23,6 +23,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import aliased
 
 from judgeapp.formats.bulk import RunColumns, columns_of_run
+from judgeapp.formats.checks import duplicate_error
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.judgments import JudgmentLine
 from judgeapp.formats.keys import HashCollision, Interner, hash_groups
@@ -172,10 +173,8 @@ class _SeenDocuments:
             j = int(np.flatnonzero(ids[:k] == ids[k])[0])
             earlier, line = batch[j][1], batch[j][0].line
         if earlier == source and source is not None and line and doc.line:
-            # within one file: the readers' own message (judgeapp.formats.checks)
-            raise FormatError(
-                source, doc.line, f"duplicate docno {doc.docno} at lines {line} and {doc.line}"
-            )
+            # within one file: the readers' own message
+            raise duplicate_error(source, "docno", doc.docno, line, doc.line)
         raise FormatError(
             source or "documents",
             doc.line,
