@@ -3,8 +3,8 @@
 With no command the GUI opens on the project used last (the demo project the first
 time); `python main.py PROJECT` (a file or a URL) opens that project. Each subcommand lives in its own module
 under `judgeapp.commands` and registers itself there (`register(subparsers)`), so commands
-are found without a central list. Modules import heavy libraries inside their handlers so
-that `--help` stays instant.
+are found without a central list; a command given imports only its own module. Modules import
+heavy libraries inside their handlers so that `--help` stays instant.
 
 Whatever the input, a command ends in one of these ways, never with a traceback:
 
@@ -31,17 +31,32 @@ import sys
 from judgeapp import __version__, commands
 from judgeapp.errors import UserError
 
+# a command whose module is not named after it (`import` is a Python keyword)
+MODULE_OF = {"import": "imports"}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``command`` (the first argument), when it names a
+    command, only that command's module is imported and registered: a command then does
+    not pay for importing the others (their libraries, their memory)."""
     parser = argparse.ArgumentParser(
         prog="judgeapp",
         description="Build and use IR test collections: import, pool, judge, evaluate.",
     )
     parser.add_argument("--version", action="version", version=f"judgeapp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    names = [info.name for info in pkgutil.iter_modules(commands.__path__)]
+    wanted = MODULE_OF.get(command, command) if command else ""
+    if wanted in names:
+        module = importlib.import_module(f"{commands.__name__}.{wanted}")
+        if hasattr(module, "register"):
+            module.register(sub)
+            if command in sub.choices:
+                return parser
+        return build_parser()  # not the module's command after all: the whole line
     modules = []
-    for info in pkgutil.iter_modules(commands.__path__):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+    for name in names:
+        module = importlib.import_module(f"{commands.__name__}.{name}")
         if hasattr(module, "register"):
             modules.append(module)
     # the order in --help: by each module's ORDER, then name
@@ -62,8 +77,8 @@ def project_argument(argv: list[str], commands: set[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     project = project_argument(argv, set(sub.choices))
     if project is not None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -115,8 +114,10 @@ def write_text(path: str | os.PathLike[str], text: str) -> None:
 
 def _fresh(target: Path, shown: str | os.PathLike[str]) -> Path:
     """Create an empty temporary file beside `target` (the user's umask applies)."""
+    # os.urandom, not the secrets module: that one loads OpenSSL (3.5 MB of resident memory
+    # in every command that writes a file) for the same four random bytes
     for _ in range(100):
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp{target.suffix}")
+        tmp = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp{target.suffix}")
         try:
             os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
         except FileExistsError:
