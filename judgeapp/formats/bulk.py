@@ -77,7 +77,7 @@ def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise Irregular
-        f, kind, raw = textio._open_binary(path)
+        f, kind, raw = textio._open_binary(path, fast=True)
     except (OSError, FormatError):
         raise Irregular from None
     try:
