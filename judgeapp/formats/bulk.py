@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -55,6 +56,34 @@ _HASH = 35
 _LONG_DOUBLE_EXACT = np.finfo(np.longdouble).nmant >= 63  # x86 extended or quad precision
 # 10**0 .. 10**27, each exact in a 64-bit mantissa (5**27 < 2**63): built by multiplying
 _POW10_LD = np.cumprod(np.array([1] + [10] * 27, dtype=np.longdouble))
+
+
+# glibc's mallopt parameters (malloc.h)
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
+_KEEP_FREED = 64 << 20
+
+
+def keep_freed_memory() -> None:
+    """Let this process (and the children it forks later) reuse the memory of freed numpy
+    arrays instead of giving it back to the system after every block. glibc serves the
+    block-sized temporaries (0.5-1 MB each) by fresh mappings or trims them off the heap
+    when freed, so each block page-faults its temporaries in again: `evaluate --jobs 1` on
+    100 generated runs took 46,000 minor faults and 0.16 s system time; with arrays under
+    32 MB taken from the heap and up to 64 MB of free heap kept, 9,000 and 0.08 s, user
+    time 10% less and the same peak memory (peak RSS is what was in use at once). For a
+    command that reads many files and ends (glibc only: elsewhere nothing changes)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes  # numpy has imported it already
+
+    try:
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
+        return
+    mallopt(_M_MMAP_THRESHOLD, _KEEP_FREED // 2)
+    mallopt(_M_TRIM_THRESHOLD, _KEEP_FREED)
 
 
 class Irregular(Exception):
