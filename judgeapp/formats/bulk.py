@@ -31,7 +31,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from judgeapp.formats import textio
 from judgeapp.formats.columns import GRADE_LIMIT
@@ -52,6 +51,7 @@ MAX_LINE = textio.MAX_COLUMN_LINE - 8
 _PAD = MAX_TOKEN + 16
 _SPREAD = np.uint64(0x9E3779B97F4A7C15)  # mixes a topic number into a docno's hash
 _BOM = b"\xef\xbb\xbf"
+_HIGH_MASKS = ~_LOW_MASKS  # all but the first b bytes of a little-endian word
 _HASH = 35
 _LONG_DOUBLE_EXACT = np.finfo(np.longdouble).nmant >= 63  # x86 extended or quad precision
 # 10**0 .. 10**27, each exact in a 64-bit mantissa (5**27 < 2**63): built by multiplying
@@ -180,7 +180,8 @@ class _Lines:
 
     ends: np.ndarray
     starts: np.ndarray | None
-    first: np.ndarray  # index into ends/starts of each data line's first token
+    first: np.ndarray | None  # index into ends/starts of each data line's first token
+    # (None: every line has the same number of tokens, the `columns` of _data_lines)
     lines: np.ndarray  # 1-based line numbers
 
 
@@ -197,11 +198,6 @@ def _data_lines(block: _Block, columns: int, exact: bool) -> _Lines:
     newline = values == 10
     n_lines = int(np.count_nonzero(newline))
     block.newlines = n_lines
-    line_ends = delims[newline]
-    if n_lines and (
-        int(line_ends[0]) > MAX_LINE or int(np.diff(line_ends).max(initial=0)) > MAX_LINE
-    ):
-        raise Irregular  # a line longer than the line reader takes: it says so
     if (
         len(delims) == columns * n_lines
         and delims[0] > 0
@@ -209,11 +205,16 @@ def _data_lines(block: _Block, columns: int, exact: bool) -> _Lines:
         and int(np.diff(delims).min(initial=2)) > 1
     ):
         # the usual file: one separator between columns, `columns` tokens on every line
-        first = np.arange(0, len(delims), columns, dtype=np.int64)
-        line_starts = np.concatenate(([0], delims[columns - 1 : -1 : columns] + 1))
+        line_ends = delims[columns - 1 :: columns]
+        _check_line_lengths(line_ends)
+        line_starts = np.empty_like(line_ends)
+        line_starts[0] = 0
+        np.add(line_ends[:-1], 1, out=line_starts[1:])
         if (buf[line_starts] != _HASH).all():
             lines = np.arange(block.first_line, block.first_line + n_lines, dtype=np.int64)
-            return _Lines(delims + _PAD, None, first, lines)
+            return _Lines(delims + _PAD, None, None, lines)
+    else:
+        _check_line_lengths(delims[newline])
     before = np.empty_like(delims)
     before[0] = -1
     before[1:] = delims[:-1]
@@ -232,13 +233,21 @@ def _data_lines(block: _Block, columns: int, exact: bool) -> _Lines:
     return _Lines(ends + _PAD, starts + _PAD, firsts[keep], keep + block.first_line)
 
 
+def _check_line_lengths(line_ends: np.ndarray) -> None:
+    if len(line_ends) and (
+        int(line_ends[0]) > MAX_LINE or int(np.diff(line_ends).max(initial=0)) > MAX_LINE
+    ):
+        raise Irregular  # a line longer than the line reader takes: it says so
+
+
 def _span(toks: _Lines, c: int) -> tuple[np.ndarray, np.ndarray]:
     """(starts, lengths) of column ``c`` of every data line."""
     if toks.starts is not None:
+        assert toks.first is not None
         at = toks.first + c
         starts, ends = toks.starts[at], toks.ends[at]
     else:  # `columns` tokens a line, one separator each: columns are strided slices
-        step = int(toks.first[1]) if len(toks.first) > 1 else len(toks.ends)
+        step = len(toks.ends) // len(toks.lines)
         ends = toks.ends[c::step]
         if c > 0:
             starts = toks.ends[c - 1 :: step] + 1
@@ -280,16 +289,25 @@ class _Numbers:
 def _right_aligned(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """(n, W) uint8: each token's last W bytes at the right, zeros before it; W is 8, 16
     or 24, the least multiple of 8 that holds the longest token (24 at most: a longer
-    token is no plain number)."""
+    token is no plain number). ``buf`` holds W bytes before every token's end."""
     width = min(24, 8 * max(1, (int(lengths.max()) + 7) // 8))
-    windows = as_strided(
-        buf, shape=(len(buf) - width + 1, width), strides=(buf.strides[0], buf.strides[0])
-    )
-    mat: np.ndarray = windows[starts + lengths - width]
-    words = mat.view("<u8")
+    first = starts + lengths - width  # where each token's window of W bytes begins
+    words = np.empty((len(starts), width // 8), dtype=np.uint64)
+    if not buf.flags.c_contiguous:
+        buf = np.ascontiguousarray(buf)
+    # the buffer read as a 64-bit word at every byte: each window's words are gathered a
+    # column at a time (a gather of rows of a strided window view is four times slower)
+    at_byte = np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
+    shortest = int(lengths.min())
     for j in range(width // 8):
-        words[:, j] &= ~_LOW_MASKS[np.clip(width - lengths - 8 * j, 0, 8)]
-    return mat
+        if width - 8 * j <= shortest:  # every token fills this word: nothing to clear
+            words[:, j] = at_byte[first]
+        else:  # bytes before the token's start are cleared
+            np.bitwise_and(
+                at_byte[first], _HIGH_MASKS[np.clip(width - lengths - 8 * j, 0, 8)], out=words[:, j]
+            )
+        first += 8
+    return words.view(np.uint8)
 
 
 _ZERO_DIGITS = np.uint64(0)
@@ -331,7 +349,7 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> _Numbe
     is_point = mat == 46
     n_digits = _row_counts(is_digit)
     n_points = _row_counts(is_point)
-    first = mat[np.arange(n), width - np.minimum(lengths, width)]
+    first = buf[starts]
     negative = first == 45
     signed = negative | (first == 43)
     plain = (lengths <= _MAX_DIGITS) & (n_digits >= 1) & (n_points <= 1)
@@ -556,7 +574,7 @@ def _run_blocks(
     tag: str | None = None
     for block in _blocks(path, block_bytes):
         toks = _data_lines(block, 6, exact=False)
-        if len(toks.first) == 0:
+        if len(toks.lines) == 0:
             continue
         if tag is None:
             start, length = (int(x[0]) for x in _span(toks, 5))
@@ -684,7 +702,7 @@ def _read_qrels(path: str, block_bytes: int) -> QrelsColumns:
     lines: list[np.ndarray] = []
     for block in _blocks(path, block_bytes):
         toks = _data_lines(block, 4, exact=True)
-        if len(toks.first) == 0:
+        if len(toks.lines) == 0:
             continue
         qids.append(_column(block, toks, 0))
         docnos.append(_column(block, toks, 2))

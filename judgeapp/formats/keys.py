@@ -59,7 +59,11 @@ class ByteKeys:
             # gathered one column at a time (twice as fast as copying rows of bytes)
             at_byte = np.ndarray((len(buf) - 7,), dtype=_LE, buffer=buf, strides=(1,))
             words = np.empty((n, width // 8), dtype=_LE)
+            shortest = int(lengths.min())
             for j in range(width // 8):
+                if 8 * (j + 1) <= shortest:  # every string fills this word
+                    words[:, j] = at_byte[starts + 8 * j]
+                    continue
                 np.bitwise_and(
                     at_byte[starts + 8 * j],
                     _LOW_MASKS[np.clip(lengths - 8 * j, 0, 8)],
