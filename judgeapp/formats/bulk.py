@@ -35,7 +35,7 @@ import numpy as np
 from judgeapp.formats import textio
 from judgeapp.formats.columns import GRADE_LIMIT
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, equal_pairs
+from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, _windows, equal_pairs
 from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
 from judgeapp.formats.textio import PathArg
 
@@ -282,6 +282,7 @@ class _Numbers:
     value: np.ndarray  # uint64
     point: np.ndarray  # int64
     has_point: np.ndarray  # bool
+    any_point: bool  # has_point.any()
     negative: np.ndarray  # bool
     plain: np.ndarray  # bool
 
@@ -291,23 +292,16 @@ def _right_aligned(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
     or 24, the least multiple of 8 that holds the longest token (24 at most: a longer
     token is no plain number). ``buf`` holds W bytes before every token's end."""
     width = min(24, 8 * max(1, (int(lengths.max()) + 7) // 8))
-    first = starts + lengths - width  # where each token's window of W bytes begins
-    words = np.empty((len(starts), width // 8), dtype=np.uint64)
     if not buf.flags.c_contiguous:
         buf = np.ascontiguousarray(buf)
-    # the buffer read as a 64-bit word at every byte: each window's words are gathered a
-    # column at a time (a gather of rows of a strided window view is four times slower)
-    at_byte = np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
+    # the window of W bytes ending at each token's end
+    words = _windows(buf, width)[starts + lengths - width].view("<u8").reshape(-1, width // 8)
     shortest = int(lengths.min())
     for j in range(width // 8):
-        if width - 8 * j <= shortest:  # every token fills this word: nothing to clear
-            words[:, j] = at_byte[first]
-        else:  # bytes before the token's start are cleared
-            np.bitwise_and(
-                at_byte[first], _HIGH_MASKS[np.clip(width - lengths - 8 * j, 0, 8)], out=words[:, j]
-            )
-        first += 8
-    return words.view(np.uint8)
+        if width - 8 * j > shortest:  # bytes before some token's start: cleared
+            words[:, j] &= np.take(_HIGH_MASKS, width - 8 * j - lengths, mode="clip")
+    mat: np.ndarray = words.view(np.uint8)
+    return mat
 
 
 _ZERO_DIGITS = np.uint64(0)
@@ -366,11 +360,12 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> _Numbe
         value += _eight_digits(words[:, last - 2]) * np.uint64(10**16)
     has_point = n_points > 0
     point = np.zeros(n, dtype=np.int64)
-    if has_point.any():
+    any_point = bool(has_point.any())
+    if any_point:
         point = np.where(has_point, width - 1 - is_point.argmax(axis=1), 0)
         below = value % _POW10[np.minimum(point, _MAX_DIGITS)]
         value = np.where(has_point, (value - below) // np.uint64(10) + below, value)
-    return _Numbers(value, point, has_point, negative, plain)
+    return _Numbers(value, point, has_point, any_point, negative, plain)
 
 
 def _python_float(token: bytes) -> float:
@@ -397,7 +392,9 @@ def parse_floats(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np
     # Clinger's fast path: an integer below 2**53 over an exact power of ten is one
     # correctly rounded division
     fast = num.plain & (num.value < np.uint64(1 << 53))
-    values = num.value.astype(np.float64) / _POW10_F[np.minimum(num.point, 22)]
+    values = num.value.astype(np.float64)
+    if num.any_point:
+        values /= _POW10_F[np.minimum(num.point, 22)]
     done: np.ndarray = fast
     rest = np.flatnonzero(num.plain & ~fast)
     if _LONG_DOUBLE_EXACT and rest.size:
@@ -412,7 +409,8 @@ def parse_floats(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np
         values[rest[good]] = xd[good]
         done = done.copy()
         done[rest[good]] = True
-    values = np.where(num.negative, -values, values)
+    if num.negative.any():
+        np.negative(values, out=values, where=num.negative)
     slow = np.flatnonzero(~done)
     if slow.size:
         ends = starts[slow] + lengths[slow]

@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 # the first b bytes of a little-endian word
 _LOW_MASKS = np.array([(1 << (8 * b)) - 1 for b in range(9)], dtype=np.uint64)
@@ -26,6 +25,14 @@ _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
 _SHIFT = np.uint64(31)
 _LE = np.dtype("<u8")
 _BE = np.dtype(">u8")
+
+
+def _windows(buf: np.ndarray, width: int) -> np.ndarray:
+    """The window of ``width`` bytes at every byte of ``buf`` (contiguous uint8), as one
+    opaque item each, without copying: indexing it copies each window whole, at about the
+    cost of copying one 64-bit word (a column of words at a time costs that per word, and
+    rows of a strided 2-D window view four times as much)."""
+    return np.ndarray((len(buf) - width + 1,), dtype=f"V{width}", buffer=buf, strides=(1,))
 
 
 @dataclass(slots=True)
@@ -54,32 +61,14 @@ class ByteKeys:
         if n == 0:
             return cls.empty()
         width = 8 * max(1, (int(lengths.max()) + 7) // 8)
-        if buf.flags.c_contiguous:
-            # the buffer read as a 64-bit word at every byte: each string's words are then
-            # gathered one column at a time (twice as fast as copying rows of bytes)
-            at_byte = np.ndarray((len(buf) - 7,), dtype=_LE, buffer=buf, strides=(1,))
-            words = np.empty((n, width // 8), dtype=_LE)
-            shortest = int(lengths.min())
-            for j in range(width // 8):
-                if 8 * (j + 1) <= shortest:  # every string fills this word
-                    words[:, j] = at_byte[starts + 8 * j]
-                    continue
-                np.bitwise_and(
-                    at_byte[starts + 8 * j],
-                    _LOW_MASKS[np.clip(lengths - 8 * j, 0, 8)],
-                    out=words[:, j],
-                )
-            return cls(words.view(np.uint8), np.asarray(lengths, dtype=np.int64))
-        # every window of `width` bytes of the buffer, as rows of a matrix without copying;
-        # indexing it with the starts copies each string's window in one C loop
-        windows = as_strided(
-            buf, shape=(len(buf) - width + 1, width), strides=(buf.strides[0], buf.strides[0])
-        )
-        mat = windows[starts]
-        words = mat.view(_LE)
+        if not buf.flags.c_contiguous:
+            buf = np.ascontiguousarray(buf)
+        words = _windows(buf, width)[starts].view(_LE).reshape(n, width // 8)
+        shortest = int(lengths.min())
         for j in range(width // 8):
-            words[:, j] &= _LOW_MASKS[np.clip(lengths - 8 * j, 0, 8)]
-        return cls(mat, np.asarray(lengths, dtype=np.int64))
+            if 8 * (j + 1) > shortest:  # not every string fills this word: clear the rest
+                words[:, j] &= np.take(_LOW_MASKS, lengths - 8 * j, mode="clip")
+        return cls(words.view(np.uint8), np.asarray(lengths, dtype=np.int64))
 
     @classmethod
     def from_strings(cls, strings: list[str]) -> ByteKeys:
