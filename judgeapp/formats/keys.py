@@ -129,12 +129,18 @@ class ByteKeys:
     def rows_equal(self, i: np.ndarray, other: ByteKeys, j: np.ndarray) -> np.ndarray:
         """``self[i[k]] == other[j[k]]`` for every k, exactly."""
         width = max(self.width, other.width)
-        a = self.widen(width).words()
-        b = other.widen(width).words()
+        a = self.widen(width).row_words(i)
+        b = other.widen(width).row_words(j)
         same: np.ndarray = self.lengths[i] == other.lengths[j]
         for c in range(width // 8):
-            same &= a[i, c] == b[j, c]
+            same &= a[:, c] == b[:, c]
         return same
+
+    def row_words(self, index: np.ndarray) -> np.ndarray:
+        """(len(index), W/8) words of the rows ``index`` (each row gathered whole)."""
+        mat = np.ascontiguousarray(self.mat)
+        rows = mat.view(f"V{self.width}").reshape(-1)[index]
+        return rows.view(_LE).reshape(len(index), self.width // 8)
 
     def to_list(self) -> list[str]:
         """The strings, decoded (one gather, one decode and one split for the column)."""
@@ -287,8 +293,10 @@ class HashSlots:
         # after it: most keys end there (found, or an empty slot)
         held = self._table[home]
         hit = held == keys
-        found = np.where(hit, self._index[home], -1)
-        pending = np.flatnonzero((held != 0) & ~hit)
+        found = np.full(len(keys), -1, dtype=np.int64)
+        at_hit = np.flatnonzero(hit)
+        found[at_hit] = self._index[home[at_hit]]
+        pending = np.flatnonzero((held != 0) ^ hit)  # a hit is held: held, but not it
         at = (home[pending] + 1) & self._mask
         while pending.size:
             held = self._table[at]
@@ -373,13 +381,20 @@ class KeyTable:
     string's row in the table, or -1. Their hashes are found in a :class:`HashSlots`, and
     every match is confirmed on the bytes."""
 
-    __slots__ = ("_exact", "_slots", "keys")
+    __slots__ = ("_exact", "_filter", "_filter_shift", "_slots", "keys")
 
     def __init__(self, keys: ByteKeys) -> None:
         self.keys = keys
-        self._slots = HashSlots(keys.hashes())
+        hashes = keys.hashes()
+        self._slots = HashSlots(hashes)
         # a collision among the table's own strings: look up by the strings instead
         self._exact = len(self._slots.repeats) > 0
+        # a flag per value of the hashes' top bits (32 a string: ~3% of other strings
+        # pass; the top bits are the well mixed ones): most strings looked up among qrels'
+        # docnos are not there, and one gather turns them away before the probing
+        self._filter_shift = np.uint64(64 - max(10, (32 * len(keys)).bit_length()))
+        self._filter = np.zeros(1 << (64 - int(self._filter_shift)), dtype=bool)
+        self._filter[(hashes >> self._filter_shift).astype(np.intp)] = True
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -391,7 +406,11 @@ class KeyTable:
             return np.full(n, -1, dtype=np.int64)
         if self._exact:
             return self._lookup_exact(keys)
-        found = self._slots.find(keys.hashes() if hashes is None else hashes)
+        if hashes is None:
+            hashes = keys.hashes()
+        found = np.full(n, -1, dtype=np.int64)
+        maybe = np.flatnonzero(self._filter[(hashes >> self._filter_shift).astype(np.intp)])
+        found[maybe] = self._slots.find(hashes[maybe])
         hit = np.flatnonzero(found >= 0)
         same = keys.rows_equal(hit, self.keys, found[hit])
         found[hit[~same]] = -1
