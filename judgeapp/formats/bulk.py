@@ -340,8 +340,14 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> _Numbe
     n, width = mat.shape
     digit = mat - np.uint8(48)
     is_digit = digit <= 9
-    is_point = mat == 46
     n_digits = _row_counts(is_digit)
+    if lengths.max() <= _MAX_DIGITS and (n_digits == lengths).all():
+        # digits only, every token (integer scores, grades): no point, no sign
+        digit *= is_digit
+        value = _digit_value(digit)
+        no = np.zeros(n, dtype=bool)
+        return _Numbers(value, np.zeros(n, dtype=np.int64), no, False, no, ~no)
+    is_point = mat == 46
     n_points = _row_counts(is_point)
     first = buf[starts]
     negative = first == 45
@@ -351,13 +357,7 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> _Numbe
     # the digits as one integer, a point counting as a zero digit in its place (undone
     # below); 19 characters at most, so a third word holds at most three digits
     digit *= is_digit
-    words = digit.view("<u8")
-    last = words.shape[1] - 1
-    value = _eight_digits(words[:, last])
-    if last >= 1 and words[:, last - 1].any():
-        value += _eight_digits(words[:, last - 1]) * np.uint64(10**8)
-    if last >= 2 and words[:, last - 2].any():
-        value += _eight_digits(words[:, last - 2]) * np.uint64(10**16)
+    value = _digit_value(digit)
     has_point = n_points > 0
     point = np.zeros(n, dtype=np.int64)
     any_point = bool(has_point.any())
@@ -366,6 +366,18 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> _Numbe
         below = value % _POW10[np.minimum(point, _MAX_DIGITS)]
         value = np.where(has_point, (value - below) // np.uint64(10) + below, value)
     return _Numbers(value, point, has_point, any_point, negative, plain)
+
+
+def _digit_value(digit: np.ndarray) -> np.ndarray:
+    """The number each row of digit values (0-9, zeros before the first) writes."""
+    words = digit.view("<u8")
+    last = words.shape[1] - 1
+    value = _eight_digits(words[:, last])
+    if last >= 1 and words[:, last - 1].any():
+        value += _eight_digits(words[:, last - 1]) * np.uint64(10**8)
+    if last >= 2 and words[:, last - 2].any():
+        value += _eight_digits(words[:, last - 2]) * np.uint64(10**16)
+    return value
 
 
 def _python_float(token: bytes) -> float:
