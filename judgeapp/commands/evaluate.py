@@ -390,9 +390,11 @@ def evaluate(args: argparse.Namespace, measure_args: list[str], run_files: list[
 
 def _evaluate_files(args: argparse.Namespace, run_files: list[str], measures, options):
     """Runs read and evaluated a batch at a time: memory does not grow with their number."""
+    from judgeapp.formats.bulk import keep_freed_memory
     from judgeapp.measures import EvaluationError, evaluate_stream
     from judgeapp.measures.files import read_judged
 
+    keep_freed_memory()  # the readers' temporaries are reused, not faulted in per block
     judged = read_judged(args.qrels)
     runs = _file_runs(run_files, judged, args.version < 10, getattr(args, "jobs", None))
     try:

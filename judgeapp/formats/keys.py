@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 # the first b bytes of a little-endian word
 _LOW_MASKS = np.array([(1 << (8 * b)) - 1 for b in range(9)], dtype=np.uint64)
@@ -26,6 +25,14 @@ _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
 _SHIFT = np.uint64(31)
 _LE = np.dtype("<u8")
 _BE = np.dtype(">u8")
+
+
+def _windows(buf: np.ndarray, width: int) -> np.ndarray:
+    """The window of ``width`` bytes at every byte of ``buf`` (contiguous uint8), as one
+    opaque item each, without copying: indexing it copies each window whole, at about the
+    cost of copying one 64-bit word (a column of words at a time costs that per word, and
+    rows of a strided 2-D window view four times as much)."""
+    return np.ndarray((len(buf) - width + 1,), dtype=f"V{width}", buffer=buf, strides=(1,))
 
 
 @dataclass(slots=True)
@@ -54,28 +61,14 @@ class ByteKeys:
         if n == 0:
             return cls.empty()
         width = 8 * max(1, (int(lengths.max()) + 7) // 8)
-        if buf.flags.c_contiguous:
-            # the buffer read as a 64-bit word at every byte: each string's words are then
-            # gathered one column at a time (twice as fast as copying rows of bytes)
-            at_byte = np.ndarray((len(buf) - 7,), dtype=_LE, buffer=buf, strides=(1,))
-            words = np.empty((n, width // 8), dtype=_LE)
-            for j in range(width // 8):
-                np.bitwise_and(
-                    at_byte[starts + 8 * j],
-                    _LOW_MASKS[np.clip(lengths - 8 * j, 0, 8)],
-                    out=words[:, j],
-                )
-            return cls(words.view(np.uint8), np.asarray(lengths, dtype=np.int64))
-        # every window of `width` bytes of the buffer, as rows of a matrix without copying;
-        # indexing it with the starts copies each string's window in one C loop
-        windows = as_strided(
-            buf, shape=(len(buf) - width + 1, width), strides=(buf.strides[0], buf.strides[0])
-        )
-        mat = windows[starts]
-        words = mat.view(_LE)
+        if not buf.flags.c_contiguous:
+            buf = np.ascontiguousarray(buf)
+        words = _windows(buf, width)[starts].view(_LE).reshape(n, width // 8)
+        shortest = int(lengths.min())
         for j in range(width // 8):
-            words[:, j] &= _LOW_MASKS[np.clip(lengths - 8 * j, 0, 8)]
-        return cls(mat, np.asarray(lengths, dtype=np.int64))
+            if 8 * (j + 1) > shortest:  # not every string fills this word: clear the rest
+                words[:, j] &= np.take(_LOW_MASKS, lengths - 8 * j, mode="clip")
+        return cls(words.view(np.uint8), np.asarray(lengths, dtype=np.int64))
 
     @classmethod
     def from_strings(cls, strings: list[str]) -> ByteKeys:
@@ -105,7 +98,10 @@ class ByteKeys:
         return ByteKeys(mat, self.lengths)
 
     def take(self, index: np.ndarray) -> ByteKeys:
-        return ByteKeys(self.mat[index], self.lengths[index])
+        index = np.asarray(index)
+        if index.dtype == bool:
+            index = np.flatnonzero(index)
+        return ByteKeys(self.row_words(index).view(np.uint8), self.lengths[index])
 
     @staticmethod
     def concat(parts: list[ByteKeys]) -> ByteKeys:
@@ -136,12 +132,20 @@ class ByteKeys:
     def rows_equal(self, i: np.ndarray, other: ByteKeys, j: np.ndarray) -> np.ndarray:
         """``self[i[k]] == other[j[k]]`` for every k, exactly."""
         width = max(self.width, other.width)
-        a = self.widen(width).words()
-        b = other.widen(width).words()
+        a = self.widen(width).row_words(i)
+        b = other.widen(width).row_words(j)
         same: np.ndarray = self.lengths[i] == other.lengths[j]
         for c in range(width // 8):
-            same &= a[i, c] == b[j, c]
+            same &= a[:, c] == b[:, c]
         return same
+
+    def row_words(self, index: np.ndarray) -> np.ndarray:
+        """(len(index), W/8) words of the rows ``index`` (each row gathered whole, as one
+        opaque item: a 2-D gather of rows of bytes is some four times slower)."""
+        mat = np.ascontiguousarray(self.mat)
+        rows = mat.view(f"V{self.width}").reshape(-1)[index]
+        words: np.ndarray = rows.view(_LE).reshape(len(rows), self.width // 8)
+        return words
 
     def to_list(self) -> list[str]:
         """The strings, decoded (one gather, one decode and one split for the column)."""
@@ -216,7 +220,9 @@ def equal_pairs(keys: np.ndarray) -> np.ndarray:
         slot = ((pending * np.uint64(mix)) >> shift).astype(np.intp)
         table[slot] = rows
         keeper = table[slot]
-        lost = keeper != rows
+        # the positions once, then gathers: three boolean masks would each count and scan
+        # every row again (measured: 345 against ~70 us for 50,000 rows)
+        lost = np.flatnonzero(keeper != rows)
         rows, keeper, pending = rows[lost], keeper[lost], pending[lost]
         same = pending == keys[keeper]
         if same.any():
@@ -294,8 +300,10 @@ class HashSlots:
         # after it: most keys end there (found, or an empty slot)
         held = self._table[home]
         hit = held == keys
-        found = np.where(hit, self._index[home], -1)
-        pending = np.flatnonzero((held != 0) & ~hit)
+        found = np.full(len(keys), -1, dtype=np.int64)
+        at_hit = np.flatnonzero(hit)
+        found[at_hit] = self._index[home[at_hit]]
+        pending = np.flatnonzero((held != 0) ^ hit)  # a hit is held: held, but not it
         at = (home[pending] + 1) & self._mask
         while pending.size:
             held = self._table[at]
@@ -380,13 +388,20 @@ class KeyTable:
     string's row in the table, or -1. Their hashes are found in a :class:`HashSlots`, and
     every match is confirmed on the bytes."""
 
-    __slots__ = ("_exact", "_slots", "keys")
+    __slots__ = ("_exact", "_filter", "_filter_shift", "_slots", "keys")
 
     def __init__(self, keys: ByteKeys) -> None:
         self.keys = keys
-        self._slots = HashSlots(keys.hashes())
+        hashes = keys.hashes()
+        self._slots = HashSlots(hashes)
         # a collision among the table's own strings: look up by the strings instead
         self._exact = len(self._slots.repeats) > 0
+        # a flag per value of the hashes' top bits (32 a string: ~3% of other strings
+        # pass; the top bits are the well mixed ones): most strings looked up among qrels'
+        # docnos are not there, and one gather turns them away before the probing
+        self._filter_shift = np.uint64(64 - max(10, (32 * len(keys)).bit_length()))
+        self._filter = np.zeros(1 << (64 - int(self._filter_shift)), dtype=bool)
+        self._filter[(hashes >> self._filter_shift).astype(np.intp)] = True
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -398,7 +413,11 @@ class KeyTable:
             return np.full(n, -1, dtype=np.int64)
         if self._exact:
             return self._lookup_exact(keys)
-        found = self._slots.find(keys.hashes() if hashes is None else hashes)
+        if hashes is None:
+            hashes = keys.hashes()
+        found = np.full(n, -1, dtype=np.int64)
+        maybe = np.flatnonzero(self._filter[(hashes >> self._filter_shift).astype(np.intp)])
+        found[maybe] = self._slots.find(hashes[maybe])
         hit = np.flatnonzero(found >= 0)
         same = keys.rows_equal(hit, self.keys, found[hit])
         found[hit[~same]] = -1

@@ -35,6 +35,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import ModuleType
 from typing import BinaryIO, Protocol
 
 import numpy as np
@@ -108,11 +109,18 @@ class _Gunzip:
     (wbits=31), without GzipFile's Python-level buffering. Input goes in by 16 KiB, about
     one chunk of text, so that the part zlib could not yet use stays small.
     Concatenated members are read one after the other, as gzip does; NUL padding after the
-    last member is ignored. ``read(size)`` returns at most ``size`` bytes."""
+    last member is ignored. ``read(size)`` returns at most ``size`` bytes.
 
-    def __init__(self, raw: BinaryIO) -> None:
+    ``fast``: decompress with ISA-L (python-isal's zlib-compatible ``isal_zlib``), about 2.6
+    times faster than zlib on the Robust 2003 runs (CPU 0.07 s against 0.18 s for the 17),
+    when it is installed. It also checks CRC and length, but words its errors its own way,
+    so only a reader that hands every error to a zlib reader for its message asks for it
+    (the bulk reader: an error there is Irregular); its errors arrive as ``zlib.error``."""
+
+    def __init__(self, raw: BinaryIO, fast: bool = False) -> None:
         self.raw = raw
-        self.inflate = zlib.decompressobj(31)
+        self.zlib = _fast_zlib() if fast else zlib
+        self.inflate = self.zlib.decompressobj(31)
         self.pending = b""  # compressed input not yet given to zlib
         self.started = False  # has the current member received any input?
 
@@ -128,9 +136,14 @@ class _Gunzip:
                 if not self.pending.strip(b"\x00"):
                     self.pending = b""  # padding after the last member
                     continue
-                self.inflate = zlib.decompressobj(31)
+                self.inflate = self.zlib.decompressobj(31)
             self.started = True
-            out = self.inflate.decompress(self.pending, size)
+            try:
+                out: bytes = self.inflate.decompress(self.pending, size)
+            except self.zlib.error as exc:
+                if self.zlib is zlib:
+                    raise
+                raise zlib.error(str(exc)) from None  # isal_zlib.error is its own class
             if self.inflate.eof:
                 self.pending = self.inflate.unused_data
             else:
@@ -142,9 +155,18 @@ class _Gunzip:
         self.raw.close()
 
 
-def _open_binary(path: PathArg) -> tuple[_ByteStream, str | None, BinaryIO]:
+def _fast_zlib() -> ModuleType:
+    """python-isal's ``isal_zlib`` if installed, else ``zlib``."""
+    try:
+        from isal import isal_zlib
+    except ImportError:
+        return zlib
+    return isal_zlib
+
+
+def _open_binary(path: PathArg, fast: bool = False) -> tuple[_ByteStream, str | None, BinaryIO]:
     """(decompressed stream, compression, raw file): the raw file tells how much of the
-    compressed data has been read."""
+    compressed data has been read. ``fast``: gzip by ISA-L if installed (see _Gunzip)."""
     raw = _open_raw(path)
     try:
         head = raw.read(6)
@@ -158,7 +180,7 @@ def _open_binary(path: PathArg) -> tuple[_ByteStream, str | None, BinaryIO]:
     for magic, name in _MAGIC:
         if head.startswith(magic):
             if name == "gzip":
-                return _Gunzip(raw), name, raw
+                return _Gunzip(raw, fast), name, raw
             if name == "bzip2":
                 return bz2.BZ2File(raw, mode="rb"), name, raw
             return lzma.LZMAFile(raw, mode="rb"), name, raw

@@ -15,6 +15,8 @@ import json
 import math
 from collections.abc import Iterator
 
+import numpy as np
+
 from judgeapp.measures.engine import Results
 
 
@@ -56,6 +58,10 @@ def format_trec(
     for r in runs if runs is not None else range(len(results.run_names)):
         if per_topic:
             topics = [t for t in range(len(results.qids)) if results.evaluated[r, t]]
+            blocks = _topic_blocks(results, r, topics, shown, z)
+            if blocks is not None:
+                out.extend(blocks)
+                topics = []
             # each measure's column of values formatted at once, then the lines in
             # trec_eval's order (topic by topic, measures in order)
             columns = []
@@ -82,6 +88,42 @@ def format_trec(
                 value = _number(summ[i, r], m.info.integer and not z)
                 out.append(f"{z}{m.name:<22}\tall\t{value}\n")
     return "".join(out)
+
+
+def _topic_blocks(
+    results: Results, r: int, topics: list[int], shown: list[int], z: str
+) -> list[str] | None:
+    """Each topic's lines of run ``r`` as one string: a template of the measures' lines
+    filled by one ``%`` per topic (printf's ``%6.4f``, as trec_eval), its qid put in after;
+    some 3 times faster than a string per line on Robust 2003 with -q -m all_trec. None
+    when a value is not finite (NaN prints as trec_eval's C library does: `_number`)."""
+    if not topics:
+        return []
+    parts = []
+    texts = []
+    for k, i in enumerate(shown):
+        m = results.measures[i]
+        if m.family == "relstring":
+            name, value = f"{m.name:<22}", "'%s'"
+            texts.append((k, i))
+        else:
+            name, value = f"{z}{m.name:<22}", "%d" if m.info.integer and not z else "%6.4f"
+        parts.append(f"{name.replace('%', '%%')}\t\x00\t{value}\n")  # \x00: the qid
+    values = results.values[shown, r][:, topics]
+    numeric = [k for k, i in enumerate(shown) if results.measures[i].family != "relstring"]
+    if not np.isfinite(values[numeric]).all():
+        return None
+    template = "".join(parts)
+    rows = values.T.tolist()
+    for k, i in texts:
+        column = results.texts[i][r]
+        for row, t in zip(rows, topics, strict=True):
+            row[k] = column[t]
+    qids = results.qids
+    return [
+        (template % tuple(row)).replace("\x00", qids[t])
+        for row, t in zip(rows, topics, strict=True)
+    ]
 
 
 def format_trec_runs(results: Results, *, per_topic: bool = False, summary: bool = True) -> str:

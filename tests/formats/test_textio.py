@@ -134,3 +134,28 @@ def test_pathlike_and_str_paths(tmp_path: Path) -> None:
     path = tmp_path / "p.txt"
     path.write_text("x\n", encoding="utf-8")
     assert lines_of(path) == lines_of(str(path)) == ["x\n"]
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_fast_gzip_reads_the_same_bytes_and_fails_as_zlib(tmp_path: Path, fast: bool) -> None:
+    """The bulk reader's gzip (ISA-L when installed) gives zlib's bytes, members and
+    padding included, and raises zlib.error on bad data (it then hands the file to the
+    line reader, which words the error)."""
+    body = b"".join(b"%d 0 doc%d 1\n" % (i, i) for i in range(5000))
+    path = tmp_path / "members.gz"
+    path.write_bytes(gzip.compress(body) + gzip.compress(b"tail 1\n") + b"\x00" * 9)
+    f, kind, _ = textio._open_binary(path, fast=fast)
+    parts = []
+    while block := f.read(1000):
+        assert len(block) <= 1000
+        parts.append(block)
+    f.close()
+    assert kind == "gzip" and b"".join(parts) == body + b"tail 1\n"
+    whole = bytearray(gzip.compress(body))
+    whole[-6] ^= 0xFF  # the CRC
+    path.write_bytes(bytes(whole))
+    f, _, _ = textio._open_binary(path, fast=fast)
+    with pytest.raises(zlib.error):
+        while f.read(1 << 16):
+            pass
+    f.close()
