@@ -343,11 +343,15 @@ def iter_documents(
     """Documents one by one, in file order (``fmt`` detected from the content if None).
 
     Errors surface while iterating; a docno seen twice stops the stream with both lines
-    (``unique=False``: the caller checks, as `Store.put_documents` does with the same
-    message, so that memory does not grow with the collection)."""
+    (kept of each document: 8 bytes). ``unique=False``: the caller checks, as
+    `Store.put_documents` does with the same message."""
     path = os.fspath(path)
-    docs = _READERS[resolve_format(path, "docs", fmt)](path)
-    return unique_records(path, docs, "docno", "no documents found (empty file)", unique=unique)
+    reader = _READERS[resolve_format(path, "docs", fmt)]
+    # a file read again finds the first line of a docno that comes twice, so only hashes
+    # of the docnos need be kept (a pipe cannot be read again: its docnos are kept)
+    again = (lambda: reader(path)) if os.path.isfile(path) else None
+    empty = "no documents found (empty file)"
+    return unique_records(path, reader(path), "docno", empty, unique=unique, again=again)
 
 
 def read_documents(path: PathArg, fmt: str | None = None) -> list[Document]:
