@@ -255,8 +255,8 @@ def _trec(path: str) -> Iterator[Document]:
     layout: _Layout | None = None
     try:
         for line, attrs, body in iter_elements(path, "DOC"):
-            match = layout.pattern.fullmatch(body) if layout is not None and not attrs else None
-            if match is not None:
+            match = None if layout is None or attrs else layout.pattern.fullmatch(body)
+            if match is not None and layout is not None:
                 raw.append(_parse_by_layout(path, line, body, match, layout, contents))
             else:
                 doc, names = _parse_trec(path, line, attrs, body, contents)
