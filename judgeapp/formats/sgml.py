@@ -61,63 +61,86 @@ _SPACE = np.zeros(256, dtype=bool)  # what _TRAILING removes before a line end
 _SPACE[[9, 11, 12, 13, 32]] = True
 
 
-def _bare_paragraphs(data: np.ndarray) -> np.ndarray | None:
-    """``data`` (UTF-8 bytes, four zero bytes after the text) with every ``<P>`` and
-    ``</P>`` made a line end, as a mask of the bytes kept after setting each tag's ``<``
-    to a line end; None when some ``<`` starts anything else (then the patterns run)."""
+def _utf8(text: str) -> np.ndarray:
+    """The UTF-8 bytes of ``text`` and four zero bytes after them (so that the bytes after
+    any ``<`` can be looked at without a bounds check), as an array that may be written."""
+    raw = text.encode("utf-8", "surrogatepass")
+    data = np.empty(len(raw) + 4, dtype=np.uint8)
+    data[:-4] = np.frombuffer(raw, dtype=np.uint8)
+    data[-4:] = 0
+    return data
+
+
+def _bare_paragraphs(data: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where each ``<P>`` and ``</P>`` of ``data`` (see _utf8) starts and how many of its
+    bytes follow that ``<`` (2 or 3); None when some ``<`` starts anything else (then the
+    patterns run)."""
     lt = np.flatnonzero(data == _LT)
-    one, two, three = data[lt + 1], data[lt + 2], data[lt + 3]
+    one, two = data[lt + 1], data[lt + 2]
     opening = (one == _P) & (two == _GT)
-    closing = (one == _SLASH) & (two == _P) & (three == _GT)
+    closing = (one == _SLASH) & (two == _P) & (data[lt + 3] == _GT)
     if not (opening | closing).all():
         return None
+    return lt, np.where(closing, 3, 2)
+
+
+def _without(data: np.ndarray, tags: np.ndarray, after: np.ndarray, more: np.ndarray) -> str:
+    """The text of ``data`` (see _utf8) with each of ``tags`` made one line end (the bytes
+    ``after`` it dropped) and the bytes at ``more`` dropped."""
     keep = np.ones(len(data), dtype=bool)
-    keep[lt + 1] = False
-    keep[lt + 2] = False
-    keep[lt[closing] + 3] = False
-    data[lt] = _NL
-    return keep
+    keep[-4:] = False
+    keep[tags + 1] = False
+    keep[tags + 2] = False
+    keep[tags[after == 3] + 3] = False
+    keep[more] = False
+    data[tags] = _NL
+    return data[keep].tobytes().decode("utf-8", "surrogatepass")
 
 
-def _fold_lines(data: np.ndarray, keep: np.ndarray | None) -> str:
-    """The text of ``data[keep]`` (UTF-8, the four zero bytes after it left out) with
-    ``_BLANKS.sub("\\n\\n", _TRAILING.sub("\\n", text))`` done by numpy: white space
-    before a line end dropped, runs of line ends cut to two."""
-    if keep is not None:
-        data = data[keep]
-    data = data[:-4]
-    if len(data) and _SPACE[data[np.flatnonzero(data[1:] == _NL)]].any():
-        # white space before a line end (rare): the pattern removes it
-        text = _TRAILING.sub("\n", data.tobytes().decode("utf-8", "surrogatepass"))
-        data = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    newline = data == _NL
-    third = np.zeros(len(data), dtype=bool)  # the third and later line end of a run
-    third[2:] = newline[2:] & newline[1:-1] & newline[:-2]
-    if third.any():
-        data = data[~third]
-    return data.tobytes().decode("utf-8", "surrogatepass")
+_NONE = np.zeros(0, dtype=np.intp)
 
 
 def clean_many(contents: list[str]) -> list[str]:
     """``[clean(c) for c in contents]``, each step run once over all of them joined: the
-    markup (bare ``<P>`` tags, TREC's usual, as a vector operation), the entities (the
-    pattern, where there is an ``&``), then line ends trimmed and folded by numpy over
-    the bytes (the string searches for those steps were most of the time of reading)."""
+    markup (bare ``<P>`` tags, TREC's usual, found by numpy), the entities (the pattern,
+    where there is an ``&``), then line ends trimmed and folded. Line ends and tags are
+    found by numpy over the bytes and everything they drop goes in one pass (the string
+    searches for those steps were most of the time of reading)."""
     if not contents:
         return []
     text = "\x00".join(contents)
-    raw = text.encode("utf-8", "surrogatepass")
-    data = np.frombuffer(raw + bytes(4), dtype=np.uint8).copy()
-    keep = _bare_paragraphs(data) if "<" in text else None
-    if "<" in text and keep is None:
-        text = _MARKUP_JOINED.sub("", _PARAGRAPH_JOINED.sub("\n", text))
-        data = np.frombuffer(text.encode("utf-8", "surrogatepass") + bytes(4), dtype=np.uint8)
-    if "&" in text:  # after the markup, before the line ends, as in clean()
-        if keep is not None:
-            data, keep = data[keep], None
-        text = _ENTITY.sub(_entity, data[:-4].tobytes().decode("utf-8", "surrogatepass"))
-        data = np.frombuffer(text.encode("utf-8", "surrogatepass") + bytes(4), dtype=np.uint8)
-    return [piece.strip() for piece in _fold_lines(data, keep).split("\x00")]
+    tags = None  # bare <P> tags: where each starts, and how many bytes follow its '<'
+    if "<" in text:
+        data = _utf8(text)
+        tags = _bare_paragraphs(data)
+        if tags is None:
+            text = _MARKUP_JOINED.sub("", _PARAGRAPH_JOINED.sub("\n", text))
+        elif "&" in text:  # entities after the markup, before the line ends, as in clean()
+            text, tags = _without(data, *tags, _NONE), None
+    if "&" in text:
+        text = _ENTITY.sub(_entity, text)
+    if tags is None:
+        if "\n" not in text:
+            return [piece.strip() for piece in text.split("\x00")]
+        data = _utf8(text)
+        tags = _NONE, _NONE
+    lt, after = tags
+    data[lt] = _NL
+    ends = np.flatnonzero(data == _NL)  # the line ends, the tags' among them
+    if _SPACE[data[ends - 1]].any():  # white space before a line end (rare): the patterns
+        text = _TRAILING.sub("\n", _without(data, lt, after, _NONE))
+        return [piece.strip() for piece in _BLANKS.sub("\n\n", text).split("\x00")]
+    # a line end is the third (or later) of a run when the two before it are line ends
+    # next to it once the tags' other bytes are gone
+    step = np.ones(len(ends), dtype=np.intp)  # to the next byte kept
+    step[np.searchsorted(ends, lt)] += after
+    joined = np.zeros(len(ends), dtype=bool)
+    joined[1:] = ends[1:] == ends[:-1] + step[:-1]
+    third = np.zeros(len(ends), dtype=bool)
+    third[2:] = joined[2:] & joined[1:-1]
+    if len(lt) or third.any():
+        text = _without(data, lt, after, ends[third])
+    return [piece.strip() for piece in text.split("\x00")]
 
 
 def one_line(content: str) -> str:

@@ -138,37 +138,52 @@ def _writable(path: Path) -> bool:
 
 
 class _SeenDocuments:
-    """The documents of one put_documents stream so far, for its duplicate check: line and
-    source of each, in arrays indexed by docno id (the project's docnos are numbered
-    densely), so memory follows the project's docnos at 12 bytes each, not the stream."""
+    """The documents of one put_documents stream so far, for its duplicate check, in
+    memory that does not grow with the stream: one bit a docno id (the project's docnos
+    are numbered densely) says whether the stream had it; the line and source of each
+    wait in a temporary table of the transaction, read only for a duplicate."""
 
-    def __init__(self) -> None:
-        self.line = np.zeros(0, dtype=np.int64)
-        self.source = np.zeros(0, dtype=np.int32)  # index into sources, -1: not seen
+    TABLE = "judgeapp_seen_documents"
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.bits = np.zeros(0, dtype=np.uint8)
         self.sources: dict[str | None, int] = {}
+        end = " ON COMMIT DROP" if conn.dialect.name == "postgresql" else ""
+        raw(conn, f"CREATE TEMPORARY TABLE {self.TABLE} (doc_id BIGINT, line BIGINT, src INT){end}")
+
+    def close(self) -> None:
+        if self.conn.dialect.name != "postgresql":
+            raw(self.conn, f"DROP TABLE temp.{self.TABLE}")
 
     def add(self, batch: Sequence[tuple[Document, str | None]], ids: np.ndarray) -> None:
         """Take a batch (its docnos' ids given), or raise for its first duplicate."""
-        if len(ids) and int(ids.max()) >= len(self.line):
-            size = max(int(ids.max()) + 1, 2 * len(self.line))
-            self.line = np.concatenate((self.line, np.zeros(size - len(self.line), np.int64)))
-            grown = np.full(size - len(self.source), -1, dtype=np.int32)
-            self.source = np.concatenate((self.source, grown))
-        before = self.source[ids] >= 0
+        if len(ids) and int(ids.max()) >> 3 >= len(self.bits):
+            size = max((int(ids.max()) >> 3) + 1, 2 * len(self.bits))
+            self.bits = np.concatenate((self.bits, np.zeros(size - len(self.bits), np.uint8)))
+        masks = (1 << (ids & 7)).astype(np.uint8)
+        before = (self.bits[ids >> 3] & masks) != 0
         order = np.argsort(ids, kind="stable")
         again = np.zeros(len(ids), dtype=bool)  # met earlier in this batch
         again[order[1:]] = ids[order[1:]] == ids[order[:-1]]
         if (before | again).any():
-            self._raise(batch, ids, int(np.flatnonzero(before | again)[0]))
+            k = int(np.flatnonzero(before | again)[0])
+            self._raise(batch, ids, k, bool(before[k]))
+        np.bitwise_or.at(self.bits, ids >> 3, masks)
         sources = [self.sources.setdefault(s, len(self.sources)) for _, s in batch]
-        self.source[ids] = sources
-        self.line[ids] = [d.line for d, _ in batch]
+        rows = list(zip(ids.tolist(), [d.line for d, _ in batch], sources, strict=True))
+        raw(self.conn, f"INSERT INTO {self.TABLE} (doc_id, line, src) VALUES (?, ?, ?)", rows)
 
-    def _raise(self, batch: Sequence[tuple[Document, str | None]], ids: np.ndarray, k: int) -> None:
+    def _raise(
+        self, batch: Sequence[tuple[Document, str | None]], ids: np.ndarray, k: int, old: bool
+    ) -> None:
         doc, source = batch[k]
-        if self.source[ids[k]] >= 0:
-            names = list(self.sources)
-            earlier, line = names[self.source[ids[k]]], int(self.line[ids[k]])
+        row = None
+        if old:  # in an earlier batch?
+            sql = f"SELECT line, src FROM {self.TABLE} WHERE doc_id = ?"
+            row = raw(self.conn, sql, (int(ids[k]),)).first()
+        if row is not None:
+            earlier, line = list(self.sources)[row[1]], int(row[0])
         else:
             j = int(np.flatnonzero(ids[:k] == ids[k])[0])
             earlier, line = batch[j][1], batch[j][0].line
@@ -560,12 +575,11 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         both lines (the message of the readers' own check), else both sources.
 
         Memory stays that of a batch: documents are written DOC_BATCH at a time, and what is
-        kept of each for the duplicate check is its docno's id, line and source (12 bytes,
-        in arrays indexed by docno id), not its docno."""
+        kept in memory of each for the duplicate check is one bit (see _SeenDocuments)."""
         table = m.table(m.Document)
-        seen = _SeenDocuments()
         count = 0
         with self._begin() as conn:
+            seen = _SeenDocuments(conn)
             batch: list[tuple[Document, str | None]] = []
 
             def flush() -> None:
@@ -606,6 +620,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         progress(count)
             if batch:
                 flush()
+            seen.close()
             self._changed(conn, Changes(documents=True))
             if progress:
                 progress(count)
