@@ -206,11 +206,12 @@ def test_documents_stream_lands_whole_or_not_at_all(tmp_path):
     store.close()
 
 
-def test_a_duplicate_docno_is_reported_where_it_stands_in_the_stream(tmp_path):
+def test_a_duplicate_docno_is_reported_where_it_stands_in_the_stream(project_db):
     """The store checks docnos a batch at a time (in memory that does not grow with the
-    stream), yet reports the first duplicate as if it checked each document on arrival:
-    before a later failure of the stream, with the readers' message within one file."""
-    store = Store.open(tmp_path / "p.db")
+    stream; the lines wait in a temporary table), yet reports the first duplicate as if it
+    checked each document on arrival: before a later failure of the stream, with the
+    readers' message within one file. On both back ends."""
+    store = Store.open(project_db)
 
     def docs(failure_after: int):
         for i in range(3 * DOC_BATCH):
