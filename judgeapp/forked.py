@@ -28,7 +28,7 @@ import pickle
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import BinaryIO, TypeVar
+from typing import BinaryIO, Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -62,6 +62,22 @@ def owners(count: int, n: int) -> list[int]:
             out.append(1 + child % (n - 1))
             child += 1
     return out
+
+
+def worth_forking(paths: Sequence[str], min_bytes: int, min_files: int = 2) -> bool:
+    """Whether reading these files is worth forking for: at least ``min_files``, not stdin
+    (read once, here), and ``min_bytes`` between them (below that the fork costs more than
+    the second core gains). A file that cannot be read is left to the reader, which says
+    what is wrong with it, in order."""
+    if len(paths) < min_files or "-" in paths:
+        return False
+    total = 0
+    for path in paths:
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            return False
+    return total >= min_bytes
 
 
 def forked_map(
@@ -115,6 +131,88 @@ def forked_map(
             if not done:
                 os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
+
+
+class ForkedAhead(Generic[T, R]):
+    """``func(item)`` for every item, computed at once by forked children while this
+    process does other work (`import run` reads its files while the store's modules load
+    and the project opens). Unlike :func:`forked_map`, a child never waits for this
+    process: it writes each result into its own anonymous in-memory file (every result is
+    kept until the end anyway, as an import needs them all). :meth:`results` then yields
+    them in order, as a loop would, raising a child's exception at its item's turn; an
+    item a child did not deliver (killed) is computed here. Use it as a context manager:
+    leaving it kills and reaps children whose results were not collected. Not Linux, or
+    ``children=0``: nothing is forked and :meth:`results` is a plain loop (so too when not
+    on Linux; see :func:`forked_map`)."""
+
+    def __init__(
+        self, func: Callable[[T], R], items: Sequence[T], children: int | None = None
+    ) -> None:
+        self.func = func
+        self.items = list(items)
+        n = min(usable_cores() if children is None else children, len(self.items))
+        self.children: list[tuple[int, int]] = []  # (pid, memfd)
+        self.owner = [0] * len(self.items)
+        if n < 1 or not sys.platform.startswith("linux"):
+            return
+        self.owner = [1 + i % n for i in range(len(self.items))]
+        gc.freeze()
+        try:
+            for k in range(1, n + 1):
+                fd = os.memfd_create(f"judgeapp-ahead-{k}", os.MFD_CLOEXEC)
+                pid = os.fork()
+                if pid == 0:  # the child: never returns
+                    for _, other in self.children:
+                        os.close(other)
+                    mine = [x for x, o in zip(self.items, self.owner, strict=True) if o == k]
+                    _child(func, mine, os.dup(fd))
+                self.children.append((pid, fd))
+        finally:
+            gc.unfreeze()
+
+    def results(self) -> Iterator[R]:
+        if not self.children:
+            for item in self.items:
+                yield self.func(item)
+            return
+        streams = []
+        for pid, fd in self.children:
+            os.waitpid(pid, 0)
+            os.lseek(fd, 0, os.SEEK_SET)  # the child wrote through the same file offset
+            streams.append(os.fdopen(os.dup(fd), "rb"))
+        for _, fd in self.children:
+            os.close(fd)
+        self.children = []  # all reaped
+        alive = [True] * len(streams)
+        try:
+            for item, k in zip(self.items, self.owner, strict=True):
+                if alive[k - 1]:
+                    try:
+                        ok, value = pickle.load(streams[k - 1])
+                    except (EOFError, pickle.UnpicklingError):
+                        alive[k - 1] = False  # the child died before this item: do it here
+                    else:
+                        if not ok:
+                            raise value
+                        yield value
+                        continue
+                yield self.func(item)
+        finally:
+            for stream in streams:
+                stream.close()
+
+    def _reap(self) -> None:
+        for pid, fd in self.children:  # not collected: stop them
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(fd)
+        self.children = []
+
+    def __enter__(self) -> ForkedAhead[T, R]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._reap()
 
 
 def _child(func: Callable[[T], R], items: Sequence[T], fd: int) -> None:

@@ -290,15 +290,9 @@ def _file_runs(paths: list[str], judged, float32: bool, jobs: int | None = None)
 
 
 def _worth_forking(paths: list[str]) -> bool:
-    if len(paths) < 2 or "-" in paths:  # stdin is read once, here
-        return False
-    total = 0
-    for path in paths:
-        try:
-            total += os.stat(path).st_size
-        except OSError:
-            return False  # the reader says what is wrong with it, in order
-    return total >= FORK_MIN_BYTES
+    from judgeapp.forked import worth_forking
+
+    return worth_forking(paths, FORK_MIN_BYTES)
 
 
 def _file_run(path: str, judged, float32: bool):

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from typing import TYPE_CHECKING
 
 from judgeapp.commands import CommandError, open_store, progress_bar
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from judgeapp.formats.bulk import NumberedRuns
 
 ORDER = 20
 KINDS = ("topics", "docs", "run", "qrels", "judgments")
@@ -49,12 +56,55 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
+# below this many bytes of run files, reading them in forked processes costs more than
+# the cores gain
+FORK_MIN_BYTES = 2 << 20
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.name and len(args.name) != len(args.files):
+        raise CommandError(f"--name given {len(args.name)} times for {len(args.files)} files")
+    with contextlib.ExitStack() as stack:
+        read = None
+        if args.kind == "run":
+            read = _read_runs_ahead(args.files, stack)
+        # the store's modules load and the project opens while forked children read runs
+        return _import(args, read)
+
+
+def _read_runs_ahead(
+    files: list[str], stack: contextlib.ExitStack
+) -> Callable[[], NumberedRuns | None] | None:
+    """Start reading the run files now, when they are large enough to gain from it: one
+    forked process per usable core (this one is busy meanwhile), each reading a share of
+    the files and numbering their docnos. Returns what gives them, all in order, or None
+    for the import to read them itself: so it does when any share failed, and a loop
+    over the files in order then raises the first file's error, as it would have."""
+    from judgeapp.forked import ForkedAhead, usable_cores, worth_forking
+
+    if not worth_forking(files, FORK_MIN_BYTES, min_files=1):
+        return None
+    from judgeapp.formats.bulk import NumberedRuns
+
+    n = min(usable_cores(), len(files))
+    shares = [files[k::n] for k in range(n)]
+    ahead = stack.enter_context(ForkedAhead(NumberedRuns.read, shares, children=n))
+
+    def collect() -> NumberedRuns | None:
+        try:
+            parts = list(ahead.results())
+            # file i is the (i // n)-th of share i % n
+            return NumberedRuns.merge(parts, [(i % n, i // n) for i in range(len(files))])
+        except Exception:  # an unreadable file, a hash collision, a child that died...
+            return None
+
+    return collect
+
+
+def _import(args: argparse.Namespace, read: Callable[[], NumberedRuns | None] | None) -> int:
     from judgeapp.services import imports
     from judgeapp.store import StoreError
 
-    if args.name and len(args.name) != len(args.files):
-        raise CommandError(f"--name given {len(args.name)} times for {len(args.files)} files")
     store = open_store(args.db, create=args.create)
     try:
         with progress_bar(f"import {args.kind}") as progress:
@@ -70,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
                     fmt=args.fmt,
                     replace=args.replace,
                     progress=progress,
+                    read=read,
                 )
             elif args.kind == "judgments":
                 report = imports.import_judgments(

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +35,7 @@ import numpy as np
 from judgeapp.formats import textio
 from judgeapp.formats.columns import GRADE_LIMIT
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, _windows, equal_pairs
+from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, Numbered, _windows, equal_pairs
 from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
 from judgeapp.formats.textio import PathArg
 
@@ -649,6 +649,42 @@ def read_run_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> RunColumn
         return _read_run(path, block_bytes)
     except Irregular:
         return columns_of_run(_precise_run(path))
+
+
+@dataclass(slots=True)
+class NumberedRuns:
+    """Runs read together, their docnos numbered once across them (``docnos``, a
+    :class:`~judgeapp.formats.keys.Numbered`): what a store needs to intern them. Each
+    run's own docno, hash and line columns are dropped (empty), as the numbering stands
+    for them: this is also what a forked reader sends, at a fraction of the bytes."""
+
+    runs: list[RunColumns]
+    docnos: Numbered
+
+    @classmethod
+    def read(cls, paths: Sequence[PathArg]) -> NumberedRuns:
+        """Each file by :func:`read_run_columns` (its errors raised as they come), then
+        numbered; :class:`~judgeapp.formats.keys.HashCollision` if two docnos share a
+        hash (read them one by one then: a store takes the exact road)."""
+        runs = [read_run_columns(path) for path in paths]
+        docnos = Numbered.of([(run.docnos, run.hashes) for run in runs])
+        for run in runs:
+            run.docnos, run.hashes = ByteKeys.empty(), _NO_WORDS
+            run.lines = _NO_WORDS.astype(np.int64)
+        return cls(runs, docnos)
+
+    @classmethod
+    def merge(cls, parts: Sequence[NumberedRuns], order: Sequence[tuple[int, int]]) -> NumberedRuns:
+        """The parts as one, run ``i`` being ``parts[a].runs[b]`` for ``(a, b) = order[i]``."""
+        merged = Numbered.merge([part.docnos for part in parts])
+        start = np.cumsum([0] + [len(part.runs) for part in parts]).tolist()
+        return cls(
+            [parts[a].runs[b] for a, b in order],
+            Numbered(merged.keys, [merged.ids[start[a] + b] for a, b in order]),
+        )
+
+
+_NO_WORDS = np.zeros(0, dtype=np.uint64)
 
 
 def _precise_run(path: str) -> RunFile:

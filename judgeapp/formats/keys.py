@@ -14,6 +14,7 @@ strings themselves.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -381,6 +382,34 @@ class Interner:
         self._mat[self.count : end, : keys.width] = keys.mat
         self._lengths[self.count : end] = keys.lengths
         self.count = end
+
+
+@dataclass(slots=True)
+class Numbered:
+    """Strings of several columns numbered once across them: ``keys`` the distinct strings
+    in the order first met, ``ids[i]`` the numbers of column ``i``'s strings."""
+
+    keys: ByteKeys
+    ids: list[np.ndarray]
+
+    @classmethod
+    def of(cls, columns: Sequence[tuple[ByteKeys, np.ndarray | None]]) -> Numbered:
+        """The columns (each with its strings' hashes, or None) numbered by an
+        :class:`Interner`; raises :class:`HashCollision` as it does."""
+        interner = Interner()
+        ids = [interner.add(keys, hashes) for keys, hashes in columns]
+        return cls(interner.keys(), ids)
+
+    @classmethod
+    def merge(cls, parts: Sequence[Numbered]) -> Numbered:
+        """One numbering of every part's columns, in order (the parts numbered apart, say
+        in different processes): only each part's distinct strings are looked up again."""
+        interner = Interner()
+        ids = []
+        for part in parts:
+            renumber = interner.add(part.keys)
+            ids.extend(renumber[local] for local in part.ids)
+        return cls(interner.keys(), ids)
 
 
 class KeyTable:

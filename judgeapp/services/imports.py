@@ -4,14 +4,18 @@ store in one transaction per call, so a failed import leaves the project exactly
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgeapp import formats
 from judgeapp.records import Changes
 from judgeapp.services.progress import ProgressFn, no_progress
 from judgeapp.store import RunImport, Store
+
+if TYPE_CHECKING:
+    from judgeapp.formats.bulk import NumberedRuns
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,23 +99,44 @@ def import_runs(
     fmt: str | None = None,
     replace: bool = False,
     progress: ProgressFn = no_progress,
+    read: Callable[[], NumberedRuns | None] | None = None,
 ) -> ImportReport:
     """Read every run first (any error stops before the project is touched), then store
-    them together. A run's name defaults to its tag."""
+    them together. A run's name defaults to its tag. `read`, if given, returns the runs
+    of `paths` read already, in order, with their docnos numbered, or None to have them
+    read here (`import run` reads them in forked processes while the project opens;
+    judgeapp.forked.ForkedAhead)."""
     if names is not None and len(names) != len(paths):
         raise ValueError("give one name per run file")
     from judgeapp.formats.bulk import read_run_columns
     from judgeapp.formats.detect import resolve_format
 
-    imports = []
-    for i, path in enumerate(paths):
-        progress(i, len(paths), f"reading {Path(path).name}")
-        if fmt is not None:
-            resolve_format(str(path), "run", fmt)  # only "trec" exists; the reader checks lines
-        run = read_run_columns(path)  # columns: the store interns their docnos in bulk
-        imports.append(RunImport(run, None if names is None else names[i], _sha256(path)))
+    def name(i: int) -> str | None:
+        return None if names is None else names[i]
+
+    numbered = None
+    if read is not None:
+        if fmt is not None:  # only "trec" exists; each file's check names the file alone
+            for path in paths:
+                resolve_format(str(path), "run", fmt)
+        progress(0, len(paths), "reading runs")
+        numbered = read()
+    if numbered is not None:
+        imports = [
+            RunImport(run, name(i), _sha256(path))
+            for i, (run, path) in enumerate(zip(numbered.runs, paths, strict=True))
+        ]
+    else:
+        imports = []
+        for i, path in enumerate(paths):
+            progress(i, len(paths), f"reading {Path(path).name}")
+            if fmt is not None:
+                resolve_format(str(path), "run", fmt)  # the reader checks the lines
+            run = read_run_columns(path)  # columns: the store interns their docnos in bulk
+            imports.append(RunImport(run, name(i), _sha256(path)))
     progress(len(paths), len(paths), "storing runs")
-    stored = store.add_runs(imports, replace=replace)
+    docnos = None if numbered is None else numbered.docnos
+    stored = store.add_runs(imports, replace=replace, docnos=docnos)
     entries = sum(r.n_entries for r in stored)
     return ImportReport(
         "runs",

@@ -26,7 +26,7 @@ from judgeapp.formats.bulk import RunColumns, columns_of_run
 from judgeapp.formats.checks import duplicate_error
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.judgments import JudgmentLine
-from judgeapp.formats.keys import HashCollision, Interner, hash_groups
+from judgeapp.formats.keys import HashCollision, Numbered, hash_groups
 from judgeapp.formats.model import Document, QrelsFile, RunFile, Topic
 from judgeapp.records import (
     DEFAULT_SCALE,
@@ -415,24 +415,27 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         return ids
 
     @classmethod
-    def _intern_columns(cls, conn: Connection, columns: Sequence[RunColumns]) -> list[np.ndarray]:
+    def _intern_columns(
+        cls, conn: Connection, columns: Sequence[RunColumns], numbered: Numbered | None = None
+    ) -> list[np.ndarray]:
         """Ids for every entry of every run (repeats allowed), creating missing docnos. The
-        distinct docnos are found with an :class:`Interner` run after run and put in byte
-        order (code-point order) by numpy; only they are decoded to text."""
-        interner = Interner()
-        try:
-            local = [interner.add(run.docnos, run.hashes) for run in columns]
-        except HashCollision:  # two docnos with one hash: the exact road, through text
-            texts = [run.docnos.to_list() for run in columns]
-            ids = cls._intern(conn, [d for t in texts for d in t])
-            bounds = np.cumsum([0] + [len(t) for t in texts]).tolist()
-            return [ids[a:b] for a, b in itertools.pairwise(bounds)]
-        distinct = interner.keys()
+        distinct docnos are found with an :class:`Interner` run after run (or come found,
+        ``numbered``) and put in byte order (code-point order) by numpy; only they are
+        decoded to text."""
+        if numbered is None:
+            try:
+                numbered = Numbered.of([(run.docnos, run.hashes) for run in columns])
+            except HashCollision:  # two docnos with one hash: the exact road, through text
+                texts = [run.docnos.to_list() for run in columns]
+                ids = cls._intern(conn, [d for t in texts for d in t])
+                bounds = np.cumsum([0] + [len(t) for t in texts]).tolist()
+                return [ids[a:b] for a, b in itertools.pairwise(bounds)]
+        distinct = numbered.keys
         order = distinct.byte_order()
         ids = np.empty(len(distinct), dtype=np.int64)
         if len(distinct):
             ids[order] = cls._intern_ordered(conn, distinct.take(order).to_list())
-        return [ids[entries] for entries in local]
+        return [ids[entries] for entries in numbered.ids]
 
     @staticmethod
     def _intern_ordered(conn: Connection, ordered: list[str]) -> np.ndarray:
@@ -668,9 +671,19 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             return conn.execute(select(func.count()).select_from(m.Document)).scalar_one()
 
     # -- runs ---------------------------------------------------------------------------------
-    def add_runs(self, imports: Sequence[RunImport], *, replace: bool = False) -> list[RunInfo]:
+    def add_runs(
+        self,
+        imports: Sequence[RunImport],
+        *,
+        replace: bool = False,
+        docnos: Numbered | None = None,
+    ) -> list[RunInfo]:
         """Store parsed runs, all in one transaction. A run's name defaults to its tag; a
-        name already in the project is an error unless `replace` is set."""
+        name already in the project is an error unless `replace` is set. `docnos`, if
+        given, numbers the runs' docnos already (formats.bulk.NumberedRuns: the runs' own
+        docno columns may then be empty)."""
+        if docnos is not None and len(docnos.ids) != len(imports):
+            raise ValueError("give one column of docno numbers per run")
         names = [imp.name or imp.run.tag for imp in imports]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
@@ -690,7 +703,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 conn.execute(m.table(m.Run).delete().where(m.Run.id.in_(existing.values())))
             # every entry of every run, in order; ids come back aligned with it
             columns = [imp.columns() for imp in imports]
-            run_ids = self._intern_columns(conn, columns)
+            run_ids = self._intern_columns(conn, columns, docnos)
             for imp, name, run, doc_ids in zip(imports, names, columns, run_ids, strict=True):
                 run_id = conn.execute(
                     m.table(m.Run).insert().returning(m.Run.id),
