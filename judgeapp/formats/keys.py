@@ -405,7 +405,7 @@ class Numbered:
         """One numbering of every part's columns, in order (the parts numbered apart, say
         in different processes): only each part's distinct strings are looked up again."""
         interner = Interner()
-        ids = []
+        ids: list[np.ndarray] = []
         for part in parts:
             renumber = interner.add(part.keys)
             ids.extend(renumber[local] for local in part.ids)
