@@ -230,6 +230,7 @@ def _child(func: Callable[[T], R], items: Sequence[T], fd: int) -> None:
                 out.flush()
                 if not message[0]:
                     break
+                del message  # sent: not kept while the next item is computed
     finally:
         os._exit(0)
 

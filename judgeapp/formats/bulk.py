@@ -212,7 +212,8 @@ def _data_lines(block: _Block, columns: int, exact: bool) -> _Lines:
         np.add(line_ends[:-1], 1, out=line_starts[1:])
         if (buf[line_starts] != _HASH).all():
             lines = np.arange(block.first_line, block.first_line + n_lines, dtype=np.int64)
-            return _Lines(delims + _PAD, None, None, lines)
+            delims += _PAD  # in place: a block's largest temporary is not copied
+            return _Lines(delims, None, None, lines)
     else:
         _check_line_lengths(delims[newline])
     before = np.empty_like(delims)
@@ -448,20 +449,50 @@ def parse_ints(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.n
 # --- topics and order ----------------------------------------------------------------------
 
 
-def _topics(qids: ByteKeys) -> tuple[list[str], np.ndarray, bool]:
-    """(distinct qids in byte order, each row's topic index, whether the rows are already
-    grouped by topic in that order). Qids are decoded once per stretch of equal rows."""
+def _stretches(qids: ByteKeys) -> tuple[list[str], np.ndarray]:
+    """(the qid of each stretch of equal rows, decoded once, and the stretch's length)."""
     n = len(qids)
     words = qids.words()
     change = np.empty(n, dtype=bool)
     change[0] = True
     np.any(words[1:] != words[:-1], axis=1, out=change[1:])
     starts = np.flatnonzero(change)
-    names = qids.take(starts).to_list()
+    return qids.take(starts).to_list(), np.diff(np.append(starts, n))
+
+
+class _Stretches:
+    """The qid column of a file read block by block, kept as stretches of equal qids (a
+    stretch going on in the next block is joined), not as a key per row."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.lengths: list[int] = []
+
+    def add(self, qids: ByteKeys) -> None:
+        names, lengths = _stretches(qids)
+        counts = lengths.tolist()
+        if self.names and names[0] == self.names[-1]:
+            self.lengths[-1] += counts[0]
+            names, counts = names[1:], counts[1:]
+        self.names.extend(names)
+        self.lengths.extend(counts)
+
+    def topics(self) -> tuple[list[str], np.ndarray, bool]:
+        """See :func:`_topics`."""
+        return _topics_of(self.names, np.array(self.lengths, dtype=np.int64))
+
+
+def _topics(qids: ByteKeys) -> tuple[list[str], np.ndarray, bool]:
+    """(distinct qids in byte order, each row's topic index, whether the rows are already
+    grouped by topic in that order). Qids are decoded once per stretch of equal rows."""
+    return _topics_of(*_stretches(qids))
+
+
+def _topics_of(names: list[str], lengths: np.ndarray) -> tuple[list[str], np.ndarray, bool]:
     distinct = sorted(set(names))
     code = {q: i for i, q in enumerate(distinct)}
     stretch_codes = np.array([code[q] for q in names], dtype=np.int64)
-    topic = np.repeat(stretch_codes, np.diff(np.append(starts, n)))
+    topic = np.repeat(stretch_codes, lengths)
     grouped = len(names) == len(distinct) and bool((np.diff(stretch_codes) > 0).all())
     return distinct, topic, grouped
 
@@ -523,7 +554,9 @@ def has_duplicates(topic: np.ndarray, docnos: ByteKeys, hashes: np.ndarray) -> b
     (:func:`~judgeapp.formats.keys.equal_pairs`) are confirmed on the bytes."""
     if len(topic) < 2:
         return False
-    keys = hashes ^ (topic.astype(np.uint64) * _SPREAD)
+    keys = topic.astype(np.uint64)  # in place after: one temporary of a row each
+    keys *= _SPREAD
+    keys ^= hashes
     pairs = equal_pairs(keys)
     if len(pairs) == 0:
         return False
@@ -574,10 +607,10 @@ class RunColumns:
 
 def _run_blocks(
     path: str, block_bytes: int
-) -> tuple[str, list[ByteKeys], list[ByteKeys], list[np.ndarray], list[np.ndarray]]:
-    """(tag, qid columns, docno columns, scores, line numbers) of each block's data lines;
-    each block's text and token positions are let go once its columns are cut out."""
-    qids: list[ByteKeys] = []
+) -> tuple[str, _Stretches, list[ByteKeys], list[np.ndarray], list[np.ndarray]]:
+    """(tag, qids, docno columns, scores, line numbers) of each block's data lines; each
+    block's text and token positions are let go once its columns are cut out."""
+    qids = _Stretches()
     docnos: list[ByteKeys] = []
     scores: list[np.ndarray] = []
     lines: list[np.ndarray] = []
@@ -589,7 +622,7 @@ def _run_blocks(
         if tag is None:
             start, length = (int(x[0]) for x in _span(toks, 5))
             tag = bytes(block.buf[start : start + length]).decode("utf-8")
-        qids.append(_column(block, toks, 0))
+        qids.add(_column(block, toks, 0))
         docnos.append(_column(block, toks, 2))
         scores.append(parse_floats(block.buf, *_span(toks, 4)))
         lines.append(toks.lines)
@@ -601,7 +634,7 @@ def _run_blocks(
 def _read_run(path: str, block_bytes: int) -> RunColumns:
     tag, qids, docnos, scores, lines = _run_blocks(path, block_bytes)
     # each list is let go as soon as its column is joined: a run's columns exist once
-    distinct, topic, grouped = _topics(_joined(qids))
+    distinct, topic, grouped = qids.topics()
     keys = _joined(docnos)
     score = _joined_array(scores)
     line = _joined_array(lines)

@@ -218,9 +218,11 @@ def equal_pairs(keys: np.ndarray) -> np.ndarray:
     found: list[np.ndarray] = []
     mix = int(_MIX1)
     while len(rows) > 1:
-        slot = ((pending * np.uint64(mix)) >> shift).astype(np.intp)
-        table[slot] = rows
-        keeper = table[slot]
+        slot = pending * np.uint64(mix)
+        slot >>= shift  # in place, then read as indices (below 2**bits): no copies
+        table[slot.view(np.intp)] = rows
+        keeper = table[slot.view(np.intp)]
+        del slot
         # the positions once, then gathers: three boolean masks would each count and scan
         # every row again (measured: 345 against ~70 us for 50,000 rows)
         lost = np.flatnonzero(keeper != rows)
@@ -445,7 +447,9 @@ class KeyTable:
         if hashes is None:
             hashes = keys.hashes()
         found = np.full(n, -1, dtype=np.int64)
-        maybe = np.flatnonzero(self._filter[(hashes >> self._filter_shift).astype(np.intp)])
+        top = hashes >> self._filter_shift  # below 2**63: read as indices, not copied
+        maybe = np.flatnonzero(self._filter[top.view(np.intp)])
+        del top
         found[maybe] = self._slots.find(hashes[maybe])
         hit = np.flatnonzero(found >= 0)
         same = keys.rows_equal(hit, self.keys, found[hit])

@@ -563,6 +563,7 @@ def evaluate_stream(
         resolved = list(evaluator.measures)  # parsed once
         evaluator._ideals = ideals
         parts.append(evaluator.evaluate())
+        del batch, evaluator
     if not parts:
         raise EvaluationError("no runs to evaluate")
     return Results.concat(parts)
