@@ -76,17 +76,22 @@ _CLOSING = int.from_bytes(b"</P>", "little")  # a little-endian uint32
 _GONE = 0xFF  # a byte no UTF-8 text holds: marks what _without drops
 
 
-def _bare_paragraphs(data: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _bare_paragraphs(
+    data: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Where each ``<P>`` and ``</P>`` of ``data`` (see _utf8) starts and how many of its
-    bytes follow that ``<`` (2 or 3); None when some ``<`` starts anything else (then the
-    patterns run)."""
-    lt = np.flatnonzero(data == _LT)
+    bytes follow that ``<`` (2 or 3), with where the tags and the line ends are together
+    (in order) and which of those are tags; None when some ``<`` starts anything else
+    (then the patterns run)."""
+    marks = np.flatnonzero((data == _LT) | (data == _NL))
+    at_tag = data[marks] == _LT
+    lt = marks[at_tag]
     # the four bytes from each '<' at once: a uint32 read at every byte offset
     words = np.ndarray((len(data) - 3,), dtype="<u4", buffer=data, strides=(1,))[lt]
     closing = words == _CLOSING
     if not (closing | ((words & 0xFFFFFF) == _OPENING)).all():
         return None
-    return lt, np.where(closing, 3, 2)
+    return lt, np.where(closing, 3, 2), marks, at_tag
 
 
 def _without(data: np.ndarray, tags: np.ndarray, after: np.ndarray, more: np.ndarray) -> str:
@@ -114,14 +119,16 @@ def clean_many(contents: list[str]) -> list[str]:
     if not contents:
         return []
     text = "\x00".join(contents)
-    tags = None  # bare <P> tags: where each starts, and how many bytes follow its '<'
+    tags = None  # bare <P> tags (see _bare_paragraphs) when data is still the text's
     if "<" in text:
         data = _utf8(text)
-        tags = _bare_paragraphs(data)
-        if tags is None:
+        found = _bare_paragraphs(data)
+        if found is None:
             text = _MARKUP_JOINED.sub("", _PARAGRAPH_JOINED.sub("\n", text))
         elif "&" in text:  # entities after the markup, before the line ends, as in clean()
-            text, tags = _without(data, *tags, _NONE), None
+            text = _without(data, found[0], found[1], _NONE)
+        else:
+            tags = found
     if "&" in text:
         if _NUL_REFERENCE.search(text):  # it would split a content in two
             return [clean(c) for c in contents]
@@ -130,17 +137,20 @@ def clean_many(contents: list[str]) -> list[str]:
         if "\n" not in text:
             return [piece.strip() for piece in text.split("\x00")]
         data = _utf8(text)
-        tags = _NONE, _NONE
-    lt, after = tags
-    data[lt] = _NL
-    ends = np.flatnonzero(data == _NL)  # the line ends, the tags' among them
+        lt = after = _NONE
+        ends = np.flatnonzero(data == _NL)
+        at_tag = None
+    else:
+        lt, after, ends, at_tag = tags  # the tags are line ends too
+        data[lt] = _NL
     if _SPACE[data[ends - 1]].any():  # white space before a line end (rare): the patterns
         text = _TRAILING.sub("\n", _without(data, lt, after, _NONE))
         return [piece.strip() for piece in _BLANKS.sub("\n\n", text).split("\x00")]
     # a line end is the third (or later) of a run when the two before it are line ends
     # next to it once the tags' other bytes are gone
     step = np.ones(len(ends), dtype=np.intp)  # to the next byte kept
-    step[np.searchsorted(ends, lt)] += after
+    if at_tag is not None:
+        step[at_tag] += after
     joined = np.zeros(len(ends), dtype=bool)
     joined[1:] = ends[1:] == ends[:-1] + step[:-1]
     third = np.zeros(len(ends), dtype=bool)
