@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import overload
 
 import numpy as np
 
@@ -178,6 +179,18 @@ def attributes(tag_text: str) -> dict[str, str]:
 
 # a match of a whole block at a position of a text, or None (see iter_elements)
 Quick = Callable[[str, int], re.Match[str] | None]
+
+
+@overload
+def iter_elements(
+    path: PathArg, name: str, quick: None = None
+) -> Iterator[tuple[int, dict[str, str], str]]: ...
+
+
+@overload
+def iter_elements(
+    path: PathArg, name: str, quick: Quick
+) -> Iterator[tuple[int, dict[str, str], str | re.Match[str]]]: ...
 
 
 def iter_elements(
