@@ -159,27 +159,32 @@ class _Layout:
     r"""The elements of a plain document (see _parse_trec), in order, as one pattern that
     takes a document of exactly that layout at once and gives each element's content as
     _parse_trec would (its first ``</NAME\s*>``, white space between elements), with
-    where each content goes (indexes among the contents, DOCNO's left out)."""
+    where each content goes (indexes among the contents, DOCNO's left out).
+
+    ``block`` takes white space and then a whole ``<DOC>`` block of that layout out of a
+    file's text (see iter_elements' ``quick``): the same pattern between ``(<DOC>)`` and
+    ``</DOC>``, whose contents hold nothing that could be a DOC tag (such a block is left
+    to the scan for DOC tags, which would end the block there)."""
 
     pattern: re.Pattern[str]
+    block: re.Pattern[str]
     title: int
     texts: tuple[int, ...]
     fields: Mapping[str, tuple[int, ...]]
 
     @classmethod
     def of(cls, names: tuple[str, ...]) -> _Layout:
-        first = re.escape(names[0])
-        parts = [rf"\s*+<{first}>([^<]*+)</{first}\s*>"]  # DOCNO: as _DOCNO takes it
         title = -1
         texts: list[int] = []
         fields: dict[str, list[int]] = {}
         at = 0  # index of the next content
+        groups = []
         for tag in names[1:]:
             name = tag.upper()
             if name == "DOCNO":
-                group = "(?:"
+                groups.append("(?:")
             else:
-                group = "("
+                groups.append("(")
                 if name in _TITLES and title < 0:
                     title = at
                 elif name in _TEXTS:
@@ -187,11 +192,21 @@ class _Layout:
                 else:
                     fields.setdefault(name.lower(), []).append(at)
                 at += 1
-            t = re.escape(tag)
-            parts.append(rf"\s*+<{t}>{group}[^<]*+(?:<(?!/{t}\s*>)[^<]*+)*+)</{t}\s*>")
-        parts.append(r"\s*+")
+
+        def body(no_doc_tag: str) -> str:
+            first = re.escape(names[0])
+            parts = [rf"\s*+<{first}>([^<]*+)</{first}\s*>"]  # DOCNO: as _DOCNO takes it
+            for tag, group in zip(names[1:], groups, strict=True):
+                t = re.escape(tag)
+                parts.append(
+                    rf"\s*+<{t}>{group}[^<]*+(?:<(?!/{t}\s*>{no_doc_tag})[^<]*+)*+)</{t}\s*>"
+                )
+            parts.append(r"\s*+")
+            return "".join(parts)
+
         return cls(
-            re.compile("".join(parts)),
+            re.compile(body("")),
+            re.compile(r"\s*+(<DOC>)" + body(r"|(?i:/?doc)[\s>]") + "</DOC>"),
             title,
             tuple(texts),
             {k: tuple(v) for k, v in fields.items()},
@@ -199,16 +214,23 @@ class _Layout:
 
 
 def _parse_by_layout(
-    path: str, line: int, body: str, match: re.Match[str], layout: _Layout, contents: list[str]
+    path: str,
+    line: int,
+    groups: Sequence[str],
+    layout: _Layout,
+    contents: list[str],
+    body: str,
+    start: int = 0,
+    end: int = -1,
 ) -> _RawDocument:
-    """What _parse_trec gives for a document that ``layout`` matches."""
-    groups = match.groups()
+    """What _parse_trec gives for a document that ``layout`` matches: ``groups`` are the
+    match's groups from the docno on, ``body[start:end]`` the document (end -1: to its end)."""
     docno = _check_docno(path, line, clean(groups[0]))
     base = len(contents)
     contents.extend(groups[1:])
     title = layout.title
     if title < 0:
-        nested = _NESTED_TITLE.search(body)
+        nested = _NESTED_TITLE.search(body, start, len(body) if end < 0 else end)
         if nested is not None:
             contents.append(nested.group(2))
             title = len(contents) - 1 - base
@@ -253,19 +275,36 @@ def _trec(path: str) -> Iterator[Document]:
     size = 0
     layouts: dict[tuple[str, ...], _Layout] = {}
     layout: _Layout | None = None
+
+    def quick(text: str, pos: int) -> re.Match[str] | None:
+        return None if layout is None else layout.block.match(text, pos)
+
     try:
-        for line, attrs, body in iter_elements(path, "DOC"):
-            match = None if layout is None or attrs else layout.pattern.fullmatch(body)
-            if match is not None and layout is not None:
-                raw.append(_parse_by_layout(path, line, body, match, layout, contents))
+        for line, attrs, body in iter_elements(path, "DOC", quick):
+            if not isinstance(body, str):  # a whole block of the current layout
+                assert layout is not None
+                groups = body.groups()[1:]
+                whole = body.string
+                raw.append(
+                    _parse_by_layout(
+                        path, line, groups, layout, contents, whole, body.start(1), body.end()
+                    )
+                )
+                size += body.end() - body.start(1)
             else:
-                doc, names = _parse_trec(path, line, attrs, body, contents)
-                raw.append(doc)
-                if names is not None:
-                    layout = layouts.get(names)
-                    if layout is None and len(layouts) < _MAX_LAYOUTS:
-                        layout = layouts[names] = _Layout.of(names)
-            size += len(body)
+                match = None if layout is None or attrs else layout.pattern.fullmatch(body)
+                if match is not None and layout is not None:
+                    raw.append(
+                        _parse_by_layout(path, line, match.groups(), layout, contents, body)
+                    )
+                else:
+                    doc, names = _parse_trec(path, line, attrs, body, contents)
+                    raw.append(doc)
+                    if names is not None:
+                        layout = layouts.get(names)
+                        if layout is None and len(layouts) < _MAX_LAYOUTS:
+                            layout = layouts[names] = _Layout.of(names)
+                size += len(body)
             if size >= _BATCH_CHARS:
                 yield from _finish(raw, contents)
                 raw, contents, size = [], [], 0

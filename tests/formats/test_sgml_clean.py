@@ -29,3 +29,8 @@ def test_clean_many_folds_trec_paragraphs():
         "x",
         "",
     ]
+
+
+def test_clean_many_keeps_a_nul_reference_inside_its_content():
+    contents = ["a&#0;b", "<P>c&#x00;</P>", "d"]
+    assert clean_many(contents) == [clean(c) for c in contents] == ["a\x00b", "c\x00", "d"]

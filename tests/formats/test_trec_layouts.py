@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from judgeapp.formats import FormatError, documents
+from judgeapp.formats import FormatError, documents, textio
 
 TAGS = [
     "TEXT",
@@ -94,6 +94,36 @@ def test_layouts_read_as_element_by_element(
     with monkeypatch.context() as m:
         m.setattr(documents, "_MAX_LAYOUTS", 0)
         assert _read(path) == fast
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(sgml_files(), st.sampled_from([1, 7, 64, 200]))
+# a DOC tag in a content (any case, with attributes or white space) ends the document there,
+# whether its block is taken at once from the text or tag by tag
+@example(
+    "<DOC><DOCNO>1</DOCNO><TEXT>a</TEXT></DOC><DOC><DOCNO>2</DOCNO><TEXT>a</doc\n>b</TEXT></DOC>",
+    1 << 16,
+)
+@example(
+    "<DOC><DOCNO>1</DOCNO><TEXT>a</TEXT></DOC>\n<DOC><DOCNO>2</DOCNO><TEXT><Doc x=1>",
+    1 << 16,
+)
+@example("<DOC><DOCNO>1</DOCNO><TEXT>a</TEXT></DOC><DOC><DOCNO>2</DOCNO><TEXT>a<DOCS></TEXT></DOC>", 9)
+def test_blocks_cut_anywhere_read_as_element_by_element(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, chunk: int
+) -> None:
+    """The same files in pieces of a few bytes (documents across pieces are read tag by
+    tag, the others taken whole by their layout) against one piece without layouts."""
+    path = tmp_path / "docs.sgml"
+    path.write_text(text, encoding="utf-8")
+    with monkeypatch.context() as m:
+        m.setattr(documents, "_MAX_LAYOUTS", 0)
+        slow = _read(path)
+    with monkeypatch.context() as m:
+        m.setattr(textio, "CHUNK_BYTES", chunk)
+        assert _read(path) == slow
 
 
 def test_documents_of_a_known_layout_go_through_it(
