@@ -108,22 +108,9 @@ def forked_map(
             children.append((pid, os.fdopen(read_end, "rb")))
     finally:
         gc.unfreeze()
-    alive = [True] * n
     done = False
     try:
-        for item, k in zip(items, owner, strict=True):
-            if k == 0 or not alive[k]:
-                yield func(item)
-                continue
-            try:
-                ok, value = pickle.load(children[k - 1][1])
-            except (EOFError, pickle.UnpicklingError):
-                alive[k] = False  # the child died (killed, out of memory): do it here
-                yield func(item)
-                continue
-            if not ok:
-                raise value
-            yield value
+        yield from _in_order(func, items, owner, [pipe for _, pipe in children])
         done = True
     finally:
         for pid, pipe in children:
@@ -141,9 +128,9 @@ class ForkedAhead(Generic[T, R]):
     kept until the end anyway, as an import needs them all). :meth:`results` then yields
     them in order, as a loop would, raising a child's exception at its item's turn; an
     item a child did not deliver (killed) is computed here. Use it as a context manager:
-    leaving it kills and reaps children whose results were not collected. Not Linux, or
-    ``children=0``: nothing is forked and :meth:`results` is a plain loop (so too when not
-    on Linux; see :func:`forked_map`)."""
+    leaving it kills and reaps children whose results were not collected. With
+    ``children=0``, or not on Linux (see :func:`forked_map`), nothing is forked and
+    :meth:`results` is a plain loop."""
 
     def __init__(
         self, func: Callable[[T], R], items: Sequence[T], children: int | None = None
@@ -183,20 +170,8 @@ class ForkedAhead(Generic[T, R]):
         for _, fd in self.children:
             os.close(fd)
         self.children = []  # all reaped
-        alive = [True] * len(streams)
         try:
-            for item, k in zip(self.items, self.owner, strict=True):
-                if alive[k - 1]:
-                    try:
-                        ok, value = pickle.load(streams[k - 1])
-                    except (EOFError, pickle.UnpicklingError):
-                        alive[k - 1] = False  # the child died before this item: do it here
-                    else:
-                        if not ok:
-                            raise value
-                        yield value
-                        continue
-                yield self.func(item)
+            yield from _in_order(self.func, self.items, self.owner, streams)
         finally:
             for stream in streams:
                 stream.close()
@@ -213,6 +188,28 @@ class ForkedAhead(Generic[T, R]):
 
     def __exit__(self, *exc: object) -> None:
         self._reap()
+
+
+def _in_order(
+    func: Callable[[T], R], items: Sequence[T], owner: Sequence[int], streams: Sequence[BinaryIO]
+) -> Iterator[R]:
+    """Each item's result in order: computed here when ``owner`` says 0, else read from
+    child ``k``'s stream ``streams[k - 1]`` (pickled by :func:`_child`), its exception
+    raised at the item's turn; once a child's stream ends early (the child was killed,
+    ran out of memory), its remaining items are computed here."""
+    alive = [True] * (len(streams) + 1)
+    for item, k in zip(items, owner, strict=True):
+        if k and alive[k]:
+            try:
+                ok, value = pickle.load(streams[k - 1])
+            except (EOFError, pickle.UnpicklingError):
+                alive[k] = False  # the child died before this item: do it here
+            else:
+                if not ok:
+                    raise value
+                yield value
+                continue
+        yield func(item)
 
 
 def _child(func: Callable[[T], R], items: Sequence[T], fd: int) -> None:

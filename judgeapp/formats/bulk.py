@@ -702,8 +702,9 @@ class NumberedRuns:
         runs = [read_run_columns(path) for path in paths]
         docnos = Numbered.of([(run.docnos, run.hashes) for run in runs])
         for run in runs:
-            run.docnos, run.hashes = ByteKeys.empty(), _NO_WORDS
-            run.lines = _NO_WORDS.astype(np.int64)
+            run.docnos = ByteKeys.empty()
+            run.hashes = np.zeros(0, dtype=np.uint64)
+            run.lines = np.zeros(0, dtype=np.int64)
         return cls(runs, docnos)
 
     @classmethod
@@ -715,9 +716,6 @@ class NumberedRuns:
             [parts[a].runs[b] for a, b in order],
             Numbered(merged.keys, [merged.ids[start[a] + b] for a, b in order]),
         )
-
-
-_NO_WORDS = np.zeros(0, dtype=np.uint64)
 
 
 def _precise_run(path: str) -> RunFile:
