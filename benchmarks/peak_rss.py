@@ -108,3 +108,58 @@ class TreeMemory:
         if proc.returncode:
             raise RuntimeError(f"failed ({proc.returncode}): {' '.join(cmd[:4])} ...")
         return peak_held // 1024, peak_sum // 1024
+
+
+class KindPeaks:
+    """What a command's resident memory is made of, sampled every ``interval`` seconds in a
+    thread while the benchmark waits for it (Linux /proc): the peaks of the anonymous part
+    (``RssAnon``: the heap, numpy arrays, SQLite's caches) and of the file-backed part
+    (``RssFile``: the program's libraries, and files it maps, such as an SQLite project's
+    WAL index, ``DB-shm``), over the command's processes, and the largest size the file
+    ``watch`` reached. Anonymous memory is what a program holds; a peak that grows only in
+    its file-backed part is the files it maps growing."""
+
+    def __init__(self, watch: Path | None = None, interval: float = 0.1) -> None:
+        self.watch = watch
+        self.interval = interval
+        self.anon = self.file = self.watched = 0  # KiB, KiB, bytes
+        self._stop = None
+        self._thread = None
+
+    def start(self, pid: int) -> None:
+        import threading
+
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, args=(pid,), daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+
+    def _sample(self, root: int) -> None:
+        while not self._stop.wait(self.interval):
+            for pid in _tree(root):
+                kinds = _status(pid, ("RssAnon:", "RssFile:"))
+                self.anon = max(self.anon, kinds["RssAnon:"])
+                self.file = max(self.file, kinds["RssFile:"])
+            if self.watch is not None:
+                try:
+                    self.watched = max(self.watched, self.watch.stat().st_size)
+                except OSError:
+                    pass
+
+
+def _status(pid: int, names: tuple[str, ...]) -> dict[str, int]:
+    """Fields of /proc/PID/status in KiB (0 once the process is gone)."""
+    fields = dict.fromkeys(names, 0)
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                name = line.split(maxsplit=1)[0]
+                if name in fields:
+                    fields[name] = int(line.split()[1])
+    except OSError:
+        pass
+    return fields
