@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -87,18 +88,37 @@ def _read_runs_ahead(
     from judgeapp.formats.bulk import NumberedRuns
 
     n = min(usable_cores(), len(files))
-    shares = [files[k::n] for k in range(n)]
+    place = _shares(files, n)
+    shares = [[files[i] for i, (k, _) in enumerate(place) if k == j] for j in range(n)]
     ahead = stack.enter_context(ForkedAhead(NumberedRuns.read, shares, children=n))
 
     def collect() -> NumberedRuns | None:
         try:
             parts = list(ahead.results())
-            # file i is the (i // n)-th of share i % n
-            return NumberedRuns.merge(parts, [(i % n, i // n) for i in range(len(files))])
+            return NumberedRuns.merge(parts, place)
         except Exception:  # an unreadable file, a hash collision, a child that died...
             return None
 
     return collect
+
+
+def _shares(files: list[str], n: int) -> list[tuple[int, int]]:
+    """Where each file is read: (share, its place in the share), the files dealt out
+    largest first to the share with the fewest bytes so far (the shares end together),
+    each share keeping the files' order."""
+    sizes = [os.stat(path).st_size for path in files]
+    load = [0] * n
+    share_of = [0] * len(files)
+    for i in sorted(range(len(files)), key=lambda i: -sizes[i]):
+        k = min(range(n), key=load.__getitem__)
+        share_of[i] = k
+        load[k] += sizes[i]
+    seen = [0] * n
+    place = []
+    for k in share_of:
+        place.append((k, seen[k]))
+        seen[k] += 1
+    return place
 
 
 def _import(args: argparse.Namespace, read: Callable[[], NumberedRuns | None] | None) -> int:

@@ -700,7 +700,9 @@ class NumberedRuns:
         numbered; :class:`~judgeapp.formats.keys.HashCollision` if two docnos share a
         hash (read them one by one then: a store takes the exact road)."""
         runs = [read_run_columns(path) for path in paths]
-        docnos = Numbered.of([(run.docnos, run.hashes) for run in runs])
+        # in byte order, as a store numbers them: a reader in a forked process so does
+        # that work too, and parts in byte order merge by one sort
+        docnos = Numbered.of([(run.docnos, run.hashes) for run in runs]).in_byte_order()
         for run in runs:
             run.docnos = ByteKeys.empty()
             run.hashes = np.zeros(0, dtype=np.uint64)
@@ -714,7 +716,9 @@ class NumberedRuns:
         start = np.cumsum([0] + [len(part.runs) for part in parts]).tolist()
         return cls(
             [parts[a].runs[b] for a, b in order],
-            Numbered(merged.keys, [merged.ids[start[a] + b] for a, b in order]),
+            Numbered(
+                merged.keys, [merged.ids[start[a] + b] for a, b in order], merged.byte_ordered
+            ),
         )
 
 

@@ -420,8 +420,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     ) -> list[np.ndarray]:
         """Ids for every entry of every run (repeats allowed), creating missing docnos. The
         distinct docnos are found with an :class:`Interner` run after run (or come found,
-        ``numbered``) and put in byte order (code-point order) by numpy; only they are
-        decoded to text."""
+        ``numbered``) and put in byte order (code-point order) by numpy, unless they come
+        so; only they are decoded to text."""
         if numbered is None:
             try:
                 numbered = Numbered.of([(run.docnos, run.hashes) for run in columns])
@@ -430,11 +430,10 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 ids = cls._intern(conn, [d for t in texts for d in t])
                 bounds = np.cumsum([0] + [len(t) for t in texts]).tolist()
                 return [ids[a:b] for a, b in itertools.pairwise(bounds)]
-        distinct = numbered.keys
-        order = distinct.byte_order()
-        ids = np.empty(len(distinct), dtype=np.int64)
-        if len(distinct):
-            ids[order] = cls._intern_ordered(conn, distinct.take(order).to_list())
+        numbered = numbered.in_byte_order()
+        ids = np.zeros(0, dtype=np.int64)
+        if len(numbered.keys):
+            ids = cls._intern_ordered(conn, numbered.keys.to_list())
         return [ids[entries] for entries in numbered.ids]
 
     @staticmethod

@@ -104,3 +104,43 @@ def test_a_bad_run_gives_the_same_error_and_writes_nothing(
     for db in ("here.db", "forked.db"):
         with Store.open(tmp_path / db, create=False) as store:
             assert store.runs() == []
+
+
+def test_files_are_dealt_to_shares_by_size_each_share_in_file_order(tmp_path: Path) -> None:
+    sizes = [5, 90, 10, 40, 45, 1, 30]
+    files = []
+    for i, size in enumerate(sizes):
+        path = tmp_path / f"run{i}"
+        path.write_bytes(b"x" * size)
+        files.append(str(path))
+    place = import_command._shares(files, 2)
+    # largest first to the lighter share: 90 to one, then 45, 40 and 30 to the other
+    # (85 < 90), then 10, 5 and 1 to the first: 106 and 115
+    loads = [sum(size for size, (k, _) in zip(sizes, place, strict=True) if k == j) for j in (0, 1)]
+    assert sorted(loads) == [106, 115]
+    for j in (0, 1):  # within a share, the files keep their order, numbered from 0
+        mine = [(i, b) for i, (k, b) in enumerate(place) if k == j]
+        assert [b for _, b in mine] == list(range(len(mine)))
+
+
+def test_runs_of_very_different_sizes_store_the_same_when_read_forked(
+    monkeypatch, capsys, tmp_path: Path
+) -> None:
+    files = write_runs(tmp_path, 5)
+    # the second file three times as large: the shares are no longer every third file
+    Path(files[1]).write_text(
+        "".join(
+            f"{k}{line}".replace(" tag0", " tag1")  # topics 0401, 1401, 2401, ...
+            for k in range(3)
+            for line in Path(files[0]).read_text().splitlines(keepends=True)
+        ),
+        encoding="utf-8",
+    )
+    assert import_command._shares(files, 3) != [(i % 3, i // 3) for i in range(5)]
+    results = {}
+    for forked in (False, True):
+        db = tmp_path / f"{forked}.db"
+        code, _, err = import_cli(monkeypatch, capsys, db, files, forked)
+        assert code == 0, err
+        results[forked] = contents(db)
+    assert results[True] == results[False]

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from judgeapp.formats import bulk, read_qrels, read_run
 from judgeapp.formats.bulk import Irregular, parse_floats, parse_ints
-from judgeapp.formats.keys import ByteKeys, HashCollision, Interner, KeyTable
+from judgeapp.formats.keys import ByteKeys, HashCollision, Interner, KeyTable, Numbered
 from judgeapp.formats.qrels import read_trec_qrels_lines
 from judgeapp.formats.runs import read_run_lines
 
@@ -297,3 +297,37 @@ def test_equal_pairs_pairs_every_row_of_a_repeated_key_but_one(n, distinct):
     # a key held by g rows gives g - 1 pairs, each with another of its rows second
     seconds = pairs[:, 1].tolist()
     assert len(set(seconds)) == len(seconds) == n - len(np.unique(keys))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(STRINGS, max_size=4), min_size=1, max_size=4))
+def test_parts_numbered_in_byte_order_merge_into_one_numbering_in_byte_order(
+    parts: list[list[list[str]]],
+) -> None:
+    # as `import run` does: each forked reader numbers its runs' docnos, in byte order
+    numbered = [
+        Numbered.of([(ByteKeys.from_strings(column), None) for column in part]).in_byte_order()
+        for part in parts
+    ]
+    for part, one in zip(parts, numbered, strict=True):
+        assert one.keys.to_list() == sorted({s for column in part for s in column})
+    merged = Numbered.merge(numbered)
+    columns = [column for part in parts for column in part]
+    assert merged.byte_ordered
+    assert merged.keys.to_list() == sorted({s for column in columns for s in column})
+    keys = merged.keys.to_list()
+    assert [[keys[i] for i in ids.tolist()] for ids in merged.ids] == columns
+    # the same strings stand for the same numbers as the merge through the interner gives
+    unordered = Numbered.merge([Numbered(one.keys, one.ids) for one in numbered])
+    again = unordered.keys.to_list()
+    assert [[again[i] for i in ids.tolist()] for ids in unordered.ids] == columns
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(STRINGS, max_size=5), st.booleans())
+def test_byte_order_of_sorted_stretches_is_the_byte_order(stretches, presort) -> None:
+    strings = [s for stretch in stretches for s in (sorted(stretch) if presort else stretch)]
+    keys = ByteKeys.from_strings(strings)
+    expected = sorted(range(len(strings)), key=lambda i: strings[i].encode())  # stable
+    assert keys.byte_order().tolist() == expected
+    assert keys.byte_order(in_runs=True).tolist() == expected
