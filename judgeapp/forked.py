@@ -64,6 +64,25 @@ def owners(count: int, n: int) -> list[int]:
     return out
 
 
+def shares_by_weight(weights: Sequence[int], n: int) -> list[tuple[int, int]]:
+    """Items dealt to ``n`` shares of about equal weight, for shares that run side by side
+    to end together: the heaviest item first, each to the share lightest so far. Gives
+    each item's place, ``(share, its index in the share)``; a share keeps the items'
+    order."""
+    load = [0] * n
+    share_of = [0] * len(weights)
+    for i in sorted(range(len(weights)), key=lambda i: -weights[i]):
+        k = min(range(n), key=load.__getitem__)
+        share_of[i] = k
+        load[k] += weights[i]
+    taken = [0] * n
+    place = []
+    for k in share_of:
+        place.append((k, taken[k]))
+        taken[k] += 1
+    return place
+
+
 def worth_forking(paths: Sequence[str], min_bytes: int, min_files: int = 2) -> bool:
     """Whether reading these files is worth forking for: at least ``min_files``, not stdin
     (read once, here), and ``min_bytes`` between them (below that the fork costs more than

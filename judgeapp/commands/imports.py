@@ -103,22 +103,16 @@ def _read_runs_ahead(
 
 
 def _shares(files: list[str], n: int) -> list[tuple[int, int]]:
-    """Where each file is read: (share, its place in the share), the files dealt out
-    largest first to the share with the fewest bytes so far (the shares end together),
-    each share keeping the files' order."""
-    sizes = [os.stat(path).st_size for path in files]
-    load = [0] * n
-    share_of = [0] * len(files)
-    for i in sorted(range(len(files)), key=lambda i: -sizes[i]):
-        k = min(range(n), key=load.__getitem__)
-        share_of[i] = k
-        load[k] += sizes[i]
-    seen = [0] * n
-    place = []
-    for k in share_of:
-        place.append((k, seen[k]))
-        seen[k] += 1
-    return place
+    """Where each file is read (see forked.shares_by_weight): shares of about equal bytes."""
+    from judgeapp.forked import shares_by_weight
+
+    def size(path: str) -> int:
+        try:
+            return os.stat(path).st_size
+        except OSError:  # gone meanwhile: its reader says so, in its turn
+            return 0
+
+    return shares_by_weight([size(path) for path in files], n)
 
 
 def _import(args: argparse.Namespace, read: Callable[[], NumberedRuns | None] | None) -> int:
