@@ -221,16 +221,16 @@ def _parse_by_layout(
     contents: list[str],
     body: str,
     start: int = 0,
-    end: int = -1,
+    end: int | None = None,
 ) -> _RawDocument:
     """What _parse_trec gives for a document that ``layout`` matches: ``groups`` are the
-    match's groups from the docno on, ``body[start:end]`` the document (end -1: to its end)."""
+    match's groups from the docno on, ``body[start:end]`` the document."""
     docno = _check_docno(path, line, clean(groups[0]))
     base = len(contents)
     contents.extend(groups[1:])
     title = layout.title
     if title < 0:
-        nested = _NESTED_TITLE.search(body, start, len(body) if end < 0 else end)
+        nested = _NESTED_TITLE.search(body, start, len(body) if end is None else end)
         if nested is not None:
             contents.append(nested.group(2))
             title = len(contents) - 1 - base
