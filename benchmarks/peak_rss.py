@@ -59,16 +59,22 @@ def _tree(pid: int) -> list[int]:
 def _rollup(pid: int) -> tuple[int, int]:
     """(Rss, private: Private_Clean + Private_Dirty) of a process in KiB, (0, 0) once it
     is gone."""
-    fields = dict.fromkeys(("Rss:", "Private_Clean:", "Private_Dirty:"), 0)
+    fields = _proc_fields(pid, "smaps_rollup", ("Rss:", "Private_Clean:", "Private_Dirty:"))
+    return fields["Rss:"], fields["Private_Clean:"] + fields["Private_Dirty:"]
+
+
+def _proc_fields(pid: int, name: str, fields: tuple[str, ...]) -> dict[str, int]:
+    """Fields of /proc/PID/NAME given in KiB ("Rss:", ...), 0 once the process is gone."""
+    found = dict.fromkeys(fields, 0)
     try:
-        with open(f"/proc/{pid}/smaps_rollup") as f:
+        with open(f"/proc/{pid}/{name}") as f:
             for line in f:
-                name = line.split(maxsplit=1)[0]
-                if name in fields:
-                    fields[name] = int(line.split()[1])
+                key = line.split(maxsplit=1)[0]
+                if key in found:
+                    found[key] = int(line.split()[1])
     except OSError:
         pass
-    return fields["Rss:"], fields["Private_Clean:"] + fields["Private_Dirty:"]
+    return found
 
 
 class TreeMemory:
@@ -141,7 +147,7 @@ class KindPeaks:
     def _sample(self, root: int) -> None:
         while not self._stop.wait(self.interval):
             for pid in _tree(root):
-                kinds = _status(pid, ("RssAnon:", "RssFile:"))
+                kinds = _proc_fields(pid, "status", ("RssAnon:", "RssFile:"))
                 self.anon = max(self.anon, kinds["RssAnon:"])
                 self.file = max(self.file, kinds["RssFile:"])
             if self.watch is not None:
@@ -149,17 +155,3 @@ class KindPeaks:
                     self.watched = max(self.watched, self.watch.stat().st_size)
                 except OSError:
                     pass
-
-
-def _status(pid: int, names: tuple[str, ...]) -> dict[str, int]:
-    """Fields of /proc/PID/status in KiB (0 once the process is gone)."""
-    fields = dict.fromkeys(names, 0)
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                name = line.split(maxsplit=1)[0]
-                if name in fields:
-                    fields[name] = int(line.split()[1])
-    except OSError:
-        pass
-    return fields
