@@ -421,21 +421,11 @@ class Numbered:
 
     @classmethod
     def merge(cls, parts: Sequence[Numbered]) -> Numbered:
-        """One numbering of every part's columns, in order (the parts numbered apart, say
-        in different processes): only each part's distinct strings are looked up again.
-        Parts numbered in byte order give a numbering in byte order, found by sorting
-        their distinct strings together (exact, no hashes)."""
-        if parts and all(part.byte_ordered for part in parts):
-            return cls._merge_ordered(parts)
-        interner = Interner()
-        ids: list[np.ndarray] = []
-        for part in parts:
-            renumber = interner.add(part.keys)
-            ids.extend(renumber[local] for local in part.ids)
-        return cls(interner.keys(), ids)
-
-    @classmethod
-    def _merge_ordered(cls, parts: Sequence[Numbered]) -> Numbered:
+        """One numbering, in byte order, of every part's columns, in order (the parts
+        numbered apart, say in different processes): only the parts' distinct strings are
+        sorted together, by a stable sort of them as byte strings (exact, no hashes). Parts
+        numbered in byte order already, as forked readers send them, are sorted stretches
+        that it merges in about linear time."""
         keys = ByteKeys.concat([part.keys for part in parts])
         order = keys.byte_order(in_runs=True)
         words = keys.row_words(order)
