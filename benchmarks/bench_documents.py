@@ -12,11 +12,11 @@ when already there) and removed afterwards.
 Reading: each side is a fresh process reading the whole file, alternating, median of
 --rounds; both build one dict per document (docno, title, text) and keep none, so memory
 is that of the reading itself. Import: `python main.py import docs DB FILE` in a fresh
-process on a new project, once on the first tenth of the collection and once on all of it,
-so that the peak RSS of both shows whether memory stays flat as the collection grows.
+process on a new project, once each on the first tenth, the first half and all of the
+collection, so that their peak RSS shows whether memory stays flat as the collection grows.
 The peak is also split (sampled every 0.1 s) into its anonymous part, what the program
 holds, and its file-backed part, which includes the WAL index SQLite maps for the one
-transaction of the import (about 2 MiB per GB written, in any SQLite write of that size).
+transaction of the import (about 2.5 MiB per GB imported, in any SQLite write of that size).
 """
 
 from __future__ import annotations
