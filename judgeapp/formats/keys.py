@@ -14,6 +14,7 @@ strings themselves.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,11 @@ _MIX1 = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
 _SHIFT = np.uint64(31)
 _LE = np.dtype("<u8")
+# bytes that stand for themselves inside a JSON string (0: the padding); not '"', '\\' or
+# the control characters below 0x20
+_JSON_PLAIN = np.ones(256, dtype=bool)
+_JSON_PLAIN[1:32] = False
+_JSON_PLAIN[[ord('"'), ord("\\")]] = False
 _BE = np.dtype(">u8")
 
 
@@ -161,6 +167,30 @@ class ByteKeys:
         out[np.arange(n), self.lengths] = 10
         text = out.tobytes().replace(b"\x00", b"").decode("utf-8", "surrogatepass")
         return text.split("\n")[:-1]
+
+    def json_array(self) -> str:
+        """The strings as one JSON array of strings (raw UTF-8, as ``json.dumps`` with
+        ``ensure_ascii=False`` but without spaces), built on the bytes, with no Python
+        string per key, unless a string needs escaping (a quote, a backslash, a control
+        character) or is not UTF-8: then through :meth:`to_list` and ``json.dumps``."""
+        n = len(self)
+        if n == 0:
+            return "[]"
+        if not _JSON_PLAIN[self.mat].all():
+            return json.dumps(self.to_list(), ensure_ascii=False, separators=(",", ":"))
+        width = self.width
+        # '"' + the row + '",' after its last byte; the padding's zeros go in one replace
+        out = np.zeros((n, width + 3), dtype=np.uint8)
+        out[:, 0] = ord('"')
+        out[:, 1 : width + 1] = self.mat
+        rows = np.arange(n)
+        out[rows, self.lengths + 1] = ord('"')
+        out[rows, self.lengths + 2] = ord(",")
+        body = out.tobytes().replace(b"\x00", b"")
+        try:
+            return "[" + body[:-1].decode("utf-8") + "]"
+        except UnicodeDecodeError:  # surrogates (read with surrogatepass): json.dumps says
+            return json.dumps(self.to_list(), ensure_ascii=False, separators=(",", ":"))
 
     def byte_order(self, *, in_runs: bool = False) -> np.ndarray:
         """The stable permutation that puts the strings in byte order. ``in_runs``: they

@@ -26,7 +26,7 @@ from judgeapp.formats.bulk import RunColumns, columns_of_run
 from judgeapp.formats.checks import duplicate_error
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.judgments import JudgmentLine
-from judgeapp.formats.keys import HashCollision, Numbered, hash_groups
+from judgeapp.formats.keys import ByteKeys, HashCollision, Numbered, hash_groups
 from judgeapp.formats.model import Document, QrelsFile, RunFile, Topic
 from judgeapp.records import (
     DEFAULT_SCALE,
@@ -433,19 +433,24 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         numbered = numbered.in_byte_order()
         ids = np.zeros(0, dtype=np.int64)
         if len(numbered.keys):
-            ids = cls._intern_ordered(conn, numbered.keys.to_list())
+            ids = cls._intern_ordered(conn, numbered.keys)
         return [ids[entries] for entries in numbered.ids]
 
     @staticmethod
-    def _intern_ordered(conn: Connection, ordered: list[str]) -> np.ndarray:
+    def _intern_ordered(conn: Connection, ordered: list[str] | ByteKeys) -> np.ndarray:
         """Ids of distinct docnos given in code-point order, creating missing ones in that
-        order. The docnos travel to SQLite as one JSON array, and `json_each` joins them
-        with the `docnos` table inside SQLite: the cost follows the number of docnos asked
-        for, not the project's size."""
+        order. The docnos travel to SQLite as one JSON array (built on their bytes when
+        they come as :class:`ByteKeys`), and `json_each` joins them with the `docnos`
+        table inside SQLite: the cost follows the number of docnos asked for, not the
+        project's size."""
         ids = np.empty(len(ordered), dtype=np.int64)
         if conn.dialect.name != "sqlite":
-            return _intern_postgres(conn, ordered)
-        payload = json.dumps(ordered, ensure_ascii=False)
+            texts = ordered.to_list() if isinstance(ordered, ByteKeys) else ordered
+            return _intern_postgres(conn, texts)
+        if isinstance(ordered, ByteKeys):
+            payload = ordered.json_array()
+        else:
+            payload = json.dumps(ordered, ensure_ascii=False)
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
             (before,) = cursor.execute("SELECT coalesce(max(id), 0) FROM docnos").fetchone()

@@ -6,7 +6,9 @@ collide."""
 
 from __future__ import annotations
 
+import json
 import math
+import sqlite3
 import struct
 from pathlib import Path
 
@@ -255,6 +257,26 @@ def check_keys(strings: list[str], others: list[str]) -> None:
 @given(STRINGS, STRINGS)
 def test_byte_keys_are_exact(strings: list[str], others: list[str]) -> None:
     check_keys(strings, others)
+
+
+# any text keys hold (neither NUL nor a line end, see ByteKeys.to_list)
+JSON_TEXT = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\n"),
+    min_size=1,
+    max_size=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(ID_CHARS, min_size=1, max_size=30), JSON_TEXT), max_size=40))
+@example(["LA071090-0047", "FBIS3-1"])  # the bytes road
+@example(['say "x"', "a\\b", "tab\there", "\x7f\u2028é"])  # escapes, and raw UTF-8
+def test_keys_travel_to_sqlite_as_the_json_array_of_their_strings(strings: list[str]) -> None:
+    payload = ByteKeys.from_strings(strings).json_array()
+    assert json.loads(payload) == strings
+    with sqlite3.connect(":memory:") as conn:
+        rows = conn.execute("SELECT value FROM json_each(?) ORDER BY key", (payload,)).fetchall()
+    assert [value for (value,) in rows] == strings
 
 
 @settings(

@@ -273,7 +273,7 @@ def prepare_project(kind: str, template: Path, folder: Path) -> Path:
         # four random pages overwritten (the header page kept, so SQLite opens it)
         rng = random.Random(13)
         buf = bytearray(data)
-        page = 4096
+        page = int.from_bytes(data[16:18], "big")  # the file's page size, from its header
         for _ in range(4):
             at = rng.randrange(1, len(buf) // page) * page
             buf[at : at + page] = rng.randbytes(page)

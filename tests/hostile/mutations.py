@@ -144,8 +144,6 @@ def random_mutation(rng: random.Random) -> tuple[str, float, int]:
     return rng.choice(KINDS), rng.random(), rng.randrange(1 << 16)
 
 
-PAGE = 4096
-
 
 def damage(data: bytes, how: str, at: float, value: int) -> bytes:
     """A project file damaged: cut short, a page overwritten, bytes flipped, or a header
@@ -154,8 +152,9 @@ def damage(data: bytes, how: str, at: float, value: int) -> bytes:
     if how == "truncate":
         return data[: int(at * len(data))]
     if how == "page":
-        page = 1 + int(at * (len(data) // PAGE - 1))
-        return data[: page * PAGE] + rng.randbytes(PAGE) + data[(page + 1) * PAGE :]
+        size = int.from_bytes(data[16:18], "big") if len(data) >= 100 else 4096  # its header's
+        page = 1 + int(at * (len(data) // size - 1))
+        return data[: page * size] + rng.randbytes(size) + data[(page + 1) * size :]
     if how == "flips":
         buf = bytearray(data)
         for _ in range(1 + value % 16):

@@ -72,6 +72,7 @@ def test_new_project_has_pragmas_and_head(tmp_path):
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 10000
         assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+        assert conn.exec_driver_sql("PRAGMA page_size").scalar() == 16384
         assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == (
             SCHEMA_HEAD
         )
@@ -104,7 +105,11 @@ def test_released_schema_samples_open_with_their_data(tmp_path, sample):
     path = tmp_path / sample.name
     shutil.copy(sample, path)
     revision = sample.stem.removeprefix("schema_")
+    with contextlib.closing(sqlite3.connect(sample)) as released:
+        (page_size,) = released.execute("PRAGMA page_size").fetchone()
     store = Store.open(path)
+    with store._read() as conn:  # an existing file keeps its pages (16 KiB is for new ones)
+        assert conn.exec_driver_sql("PRAGMA page_size").scalar() == page_size
     assert [t.qid for t in store.topics()] == ["1", "2"]
     assert [r.name for r in store.runs()] == ["sample-run"]
     lists = store.load_ranked_lists()
@@ -114,8 +119,6 @@ def test_released_schema_samples_open_with_their_data(tmp_path, sample):
     if revision != SCHEMA_HEAD:
         assert store.backup is not None and Path(store.backup).exists()
         # the copy kept is the project as it was: its revision and its rows
-        import sqlite3
-
         with contextlib.closing(sqlite3.connect(store.backup)) as kept:
             assert kept.execute("SELECT version_num FROM alembic_version").fetchall() == [
                 (revision,)
