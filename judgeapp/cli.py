@@ -76,7 +76,17 @@ def project_argument(argv: list[str], commands: set[str]) -> str | None:
     return None
 
 
+def _one_blas_thread() -> None:
+    """numpy's OpenBLAS starts a thread per core when it loads, and they spin for a while:
+    0.07 s of CPU for each process that imports numpy, measured on 2 cores. judgeapp's
+    numpy work is element-wise (its only matrix products are a few features wide), so one
+    thread serves. Only before numpy is loaded, and a setting the user made is kept."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv: list[str] | None = None) -> int:
+    _one_blas_thread()
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

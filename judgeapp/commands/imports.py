@@ -8,7 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from judgeapp.commands import CommandError, open_store, progress_bar
+from judgeapp.commands import CommandError, collector_paused, open_store, progress_bar
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -119,10 +119,11 @@ def _shares(files: list[str], n: int) -> list[tuple[int, int]]:
 
 
 def _import(args: argparse.Namespace, read: Callable[[], NumberedRuns | None] | None) -> int:
-    from judgeapp.services import imports
-    from judgeapp.store import StoreError
+    with collector_paused():
+        from judgeapp.services import imports
+        from judgeapp.store import StoreError
 
-    store = open_store(args.db, create=args.create)
+        store = open_store(args.db, create=args.create)
     try:
         with progress_bar(f"import {args.kind}") as progress:
             if args.kind == "topics":

@@ -3,6 +3,7 @@ store in one transaction per call, so a failed import leaves the project exactly
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -115,16 +116,23 @@ def import_runs(
         return None if names is None else names[i]
 
     numbered = None
+    sha256s: list[str] = []
     if read is not None:
         if fmt is not None:  # only "trec" exists; each file's check names the file alone
             for path in paths:
                 resolve_format(str(path), "run", fmt)
         progress(0, len(paths), "reading runs")
+        # hashed while the runs are read elsewhere, not after, when the store waits for
+        # them; a file that cannot be opened is left to its reader to say so, in its turn
+        with contextlib.suppress(OSError):
+            sha256s = [_sha256(path) for path in paths]
         numbered = read()
     if numbered is not None:
+        if len(sha256s) != len(paths):
+            sha256s = [_sha256(path) for path in paths]
         imports = [
-            RunImport(run, name(i), _sha256(path))
-            for i, (run, path) in enumerate(zip(numbered.runs, paths, strict=True))
+            RunImport(run, name(i), sha256)
+            for i, (run, sha256) in enumerate(zip(numbered.runs, sha256s, strict=True))
         ]
     else:
         imports = []

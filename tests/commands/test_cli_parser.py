@@ -4,6 +4,7 @@ command line's part for it: the same options, the same help, the same errors."""
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,3 +48,52 @@ def test_a_command_imports_no_other_command_module():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "['judgeapp.commands.evaluate']"
+
+
+BLAS_PROBE = """
+import os, sys
+from judgeapp.cli import main
+try:
+    main(["--version"])
+except SystemExit:
+    pass
+import numpy
+numpy.ones((64, 64)) @ numpy.ones((64, 64))  # a matrix product: OpenBLAS at work
+status = open("/proc/self/status").read()
+print(os.environ["OPENBLAS_NUM_THREADS"], status.split("Threads:")[1].split()[0])
+"""
+
+
+@pytest.mark.parametrize("given", [None, "2"])
+def test_the_command_line_gives_numpy_one_blas_thread_unless_told(given):
+    """OpenBLAS's threads spin when they start (0.07 s of CPU per process): the command
+    line asks for one, before numpy loads; a value the user set is kept."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    out = subprocess.run(
+        [sys.executable, "-c", BLAS_PROBE], env=env, cwd=ROOT, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    value, threads = out.stdout.split()[-2:]  # after the version line
+    if given is None:
+        assert (value, threads) == ("1", "1")
+    else:
+        assert value == given
+
+
+def test_the_collector_pauses_while_modules_load_and_freezes_what_they_made():
+    import gc
+
+    from judgeapp.commands import collector_paused
+
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+            made = [[] for _ in range(1000)]  # objects the collector tracks
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= frozen + len(made)
+    finally:
+        gc.unfreeze()
