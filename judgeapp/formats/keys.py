@@ -422,6 +422,12 @@ class Interner:
         self.count = end
 
 
+def _number_dtype(n: int) -> type:
+    """int32 for numbers below 2**31 (a column of a million entries: 4 MB, not 8, to write,
+    send between processes and gather), else int64."""
+    return np.int32 if n < 2**31 else np.int64
+
+
 @dataclass(slots=True)
 class Numbered:
     """Strings of several columns numbered once across them: ``keys`` the distinct strings,
@@ -445,7 +451,7 @@ class Numbered:
         if self.byte_ordered:
             return self
         order = self.keys.byte_order()
-        rank = np.empty(len(order), dtype=np.int64)
+        rank = np.empty(len(order), dtype=_number_dtype(len(order)))
         rank[order] = np.arange(len(order))
         return Numbered(self.keys.take(order), [rank[ids] for ids in self.ids], True)
 
@@ -464,7 +470,7 @@ class Numbered:
         starts = np.ones(len(order), dtype=bool)
         if len(order) > 1:
             starts[1:] = (words[1:] != words[:-1]).any(axis=1)
-        number = np.empty(len(order), dtype=np.int64)
+        number = np.empty(len(order), dtype=_number_dtype(len(order)))
         number[order] = np.cumsum(starts) - 1
         ids: list[np.ndarray] = []
         at = 0

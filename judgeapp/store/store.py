@@ -431,9 +431,10 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 bounds = np.cumsum([0] + [len(t) for t in texts]).tolist()
                 return [ids[a:b] for a, b in itertools.pairwise(bounds)]
         numbered = numbered.in_byte_order()
-        ids = np.zeros(0, dtype=np.int64)
+        ids = np.zeros(0, dtype=ID_DTYPE)
         if len(numbered.keys):
-            ids = cls._intern_ordered(conn, numbered.keys)
+            # as stored (int32): each run's gather then makes the stored column itself
+            ids = cls._intern_ordered(conn, numbered.keys).astype(ID_DTYPE)
         return [ids[entries] for entries in numbered.ids]
 
     @staticmethod
@@ -723,7 +724,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 ).scalar_one()
                 bounds = run.bounds.tolist()
                 scores = np.ascontiguousarray(run.scores, dtype=SCORE_DTYPE)
-                ids = doc_ids.astype(ID_DTYPE)
+                ids = doc_ids.astype(ID_DTYPE, copy=False)
                 rows = [
                     (run_id, qid, b - a, ids[a:b].tobytes(), scores[a:b].tobytes())
                     for qid, a, b in zip(run.qids, bounds, bounds[1:], strict=False)
