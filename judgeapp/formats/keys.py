@@ -451,7 +451,7 @@ class Numbered:
         if self.byte_ordered:
             return self
         order = self.keys.byte_order()
-        rank = np.empty(len(order), dtype=_number_dtype(len(order)))
+        rank: np.ndarray = np.empty(len(order), dtype=_number_dtype(len(order)))
         rank[order] = np.arange(len(order))
         return Numbered(self.keys.take(order), [rank[ids] for ids in self.ids], True)
 
@@ -470,7 +470,7 @@ class Numbered:
         starts = np.ones(len(order), dtype=bool)
         if len(order) > 1:
             starts[1:] = (words[1:] != words[:-1]).any(axis=1)
-        number = np.empty(len(order), dtype=_number_dtype(len(order)))
+        number: np.ndarray = np.empty(len(order), dtype=_number_dtype(len(order)))
         number[order] = np.cumsum(starts) - 1
         ids: list[np.ndarray] = []
         at = 0
