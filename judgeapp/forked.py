@@ -83,20 +83,25 @@ def shares_by_weight(weights: Sequence[int], n: int) -> list[tuple[int, int]]:
     return place
 
 
-def worth_forking(paths: Sequence[str], min_bytes: int, min_files: int = 2) -> bool:
-    """Whether reading these files is worth forking for: at least ``min_files``, not stdin
-    (read once, here), and ``min_bytes`` between them (below that the fork costs more than
-    the second core gains). A file that cannot be read is left to the reader, which says
-    what is wrong with it, in order."""
-    if len(paths) < min_files or "-" in paths:
-        return False
-    total = 0
+def file_sizes(paths: Sequence[str]) -> list[int] | None:
+    """Each file's size in bytes, or None when one is stdin (``-``: read once, here) or
+    cannot be read: its reader then says what is wrong with it, in order."""
+    if "-" in paths:
+        return None
+    sizes = []
     for path in paths:
         try:
-            total += os.stat(path).st_size
+            sizes.append(os.stat(path).st_size)
         except OSError:
-            return False
-    return total >= min_bytes
+            return None
+    return sizes
+
+
+def worth_forking(sizes: Sequence[int], min_bytes: int, min_files: int = 2) -> bool:
+    """Whether reading files of these sizes (:func:`file_sizes`) is worth forking for: at
+    least ``min_files``, and ``min_bytes`` between them (below that the fork costs more
+    than the second core gains)."""
+    return len(sizes) >= min_files and sum(sizes) >= min_bytes
 
 
 def forked_map(

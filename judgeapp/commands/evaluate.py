@@ -290,9 +290,10 @@ def _file_runs(paths: list[str], judged, float32: bool, jobs: int | None = None)
 
 
 def _worth_forking(paths: list[str]) -> bool:
-    from judgeapp.forked import worth_forking
+    from judgeapp.forked import file_sizes, worth_forking
 
-    return worth_forking(paths, FORK_MIN_BYTES)
+    sizes = file_sizes(paths)
+    return sizes is not None and worth_forking(sizes, FORK_MIN_BYTES)
 
 
 def _file_run(path: str, judged, float32: bool):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -81,9 +80,16 @@ def _read_runs_ahead(
     the files and numbering their docnos. Returns what gives them, all in order, or None
     for the import to read them itself: so it does when any share failed, and a loop
     over the files in order then raises the first file's error, as it would have."""
-    from judgeapp.forked import ForkedAhead, usable_cores, worth_forking
+    from judgeapp.forked import (
+        ForkedAhead,
+        file_sizes,
+        shares_by_weight,
+        usable_cores,
+        worth_forking,
+    )
 
-    if not worth_forking(files, FORK_MIN_BYTES, min_files=1):
+    sizes = file_sizes(files)
+    if sizes is None or not worth_forking(sizes, FORK_MIN_BYTES, min_files=1):
         return None
     from judgeapp.formats.bulk import NumberedRuns, keep_freed_memory
 
@@ -91,7 +97,8 @@ def _read_runs_ahead(
     # block (Robust 2003: 38,000 minor faults in the children instead of 52,000)
     keep_freed_memory()
     n = min(usable_cores(), len(files))
-    place = _shares(files, n)
+    # shares of about equal bytes, each keeping the files' order
+    place = shares_by_weight(sizes, n)
     shares = [[files[i] for i, (k, _) in enumerate(place) if k == j] for j in range(n)]
     ahead = stack.enter_context(ForkedAhead(NumberedRuns.read, shares, children=n))
 
@@ -103,19 +110,6 @@ def _read_runs_ahead(
             return None
 
     return collect
-
-
-def _shares(files: list[str], n: int) -> list[tuple[int, int]]:
-    """Where each file is read (see forked.shares_by_weight): shares of about equal bytes."""
-    from judgeapp.forked import shares_by_weight
-
-    def size(path: str) -> int:
-        try:
-            return os.stat(path).st_size
-        except OSError:  # gone meanwhile: its reader says so, in its turn
-            return 0
-
-    return shares_by_weight([size(path) for path in files], n)
 
 
 def _import(args: argparse.Namespace, read: Callable[[], NumberedRuns | None] | None) -> int:

@@ -15,6 +15,7 @@ import pytest
 import judgeapp.forked
 from judgeapp.cli import main
 from judgeapp.commands import imports as import_command
+from judgeapp.forked import file_sizes, shares_by_weight
 from judgeapp.formats.keys import ByteKeys
 from judgeapp.store import Store
 from tests.formats.malformed_cases import CASES, MALFORMED
@@ -113,7 +114,7 @@ def test_files_are_dealt_to_shares_by_size_each_share_in_file_order(tmp_path: Pa
         path = tmp_path / f"run{i}"
         path.write_bytes(b"x" * size)
         files.append(str(path))
-    place = import_command._shares(files, 2)
+    place = shares_by_weight(file_sizes(files), 2)  # as import run deals them
     # largest first to the lighter share: 90 to one, then 45, 40 and 30 to the other
     # (85 < 90), then 10, 5 and 1 to the first: 106 and 115
     loads = [sum(size for size, (k, _) in zip(sizes, place, strict=True) if k == j) for j in (0, 1)]
@@ -136,7 +137,7 @@ def test_runs_of_very_different_sizes_store_the_same_when_read_forked(
         ),
         encoding="utf-8",
     )
-    assert import_command._shares(files, 3) != [(i % 3, i // 3) for i in range(5)]
+    assert shares_by_weight(file_sizes(files), 3) != [(i % 3, i // 3) for i in range(5)]
     results = {}
     for forked in (False, True):
         db = tmp_path / f"{forked}.db"
