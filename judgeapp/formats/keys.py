@@ -14,6 +14,7 @@ strings themselves.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -154,43 +155,38 @@ class ByteKeys:
         words: np.ndarray = rows.view(_LE).reshape(len(rows), self.width // 8)
         return words
 
+    def _framed(self, lead: bytes, tail: bytes) -> bytes:
+        """Every string between ``lead`` and ``tail`` (``tail`` right after its last byte),
+        joined: one gather for the column, the padding's zeros dropped by one replace (the
+        strings hold no NUL)."""
+        n, width, at = len(self), self.width, len(lead)
+        out = np.zeros((n, at + width + len(tail)), dtype=np.uint8)
+        out[:, :at] = np.frombuffer(lead, dtype=np.uint8)
+        out[:, at : at + width] = self.mat
+        rows = np.arange(n)
+        for k, byte in enumerate(tail):
+            out[rows, self.lengths + at + k] = byte
+        return out.tobytes().replace(b"\x00", b"")
+
     def to_list(self) -> list[str]:
-        """The strings, decoded (one gather, one decode and one split for the column)."""
-        n = len(self)
-        if n == 0:
+        """The strings, decoded (one gather, one decode and one split for the column; the
+        strings hold no line ends)."""
+        if len(self) == 0:
             return []
-        width = self.width
-        # each row, then a line end right after its last byte; the zeros of the padding
-        # then go in one replace (the strings hold neither NUL nor line ends)
-        out = np.zeros((n, width + 1), dtype=np.uint8)
-        out[:, :width] = self.mat
-        out[np.arange(n), self.lengths] = 10
-        text = out.tobytes().replace(b"\x00", b"").decode("utf-8", "surrogatepass")
-        return text.split("\n")[:-1]
+        return self._framed(b"", b"\n").decode("utf-8", "surrogatepass").split("\n")[:-1]
 
     def json_array(self) -> str:
         """The strings as one JSON array of strings (raw UTF-8, as ``json.dumps`` with
         ``ensure_ascii=False`` but without spaces), built on the bytes, with no Python
         string per key, unless a string needs escaping (a quote, a backslash, a control
-        character) or is not UTF-8: then through :meth:`to_list` and ``json.dumps``."""
-        n = len(self)
-        if n == 0:
+        character) or is not UTF-8 (surrogates, read with surrogatepass): then through
+        :meth:`to_list` and ``json.dumps``."""
+        if len(self) == 0:
             return "[]"
-        if not _JSON_PLAIN[self.mat].all():
-            return json.dumps(self.to_list(), ensure_ascii=False, separators=(",", ":"))
-        width = self.width
-        # '"' + the row + '",' after its last byte; the padding's zeros go in one replace
-        out = np.zeros((n, width + 3), dtype=np.uint8)
-        out[:, 0] = ord('"')
-        out[:, 1 : width + 1] = self.mat
-        rows = np.arange(n)
-        out[rows, self.lengths + 1] = ord('"')
-        out[rows, self.lengths + 2] = ord(",")
-        body = out.tobytes().replace(b"\x00", b"")
-        try:
-            return "[" + body[:-1].decode("utf-8") + "]"
-        except UnicodeDecodeError:  # surrogates (read with surrogatepass): json.dumps says
-            return json.dumps(self.to_list(), ensure_ascii=False, separators=(",", ":"))
+        if _JSON_PLAIN[self.mat].all():
+            with contextlib.suppress(UnicodeDecodeError):
+                return "[" + self._framed(b'"', b'",')[:-1].decode("utf-8") + "]"
+        return json.dumps(self.to_list(), ensure_ascii=False, separators=(",", ":"))
 
     def byte_order(self, *, in_runs: bool = False) -> np.ndarray:
         """The stable permutation that puts the strings in byte order. ``in_runs``: they
