@@ -116,7 +116,7 @@ def import_runs(
         return None if names is None else names[i]
 
     numbered = None
-    sha256s: list[str] = []
+    sha256s: list[str] | None = None
     if read is not None:
         if fmt is not None:  # only "trec" exists; each file's check names the file alone
             for path in paths:
@@ -128,7 +128,7 @@ def import_runs(
             sha256s = [_sha256(path) for path in paths]
         numbered = read()
     if numbered is not None:
-        if len(sha256s) != len(paths):
+        if sha256s is None:  # a file could not be opened then, and can now
             sha256s = [_sha256(path) for path in paths]
         imports = [
             RunImport(run, name(i), sha256)

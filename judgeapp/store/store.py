@@ -421,7 +421,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         """Ids for every entry of every run (repeats allowed), creating missing docnos. The
         distinct docnos are found with an :class:`Interner` run after run (or come found,
         ``numbered``) and put in byte order (code-point order) by numpy, unless they come
-        so; only they are decoded to text."""
+        so; they go to SQLite as JSON built on their bytes (to PostgreSQL as text)."""
         if numbered is None:
             try:
                 numbered = Numbered.of([(run.docnos, run.hashes) for run in columns])
@@ -444,7 +444,6 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         they come as :class:`ByteKeys`), and `json_each` joins them with the `docnos`
         table inside SQLite: the cost follows the number of docnos asked for, not the
         project's size."""
-        ids = np.empty(len(ordered), dtype=np.int64)
         if conn.dialect.name != "sqlite":
             texts = ordered.to_list() if isinstance(ordered, ByteKeys) else ordered
             return _intern_postgres(conn, texts)
@@ -480,6 +479,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             ).fetchall()
         finally:
             cursor.close()
+        ids = np.empty(len(ordered), dtype=np.int64)
         ids[:] = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         return ids
 
