@@ -54,11 +54,16 @@ class CommandError(UserError):
     """A problem with what the user asked for; printed without a traceback."""
 
 
-def open_store(db: str, *, create: bool = False) -> Store:
-    """Open the project at `db` (a path or an SQLAlchemy URL) with user-facing errors."""
+def open_store(db: str, *, create: bool = False, build: bool = False) -> Store:
+    """Open the project at `db` (a path or an SQLAlchemy URL) with user-facing errors.
+    `build` (with `create`), for a command that fills the project: a project file that
+    does not exist yet is built apart (`Store.build`), and the command publishes it when
+    it has succeeded; on failure no project is left at `db`."""
     from judgeapp.store import SchemaError, Store, StoreError
 
     try:
+        if create and build and Store.is_new_file(db):
+            return Store.build(db)
         return Store.open(db, create=create)
     except (SchemaError, StoreError) as exc:
         raise CommandError(f"{db}: {exc}") from exc

@@ -117,7 +117,8 @@ def _import(args: argparse.Namespace, read: Callable[[], NumberedRuns | None] | 
         from judgeapp.services import imports
         from judgeapp.store import StoreError
 
-        store = open_store(args.db, create=args.create)
+        # a new project appears only once the import has landed whole
+        store = open_store(args.db, create=args.create, build=True)
     try:
         with progress_bar(f"import {args.kind}") as progress:
             if args.kind == "topics":
@@ -147,6 +148,8 @@ def _import(args: argparse.Namespace, read: Callable[[], NumberedRuns | None] | 
                     replace=args.replace,
                     progress=progress,
                 )
+        if store.being_built:
+            store.publish()
     except StoreError as exc:
         raise CommandError(str(exc)) from exc
     finally:

@@ -7,6 +7,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, CursorResult, Engine
@@ -14,7 +15,7 @@ from sqlalchemy import Connection, CursorResult, Engine
 from judgeapp.errors import UserError
 from judgeapp.records import Changes
 from judgeapp.store import models as m
-from judgeapp.store.files import REPAIR_HINT, ProjectFileError, release
+from judgeapp.store.files import REPAIR_HINT, ProjectFileError, discard_staged, release
 from judgeapp.store.locking import DEFAULT_WAIT_S, begin_write
 
 
@@ -55,6 +56,8 @@ class StoreBase:
         self.token = uuid.uuid4().hex  # marks this store's entries in the change log
         self._sound = self.dialect != "sqlite"  # SQLite's file passed quick_check (below)
         self._held_file: tuple[int, int] | None = None  # judgeapp.store.files.hold
+        # (file, its place) of a new project not yet put in its place (`Store.build`)
+        self._building: tuple[Path, Path] | None = None
 
     @property
     def dialect(self) -> str:
@@ -75,9 +78,13 @@ class StoreBase:
             self._local.policy = before
 
     def close(self) -> None:
+        """Close the project; one being built and not published is removed."""
         self._engine.dispose()
         held, self._held_file = self._held_file, None
         release(held)
+        building, self._building = self._building, None
+        if building is not None:
+            discard_staged(building[0])
 
     @contextlib.contextmanager
     def _begin(self) -> Iterator[Connection]:

@@ -112,6 +112,71 @@ def copy_project_file(source: Path, target: Path) -> None:
         raise
 
 
+# -- a new project built whole before it is put in its place ----------------------------
+def staged_file(path: Path) -> Path:
+    """Where a new project for `path` is built (see `Store.build`): a hidden file beside it,
+    on the same file system, so that it can be linked into place; one per process."""
+    return path.with_name(f".{path.name}.{os.getpid()}.judgeapp-new")
+
+
+def _sync(path: Path, flags: int = os.O_RDONLY) -> None:
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def put_in_place(staged: Path, path: Path) -> None:
+    """The built project file `staged` synced and made `path`, never over a file there:
+    a project someone created at `path` meanwhile is kept, and this one is left at
+    `staged` (named in the error). Then the folder is synced, so the new name survives
+    a power loss too."""
+    try:
+        _sync(staged)
+        _link_new(staged, path)
+        _sync(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    except FileExistsError:
+        raise ProjectFileError(
+            f"{path}: a file was created there while this project was built; the new "
+            f"project is kept at {staged}"
+        ) from None
+    except OSError as exc:
+        raise ProjectFileError(
+            f"{path}: cannot put the new project in place ({exc.strerror or exc}); it is "
+            f"kept at {staged}"
+        ) from None
+    _remove_beside(staged)
+
+
+def _link_new(staged: Path, path: Path) -> None:
+    """`staged` renamed `path`, FileExistsError if something is there."""
+    try:
+        os.link(staged, path)  # fails if `path` exists: never replaces a project
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: the same, short of atomic
+        if os.path.lexists(path):
+            raise FileExistsError(path) from None
+        os.rename(staged, path)
+    else:
+        with contextlib.suppress(OSError):  # the project is in place; a second name stays
+            os.unlink(staged)
+
+
+def discard_staged(staged: Path) -> None:
+    """A project that was being built, and SQLite's and judgeapp's files beside it, removed."""
+    with contextlib.suppress(OSError):
+        staged.unlink(missing_ok=True)
+    _remove_beside(staged)
+
+
+def _remove_beside(staged: Path) -> None:
+    for suffix in ("-journal", "-wal", "-shm", "-judgeapp-lock"):
+        with contextlib.suppress(OSError):
+            staged.with_name(staged.name + suffix).unlink(missing_ok=True)
+
+
 # SQLite's primary result codes that mean the file, the disk or the permissions failed
 _MEANINGS = {
     "SQLITE_CORRUPT": "the project file is damaged",

@@ -57,16 +57,24 @@ def sqlite_path(url: str) -> Path | None:
 PAGE_BYTES = 16384
 
 
-def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, *, building: bool) -> None:
     cursor = dbapi_connection.cursor()
     # a new project's pages (an existing file keeps its own; this must come before WAL):
     # 16 KiB holds a ranked list of 1,000 entries (12 KB) on one page instead of a chain of
     # four, and a bulk import writes and checkpoints a quarter of the frames
     cursor.execute(f"PRAGMA page_size={PAGE_BYTES}")
-    # WAL: readers never block the writer (the GUI reads while a worker imports).
-    cursor.execute("PRAGMA journal_mode=WAL")
-    # FULL: a committed judgment survives power loss, not only a crash of the program.
-    cursor.execute("PRAGMA synchronous=FULL")
+    if building:
+        # a new project built in a file no other process knows (`Store.build`), synced
+        # once when it is put in place: no WAL (each page is written once, not to the WAL
+        # and again at the checkpoint) and no sync per commit. The rollback journal stays
+        # in memory: pages beyond a file's size when its transaction began need none.
+        cursor.execute("PRAGMA journal_mode=MEMORY")
+        cursor.execute("PRAGMA synchronous=OFF")
+    else:
+        # WAL: readers never block the writer (the GUI reads while a worker imports).
+        cursor.execute("PRAGMA journal_mode=WAL")
+        # FULL: a committed judgment survives power loss, not only a crash of the program.
+        cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute("PRAGMA foreign_keys=ON")
     # readers rarely wait in WAL mode (only while a crashed writer's WAL is recovered); a
     # writer waits for the write lock in steps of its own (judgeapp.store.locking)
@@ -76,12 +84,16 @@ def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -
     cursor.close()
 
 
-def create_project_engine(url: str, *, read_only: bool = False) -> Engine:
+def create_project_engine(
+    url: str, *, read_only: bool = False, built_for: Path | None = None
+) -> Engine:
     """The engine of a project. `read_only` (an SQLite file that this user cannot write, or
     in a folder this user cannot write): opened with `mode=ro&immutable=1`, since SQLite
     needs to write beside a WAL project even to read it; any write then fails with "the
-    project is read-only here"."""
+    project is read-only here". `built_for`: `url` is the file where a new project for
+    that path is built (`Store.build`), and errors name that path."""
     path = sqlite_path(url)
+    shown = built_for or path
     if read_only and path is not None:
         uri = f"file:{quote(str(path))}?mode=ro&immutable=1"
         engine = create_engine(
@@ -97,11 +109,11 @@ def create_project_engine(url: str, *, read_only: bool = False) -> Engine:
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine, "connect")
-        def _pragmas(dbapi_connection: sqlite3.Connection, record: object) -> None:
+        def _pragmas(dbapi_connection: sqlite3.Connection, _record: object) -> None:
             try:
-                _set_sqlite_pragmas(dbapi_connection, record)
+                _set_sqlite_pragmas(dbapi_connection, building=built_for is not None)
             except (sqlite3.Error, UnicodeDecodeError) as exc:  # the first statements
-                error = None if path is None else file_error(str(path), exc)  # a file sees
+                error = None if shown is None else file_error(str(shown), exc)  # a file sees
                 if error is None:
                     raise
                 raise error from None
@@ -122,7 +134,7 @@ def create_project_engine(url: str, *, read_only: bool = False) -> Engine:
             # wherever the statement ran (judgeapp.store.files)
             @event.listens_for(engine, "handle_error")
             def _file_failed(context: Any) -> None:
-                error = file_error(str(path), context.original_exception)
+                error = file_error(str(shown), context.original_exception)
                 if error is not None:
                     raise error from None
 

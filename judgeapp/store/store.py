@@ -47,7 +47,15 @@ from judgeapp.records import (
 )
 from judgeapp.store import models as m
 from judgeapp.store.base import StoreError, raw, utcnow
-from judgeapp.store.files import ProjectFileError, check_project_file, hold, release
+from judgeapp.store.files import (
+    ProjectFileError,
+    check_project_file,
+    discard_staged,
+    hold,
+    put_in_place,
+    release,
+    staged_file,
+)
 from judgeapp.store.pools import PoolStoreMixin
 from judgeapp.store.schema import (
     create_project_engine,
@@ -219,6 +227,58 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     @classmethod
     def open(cls, db: str | Path, *, create: bool = True) -> Store:
         """Open (and if needed create or upgrade) a project. `db` is a path or a URL."""
+        return cls._open(db, create=create)
+
+    @classmethod
+    def build(cls, db: str | Path) -> Store:
+        """A new project for `db`, a project file that does not exist yet, built in a file
+        of its own beside it: nothing is at `db` until :meth:`publish` puts the project
+        there whole (synced), and :meth:`close` without it removes what was built. For a
+        command that creates a project and fills it (``import ... --create``): nothing is
+        left behind when it fails, and SQLite writes each page once (no WAL, no sync per
+        commit; see `schema._set_sqlite_pragmas`)."""
+        path = sqlite_path(database_url(db))
+        if path is None:
+            raise StoreError(f"{db}: only a project file is built apart, not a database URL")
+        check_project_file(path, create=True)
+        if os.path.lexists(path):
+            raise StoreError(f"{db}: a project file is there already")
+        staged = staged_file(path)
+        discard_staged(staged)  # left by a process of the same number that was killed
+        try:
+            store = cls._open(staged, create=True, built_for=path)
+        except BaseException:
+            discard_staged(staged)
+            raise
+        store._building = (staged, path)
+        return store
+
+    @staticmethod
+    def is_new_file(db: str | Path) -> bool:
+        """Whether `db` is a project file path with nothing there yet (what `build` takes)."""
+        path = sqlite_path(database_url(db))
+        return path is not None and not os.path.lexists(path)
+
+    @property
+    def being_built(self) -> bool:
+        """Whether this is a new project that `publish` has yet to put in its place."""
+        return self._building is not None
+
+    def publish(self) -> None:
+        """Close the project :meth:`build` made and put it in its place (WAL from now on)."""
+        if self._building is None:
+            raise StoreError("only a project being built is published")
+        staged, path = self._building
+        with self._engine.connect() as conn:
+            driver = conn.connection.driver_connection
+            driver.execute("PRAGMA journal_mode=WAL")  # type: ignore[union-attr]
+        self._building = None
+        self.close()
+        put_in_place(staged, path)
+        self.url = database_url(path)
+
+    @classmethod
+    def _open(cls, db: str | Path, *, create: bool, built_for: Path | None = None) -> Store:
         url = database_url(db)
         path = sqlite_path(url)
         if path is not None:
@@ -228,7 +288,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         # a project this user may read but not write is opened read-only (SQLite would
         # otherwise refuse even to read it: a WAL project needs its -shm file written)
         read_only = path is not None and path.exists() and not _writable(path)
-        engine = create_project_engine(url, read_only=read_only)
+        engine = create_project_engine(url, read_only=read_only, built_for=built_for)
         held = hold(path) if path is not None else None
         try:
             if path is not None and not create and current_revision(engine) is None:
