@@ -8,10 +8,10 @@ running the `alembic` command get a fresh engine from `sqlalchemy.url` instead.
 from alembic import context
 from sqlalchemy import engine_from_config, pool
 
-from judgeapp.store.models import Base
+from judgeapp.store.models import metadata
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = metadata
 
 
 def _run(connection) -> None:

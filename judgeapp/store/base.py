@@ -137,7 +137,7 @@ class StoreBase:
             changes = Changes.from_json({**changes.to_json(), "judged": []})
         # on PostgreSQL a trigger on the log NOTIFYs NOTIFY_CHANNEL, delivered at commit
         conn.execute(
-            m.table(m.ProjectChange).insert(),
+            m.ProjectChange.insert(),
             {"at": utcnow(), "writer": self.token, "changes": changes.to_json()},
         )
 

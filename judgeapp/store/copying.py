@@ -15,7 +15,7 @@ BATCH = 5000
 def copy_project(source: StoreBase, target: StoreBase) -> int:
     """Copy every row of `source` into `target`, which must be an empty project (just
     created), in one transaction. Returns the number of rows copied."""
-    tables = [t for t in m.Base.metadata.sorted_tables if t.name != "project_changes"]
+    tables = [t for t in m.metadata.sorted_tables if t.name != "project_changes"]
     copied = 0
     with source._read() as src, target._begin() as dst:
         for table in tables:

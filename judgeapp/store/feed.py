@@ -53,7 +53,7 @@ class ChangeFeed:
         with self.store._read() as conn:
             return int(
                 conn.execute(
-                    select(m.ProjectChange.id).order_by(m.ProjectChange.id.desc()).limit(1)
+                    select(m.ProjectChange.c.id).order_by(m.ProjectChange.c.id.desc()).limit(1)
                 ).scalar()
                 or 0
             )
@@ -80,9 +80,9 @@ class ChangeFeed:
             return None
         with self.store._read() as conn:
             rows = conn.execute(
-                select(m.ProjectChange.id, m.ProjectChange.writer, m.ProjectChange.changes)
-                .where(m.ProjectChange.id > self.last)
-                .order_by(m.ProjectChange.id)
+                select(m.ProjectChange.c.id, m.ProjectChange.c.writer, m.ProjectChange.c.changes)
+                .where(m.ProjectChange.c.id > self.last)
+                .order_by(m.ProjectChange.c.id)
             ).all()
         if not rows:
             return None

@@ -13,12 +13,10 @@ key, because runs and qrels may name topics the project lacks (`info` reports su
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import cast
-
 from sqlalchemy import (
     JSON,
     Boolean,
+    Column,
     DateTime,
     Float,
     ForeignKey,
@@ -31,7 +29,6 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # Stable constraint names so Alembic batch operations on SQLite can find them.
 NAMING = {
@@ -42,212 +39,224 @@ NAMING = {
     "pk": "pk_%(table_name)s",
 }
 
-
-class Base(DeclarativeBase):
-    metadata = MetaData(naming_convention=NAMING)
-
-
-def table(model: type[Base]) -> Table:
-    """A model's table, typed as one (a type checker sees `__table__` as any FROM clause)."""
-    return cast(Table, model.__table__)
+# Core tables, no ORM: the store writes and reads through statements, never mapped objects,
+# and SQLAlchemy's ORM with declarative classes cost every command 0.08 s of CPU to load.
+# Columns are `Run.c.name`.
+metadata = MetaData(naming_convention=NAMING)
 
 
-class Setting(Base):
-    """Project-wide key/value settings (name, creation time, preferences) as JSON values."""
-
-    __tablename__ = "settings"
-    key: Mapped[str] = mapped_column(String, primary_key=True)
-    value: Mapped[object] = mapped_column(JSON, nullable=True)
-
-
-class Grade(Base):
-    """One step of the project's relevance scale: the number stored in judgments and qrels,
-    the label shown on the button and the key that records it."""
-
-    __tablename__ = "scale"
-    grade: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    label: Mapped[str] = mapped_column(String, nullable=False)
-    key: Mapped[str] = mapped_column(String, nullable=False, unique=True)
-    definition: Mapped[str] = mapped_column(Text, nullable=False, server_default="")
+# Project-wide key/value settings (name, creation time, preferences) as JSON values.
+Setting = Table(
+    "settings",
+    metadata,
+    Column("key", String, primary_key=True),
+    Column("value", JSON, nullable=True),
+)
 
 
-class Topic(Base):
-    __tablename__ = "topics"
-    qid: Mapped[str] = mapped_column(String, primary_key=True)
-    title: Mapped[str] = mapped_column(Text, nullable=False, default="")
-    description: Mapped[str] = mapped_column(Text, nullable=False, default="")
-    narrative: Mapped[str] = mapped_column(Text, nullable=False, default="")
-    fields: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
-    source: Mapped[str | None] = mapped_column(String)
-    imported_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+# One step of the project's relevance scale: the number stored in judgments and qrels, the label
+# shown on the button and the key that records it.
+Grade = Table(
+    "scale",
+    metadata,
+    Column("grade", Integer, primary_key=True, autoincrement=False),
+    Column("label", String, nullable=False),
+    Column("key", String, nullable=False, unique=True),
+    Column("definition", Text, nullable=False, server_default=""),
+)
 
 
-class Docno(Base):
-    """Every document identifier the project has seen, with its dense integer id."""
-
-    __tablename__ = "docnos"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    docno: Mapped[str] = mapped_column(String, nullable=False, unique=True)
-
-
-class Document(Base):
-    __tablename__ = "documents"
-    doc_id: Mapped[int] = mapped_column(
-        ForeignKey("docnos.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
-    )
-    title: Mapped[str] = mapped_column(Text, nullable=False, default="")
-    text: Mapped[str] = mapped_column(Text, nullable=False, default="")
-    fields: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
-    source: Mapped[str | None] = mapped_column(String)
+Topic = Table(
+    "topics",
+    metadata,
+    Column("qid", String, primary_key=True),
+    Column("title", Text, nullable=False, default=""),
+    Column("description", Text, nullable=False, default=""),
+    Column("narrative", Text, nullable=False, default=""),
+    Column("fields", JSON, nullable=False, default=dict),
+    Column("source", String, nullable=True),
+    Column("imported_at", DateTime, nullable=False),
+)
 
 
-class Run(Base):
-    __tablename__ = "runs"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String, nullable=False, unique=True)
-    tag: Mapped[str] = mapped_column(String, nullable=False)
-    source_path: Mapped[str | None] = mapped_column(String)
-    source_sha256: Mapped[str | None] = mapped_column(String)
-    imported_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
-    n_topics: Mapped[int] = mapped_column(Integer, nullable=False)
-    n_entries: Mapped[int] = mapped_column(Integer, nullable=False)
+# Every document identifier the project has seen, with its dense integer id.
+Docno = Table(
+    "docnos",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("docno", String, nullable=False, unique=True),
+)
 
 
-class RankedList(Base):
-    """One topic of one run: `doc_ids` (int32 LE) and `scores` (float64 LE), rank order."""
-
-    __tablename__ = "ranked_lists"
-    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
-    qid: Mapped[str] = mapped_column(String, primary_key=True)
-    n: Mapped[int] = mapped_column(Integer, nullable=False)
-    doc_ids: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
-    scores: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
-
-
-class Pool(Base):
-    __tablename__ = "pools"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String, nullable=False, unique=True)
-    strategy: Mapped[str] = mapped_column(String, nullable=False)  # depth, take, rbp, rrf, ...
-    params: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
-    judging_order: Mapped[str] = mapped_column(String, nullable=False, default="blind")
-    seed: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
-    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
-    updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+Document = Table(
+    "documents",
+    metadata,
+    Column(
+        "doc_id",
+        Integer,
+        ForeignKey("docnos.id", ondelete="CASCADE"),
+        primary_key=True,
+        autoincrement=False,
+    ),
+    Column("title", Text, nullable=False, default=""),
+    Column("text", Text, nullable=False, default=""),
+    Column("fields", JSON, nullable=False, default=dict),
+    Column("source", String, nullable=True),
+)
 
 
-class PoolRun(Base):
-    __tablename__ = "pool_runs"
-    pool_id: Mapped[int] = mapped_column(
-        ForeignKey("pools.id", ondelete="CASCADE"), primary_key=True
-    )
-    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+Run = Table(
+    "runs",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String, nullable=False, unique=True),
+    Column("tag", String, nullable=False),
+    Column("source_path", String, nullable=True),
+    Column("source_sha256", String, nullable=True),
+    Column("imported_at", DateTime, nullable=False),
+    Column("n_topics", Integer, nullable=False),
+    Column("n_entries", Integer, nullable=False),
+)
 
 
-class PoolDoc(Base):
-    """A pooled document of one topic: its best rank over the contributing runs, and those
-    runs with the rank each gave it (two int32 LE arrays). `inclusion_prob` is the
-    probability with which a sampling pool drew it (1.0 for depth pools)."""
+# One topic of one run: `doc_ids` (int32 LE) and `scores` (float64 LE), rank order.
+RankedList = Table(
+    "ranked_lists",
+    metadata,
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("qid", String, primary_key=True),
+    Column("n", Integer, nullable=False),
+    Column("doc_ids", LargeBinary, nullable=False),
+    Column("scores", LargeBinary, nullable=False),
+)
 
-    __tablename__ = "pool_docs"
-    pool_id: Mapped[int] = mapped_column(
-        ForeignKey("pools.id", ondelete="CASCADE"), primary_key=True
-    )
-    qid: Mapped[str] = mapped_column(String, primary_key=True)
-    doc_id: Mapped[int] = mapped_column(ForeignKey("docnos.id"), primary_key=True)
-    best_rank: Mapped[int] = mapped_column(Integer, nullable=False)
-    n_runs: Mapped[int] = mapped_column(Integer, nullable=False)
-    run_ids: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
-    ranks: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
-    inclusion_prob: Mapped[float] = mapped_column(Float, nullable=False, default=1.0)
+
+Pool = Table(
+    "pools",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String, nullable=False, unique=True),
+    Column("strategy", String, nullable=False),  # depth, take, rbp, rrf, ...
+    Column("params", JSON, nullable=False, default=dict),
+    Column("judging_order", String, nullable=False, default="blind"),
+    Column("seed", Integer, nullable=False, default=0),
+    Column("created_at", DateTime, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+)
+
+
+PoolRun = Table(
+    "pool_runs",
+    metadata,
+    Column("pool_id", Integer, ForeignKey("pools.id", ondelete="CASCADE"), primary_key=True),
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+)
+
+
+# A pooled document of one topic: its best rank over the contributing runs, and those runs with
+# the rank each gave it (two int32 LE arrays). `inclusion_prob` is the probability with which a
+# sampling pool drew it (1.0 for depth pools).
+PoolDoc = Table(
+    "pool_docs",
+    metadata,
+    Column("pool_id", Integer, ForeignKey("pools.id", ondelete="CASCADE"), primary_key=True),
+    Column("qid", String, primary_key=True),
+    Column("doc_id", Integer, ForeignKey("docnos.id"), primary_key=True),
+    Column("best_rank", Integer, nullable=False),
+    Column("n_runs", Integer, nullable=False),
+    Column("run_ids", LargeBinary, nullable=False),
+    Column("ranks", LargeBinary, nullable=False),
+    Column("inclusion_prob", Float, nullable=False, default=1.0),
     # sample pools (judgeapp.pooling.estimate): 0 for documents judged before the draw, else
     # the best-rank stratum the document was drawn from; NULL in other pools (schema 0002)
-    stratum: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    added_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    Column("stratum", Integer, nullable=True),
+    Column("added_at", DateTime, nullable=False),
+)
 
 
-class Assessor(Base):
-    """Who made judgments: a person, or a named source for imported qrels (kind 'source')."""
-
-    __tablename__ = "assessors"
-    __table_args__ = (Index("ix_assessors_db_role", "db_role", unique=True),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String, nullable=False, unique=True)
-    kind: Mapped[str] = mapped_column(String, nullable=False, default="person")
-    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+# Who made judgments: a person, or a named source for imported qrels (kind 'source').
+Assessor = Table(
+    "assessors",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String, nullable=False, unique=True),
+    Column("kind", String, nullable=False, default="person"),
+    Column("created_at", DateTime, nullable=False),
     # PostgreSQL: the database role this assessor connects as (row-level security lets a
     # role write only its own assessor's judgments); None on SQLite and for sources
-    db_role: Mapped[str | None] = mapped_column(String, nullable=True)
+    Column("db_role", String, nullable=True),
     # owner, evaluator or assessor; None: an assessor if they have assignments, else an
     # evaluator (judgeapp.services.team)
-    role: Mapped[str | None] = mapped_column(String, nullable=True)
+    Column("role", String, nullable=True),
+    Index("ix_assessors_db_role", "db_role", unique=True),
+)
 
 
-class Judgment(Base):
-    """The current judgment of one assessor for one (topic, document)."""
-
-    __tablename__ = "judgments"
-    __table_args__ = (
-        UniqueConstraint("qid", "doc_id", "assessor_id"),
-        Index("ix_judgments_assessor_qid", "assessor_id", "qid"),
-    )
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    qid: Mapped[str] = mapped_column(String, nullable=False)
-    doc_id: Mapped[int] = mapped_column(ForeignKey("docnos.id"), nullable=False)
-    assessor_id: Mapped[int] = mapped_column(ForeignKey("assessors.id"), nullable=False)
-    grade: Mapped[int] = mapped_column(Integer, nullable=False)
-    note: Mapped[str] = mapped_column(Text, nullable=False, default="")
-    flagged: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
-    time_spent: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)  # seconds
-    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
-    updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+# The current judgment of one assessor for one (topic, document).
+Judgment = Table(
+    "judgments",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("qid", String, nullable=False),
+    Column("doc_id", Integer, ForeignKey("docnos.id"), nullable=False),
+    Column("assessor_id", Integer, ForeignKey("assessors.id"), nullable=False),
+    Column("grade", Integer, nullable=False),
+    Column("note", Text, nullable=False, default=""),
+    Column("flagged", Boolean, nullable=False, default=False),
+    Column("time_spent", Float, nullable=False, default=0.0),  # seconds
+    Column("created_at", DateTime, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
     # automatic judges: a real-valued score beside the grade (a probability of relevance)
-    score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    Column("score", Float, nullable=True),
+    UniqueConstraint("qid", "doc_id", "assessor_id"),
+    Index("ix_judgments_assessor_qid", "assessor_id", "qid"),
+)
 
 
-class JudgmentEvent(Base):
-    """Append-only history: one row per change to a judgment (triggers refuse UPDATE and
-    DELETE on this table). `grade` is NULL when the change removed the judgment."""
-
-    __tablename__ = "judgment_history"
-    __table_args__ = (
-        Index("ix_judgment_history_key", "qid", "doc_id", "assessor_id"),
-        Index("ix_judgment_history_uid", "uid", unique=True),
-    )
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+# Append-only history: one row per change to a judgment (triggers refuse UPDATE and DELETE on this
+# table). `grade` is NULL when the change removed the judgment.
+JudgmentEvent = Table(
+    "judgment_history",
+    metadata,
+    Column("id", Integer, primary_key=True),
     # the event's identity across projects (a merge copies it and never adds it twice)
-    uid: Mapped[str | None] = mapped_column(String, nullable=True)
-    qid: Mapped[str] = mapped_column(String, nullable=False)
-    doc_id: Mapped[int] = mapped_column(ForeignKey("docnos.id"), nullable=False)
-    assessor_id: Mapped[int] = mapped_column(ForeignKey("assessors.id"), nullable=False)
-    action: Mapped[str] = mapped_column(String, nullable=False)  # create, update, delete
-    origin: Mapped[str] = mapped_column(String, nullable=False)  # judge, undo, redo, import, cli
-    grade: Mapped[int | None] = mapped_column(Integer)
-    previous_grade: Mapped[int | None] = mapped_column(Integer)
-    note: Mapped[str] = mapped_column(Text, nullable=False, default="")
-    flagged: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
-    time_spent: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
-    at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
-    score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    Column("uid", String, nullable=True),
+    Column("qid", String, nullable=False),
+    Column("doc_id", Integer, ForeignKey("docnos.id"), nullable=False),
+    Column("assessor_id", Integer, ForeignKey("assessors.id"), nullable=False),
+    Column("action", String, nullable=False),  # create, update, delete
+    Column("origin", String, nullable=False),  # judge, undo, redo, import, cli
+    Column("grade", Integer, nullable=True),
+    Column("previous_grade", Integer, nullable=True),
+    Column("note", Text, nullable=False, default=""),
+    Column("flagged", Boolean, nullable=False, default=False),
+    Column("time_spent", Float, nullable=False, default=0.0),
+    Column("at", DateTime, nullable=False),
+    Column("score", Float, nullable=True),
+    Index("ix_judgment_history_key", "qid", "doc_id", "assessor_id"),
+    Index("ix_judgment_history_uid", "uid", unique=True),
+)
 
 
-class ProjectChange(Base):
-    """One committed write transaction, described as the `Changes` it made (JSON): other
-    processes showing the project read the rows newer than the last they saw."""
+# One committed write transaction, described as the `Changes` it made (JSON): other processes
+# showing the project read the rows newer than the last they saw.
+ProjectChange = Table(
+    "project_changes",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("at", DateTime, nullable=False),
+    Column("writer", String, nullable=False),  # the writing Store's token
+    Column("changes", JSON, nullable=False),
+)
 
-    __tablename__ = "project_changes"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
-    writer: Mapped[str] = mapped_column(String, nullable=False)  # the writing Store's token
-    changes: Mapped[dict] = mapped_column(JSON, nullable=False)
 
-
-class Assignment(Base):
-    """Topic `qid` is assessor's work; `shared` when more than the topic's usual number of
-    assessors judge it (for agreement)."""
-
-    __tablename__ = "assignments"
-    qid: Mapped[str] = mapped_column(String, primary_key=True)
-    assessor_id: Mapped[int] = mapped_column(ForeignKey("assessors.id"), primary_key=True)
-    shared: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+# Topic `qid` is assessor's work; `shared` when more than the topic's usual number of assessors
+# judge it (for agreement).
+Assignment = Table(
+    "assignments",
+    metadata,
+    Column("qid", String, primary_key=True),
+    Column("assessor_id", Integer, ForeignKey("assessors.id"), primary_key=True),
+    Column("shared", Boolean, nullable=False, default=False),
+    Column("created_at", DateTime, nullable=False),
+)

@@ -40,13 +40,13 @@ class PoolStoreMixin(StoreBase):
     # -- reading ---------------------------------------------------------------------------
     def pools(self) -> list[PoolInfo]:
         with self._read() as conn:
-            ids = [i for (i,) in conn.execute(select(m.Pool.id).order_by(m.Pool.id))]
+            ids = [i for (i,) in conn.execute(select(m.Pool.c.id).order_by(m.Pool.c.id))]
             return [self._pool_info(conn, i) for i in ids]
 
     def pool_names(self) -> list[str]:
         """The pools' names, oldest first (what `pools()` lists, without counting documents)."""
         with self._read() as conn:
-            return list(conn.execute(select(m.Pool.name).order_by(m.Pool.id)).scalars())
+            return list(conn.execute(select(m.Pool.c.name).order_by(m.Pool.c.id)).scalars())
 
     def pool(self, name: str) -> PoolInfo:
         with self._read() as conn:
@@ -54,14 +54,16 @@ class PoolStoreMixin(StoreBase):
 
     def has_pool(self, name: str) -> bool:
         with self._read() as conn:
-            return conn.execute(select(m.Pool.id).where(m.Pool.name == name)).first() is not None
+            return (
+                conn.execute(select(m.Pool.c.id).where(m.Pool.c.name == name)).first() is not None
+            )
 
     def pool_kind(self, name: str) -> tuple[str, str]:
         """(strategy, judging order) of a pool, without counting its documents."""
         with self._read() as conn:
             strategy, order = conn.execute(
-                select(m.Pool.strategy, m.Pool.judging_order).where(
-                    m.Pool.id == self._pool_id(conn, name)
+                select(m.Pool.c.strategy, m.Pool.c.judging_order).where(
+                    m.Pool.c.id == self._pool_id(conn, name)
                 )
             ).one()
         return strategy, order
@@ -71,9 +73,9 @@ class PoolStoreMixin(StoreBase):
         with self._read() as conn:
             pool_id = self._pool_id(conn, name)
             rows = conn.execute(
-                select(m.PoolDoc.qid, func.count())
-                .where(m.PoolDoc.pool_id == pool_id)
-                .group_by(m.PoolDoc.qid)
+                select(m.PoolDoc.c.qid, func.count())
+                .where(m.PoolDoc.c.pool_id == pool_id)
+                .group_by(m.PoolDoc.c.qid)
             ).all()
             return dict(sorted(((q, int(n)) for q, n in rows), key=lambda r: r[0].encode()))
 
@@ -126,7 +128,7 @@ class PoolStoreMixin(StoreBase):
     def pools_holding(self, qid: str, doc_id: int) -> list[str]:
         """The pools in which `doc_id` is pooled for `qid` (one primary-key probe each)."""
         with self._read() as conn:
-            names = {i: n for i, n in conn.execute(select(m.Pool.id, m.Pool.name))}
+            names = {i: n for i, n in conn.execute(select(m.Pool.c.id, m.Pool.c.name))}
             return [
                 names[pool_id]
                 for pool_id in names
@@ -152,10 +154,10 @@ class PoolStoreMixin(StoreBase):
         """Store a pool built elsewhere (`judgeapp.services.pools`) under a new name."""
         now = _now()
         with self._begin() as conn:
-            if conn.execute(select(m.Pool.id).where(m.Pool.name == name)).first():
+            if conn.execute(select(m.Pool.c.id).where(m.Pool.c.name == name)).first():
                 raise StoreError(f"the project already has a pool named {name!r}")
             pool_id = conn.execute(
-                m.table(m.Pool).insert().returning(m.Pool.id),
+                m.Pool.insert().returning(m.Pool.c.id),
                 {
                     "name": name,
                     "strategy": strategy,
@@ -168,7 +170,7 @@ class PoolStoreMixin(StoreBase):
             ).scalar_one()
             run_ids = self._run_ids(conn, list(runs))
             conn.execute(
-                m.table(m.PoolRun).insert(),
+                m.PoolRun.insert(),
                 [{"pool_id": pool_id, "run_id": run_ids[r]} for r in runs],
             )
             self._write_docs(conn, pool_id, topics, run_ids, now, upsert=False)
@@ -194,13 +196,13 @@ class PoolStoreMixin(StoreBase):
             added = [r for r in runs if r not in had]
             if added:
                 conn.execute(
-                    m.table(m.PoolRun).insert(),
+                    m.PoolRun.insert(),
                     [{"pool_id": pool_id, "run_id": run_ids[r]} for r in added],
                 )
             self._write_docs(conn, pool_id, topics, run_ids, now, upsert=True)
             conn.execute(
-                m.table(m.Pool).update()
-                .where(m.Pool.id == pool_id)
+                m.Pool.update()
+                .where(m.Pool.c.id == pool_id)
                 .values(params=dict(params), updated_at=now)
             )
             self._changed(conn, Changes(pools=True))
@@ -212,7 +214,7 @@ class PoolStoreMixin(StoreBase):
             values["seed"] = int(seed)
         with self._begin() as conn:
             pool_id = self._pool_id(conn, name)
-            conn.execute(m.table(m.Pool).update().where(m.Pool.id == pool_id).values(**values))
+            conn.execute(m.Pool.update().where(m.Pool.c.id == pool_id).values(**values))
             self._changed(conn, Changes(pools=True))
         return Changes(pools=True)
 
@@ -220,30 +222,30 @@ class PoolStoreMixin(StoreBase):
         """Delete a pool (its documents and run list); judgments are kept."""
         with self._begin() as conn:
             pool_id = self._pool_id(conn, name)
-            conn.execute(m.table(m.PoolDoc).delete().where(m.PoolDoc.pool_id == pool_id))
-            conn.execute(m.table(m.PoolRun).delete().where(m.PoolRun.pool_id == pool_id))
-            conn.execute(m.table(m.Pool).delete().where(m.Pool.id == pool_id))
+            conn.execute(m.PoolDoc.delete().where(m.PoolDoc.c.pool_id == pool_id))
+            conn.execute(m.PoolRun.delete().where(m.PoolRun.c.pool_id == pool_id))
+            conn.execute(m.Pool.delete().where(m.Pool.c.id == pool_id))
             self._changed(conn, Changes(pools=True))
         return Changes(pools=True)
 
     # -- helpers ---------------------------------------------------------------------------
     @staticmethod
     def _pool_id(conn: Connection, name: str) -> int:
-        row = conn.execute(select(m.Pool.id).where(m.Pool.name == name)).first()
+        row = conn.execute(select(m.Pool.c.id).where(m.Pool.c.name == name)).first()
         if row is None:
             raise StoreError(f"no pool named {name!r}")
-        return row[0]
+        return int(row[0])
 
     @staticmethod
     def _pool_runs(conn: Connection, pool_id: int) -> tuple[tuple[str, ...], np.ndarray]:
         """The pool's run names (by run id) and a lookup from run id to index (-1: gone)."""
         rows = conn.execute(
-            select(m.Run.id, m.Run.name)
-            .join(m.PoolRun, m.PoolRun.run_id == m.Run.id)
-            .where(m.PoolRun.pool_id == pool_id)
-            .order_by(m.Run.id)
+            select(m.Run.c.id, m.Run.c.name)
+            .join(m.PoolRun, m.PoolRun.c.run_id == m.Run.c.id)
+            .where(m.PoolRun.c.pool_id == pool_id)
+            .order_by(m.Run.c.id)
         ).all()
-        top = conn.execute(select(func.max(m.Run.id))).scalar() or 0
+        top = conn.execute(select(func.max(m.Run.c.id))).scalar() or 0
         to_index = np.full(top + 1, -1, np.int32)
         for i, (run_id, _) in enumerate(rows):
             to_index[run_id] = i
@@ -251,7 +253,9 @@ class PoolStoreMixin(StoreBase):
 
     @staticmethod
     def _run_ids(conn: Connection, names: Sequence[str]) -> dict[str, int]:
-        ids = dict(conn.execute(select(m.Run.name, m.Run.id).where(m.Run.name.in_(names))).all())
+        ids = dict(
+            conn.execute(select(m.Run.c.name, m.Run.c.id).where(m.Run.c.name.in_(names))).all()
+        )
         missing = [n for n in names if n not in ids]
         if missing:
             raise StoreError(f"no run named {missing[0]!r} in the project")
@@ -260,20 +264,20 @@ class PoolStoreMixin(StoreBase):
     def _pool_info(self, conn: Connection, pool_id: int) -> PoolInfo:
         row = conn.execute(
             select(
-                m.Pool.id,
-                m.Pool.name,
-                m.Pool.strategy,
-                m.Pool.params,
-                m.Pool.judging_order,
-                m.Pool.seed,
-                m.Pool.created_at,
-                m.Pool.updated_at,
-            ).where(m.Pool.id == pool_id)
+                m.Pool.c.id,
+                m.Pool.c.name,
+                m.Pool.c.strategy,
+                m.Pool.c.params,
+                m.Pool.c.judging_order,
+                m.Pool.c.seed,
+                m.Pool.c.created_at,
+                m.Pool.c.updated_at,
+            ).where(m.Pool.c.id == pool_id)
         ).one()
         runs, _ = self._pool_runs(conn, pool_id)
         n_topics, n_docs = conn.execute(
-            select(func.count(func.distinct(m.PoolDoc.qid)), func.count()).where(
-                m.PoolDoc.pool_id == pool_id
+            select(func.count(func.distinct(m.PoolDoc.c.qid)), func.count()).where(
+                m.PoolDoc.c.pool_id == pool_id
             )
         ).one()
         return PoolInfo(

@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any, Self, cast
 
 import numpy as np
-from sqlalchemy import Connection, func, inspect, select
+from sqlalchemy import Connection, Table, func, inspect, select
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import aliased
 
 from judgeapp.formats.bulk import RunColumns, columns_of_run
 from judgeapp.formats.checks import duplicate_error
@@ -323,7 +322,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 if "settings" not in inspect(conn).get_table_names():
                     return False
                 return bool(
-                    conn.execute(select(m.Setting.key).where(m.Setting.key == "created_at")).first()
+                    conn.execute(
+                        select(m.Setting.c.key).where(m.Setting.c.key == "created_at")
+                    ).first()
                 )
         except DBAPIError as exc:
             raise StoreError(f"cannot reach the project: {exc.orig}") from None
@@ -340,18 +341,18 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         with self._read() as conn:
             has_scale = conn.execute(select(func.count()).select_from(m.Grade)).scalar()
             has_created = conn.execute(
-                select(m.Setting.key).where(m.Setting.key == "created_at")
+                select(m.Setting.c.key).where(m.Setting.c.key == "created_at")
             ).first()
         if has_scale and has_created:
             return  # nothing to write: opening an existing project leaves its file untouched
         with self._begin() as conn:  # under the write lock: another process may be first
             has_scale = conn.execute(select(func.count()).select_from(m.Grade)).scalar()
             has_created = conn.execute(
-                select(m.Setting.key).where(m.Setting.key == "created_at")
+                select(m.Setting.c.key).where(m.Setting.c.key == "created_at")
             ).first()
             if not has_scale:
                 conn.execute(
-                    m.table(m.Grade).insert(),
+                    m.Grade.insert(),
                     [
                         {"grade": g.grade, "label": g.label, "key": g.key, "definition": ""}
                         for g in DEFAULT_SCALE
@@ -359,27 +360,27 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 )
             if not has_created:
                 conn.execute(
-                    m.table(m.Setting).insert(),
+                    m.Setting.insert(),
                     [{"key": "created_at", "value": utcnow().isoformat(timespec="seconds")}],
                 )
 
     # -- settings and scale ---------------------------------------------------------------
     def get_setting(self, key: str, default: Any = None) -> Any:
         with self._read() as conn:
-            row = conn.execute(select(m.Setting.value).where(m.Setting.key == key)).first()
+            row = conn.execute(select(m.Setting.c.value).where(m.Setting.c.key == key)).first()
         return default if row is None else row[0]
 
     def set_setting(self, key: str, value: Any) -> None:
         with self._begin() as conn:
-            conn.execute(m.table(m.Setting).delete().where(m.Setting.key == key))
-            conn.execute(m.table(m.Setting).insert(), [{"key": key, "value": value}])
+            conn.execute(m.Setting.delete().where(m.Setting.c.key == key))
+            conn.execute(m.Setting.insert(), [{"key": key, "value": value}])
 
     def scale(self) -> list[GradeInfo]:
         with self._read() as conn:
             rows = conn.execute(
-                select(m.Grade.grade, m.Grade.label, m.Grade.key, m.Grade.definition).order_by(
-                    m.Grade.grade
-                )
+                select(
+                    m.Grade.c.grade, m.Grade.c.label, m.Grade.c.key, m.Grade.c.definition
+                ).order_by(m.Grade.c.grade)
             )
             return [GradeInfo(*row) for row in rows]
 
@@ -403,9 +404,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         keep them. Imported qrels and automatic judges may use any grade."""
         with self._read() as conn:
             rows = conn.execute(
-                select(m.Judgment.grade)
-                .join(m.Assessor, m.Assessor.id == m.Judgment.assessor_id)
-                .where(m.Assessor.kind.in_(("person", "adjudicator")))
+                select(m.Judgment.c.grade)
+                .join(m.Assessor, m.Assessor.c.id == m.Judgment.c.assessor_id)
+                .where(m.Assessor.c.kind.in_(("person", "adjudicator")))
                 .distinct()
             )
             return {int(g) for (g,) in rows}
@@ -430,9 +431,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             used = {
                 int(g)
                 for (g,) in conn.execute(
-                    select(m.Judgment.grade)
-                    .join(m.Assessor, m.Assessor.id == m.Judgment.assessor_id)
-                    .where(m.Assessor.kind.in_(("person", "adjudicator")))
+                    select(m.Judgment.c.grade)
+                    .join(m.Assessor, m.Assessor.c.id == m.Judgment.c.assessor_id)
+                    .where(m.Assessor.c.kind.in_(("person", "adjudicator")))
                     .distinct()
                 )
             }
@@ -443,18 +444,18 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     f"judgments made with grade {listed} exist: the scale must keep "
                     f"{'them' if len(dropped) > 1 else 'it'}"
                 )
-            conn.execute(m.table(m.Grade).delete())
+            conn.execute(m.Grade.delete())
             conn.execute(
-                m.table(m.Grade).insert(),
+                m.Grade.insert(),
                 [
                     {"grade": g.grade, "label": g.label, "key": g.key, "definition": g.definition}
                     for g in grades
                 ],
             )
-            setting = m.table(m.Setting)
+            setting = m.Setting
             for key, value in ((RELEVANT_FROM_KEY, relevant_from), (GUIDELINES_KEY, guidelines)):
                 if value is not None:
-                    conn.execute(setting.delete().where(m.Setting.key == key))
+                    conn.execute(setting.delete().where(m.Setting.c.key == key))
                     conn.execute(setting.insert(), [{"key": key, "value": value}])
             self._changed(conn, Changes(scale=True))
         return Changes(scale=True)
@@ -561,7 +562,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             for start in range(0, len(wanted), 900):
                 chunk = wanted[start : start + 900]
                 rows = conn.execute(
-                    select(m.Docno.docno, m.Docno.id).where(m.Docno.docno.in_(chunk))
+                    select(m.Docno.c.docno, m.Docno.c.id).where(m.Docno.c.docno.in_(chunk))
                 )
                 found.update(dict(rows.all()))
         return found
@@ -579,7 +580,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         with self._read() as conn:
             for start in range(0, len(wanted), 900):
                 chunk = wanted[start : start + 900]
-                rows = conn.execute(select(m.Docno.id, m.Docno.docno).where(m.Docno.id.in_(chunk)))
+                rows = conn.execute(
+                    select(m.Docno.c.id, m.Docno.c.docno).where(m.Docno.c.id.in_(chunk))
+                )
                 found.update(dict(rows.all()))
         return found
 
@@ -602,7 +605,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         ]
         if not rows:
             return Changes()
-        table = m.table(m.Topic)
+        table = m.Topic
         with self._begin() as conn:
             qids = [r["qid"] for r in rows]
             for start in range(0, len(qids), 900):
@@ -612,12 +615,12 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         return Changes(topic_list=True)
 
     _TOPIC_COLUMNS = (
-        m.Topic.qid,
-        m.Topic.title,
-        m.Topic.description,
-        m.Topic.narrative,
-        m.Topic.fields,
-        m.Topic.source,
+        m.Topic.c.qid,
+        m.Topic.c.title,
+        m.Topic.c.description,
+        m.Topic.c.narrative,
+        m.Topic.c.fields,
+        m.Topic.c.source,
     )
 
     def topics(self) -> list[TopicRecord]:
@@ -627,7 +630,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
     def topic(self, qid: str) -> TopicRecord | None:
         with self._read() as conn:
-            row = conn.execute(select(*self._TOPIC_COLUMNS).where(m.Topic.qid == qid)).first()
+            row = conn.execute(select(*self._TOPIC_COLUMNS).where(m.Topic.c.qid == qid)).first()
         return None if row is None else TopicRecord(*row)
 
     # -- documents --------------------------------------------------------------------------
@@ -644,7 +647,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
         Memory stays that of a batch: documents are written DOC_BATCH at a time, and what is
         kept in memory of each for the duplicate check is one bit (see _SeenDocuments)."""
-        table = m.table(m.Document)
+        table = m.Document
         count = 0
         with self._begin() as conn:
             seen = _SeenDocuments(conn)
@@ -698,23 +701,23 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         with self._read() as conn:
             row = conn.execute(
                 select(
-                    m.Document.doc_id,
-                    m.Docno.docno,
-                    m.Document.title,
-                    m.Document.text,
-                    m.Document.fields,
-                    m.Document.source,
+                    m.Document.c.doc_id,
+                    m.Docno.c.docno,
+                    m.Document.c.title,
+                    m.Document.c.text,
+                    m.Document.c.fields,
+                    m.Document.c.source,
                 )
-                .join(m.Docno, m.Docno.id == m.Document.doc_id)
+                .join(m.Docno, m.Docno.c.id == m.Document.c.doc_id)
                 .where(where)
             ).first()
         return None if row is None else DocumentRecord(*row)
 
     def document(self, docno: str) -> DocumentRecord | None:
-        return self._document(m.Docno.docno == docno)
+        return self._document(m.Docno.c.docno == docno)
 
     def document_by_id(self, doc_id: int) -> DocumentRecord | None:
-        return self._document(m.Document.doc_id == doc_id)
+        return self._document(m.Document.c.doc_id == doc_id)
 
     def document_texts(self, doc_ids: Iterable[int]) -> dict[int, str]:
         """Title and text (one string) of each of `doc_ids` the project holds, by doc id."""
@@ -724,8 +727,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             for start in range(0, len(wanted), 900):  # under SQLite's bound-variable limit
                 chunk = wanted[start : start + 900]
                 rows = conn.execute(
-                    select(m.Document.doc_id, m.Document.title, m.Document.text).where(
-                        m.Document.doc_id.in_(chunk)
+                    select(m.Document.c.doc_id, m.Document.c.title, m.Document.c.text).where(
+                        m.Document.c.doc_id.in_(chunk)
                     )
                 )
                 found.update((doc, f"{title}\n{text}") for doc, title, text in rows)
@@ -756,7 +759,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         now = utcnow()
         with self._begin() as conn:
             existing = dict(
-                conn.execute(select(m.Run.name, m.Run.id).where(m.Run.name.in_(names))).all()
+                conn.execute(select(m.Run.c.name, m.Run.c.id).where(m.Run.c.name.in_(names))).all()
             )
             if existing and not replace:
                 name = min(existing)
@@ -765,13 +768,13 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     "(give another name, or replace it)"
                 )
             if existing:
-                conn.execute(m.table(m.Run).delete().where(m.Run.id.in_(existing.values())))
+                conn.execute(m.Run.delete().where(m.Run.c.id.in_(existing.values())))
             # every entry of every run, in order; ids come back aligned with it
             columns = [imp.columns() for imp in imports]
             run_ids = self._intern_columns(conn, columns, docnos)
             for imp, name, run, doc_ids in zip(imports, names, columns, run_ids, strict=True):
                 run_id = conn.execute(
-                    m.table(m.Run).insert().returning(m.Run.id),
+                    m.Run.insert().returning(m.Run.c.id),
                     {
                         "name": name,
                         "tag": run.tag,
@@ -802,21 +805,21 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         with self._read() as conn:
             rows = conn.execute(
                 select(
-                    m.Run.id,
-                    m.Run.name,
-                    m.Run.tag,
-                    m.Run.source_path,
-                    m.Run.source_sha256,
-                    m.Run.imported_at,
-                    m.Run.n_topics,
-                    m.Run.n_entries,
-                ).order_by(m.Run.id)
+                    m.Run.c.id,
+                    m.Run.c.name,
+                    m.Run.c.tag,
+                    m.Run.c.source_path,
+                    m.Run.c.source_sha256,
+                    m.Run.c.imported_at,
+                    m.Run.c.n_topics,
+                    m.Run.c.n_entries,
+                ).order_by(m.Run.c.id)
             ).all()
         return [RunInfo(*row) for row in rows]
 
     def remove_run(self, name: str) -> Changes:
         with self._begin() as conn:
-            gone = conn.execute(m.table(m.Run).delete().where(m.Run.name == name)).rowcount
+            gone = conn.execute(m.Run.delete().where(m.Run.c.name == name)).rowcount
             self._changed(conn, Changes(runs=True))
         if not gone:
             raise StoreError(f"no run named {name!r}")
@@ -865,8 +868,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     @staticmethod
     def _find_assessor(conn: Connection, name: str) -> AssessorInfo | None:
         row = conn.execute(
-            select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role).where(
-                m.Assessor.name == name
+            select(m.Assessor.c.id, m.Assessor.c.name, m.Assessor.c.kind, m.Assessor.c.role).where(
+                m.Assessor.c.name == name
             )
         ).first()
         return None if row is None else AssessorInfo(*row)
@@ -888,23 +891,25 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
     @staticmethod
     def _create_assessor(conn: Connection, name: str, kind: str) -> int:
-        return conn.execute(
-            m.table(m.Assessor).insert().returning(m.Assessor.id),
-            {"name": name, "kind": kind, "created_at": utcnow()},
-        ).scalar_one()
+        return int(
+            conn.execute(
+                m.Assessor.insert().returning(m.Assessor.c.id),
+                {"name": name, "kind": kind, "created_at": utcnow()},
+            ).scalar_one()
+        )
 
     def assessors(self) -> list[AssessorInfo]:
         with self._read() as conn:
             rows = conn.execute(
-                select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role).order_by(
-                    m.Assessor.id
-                )
+                select(
+                    m.Assessor.c.id, m.Assessor.c.name, m.Assessor.c.kind, m.Assessor.c.role
+                ).order_by(m.Assessor.c.id)
             ).all()
         return [AssessorInfo(*row) for row in rows]
 
     def set_role(self, name: str, role: str | None) -> Changes:
         """A person's role: owner, evaluator or assessor (None: from the assignments)."""
-        table = m.table(m.Assessor)
+        table = m.Assessor
         with self._begin() as conn:
             gone = conn.execute(
                 table.update()
@@ -921,16 +926,16 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         """(qid, assessor, shared) of every assignment, by topic then assessor."""
         with self._read() as conn:
             rows = conn.execute(
-                select(m.Assignment.qid, m.Assessor.name, m.Assignment.shared)
-                .join(m.Assessor, m.Assessor.id == m.Assignment.assessor_id)
-                .order_by(m.Assignment.qid, m.Assessor.name)
+                select(m.Assignment.c.qid, m.Assessor.c.name, m.Assignment.c.shared)
+                .join(m.Assessor, m.Assessor.c.id == m.Assignment.c.assessor_id)
+                .order_by(m.Assignment.c.qid, m.Assessor.c.name)
             ).all()
         return sorted(((q, a, bool(s)) for q, a, s in rows), key=lambda r: (r[0].encode(), r[1]))
 
     def set_assignments(self, rows: Sequence[tuple[str, str, bool]]) -> Changes:
         """Replace every assignment with `rows` (qid, assessor, shared); assessors that do
         not exist yet are created as persons."""
-        table = m.table(m.Assignment)
+        table = m.Assignment
         now = utcnow()
         with self._begin() as conn:
             ids = {a.name: a.id for a in self._assessor_rows(conn)}
@@ -962,7 +967,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         with self._begin() as conn:
             for qrels, source in files:
                 row = conn.execute(
-                    select(m.Assessor.id, m.Assessor.kind).where(m.Assessor.name == source)
+                    select(m.Assessor.c.id, m.Assessor.c.kind).where(m.Assessor.c.name == source)
                 ).first()
                 if row is None:
                     assessor_id = self._create_assessor(conn, source, "source")
@@ -972,8 +977,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     previous = {
                         (q, d): g
                         for q, d, g in conn.execute(
-                            select(m.Judgment.qid, m.Judgment.doc_id, m.Judgment.grade).where(
-                                m.Judgment.assessor_id == assessor_id
+                            select(m.Judgment.c.qid, m.Judgment.c.doc_id, m.Judgment.c.grade).where(
+                                m.Judgment.c.assessor_id == assessor_id
                             )
                         ).all()
                     }
@@ -1029,10 +1034,10 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         j, a = m.Judgment, m.Assessor
         with self._read() as conn:
             rows = conn.execute(
-                select(j.doc_id, func.avg(func.coalesce(j.score, j.grade)))
-                .join(a, a.id == j.assessor_id)
-                .where(j.qid == qid, a.kind == "automatic")
-                .group_by(j.doc_id)
+                select(j.c.doc_id, func.avg(func.coalesce(j.c.score, j.c.grade)))
+                .join(a, a.c.id == j.c.assessor_id)
+                .where(j.c.qid == qid, a.c.kind == "automatic")
+                .group_by(j.c.doc_id)
             ).all()
         return {int(d): float(s) for d, s in rows}
 
@@ -1040,11 +1045,11 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         """Every current judgment with every field, the last change's origin among them, by
         topic, document and assessor."""
         j, d, a = m.Judgment, m.Docno, m.Assessor
-        h = aliased(m.JudgmentEvent)
+        h = m.JudgmentEvent.alias()
         last = (
-            select(h.origin)
-            .where(h.qid == j.qid, h.doc_id == j.doc_id, h.assessor_id == j.assessor_id)
-            .order_by(h.id.desc())
+            select(h.c.origin)
+            .where(h.c.qid == j.c.qid, h.c.doc_id == j.c.doc_id, h.c.assessor_id == j.c.assessor_id)
+            .order_by(h.c.id.desc())
             .limit(1)
             .correlate(j)
             .scalar_subquery()
@@ -1052,21 +1057,21 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         with self._read() as conn:
             rows = conn.execute(
                 select(
-                    j.qid,
-                    d.docno,
-                    a.name,
-                    a.kind,
-                    j.grade,
-                    j.score,
-                    j.note,
-                    j.flagged,
-                    j.time_spent,
-                    j.created_at,
-                    j.updated_at,
+                    j.c.qid,
+                    d.c.docno,
+                    a.c.name,
+                    a.c.kind,
+                    j.c.grade,
+                    j.c.score,
+                    j.c.note,
+                    j.c.flagged,
+                    j.c.time_spent,
+                    j.c.created_at,
+                    j.c.updated_at,
                     last,
                 )
-                .join(d, d.id == j.doc_id)
-                .join(a, a.id == j.assessor_id)
+                .join(d, d.c.id == j.c.doc_id)
+                .join(a, a.c.id == j.c.assessor_id)
             ).all()
         out = [
             JudgmentLine(0, q, dn, g, an, ak, sc, nt or "", bool(fl), float(ts), c, u, o)
@@ -1080,7 +1085,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         """Store judgments with every field, in one transaction: each row's assessor (or
         `assessor`; created with the row's kind, or `kind`), each change recorded in the
         history. A judgment equal to the stored one changes nothing."""
-        table, events = m.table(m.Judgment), m.table(m.JudgmentEvent)
+        table, events = m.Judgment, m.JudgmentEvent
         now = utcnow()
         changed: set[str] = set()
         with self._begin() as conn:
@@ -1169,10 +1174,12 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
     def _state(self, conn: Connection, qid: str, doc_id: int, assessor_id: int) -> Any:
         return conn.execute(
-            select(m.Judgment.id, m.Judgment.grade, m.Judgment.note, m.Judgment.flagged).where(
-                m.Judgment.qid == qid,
-                m.Judgment.doc_id == doc_id,
-                m.Judgment.assessor_id == assessor_id,
+            select(
+                m.Judgment.c.id, m.Judgment.c.grade, m.Judgment.c.note, m.Judgment.c.flagged
+            ).where(
+                m.Judgment.c.qid == qid,
+                m.Judgment.c.doc_id == doc_id,
+                m.Judgment.c.assessor_id == assessor_id,
             )
         ).first()
 
@@ -1194,7 +1201,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         changes such as "this grade, keeping the note"; an exception from it changes nothing.
         """
         now = utcnow()
-        table = m.table(m.Judgment)
+        table = m.Judgment
         with self._begin() as conn:
             row = self._state(conn, qid, doc_id, assessor_id)
             before = JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
@@ -1235,7 +1242,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 )
                 action = "update"
             conn.execute(
-                m.table(m.JudgmentEvent).insert(),
+                m.JudgmentEvent.insert(),
                 {
                     "qid": qid,
                     "doc_id": doc_id,
@@ -1318,33 +1325,33 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             ids = self._assessor_ids(conn, assessors)
             stmt = (
                 select(
-                    m.Judgment.qid,
-                    m.Judgment.doc_id,
-                    m.Docno.docno,
-                    m.Assessor.name,
-                    m.Judgment.grade,
-                    m.Judgment.note,
-                    m.Judgment.flagged,
-                    m.Judgment.time_spent,
-                    m.Judgment.created_at,
-                    m.Judgment.updated_at,
+                    m.Judgment.c.qid,
+                    m.Judgment.c.doc_id,
+                    m.Docno.c.docno,
+                    m.Assessor.c.name,
+                    m.Judgment.c.grade,
+                    m.Judgment.c.note,
+                    m.Judgment.c.flagged,
+                    m.Judgment.c.time_spent,
+                    m.Judgment.c.created_at,
+                    m.Judgment.c.updated_at,
                 )
-                .join(m.Docno, m.Docno.id == m.Judgment.doc_id)
-                .join(m.Assessor, m.Assessor.id == m.Judgment.assessor_id)
+                .join(m.Docno, m.Docno.c.id == m.Judgment.c.doc_id)
+                .join(m.Assessor, m.Assessor.c.id == m.Judgment.c.assessor_id)
             )
             if qid is not None:
-                stmt = stmt.where(m.Judgment.qid == qid)
+                stmt = stmt.where(m.Judgment.c.qid == qid)
             if ids is not None:
-                stmt = stmt.where(m.Judgment.assessor_id.in_(ids))
-            rows = conn.execute(stmt.order_by(m.Judgment.qid, m.Docno.docno)).all()
+                stmt = stmt.where(m.Judgment.c.assessor_id.in_(ids))
+            rows = conn.execute(stmt.order_by(m.Judgment.c.qid, m.Docno.c.docno)).all()
         return [JudgmentRecord(*cast(tuple[Any, ...], row)) for row in rows]
 
     def history(self, qid: str | None = None, doc_id: int | None = None) -> list[dict[str, Any]]:
-        stmt = select(m.table(m.JudgmentEvent)).order_by(m.JudgmentEvent.id)
+        stmt = select(m.JudgmentEvent).order_by(m.JudgmentEvent.c.id)
         if qid is not None:
-            stmt = stmt.where(m.JudgmentEvent.qid == qid)
+            stmt = stmt.where(m.JudgmentEvent.c.qid == qid)
         if doc_id is not None:
-            stmt = stmt.where(m.JudgmentEvent.doc_id == doc_id)
+            stmt = stmt.where(m.JudgmentEvent.c.doc_id == doc_id)
         with self._read() as conn:
             return [dict(row._mapping) for row in conn.execute(stmt)]
 
@@ -1354,23 +1361,23 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         with self._read() as conn:
             rows = conn.execute(
                 select(
-                    h.uid,
-                    h.qid,
-                    d.docno,
-                    a.name,
-                    a.kind,
-                    h.action,
-                    h.origin,
-                    h.grade,
-                    h.previous_grade,
-                    h.note,
-                    h.flagged,
-                    h.time_spent,
-                    h.at,
+                    h.c.uid,
+                    h.c.qid,
+                    d.c.docno,
+                    a.c.name,
+                    a.c.kind,
+                    h.c.action,
+                    h.c.origin,
+                    h.c.grade,
+                    h.c.previous_grade,
+                    h.c.note,
+                    h.c.flagged,
+                    h.c.time_spent,
+                    h.c.at,
                 )
-                .join(d, d.id == h.doc_id)
-                .join(a, a.id == h.assessor_id)
-                .order_by(h.id)
+                .join(d, d.c.id == h.c.doc_id)
+                .join(a, a.c.id == h.c.assessor_id)
+                .order_by(h.c.id)
             ).all()
         return [HistoryEvent(*cast(tuple[Any, ...], row)) for row in rows]
 
@@ -1381,7 +1388,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         since it was last removed. Events known already change nothing, so merging twice is
         merging once. A judgment both projects changed, ending at different grades, is a
         conflict: reported, with both changes kept in the history."""
-        h, j = m.table(m.JudgmentEvent), m.table(m.Judgment)
+        h, j = m.JudgmentEvent, m.Judgment
         with self._begin() as conn:
             known = {uid for (uid,) in conn.execute(select(h.c.uid))}
             new: dict[str, HistoryEvent] = {}
@@ -1483,13 +1490,13 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
     def _assessor_rows(self, conn: Connection) -> list[AssessorInfo]:
         rows = conn.execute(
-            select(m.Assessor.id, m.Assessor.name, m.Assessor.kind, m.Assessor.role)
+            select(m.Assessor.c.id, m.Assessor.c.name, m.Assessor.c.kind, m.Assessor.c.role)
         ).all()
         return [AssessorInfo(*r) for r in rows]
 
     @staticmethod
     def _judgment_rows_for(conn: Connection, keys: set[tuple[str, int, int]]) -> dict[tuple, Any]:
-        j = m.table(m.Judgment)
+        j = m.Judgment
         assessor_ids = sorted({k[2] for k in keys})
         rows = conn.execute(
             select(
@@ -1510,16 +1517,16 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         with self._read() as conn:
             ids = self._assessor_ids(conn, assessors)
             stmt = select(
-                m.JudgmentEvent.qid,
-                m.JudgmentEvent.doc_id,
-                m.JudgmentEvent.assessor_id,
-                m.JudgmentEvent.grade,
-            ).order_by(m.JudgmentEvent.id)
+                m.JudgmentEvent.c.qid,
+                m.JudgmentEvent.c.doc_id,
+                m.JudgmentEvent.c.assessor_id,
+                m.JudgmentEvent.c.grade,
+            ).order_by(m.JudgmentEvent.c.id)
             if qid is not None:
-                stmt = stmt.where(m.JudgmentEvent.qid == qid)
+                stmt = stmt.where(m.JudgmentEvent.c.qid == qid)
             if ids is not None:
-                stmt = stmt.where(m.JudgmentEvent.assessor_id.in_(ids))
-            return [tuple(row) for row in conn.execute(stmt).all()]  # type: ignore[misc]
+                stmt = stmt.where(m.JudgmentEvent.c.assessor_id.in_(ids))
+            return [tuple(row) for row in conn.execute(stmt).all()]
 
     # -- overview ---------------------------------------------------------------------------
     def totals(self) -> dict[str, int]:
@@ -1527,8 +1534,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         judgments, pools, topics."""
         with self._read() as conn:
 
-            def count(model: type) -> int:
-                return int(conn.execute(select(func.count()).select_from(model)).scalar_one())
+            def count(table: Table) -> int:
+                return int(conn.execute(select(func.count()).select_from(table)).scalar_one())
 
             return {
                 "documents": count(m.Document),
@@ -1541,18 +1548,20 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
     def topic_titles(self) -> dict[str, str]:
         with self._read() as conn:
-            return {qid: title for qid, title in conn.execute(select(m.Topic.qid, m.Topic.title))}
+            return {
+                qid: title for qid, title in conn.execute(select(m.Topic.c.qid, m.Topic.c.title))
+            }
 
     def run_topics(self) -> set[str]:
         """The topics any run has a ranked list for."""
         with self._read() as conn:
-            return {q for (q,) in conn.execute(select(m.RankedList.qid).distinct())}
+            return {q for (q,) in conn.execute(select(m.RankedList.c.qid).distinct())}
 
     def document_ids_with_text(self) -> np.ndarray:
         """Ids of the documents whose text is in the project (int64, unordered)."""
         with self._read() as conn:
             return np.fromiter(
-                (i for (i,) in conn.execute(select(m.Document.doc_id))), dtype=np.int64
+                (i for (i,) in conn.execute(select(m.Document.c.doc_id))), dtype=np.int64
             )
 
     def integrity_check(self) -> str:

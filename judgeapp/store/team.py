@@ -71,14 +71,14 @@ class TeamStoreMixin(StoreBase):
         return role, created
 
     def _link_role(self, conn: Connection, name: str, role: str) -> None:
-        table = m.table(m.Assessor)
+        table = m.Assessor
         taken = conn.execute(
-            select(m.Assessor.name).where(m.Assessor.db_role == role, m.Assessor.name != name)
+            select(m.Assessor.c.name).where(m.Assessor.c.db_role == role, m.Assessor.c.name != name)
         ).first()
         if taken:
             raise StoreError(f"role {role!r} is already assessor {taken[0]!r}'s")
         row = conn.execute(
-            select(m.Assessor.id, m.Assessor.kind).where(m.Assessor.name == name)
+            select(m.Assessor.c.id, m.Assessor.c.kind).where(m.Assessor.c.name == name)
         ).first()
         if row is None:
             conn.execute(
@@ -96,14 +96,16 @@ class TeamStoreMixin(StoreBase):
         judgments stay). Returns the role."""
         self._require_postgres("team remove")
         with self._begin() as conn:
-            role = conn.execute(select(m.Assessor.db_role).where(m.Assessor.name == name)).scalar()
+            role = conn.execute(
+                select(m.Assessor.c.db_role).where(m.Assessor.c.name == name)
+            ).scalar()
             if not role:
                 raise StoreError(f"{name!r} has no database role in this project")
             q = conn.dialect.identifier_preparer.quote
             schema = conn.execute(text("SELECT current_schema()")).scalar_one()
             conn.execute(text(f"REVOKE ALL ON ALL TABLES IN SCHEMA {q(schema)} FROM {q(role)}"))
             conn.execute(text(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {q(schema)} FROM {q(role)}"))
-            table = m.table(m.Assessor)
+            table = m.Assessor
             conn.execute(table.update().where(table.c.name == name).values(db_role=None))
             self._changed(conn, Changes(assessors=True))
         return str(role)
@@ -112,9 +114,9 @@ class TeamStoreMixin(StoreBase):
         """(assessor, database role) of everyone who connects as a role of their own."""
         with self._read() as conn:
             rows = conn.execute(
-                select(m.Assessor.name, m.Assessor.db_role)
-                .where(m.Assessor.db_role.is_not(None))
-                .order_by(m.Assessor.id)
+                select(m.Assessor.c.name, m.Assessor.c.db_role)
+                .where(m.Assessor.c.db_role.is_not(None))
+                .order_by(m.Assessor.c.id)
             ).all()
         return [(name, str(role)) for name, role in rows]
 
@@ -125,5 +127,7 @@ class TeamStoreMixin(StoreBase):
             return None
         with self._read() as conn:
             return conn.execute(
-                select(m.Assessor.name).where(m.Assessor.db_role == literal_column("current_user"))
+                select(m.Assessor.c.name).where(
+                    m.Assessor.c.db_role == literal_column("current_user")
+                )
             ).scalar()

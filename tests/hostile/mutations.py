@@ -144,7 +144,6 @@ def random_mutation(rng: random.Random) -> tuple[str, float, int]:
     return rng.choice(KINDS), rng.random(), rng.randrange(1 << 16)
 
 
-
 def damage(data: bytes, how: str, at: float, value: int) -> bytes:
     """A project file damaged: cut short, a page overwritten, bytes flipped, or a header
     field changed."""
