@@ -22,6 +22,7 @@ a share of the files itself rather than idling while it waits.
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import os
 import pickle
@@ -31,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import BinaryIO, Generic, TypeVar
 
 T = TypeVar("T")
+A = TypeVar("A")
 R = TypeVar("R")
 
 
@@ -62,25 +64,6 @@ def owners(count: int, n: int) -> list[int]:
             out.append(1 + child % (n - 1))
             child += 1
     return out
-
-
-def shares_by_weight(weights: Sequence[int], n: int) -> list[tuple[int, int]]:
-    """Items dealt to ``n`` shares of about equal weight, for shares that run side by side
-    to end together: the heaviest item first, each to the share lightest so far. Gives
-    each item's place, ``(share, its index in the share)``; a share keeps the items'
-    order."""
-    load = [0] * n
-    share_of = [0] * len(weights)
-    for i in sorted(range(len(weights)), key=lambda i: -weights[i]):
-        k = min(range(n), key=load.__getitem__)
-        share_of[i] = k
-        load[k] += weights[i]
-    taken = [0] * n
-    place = []
-    for k in share_of:
-        place.append((k, taken[k]))
-        taken[k] += 1
-    return place
 
 
 def file_sizes(paths: Sequence[str]) -> list[int] | None:
@@ -144,29 +127,78 @@ def forked_map(
             os.waitpid(pid, 0)
 
 
-class ForkedAhead(Generic[T, R]):
-    """``func(item)`` for every item, computed at once by forked children while this
-    process does other work (`import run` reads its files while the store's modules load
-    and the project opens). Unlike :func:`forked_map`, a child never waits for this
-    process: it writes each result into its own anonymous in-memory file (every result is
-    kept until the end anyway, as an import needs them all). :meth:`results` then yields
-    them in order, as a loop would, raising a child's exception at its item's turn; an
-    item a child did not deliver (killed) is computed here. Use it as a context manager:
-    leaving it kills and reaps children whose results were not collected. With
-    ``children=0``, or not on Linux (see :func:`forked_map`), nothing is forked and
-    :meth:`results` is a plain loop."""
+class _Queue:
+    """Item numbers 0 to n - 1 shared by this process and the children it forks: the
+    children take them from the front, this process from the back, each the next one
+    whichever process asks, until they meet (two counts under a POSIX record lock on an
+    anonymous file; such locks belong to a process, so a child and its parent exclude
+    each other)."""
+
+    def __init__(self, n: int) -> None:
+        self.fd = os.memfd_create("judgeapp-queue", os.MFD_CLOEXEC)
+        os.pwrite(self.fd, (0).to_bytes(8, "little") + n.to_bytes(8, "little"), 0)
+
+    def take(self, *, back: bool = False) -> int | None:
+        """The next number from the front (the back), or None if none is left."""
+        fcntl.lockf(self.fd, fcntl.LOCK_EX)
+        try:
+            ends = os.pread(self.fd, 16, 0)
+            front, end = int.from_bytes(ends[:8], "little"), int.from_bytes(ends[8:], "little")
+            if front >= end:
+                return None
+            if back:
+                end -= 1
+                os.pwrite(self.fd, end.to_bytes(8, "little"), 8)
+                return end
+            os.pwrite(self.fd, (front + 1).to_bytes(8, "little"), 0)
+            return front
+        finally:
+            fcntl.lockf(self.fd, fcntl.LOCK_UN)
+
+    def empty(self) -> None:
+        """No process takes another number."""
+        fcntl.lockf(self.fd, fcntl.LOCK_EX)
+        try:
+            os.pwrite(self.fd, bytes(16), 0)
+        finally:
+            fcntl.lockf(self.fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+class ForkedAhead(Generic[T, A, R]):
+    """Items worked on by forked children while this process does other work (`import
+    run` reads its files while the store's modules load and the project opens), and by
+    this process too once it asks for :meth:`results`. The items wait in a queue, in
+    ``order`` (say the largest first): each child takes the next from its front, this
+    process the next from its back. A process starts with ``begin()``, gives each item it
+    takes to ``step`` with it, and once none is left its part is ``finish`` of it. So the processes end together whatever this one's
+    other work, and the last items taken are the smallest. A child
+    never waits for this process: it writes its part into its own anonymous in-memory
+    file. Use it as a context manager: leaving it kills and reaps children whose parts
+    were not collected. With ``children=0``, or not on Linux (see :func:`forked_map`),
+    nothing is forked and this process does every item."""
 
     def __init__(
-        self, func: Callable[[T], R], items: Sequence[T], children: int | None = None
+        self,
+        begin: Callable[[], A],
+        step: Callable[[A, T], object],
+        finish: Callable[[A], R],
+        items: Sequence[T],
+        *,
+        order: Sequence[int] | None = None,
+        children: int | None = None,
     ) -> None:
-        self.func = func
+        self.begin, self.step, self.finish = begin, step, finish
         self.items = list(items)
+        self.order = list(range(len(self.items))) if order is None else list(order)
         n = min(usable_cores() if children is None else children, len(self.items))
         self.children: list[tuple[int, int]] = []  # (pid, memfd)
-        self.owner = [0] * len(self.items)
+        self.queue: _Queue | None = None
         if n < 1 or not sys.platform.startswith("linux"):
             return
-        self.owner = [1 + i % n for i in range(len(self.items))]
+        self.queue = _Queue(len(self.order))
         gc.freeze()
         try:
             for k in range(1, n + 1):
@@ -175,30 +207,85 @@ class ForkedAhead(Generic[T, R]):
                 if pid == 0:  # the child: never returns
                     for _, other in self.children:
                         os.close(other)
-                    mine = [x for x, o in zip(self.items, self.owner, strict=True) if o == k]
-                    _child(func, mine, os.dup(fd))
+                    self._child(os.dup(fd))
                 self.children.append((pid, fd))
         finally:
             gc.unfreeze()
 
-    def results(self) -> Iterator[R]:
-        if not self.children:
-            for item in self.items:
-                yield self.func(item)
+    def _taken(self, *, back: bool = False) -> Iterator[int]:
+        """The items this process takes from the queue (from its back), until none is
+        left; all of them when there is no queue."""
+        if self.queue is None:
+            yield from self.order
             return
-        streams = []
+        while (k := self.queue.take(back=back)) is not None:
+            yield self.order[k]
+
+    def _stop(self) -> None:
+        """Empty the queue: no process starts another item."""
+        if self.queue is not None:
+            self.queue.empty()
+
+    def _child(self, fd: int) -> None:
+        """Take items until the queue is empty, then send ``(items, part)``, or the
+        exception met (emptying the queue first); then leave at once."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        try:
+            with os.fdopen(fd, "wb") as out:
+                message: tuple[bool, object]
+                try:
+                    done, work = [], self.begin()
+                    for i in self._taken():
+                        self.step(work, self.items[i])
+                        done.append(i)
+                    message = (True, (done, self.finish(work) if done else None))
+                except BaseException as exc:
+                    self._stop()
+                    message = (False, _portable(exc))
+                pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
+        finally:
+            os._exit(0)
+
+    def results(self) -> list[tuple[list[int], R]]:
+        """Every part that has items: ``(their indices, in the order taken, the part)``. This process first takes what is left in the queue; what a child
+        took but did not deliver (it was killed) is done here too. A child's exception is
+        raised here once every child has ended, and this process's own at once."""
+        mine: list[int] = []
+        work = self.begin()
+        try:
+            for i in self._taken(back=True):
+                self.step(work, self.items[i])
+                mine.append(i)
+        except BaseException:
+            self._stop()
+            raise
+        parts: list[tuple[list[int], R]] = []
+        error: BaseException | None = None
         for pid, fd in self.children:
             os.waitpid(pid, 0)
-            os.lseek(fd, 0, os.SEEK_SET)  # the child wrote through the same file offset
-            streams.append(os.fdopen(os.dup(fd), "rb"))
-        for _, fd in self.children:
-            os.close(fd)
+            try:
+                with os.fdopen(os.dup(fd), "rb") as stream:
+                    stream.seek(0)  # the child wrote through the same file offset
+                    ok, value = pickle.load(stream)
+            except (EOFError, pickle.UnpicklingError):
+                continue  # the child died: its items are done below
+            finally:
+                os.close(fd)
+            if not ok:
+                error = error or value
+            elif value[0]:
+                parts.append(value)
         self.children = []  # all reaped
-        try:
-            yield from _in_order(self.func, self.items, self.owner, streams)
-        finally:
-            for stream in streams:
-                stream.close()
+        if error is not None:
+            raise error
+        delivered = {i for done, _ in parts for i in done}.union(mine)
+        for i in self.order:
+            if i not in delivered:
+                self.step(work, self.items[i])
+                mine.append(i)
+        if mine:
+            parts.insert(0, (mine, self.finish(work)))
+        return parts
 
     def _reap(self) -> None:
         for pid, fd in self.children:  # not collected: stop them
@@ -206,8 +293,11 @@ class ForkedAhead(Generic[T, R]):
             os.waitpid(pid, 0)
             os.close(fd)
         self.children = []
+        if self.queue is not None:
+            self.queue.close()
+            self.queue = None
 
-    def __enter__(self) -> ForkedAhead[T, R]:
+    def __enter__(self) -> ForkedAhead[T, A, R]:
         return self
 
     def __exit__(self, *exc: object) -> None:

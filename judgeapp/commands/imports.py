@@ -75,37 +75,45 @@ def run(args: argparse.Namespace) -> int:
 def _read_runs_ahead(
     files: list[str], stack: contextlib.ExitStack
 ) -> Callable[[], NumberedRuns | None] | None:
-    """Start reading the run files now, when they are large enough to gain from it: one
-    forked process per usable core (this one is busy meanwhile), each reading a share of
-    the files and numbering their docnos. Returns what gives them, all in order, or None
-    for the import to read them itself: so it does when any share failed, and a loop
-    over the files in order then raises the first file's error, as it would have."""
-    from judgeapp.forked import (
-        ForkedAhead,
-        file_sizes,
-        shares_by_weight,
-        usable_cores,
-        worth_forking,
-    )
+    """Start reading the run files now, when they are large enough to gain from it: a
+    forked process per usable core but one, each taking the next file (the largest
+    first) until none is left, then numbering the docnos of its files. This process
+    joins them once the project is open, on the last core: so every core has one
+    process (one more only slowed them all: 0.79 s against 0.71 s on Robust 2003 with
+    two cores). Returns what gives the runs, all in order, or None for the import to
+    read them itself: so it does when any reader failed, and a loop over the files in
+    order then raises the first file's error, as it would have."""
+    from judgeapp.forked import ForkedAhead, file_sizes, usable_cores, worth_forking
 
     sizes = file_sizes(files)
-    if sizes is None or not worth_forking(sizes, FORK_MIN_BYTES, min_files=1):
+    children = min(usable_cores() - 1, len(files))
+    if sizes is None or children < 1 or not worth_forking(sizes, FORK_MIN_BYTES, 1):
         return None
-    from judgeapp.formats.bulk import NumberedRuns, keep_freed_memory
+    from judgeapp.formats.bulk import NumberedRuns, RunNumbering, keep_freed_memory
 
     # the children inherit it: their readers' temporaries are reused, not faulted in per
     # block (Robust 2003: 38,000 minor faults in the children instead of 52,000)
     keep_freed_memory()
-    n = min(usable_cores(), len(files))
-    # shares of about equal bytes, each keeping the files' order
-    place = shares_by_weight(sizes, n)
-    shares = [[files[i] for i, (k, _) in enumerate(place) if k == j] for j in range(n)]
-    ahead = stack.enter_context(ForkedAhead(NumberedRuns.read, shares, children=n))
+    largest_first = sorted(range(len(files)), key=lambda i: -sizes[i])
+    ahead = stack.enter_context(
+        ForkedAhead(
+            RunNumbering,
+            RunNumbering.add,
+            RunNumbering.numbered,
+            files,
+            order=largest_first,
+            children=children,
+        )
+    )
 
     def collect() -> NumberedRuns | None:
         try:
-            parts = list(ahead.results())
-            return NumberedRuns.merge(parts, place)
+            parts = ahead.results()
+            place = [(0, 0)] * len(files)
+            for p, (done, _) in enumerate(parts):
+                for k, i in enumerate(done):
+                    place[i] = (p, k)
+            return NumberedRuns.merge([part for _, part in parts], place)
         except Exception:  # an unreadable file, a hash collision, a child that died...
             return None
 

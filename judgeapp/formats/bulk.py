@@ -35,7 +35,7 @@ import numpy as np
 from judgeapp.formats import textio
 from judgeapp.formats.columns import GRADE_LIMIT
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, Numbered, _windows, equal_pairs
+from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, Interner, Numbered, _windows, equal_pairs
 from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
 from judgeapp.formats.textio import PathArg
 
@@ -696,18 +696,13 @@ class NumberedRuns:
 
     @classmethod
     def read(cls, paths: Sequence[PathArg]) -> NumberedRuns:
-        """Each file by :func:`read_run_columns` (its errors raised as they come), then
-        numbered; :class:`~judgeapp.formats.keys.HashCollision` if two docnos share a
-        hash (read them one by one then: a store takes the exact road)."""
-        runs = [read_run_columns(path) for path in paths]
-        # in byte order, as a store numbers them: a reader in a forked process so does
-        # that work too, and parts in byte order merge by one sort
-        docnos = Numbered.of([(run.docnos, run.hashes) for run in runs]).in_byte_order()
-        for run in runs:
-            run.docnos = ByteKeys.empty()
-            run.hashes = np.zeros(0, dtype=np.uint64)
-            run.lines = np.zeros(0, dtype=np.int64)
-        return cls(runs, docnos)
+        """Each file by :func:`read_run_columns` (its errors raised as they come), its
+        docnos numbered as it comes; :class:`~judgeapp.formats.keys.HashCollision` if two
+        docnos share a hash (read them one by one then: a store takes the exact road)."""
+        numbering = RunNumbering()
+        for path in paths:
+            numbering.add(path)
+        return numbering.numbered()
 
     @classmethod
     def merge(cls, parts: Sequence[NumberedRuns], order: Sequence[tuple[int, int]]) -> NumberedRuns:
@@ -720,6 +715,32 @@ class NumberedRuns:
                 merged.keys, [merged.ids[start[a] + b] for a, b in order], merged.byte_ordered
             ),
         )
+
+
+class RunNumbering:
+    """Runs read one after another, each numbered into the docnos met so far as it comes
+    (its docno, hash and line columns then dropped): at the end, :meth:`numbered` only
+    puts the distinct docnos in byte order. Work done run by run can be shared out a run
+    at a time (`import run`'s forked readers)."""
+
+    def __init__(self) -> None:
+        self.runs: list[RunColumns] = []
+        self.ids: list[np.ndarray] = []
+        self.interner = Interner()
+
+    def add(self, path: PathArg) -> None:
+        run = read_run_columns(path)
+        self.ids.append(self.interner.add(run.docnos, run.hashes))
+        run.docnos = ByteKeys.empty()
+        run.hashes = np.zeros(0, dtype=np.uint64)
+        run.lines = np.zeros(0, dtype=np.int64)
+        self.runs.append(run)
+
+    def numbered(self) -> NumberedRuns:
+        # in byte order, as a store numbers them: a reader in a forked process so does
+        # that work too, and parts in byte order merge by one sort
+        docnos = Numbered(self.interner.keys(), self.ids).in_byte_order()
+        return NumberedRuns(self.runs, docnos)
 
 
 def _precise_run(path: str) -> RunFile:

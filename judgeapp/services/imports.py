@@ -105,7 +105,8 @@ def import_runs(
     """Read every run first (any error stops before the project is touched), then store
     them together. A run's name defaults to its tag. `read`, if given, returns the runs
     of `paths` read already, in order, with their docnos numbered, or None to have them
-    read here (`import run` reads them in forked processes while the project opens;
+    read here (`import run` has forked processes read them while the project opens,
+    and this one joins them;
     judgeapp.forked.ForkedAhead)."""
     if names is not None and len(names) != len(paths):
         raise ValueError("give one name per run file")

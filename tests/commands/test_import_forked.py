@@ -15,7 +15,6 @@ import pytest
 import judgeapp.forked
 from judgeapp.cli import main
 from judgeapp.commands import imports as import_command
-from judgeapp.forked import file_sizes, shares_by_weight
 from judgeapp.formats.keys import ByteKeys
 from judgeapp.store import Store
 from tests.formats.malformed_cases import CASES, MALFORMED
@@ -107,28 +106,40 @@ def test_a_bad_run_gives_the_same_error_and_writes_nothing(
     assert {p.name for p in tmp_path.iterdir()} == inputs
 
 
-def test_files_are_dealt_to_shares_by_size_each_share_in_file_order(tmp_path: Path) -> None:
+def test_the_readers_take_the_largest_files_first_one_process_per_core(
+    monkeypatch, capsys, tmp_path: Path
+) -> None:
     sizes = [5, 90, 10, 40, 45, 1, 30]
     files = []
     for i, size in enumerate(sizes):
         path = tmp_path / f"run{i}"
-        path.write_bytes(b"x" * size)
+        path.write_text("".join(f"1 Q0 D{d} {d + 1} {-d} r{i}\n" for d in range(size)))
         files.append(str(path))
-    place = shares_by_weight(file_sizes(files), 2)  # as import run deals them
-    # largest first to the lighter share: 90 to one, then 45, 40 and 30 to the other
-    # (85 < 90), then 10, 5 and 1 to the first: 106 and 115
-    loads = [sum(size for size, (k, _) in zip(sizes, place, strict=True) if k == j) for j in (0, 1)]
-    assert sorted(loads) == [106, 115]
-    for j in (0, 1):  # within a share, the files keep their order, numbered from 0
-        mine = [(i, b) for i, (k, b) in enumerate(place) if k == j]
-        assert [b for _, b in mine] == list(range(len(mine)))
+    made = []
+
+    class Recorded(judgeapp.forked.ForkedAhead):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.forked = len(self.children)
+            made.append(self)
+
+    monkeypatch.setattr(judgeapp.forked, "ForkedAhead", Recorded)
+    code, _, err = import_cli(monkeypatch, capsys, tmp_path / "p.db", files, forked=True)
+    assert code == 0, err
+    (ahead,) = made
+    assert ahead.order == [1, 4, 3, 6, 2, 0, 5]  # 90, 45, 40, 30, 10, 5, 1 entries
+    # three usable cores (import_cli): two children, and this process once the project
+    # is open; none left after
+    assert ahead.forked == 2 and ahead.children == []
+    with Store.open(tmp_path / "p.db", create=False) as store:
+        assert [r.name for r in store.runs()] == [f"r{i}" for i in range(7)]
 
 
 def test_runs_of_very_different_sizes_store_the_same_when_read_forked(
     monkeypatch, capsys, tmp_path: Path
 ) -> None:
     files = write_runs(tmp_path, 5)
-    # the second file three times as large: the shares are no longer every third file
+    # the second file three times as large
     Path(files[1]).write_text(
         "".join(
             f"{k}{line}".replace(" tag0", " tag1")  # topics 0401, 1401, 2401, ...
@@ -137,7 +148,6 @@ def test_runs_of_very_different_sizes_store_the_same_when_read_forked(
         ),
         encoding="utf-8",
     )
-    assert shares_by_weight(file_sizes(files), 3) != [(i % 3, i // 3) for i in range(5)]
     results = {}
     for forked in (False, True):
         db = tmp_path / f"{forked}.db"
