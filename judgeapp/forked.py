@@ -172,13 +172,13 @@ class ForkedAhead(Generic[T, A, R]):
     run` reads its files while the store's modules load and the project opens), and by
     this process too once it asks for :meth:`results`. The items wait in a queue, in
     ``order`` (say the largest first): each child takes the next from its front, this
-    process the next from its back. A process starts with ``begin()``, gives each item it
-    takes to ``step`` with it, and once none is left its part is ``finish`` of it. So the processes end together whatever this one's
-    other work, and the last items taken are the smallest. A child
-    never waits for this process: it writes its part into its own anonymous in-memory
-    file. Use it as a context manager: leaving it kills and reaps children whose parts
-    were not collected. With ``children=0``, or not on Linux (see :func:`forked_map`),
-    nothing is forked and this process does every item."""
+    process the next from its back. A process starts with ``begin()``, gives each item
+    it takes to ``step`` with that, and once none is left its part is ``finish`` of it.
+    So the processes end together whatever this one's other work, the last items taken
+    being the smallest. A child never waits for this process: it writes its part into
+    its own anonymous in-memory file. Use it as a context manager: leaving it kills and
+    reaps children whose parts were not collected. With ``children=0``, or not on Linux
+    (see :func:`forked_map`), nothing is forked and this process does every item."""
 
     def __init__(
         self,
@@ -247,9 +247,10 @@ class ForkedAhead(Generic[T, A, R]):
             os._exit(0)
 
     def results(self) -> list[tuple[list[int], R]]:
-        """Every part that has items: ``(their indices, in the order taken, the part)``. This process first takes what is left in the queue; what a child
-        took but did not deliver (it was killed) is done here too. A child's exception is
-        raised here once every child has ended, and this process's own at once."""
+        """Every part that has items: ``(their indices in the order taken, the part)``.
+        This process first takes what is left in the queue; what a child took but did not
+        deliver (it was killed) is done here too. A child's exception is raised here once
+        every child has ended; this process's own at once, the queue emptied first."""
         mine: list[int] = []
         work = self.begin()
         try:

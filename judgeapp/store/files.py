@@ -130,12 +130,11 @@ def _sync(path: Path, flags: int = os.O_RDONLY) -> None:
 def put_in_place(staged: Path, path: Path) -> None:
     """The built project file `staged` synced and made `path`, never over a file there:
     a project someone created at `path` meanwhile is kept, and this one is left at
-    `staged` (named in the error). Then the folder is synced, so the new name survives
-    a power loss too."""
+    `staged` (named in the error). Then the folder is synced, so that the new name
+    survives a power loss too."""
     try:
         _sync(staged)
         _link_new(staged, path)
-        _sync(path.parent, os.O_RDONLY | os.O_DIRECTORY)
     except FileExistsError:
         raise ProjectFileError(
             f"{path}: a file was created there while this project was built; the new "
@@ -146,6 +145,10 @@ def put_in_place(staged: Path, path: Path) -> None:
             f"{path}: cannot put the new project in place ({exc.strerror or exc}); it is "
             f"kept at {staged}"
         ) from None
+    # as SQLite does for its journals: a folder that cannot be synced (some file systems
+    # refuse) leaves the name to the system's own writing, not the import undone
+    with contextlib.suppress(OSError):
+        _sync(path.parent, os.O_RDONLY | os.O_DIRECTORY)
     _remove_beside(staged)
 
 

@@ -163,8 +163,8 @@ class _SeenDocuments:
         if conn.dialect.name == "sqlite":
             # the temporary table's pages go to its file beyond 256 KiB: with SQLite's
             # default cache they stayed in memory, which grew with the stream (import docs
-            # of 500,000 documents: SQLite's memory 3.0 / 6.6 / 10.5 MiB after a tenth, half
-            # and all of them; 3.0 / 3.1 MiB with this)
+            # of 500,000 documents: SQLite's memory 3.0 / 4.7 / 6.6 MiB after a tenth, a
+            # quarter and half of them; 3.0 / 3.2 MiB after a tenth and half with this)
             raw(conn, f"PRAGMA temp.cache_size = -{SEEN_CACHE_KIB}")
         raw(conn, f"CREATE TEMPORARY TABLE {self.TABLE} (doc_id BIGINT, line BIGINT, src INT){end}")
 
