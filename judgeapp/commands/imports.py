@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from judgeapp.formats.bulk import NumberedRuns
+    from judgeapp.services.imports import ImportReport
+    from judgeapp.store import Store
 
 ORDER = 20
 KINDS = ("topics", "docs", "run", "qrels", "judgments")
@@ -122,45 +124,60 @@ def _read_runs_ahead(
 
 def _import(args: argparse.Namespace, read: Callable[[], NumberedRuns | None] | None) -> int:
     with collector_paused():
-        from judgeapp.services import imports
+        from judgeapp.services import imports  # noqa: F401  (loaded with the collector off)
         from judgeapp.store import StoreError
+        from judgeapp.store.files import ProjectAppeared, discard_staged
 
         # a new project appears only once the import has landed whole
         store = open_store(args.db, create=args.create, build=True)
     try:
-        with progress_bar(f"import {args.kind}") as progress:
-            if args.kind == "topics":
-                report = imports.import_topics(store, args.files, args.fmt, progress)
-            elif args.kind == "docs":
-                report = imports.import_documents(store, args.files, args.fmt, progress)
-            elif args.kind == "run":
-                report = imports.import_runs(
-                    store,
-                    args.files,
-                    args.name,
-                    fmt=args.fmt,
-                    replace=args.replace,
-                    progress=progress,
-                    read=read,
-                )
-            elif args.kind == "judgments":
-                report = imports.import_judgments(
-                    store, args.files, assessor=args.assessor, kind=args.judge_kind, fmt=args.fmt
-                )
-            else:
-                report = imports.import_qrels(
-                    store,
-                    args.files,
-                    args.name,
-                    fmt=args.fmt,
-                    replace=args.replace,
-                    progress=progress,
-                )
+        report = _fill(store, args, read)
         if store.being_built:
-            store.publish()
+            try:
+                store.publish()
+            except ProjectAppeared as appeared:
+                # another process created the project meanwhile (two imports into one new
+                # project at once): this import goes into it, as if it had been there
+                discard_staged(appeared.staged)
+                store = open_store(args.db, create=args.create)
+                report = _fill(store, args, None)
     except StoreError as exc:
         raise CommandError(str(exc)) from exc
     finally:
         store.close()
     print(f"imported {report.detail} from {report.files} file(s)", file=sys.stderr)
     return 0
+
+
+def _fill(
+    store: Store, args: argparse.Namespace, read: Callable[[], NumberedRuns | None] | None
+) -> ImportReport:
+    from judgeapp.services import imports
+
+    with progress_bar(f"import {args.kind}") as progress:
+        if args.kind == "topics":
+            return imports.import_topics(store, args.files, args.fmt, progress)
+        if args.kind == "docs":
+            return imports.import_documents(store, args.files, args.fmt, progress)
+        if args.kind == "run":
+            return imports.import_runs(
+                store,
+                args.files,
+                args.name,
+                fmt=args.fmt,
+                replace=args.replace,
+                progress=progress,
+                read=read,
+            )
+        if args.kind == "judgments":
+            return imports.import_judgments(
+                store, args.files, assessor=args.assessor, kind=args.judge_kind, fmt=args.fmt
+            )
+        return imports.import_qrels(
+            store,
+            args.files,
+            args.name,
+            fmt=args.fmt,
+            replace=args.replace,
+            progress=progress,
+        )

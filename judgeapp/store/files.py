@@ -113,6 +113,15 @@ def copy_project_file(source: Path, target: Path) -> None:
 
 
 # -- a new project built whole before it is put in its place ----------------------------
+class ProjectAppeared(ProjectFileError):
+    """A file appeared where a new project was to be put (another process created the
+    project meanwhile); the new project is kept at `staged`."""
+
+    def __init__(self, message: str, staged: Path) -> None:
+        super().__init__(message)
+        self.staged = staged
+
+
 def staged_file(path: Path) -> Path:
     """Where a new project for `path` is built (see `Store.build`): a hidden file beside it,
     on the same file system, so that it can be linked into place; one per process."""
@@ -136,9 +145,10 @@ def put_in_place(staged: Path, path: Path) -> None:
         _sync(staged)
         _link_new(staged, path)
     except FileExistsError:
-        raise ProjectFileError(
+        raise ProjectAppeared(
             f"{path}: a file was created there while this project was built; the new "
-            f"project is kept at {staged}"
+            f"project is kept at {staged}",
+            staged,
         ) from None
     except OSError as exc:
         raise ProjectFileError(

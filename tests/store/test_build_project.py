@@ -145,3 +145,30 @@ def test_import_create_builds_a_new_project_and_leaves_nothing_on_failure(
     assert again.returncode == 1
     with Store.open(tmp_path / "p.db", create=False) as store:
         assert [r.name for r in store.runs()] == ["good"]
+
+
+def test_an_import_whose_new_project_was_created_meanwhile_goes_into_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two `import --create` into one new project at once: the second to finish finds the
+    project the first put in place, and imports into it (nothing of its own build left)."""
+    from judgeapp.cli import main
+    from judgeapp.store import files
+
+    db = tmp_path / "p.db"
+    first = write_run(tmp_path / "first.run", "first")
+    second = write_run(tmp_path / "second.run", "second", topics=2)
+    real = files.put_in_place
+
+    def other_process_first(staged: Path, path: Path) -> None:
+        # the other import lands while this one is being built
+        assert judgeapp("import", "run", str(path), str(first), "--create").returncode == 0
+        real(staged, path)
+
+    monkeypatch.setattr(files, "put_in_place", other_process_first)
+    monkeypatch.setattr("judgeapp.store.store.put_in_place", other_process_first)
+    assert main(["import", "run", str(db), str(second), "--create"]) == 0
+    # the project (and the lock file of its writers), nothing left of the second's build
+    assert names(tmp_path) == {"p.db", "p.db-judgeapp-lock", "first.run", "second.run"}
+    with Store.open(db, create=False) as store:
+        assert [(r.name, r.n_topics) for r in store.runs()] == [("first", 3), ("second", 2)]
