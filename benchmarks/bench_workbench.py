@@ -304,9 +304,7 @@ def main() -> int:
         t0 = time.perf_counter()
         with _Store.open(db) as src, _Store.open(url) as dst:
             rows = copy_project(src, dst)
-        print(
-            f"copied the project to PostgreSQL ({rows:,} rows) in {time.perf_counter() - t0:.1f} s"
-        )
+        print(f"copied the project to PostgreSQL ({rows:,} rows) in {time.perf_counter() - t0:.1f} s")
         db = url
 
     from PySide6.QtCore import QSettings

@@ -90,9 +90,7 @@ def show_unjudged(controller, qid: str) -> int:
     controller.open_topic(qid)
     store = controller.workbench.store
     judged = {j.doc_id for j in store.judgments(qid)}
-    doc = next(
-        int(d) for d in PoolService(store).pool_topic("pool", qid).doc_ids if int(d) not in judged
-    )
+    doc = next(int(d) for d in PoolService(store).pool_topic("pool", qid).doc_ids if int(d) not in judged)
     controller.judging.show_document(doc)
     return doc
 

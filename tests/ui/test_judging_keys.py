@@ -29,7 +29,9 @@ def press(qtbot, sequence: str, window=None) -> None:
 
     if window is None:
         [window] = [
-            w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()
+            w
+            for w in QApplication.topLevelWidgets()
+            if isinstance(w, MainWindow) and w.isVisible()
         ]
     if QApplication.activeWindow() is not window:
         window.activateWindow()
@@ -326,7 +328,9 @@ def test_skipped_documents_look_skipped_and_the_list_filters_by_key(qtbot, judgi
         press(qtbot, "L")
         labels.append(view.filter.currentData())
         shown = {
-            queue.items[r].doc_id for r in range(len(queue.items)) if not view.list.isRowHidden(r)
+            queue.items[r].doc_id
+            for r in range(len(queue.items))
+            if not view.list.isRowHidden(r)
         }
         kind = view.filter.currentData()
         if kind == "skipped":
