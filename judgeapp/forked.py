@@ -262,7 +262,8 @@ class ForkedAhead(Generic[T, A, R]):
             raise
         parts: list[tuple[list[int], R]] = []
         error: BaseException | None = None
-        for pid, fd in self.children:
+        while self.children:  # each reaped as it is read: _reap then has only the rest
+            pid, fd = self.children.pop(0)
             os.waitpid(pid, 0)
             try:
                 with os.fdopen(os.dup(fd), "rb") as stream:
@@ -276,7 +277,6 @@ class ForkedAhead(Generic[T, A, R]):
                 error = error or value
             elif value[0]:
                 parts.append(value)
-        self.children = []  # all reaped
         if error is not None:
             raise error
         delivered = {i for done, _ in parts for i in done}.union(mine)
