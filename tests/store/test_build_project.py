@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,14 +13,7 @@ import pytest
 from judgeapp.services.imports import import_runs
 from judgeapp.store import Store, StoreError
 from judgeapp.store.files import ProjectFileError
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def judgeapp(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True, timeout=120
-    )
+from tests.store.test_project_file_locks import judgeapp  # main.py in a fresh process
 
 
 def write_run(path: Path, tag: str, topics: int = 3, docs: int = 40) -> Path:
