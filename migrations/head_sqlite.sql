@@ -1,4 +1,4 @@
--- the SQLite schema at revision 0005, as the migrations leave it; written by
+-- the SQLite schema at revision 0006, as the migrations leave it; written by
 -- `python migrations/write_head_sqlite.py`, not by hand
 
 CREATE TABLE alembic_version (
@@ -95,7 +95,7 @@ CREATE TABLE judgment_history (
 	note TEXT NOT NULL, 
 	flagged BOOLEAN NOT NULL, 
 	time_spent FLOAT NOT NULL, 
-	at DATETIME NOT NULL, uid VARCHAR, score FLOAT, 
+	at DATETIME NOT NULL, uid VARCHAR, score FLOAT, "query" TEXT, 
 	CONSTRAINT pk_judgment_history PRIMARY KEY (id), 
 	CONSTRAINT fk_judgment_history_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id), 
 	CONSTRAINT fk_judgment_history_doc_id_docnos FOREIGN KEY(doc_id) REFERENCES docnos (id)
@@ -117,7 +117,7 @@ CREATE TABLE judgments (
 	flagged BOOLEAN NOT NULL, 
 	time_spent FLOAT NOT NULL, 
 	created_at DATETIME NOT NULL, 
-	updated_at DATETIME NOT NULL, score FLOAT, 
+	updated_at DATETIME NOT NULL, score FLOAT, found_by VARCHAR DEFAULT 'pool' NOT NULL, "query" TEXT, 
 	CONSTRAINT pk_judgments PRIMARY KEY (id), 
 	CONSTRAINT fk_judgments_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id), 
 	CONSTRAINT fk_judgments_doc_id_docnos FOREIGN KEY(doc_id) REFERENCES docnos (id), 
@@ -179,4 +179,20 @@ CREATE TABLE assignments (
 	CONSTRAINT pk_assignments PRIMARY KEY (qid, assessor_id), 
 	CONSTRAINT fk_assignments_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id)
 );
+
+CREATE TABLE search_log (
+	id INTEGER NOT NULL, 
+	assessor_id INTEGER NOT NULL, 
+	qid VARCHAR, 
+	scope VARCHAR NOT NULL, 
+	"query" TEXT NOT NULL, 
+	results INTEGER NOT NULL, 
+	at DATETIME NOT NULL, 
+	CONSTRAINT pk_search_log PRIMARY KEY (id), 
+	CONSTRAINT fk_search_log_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id)
+);
+
+CREATE INDEX ix_search_log_assessor_id ON search_log (assessor_id);
+
+CREATE VIRTUAL TABLE documents_fts USING fts5(title, text, content='documents', content_rowid='doc_id', tokenize='porter unicode61 remove_diacritics 2');
 

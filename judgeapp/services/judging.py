@@ -89,9 +89,12 @@ class JudgingService:
         flagged: bool | None = None,
         time_spent: float = 0.0,
         origin: str = "judge",
+        query: str | None = None,
     ) -> JudgmentChange:
         """Judge `doc` for `qid` with `grade`. A note or flag left as None keeps the one the
-        judgment has."""
+        judgment has. With `query` the document was found by searching the collection for
+        it: the judgment is noted as found by that search (origin "search"), and counts as
+        any other, except where a count assumes judging from a pool alone."""
         check_grade(grade, self.grades)
 
         def judged(current: JudgmentState) -> JudgmentState:
@@ -101,6 +104,17 @@ class JudgingService:
                 current.flagged if flagged is None else flagged,
             )
 
+        if query is not None:
+            return self.store.set_judgment(
+                qid,
+                self.doc_id(doc),
+                self.assessor.id,
+                judged,
+                time_spent=time_spent,
+                origin="search",
+                found_by="search",
+                query=query,
+            )
         return self.store.set_judgment(
             qid, self.doc_id(doc), self.assessor.id, judged, time_spent=time_spent, origin=origin
         )
@@ -134,4 +148,6 @@ class JudgingService:
             target,
             time_spent=-change.time_spent if undo else change.time_spent,
             origin="undo" if undo else "redo",
+            found_by=change.found_by,
+            query=change.query,
         )

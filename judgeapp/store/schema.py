@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 MIGRATIONS = ROOT / "migrations"
 # The newest revision this code writes. A test keeps it equal to Alembic's head, so opening
 # an up-to-date project needs no Alembic import at all (it costs ~0.2 s of start-up).
-SCHEMA_HEAD = "0005"
+SCHEMA_HEAD = "0006"
 # A new SQLite project is made from this file, the schema that Alembic's migrations leave at
 # SCHEMA_HEAD (its statements, as SQLite keeps them, in the order it made them), instead of
 # replaying every migration: ~0.2 s less to create one, as Rails loads schema.rb. A test
@@ -129,7 +129,6 @@ def create_project_engine(
             conn.exec_driver_sql("BEGIN IMMEDIATE" if is_write(conn) else "BEGIN")
 
         if path is not None:
-
             # a damaged page, a full disk, a read-only file: one message naming the file,
             # wherever the statement ran (judgeapp.store.files)
             @event.listens_for(engine, "handle_error")

@@ -50,9 +50,11 @@ from judgeapp.store.files import (
     ProjectFileError,
     check_project_file,
     discard_staged,
+    end_session,
     hold,
     put_in_place,
     release,
+    session_mark,
     staged_file,
 )
 from judgeapp.store.pools import PoolStoreMixin
@@ -63,6 +65,7 @@ from judgeapp.store.schema import (
     sqlite_path,
     upgrade,
 )
+from judgeapp.store.search import SearchStoreMixin, index_documents, unindex_documents
 from judgeapp.store.team import TeamStoreMixin
 
 RELEVANT_FROM_KEY = "scale.relevant_from"
@@ -106,7 +109,13 @@ def _fold(events: Sequence[Any]) -> dict[str, Any] | None:
             state = None
             continue
         if state is None:
-            state = {"time_spent": 0.0, "created_at": e.at}
+            search = getattr(e, "origin", None) == "search"
+            state = {
+                "time_spent": 0.0,
+                "created_at": e.at,
+                "found_by": "search" if search else "pool",
+                "query": getattr(e, "query", None) if search else None,
+            }
         state.update(
             grade=e.grade,
             note=e.note,
@@ -228,8 +237,9 @@ class RunImport:
         return run.columns if run.columns is not None else columns_of_run(run)
 
 
-class Store(PoolStoreMixin, TeamStoreMixin):
-    """One open project database. Pool methods live in `judgeapp.store.pools`."""
+class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
+    """One open project database. Pool methods live in `judgeapp.store.pools`, full-text
+    search in `judgeapp.store.search`."""
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
@@ -298,6 +308,12 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         read_only = path is not None and path.exists() and not _writable(path)
         engine = create_project_engine(url, read_only=read_only, built_for=built_for)
         held = hold(path) if path is not None else None
+        # before SQLite opens the file (and recovers a WAL a crash left)
+        session, due = (
+            session_mark(path)
+            if path is not None and not read_only and built_for is None
+            else (None, False)
+        )
         try:
             if path is not None and not create and current_revision(engine) is None:
                 raise ProjectFileError(f"{path}: not a judgeapp project (an empty database)")
@@ -306,15 +322,18 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 held = hold(path)
             store = cls(engine, url, backup)
             store._held_file = held  # released by close (or below, if this fails)
+            store._session, store.check_due = session, due
             store._ensure_defaults()
         except DBAPIError as exc:  # the server refused us, or is not there
             engine.dispose()
             release(held)
+            end_session(session)
             reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
             raise StoreError(f"cannot open the project: {reason}") from None
         except BaseException:
             engine.dispose()
             release(held)
+            end_session(session)
             raise
         return store
 
@@ -666,6 +685,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 ids = self._intern(conn, [d.docno for d, _ in batch])
                 seen.add(batch, ids)
                 id_list = ids.tolist()
+                unindex_documents(conn, id_list)  # those replaced, out of the search index
                 conn.execute(table.delete().where(table.c.doc_id.in_(id_list)))
                 conn.execute(
                     table.insert(),
@@ -680,6 +700,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         for doc_id, (d, source) in zip(id_list, batch, strict=True)
                     ],
                 )
+                # into the search index by one statement per batch: FTS5 writes a segment
+                # per statement (per row, as triggers would, took 3.5 times the CPU time)
+                index_documents(conn, id_list)
                 batch.clear()
 
             stream = iter(documents)
@@ -1051,8 +1074,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         return {int(d): float(s) for d, s in rows}
 
     def judgment_export(self) -> list[JudgmentLine]:
-        """Every current judgment with every field, the last change's origin among them, by
-        topic, document and assessor."""
+        """Every current judgment with every field, the last change's origin and how the
+        document was found among them, by topic, document and assessor."""
         j, d, a = m.Judgment, m.Docno, m.Assessor
         h = m.JudgmentEvent.alias()
         last = (
@@ -1078,13 +1101,15 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     j.c.created_at,
                     j.c.updated_at,
                     last,
+                    j.c.found_by,
+                    j.c.query,
                 )
                 .join(d, d.c.id == j.c.doc_id)
                 .join(a, a.c.id == j.c.assessor_id)
             ).all()
         out = [
-            JudgmentLine(0, q, dn, g, an, ak, sc, nt or "", bool(fl), float(ts), c, u, o)
-            for q, dn, an, ak, g, sc, nt, fl, ts, c, u, o in rows
+            JudgmentLine(0, q, dn, g, an, ak, sc, nt or "", bool(fl), float(ts), c, u, o, fb, qy)
+            for q, dn, an, ak, g, sc, nt, fl, ts, c, u, o, fb, qy in rows
         ]
         return sorted(out, key=lambda r: (r.topic.encode(), r.docno.encode(), r.assessor or ""))
 
@@ -1153,6 +1178,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                             "doc_id": doc,
                             "assessor_id": who.id,
                             "created_at": r.created_at or r.updated_at or now,
+                            "found_by": r.found_by,
+                            "query": r.query if r.found_by == "search" else None,
                             **state,
                         },
                     )
@@ -1174,6 +1201,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         "time_spent": r.time_spent,
                         "score": r.score,
                         "at": r.updated_at or now,
+                        "query": r.query if r.origin == "search" else None,
                     },
                 )
                 changed.add(r.topic)
@@ -1182,10 +1210,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         return changes
 
     def _state(self, conn: Connection, qid: str, doc_id: int, assessor_id: int) -> Any:
+        j = m.Judgment.c
         return conn.execute(
-            select(
-                m.Judgment.c.id, m.Judgment.c.grade, m.Judgment.c.note, m.Judgment.c.flagged
-            ).where(
+            select(j.id, j.grade, j.note, j.flagged, j.found_by, j.query).where(
                 m.Judgment.c.qid == qid,
                 m.Judgment.c.doc_id == doc_id,
                 m.Judgment.c.assessor_id == assessor_id,
@@ -1201,6 +1228,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         *,
         time_spent: float = 0.0,
         origin: str = "judge",
+        found_by: str = "pool",
+        query: str | None = None,
     ) -> JudgmentChange:
         """Make the judgment of (qid, doc, assessor) equal `state` (grade None removes it),
         and append the change to the history, in one committed transaction: when this
@@ -1208,12 +1237,19 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
         `state` may be a function of the current state (read in the same transaction), for
         changes such as "this grade, keeping the note"; an exception from it changes nothing.
+        A judgment made now takes `found_by` ("search": the document was found by searching
+        the collection, with `query`); one that exists keeps its own. An event of origin
+        "search" notes the query too.
         """
         now = utcnow()
         table = m.Judgment
         with self._begin() as conn:
             row = self._state(conn, qid, doc_id, assessor_id)
             before = JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
+            if row is not None:
+                found_by, query_kept = str(row[4]), row[5]
+            else:
+                query_kept = query if found_by == "search" else None
             if callable(state):
                 state = state(before)
             if state.grade is None:
@@ -1234,6 +1270,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         "time_spent": time_spent,
                         "created_at": now,
                         "updated_at": now,
+                        "found_by": found_by,
+                        "query": query_kept,
                     },
                 )
                 action = "create"
@@ -1265,11 +1303,14 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     "time_spent": time_spent,
                     "at": now,
                     "uid": uuid.uuid4().hex,
+                    "query": query if origin == "search" else None,
                 },
             )
             changes = Changes(topics=frozenset([qid]), judged=((qid, doc_id),))
             self._changed(conn, changes)
-        return JudgmentChange(qid, doc_id, assessor_id, before, state, changes, time_spent)
+        return JudgmentChange(
+            qid, doc_id, assessor_id, before, state, changes, time_spent, found_by, query_kept
+        )
 
     def judgment_state(self, qid: str, doc_id: int, assessor_id: int) -> JudgmentState:
         with self._read() as conn:
@@ -1325,6 +1366,24 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             grades=np.fromiter((r[3] for r in rows), dtype=np.int64, count=n),
             docnos=[r[4] for r in rows] if docnos else None,
         )
+
+    def found_by_search(
+        self, qid: str | None = None, assessors: Sequence[str] | None = None
+    ) -> dict[str, set[int]]:
+        """Per topic, the documents whose judgments (of `assessors`, all by default) were
+        found by searching the collection (`found_by` "search")."""
+        with self._read() as conn:
+            clause, params = self._judgment_where(self._assessor_ids(conn, assessors), qid)
+            where = f"{clause} AND" if clause else "WHERE"
+            rows = raw(
+                conn,
+                f"SELECT j.qid, j.doc_id FROM judgments AS j {where} j.found_by = 'search'",
+                params,
+            ).fetchall()
+        out: dict[str, set[int]] = {}
+        for q, doc in rows:
+            out.setdefault(str(q), set()).add(int(doc))
+        return out
 
     def judgments(
         self, qid: str | None = None, assessors: Sequence[str] | None = None
@@ -1383,6 +1442,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     h.c.flagged,
                     h.c.time_spent,
                     h.c.at,
+                    h.c.query,
                 )
                 .join(d, d.c.id == h.c.doc_id)
                 .join(a, a.c.id == h.c.assessor_id)
@@ -1439,6 +1499,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         "flagged": e.flagged,
                         "time_spent": e.time_spent,
                         "at": e.at,
+                        "query": e.query,
                     }
                     for e in sorted(fresh, key=lambda e: e.at)
                 ],
@@ -1456,6 +1517,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     h.c.flagged,
                     h.c.time_spent,
                     h.c.at,
+                    h.c.origin,
+                    h.c.query,
                 )
                 .where(h.c.assessor_id.in_(assessor_ids))
                 .order_by(h.c.at, h.c.id)
