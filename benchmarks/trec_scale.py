@@ -6,7 +6,7 @@ faithfully, so their pools overlap as real ones do (bench_dashboard uses it alon
 
 `build_project`: a whole project of that shape, as a TREC collection is: by default 500,000
 documents of about 3 KB (1.5 GB of text), 50 topics, 115 runs x 1000 documents a topic,
-and a depth-100 pool (1,500-2,000 documents a topic), judged in blind order and in Hedge.
+and a depth-100 pool (about 1,700 documents a topic), judged in blind order and in Hedge.
 The documents are sentences of the Cranfield abstracts (resources/demo), drawn at random;
 each topic has three theme words, and a document holds sentences with them the more, the
 higher its hidden relevance, so that searching for a topic's words finds what the runs
@@ -34,16 +34,21 @@ CRANFIELD = ROOT / "resources" / "demo" / "cran.all.1400.gz"
 
 
 def noisy_runs(
-    rng: np.random.Generator, n_runs: int, n_topics: int, candidates: int = CANDIDATES
+    rng: np.random.Generator,
+    n_runs: int,
+    n_topics: int,
+    candidates: int = CANDIDATES,
+    quality: tuple[float, float] = (0.3, 3.0),
 ) -> Iterator[tuple[int, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]]:
     """Per topic: (topic index, hidden scores of the candidates, per run its ranked
-    candidate indexes and their scores, best first)."""
-    quality = rng.uniform(0.3, 3.0, n_runs)
+    candidate indexes and their scores, best first). Each run's quality is drawn from the
+    `quality` range."""
+    faithful = rng.uniform(*quality, n_runs)
     for t in range(n_topics):
         truth = rng.standard_normal(candidates) * 2.0
         ranked = []
         for r in range(n_runs):
-            noisy = quality[r] * truth + rng.standard_normal(candidates) * 3.0
+            noisy = faithful[r] * truth + rng.standard_normal(candidates) * 3.0
             top = np.argpartition(-noisy, LIST_LEN)[:LIST_LEN]
             order = np.argsort(-noisy[top])
             ranked.append((top[order], noisy[top][order]))
@@ -125,7 +130,9 @@ def build_project(
     ]
     lists: list[dict[str, RankedTopic]] = [{} for _ in range(runs)]
     truths = []
-    for t, truth, ranked in noisy_runs(rng, runs, topics, per_topic):
+    # runs of quality 1-4 (of 10,000 candidates a topic): depth-100 pools of about 1,700
+    # documents a topic, as TREC's ad hoc pools of 115 runs were
+    for t, truth, ranked in noisy_runs(rng, runs, topics, per_topic, quality=(1.0, 4.0)):
         truths.append(truth)
         qid = str(401 + t)
         for r, (top, scores) in enumerate(ranked):

@@ -23,6 +23,7 @@ from judgeapp.store import models as m
 from judgeapp.store.base import StoreBase, raw, utcnow
 
 FTS = m.FTS_TABLE
+TOKENIZE = "porter unicode61 remove_diacritics 2"  # as schema 0006 made the index
 
 
 def fts5_expression(query: TextQuery) -> str:
@@ -84,46 +85,26 @@ def rebuild_index(conn: Connection) -> None:
 class SearchStoreMixin(StoreBase):
     """Search methods of `Store` (see judgeapp.store.store.Store)."""
 
-    def search_documents(
-        self,
-        query: TextQuery,
-        *,
-        limit: int | None = 100,
-        pool: tuple[str, str] | None = None,
-    ) -> list[SearchHit]:
+    def search_documents(self, query: TextQuery, *, limit: int | None = 100) -> list[SearchHit]:
         """The documents matching `query`, best first (BM25 on SQLite, ts_rank on
-        PostgreSQL), at most `limit` (None: all); `pool` (pool name, qid) limits them to
-        that topic's pooled documents. Each hit has its docno and title."""
+        PostgreSQL), at most `limit` (None: all). Each hit has its docno and title."""
         if not query.phrases:
             return []
         with self._read() as conn:
-            if pool is not None:
-                pool_id = self._search_pool_id(conn, pool[0])
-                if pool_id is None:
-                    return []
             if conn.dialect.name == "sqlite":
                 sql = f"SELECT f.rowid, -bm25({FTS}) AS score FROM {FTS} AS f WHERE {FTS} MATCH ?"
-                params: list[Any] = [fts5_expression(query)]
+                params = (fts5_expression(query),)
             else:
                 sql = (
                     "SELECT f.doc_id, ts_rank(f.search, q) AS score "
                     "FROM documents AS f, to_tsquery('english', ?) AS q WHERE f.search @@ q"
                 )
-                params = [tsquery_text(query)]
-            if pool is not None:
-                key = "f.rowid" if conn.dialect.name == "sqlite" else "f.doc_id"
-                sql += f" AND {key} IN (SELECT doc_id FROM pool_docs WHERE pool_id = ? AND qid = ?)"
-                params += [pool_id, pool[1]]
+                params = (tsquery_text(query),)
             sql += " ORDER BY score DESC"
             if limit is not None:
                 sql += f" LIMIT {int(limit)}"
-            ranked = raw(conn, sql, tuple(params)).fetchall()
+            ranked = raw(conn, sql, params).fetchall()
             return self._hits(conn, ranked)
-
-    @staticmethod
-    def _search_pool_id(conn: Connection, name: str) -> int | None:
-        row = conn.execute(select(m.Pool.c.id).where(m.Pool.c.name == name)).first()
-        return None if row is None else int(row[0])
 
     @staticmethod
     def _hits(conn: Connection, ranked: Sequence[Any]) -> list[SearchHit]:

@@ -751,6 +751,23 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
     def document_by_id(self, doc_id: int) -> DocumentRecord | None:
         return self._document(m.Document.c.doc_id == doc_id)
 
+    def documents_by_id(self, doc_ids: Iterable[int]) -> dict[int, DocumentRecord]:
+        """The documents of `doc_ids` the project holds (with text), by doc id: one query
+        per 900 (a topic's pool: a few tenths of a second for 3,000 documents of 3 KB)."""
+        wanted = sorted({int(i) for i in doc_ids})
+        found: dict[int, DocumentRecord] = {}
+        d = m.Document.c
+        with self._read() as conn:
+            for start in range(0, len(wanted), 900):  # under SQLite's bound-variable limit
+                chunk = wanted[start : start + 900]
+                rows = conn.execute(
+                    select(d.doc_id, m.Docno.c.docno, d.title, d.text, d.fields, d.source)
+                    .join(m.Docno, m.Docno.c.id == d.doc_id)
+                    .where(d.doc_id.in_(chunk))
+                )
+                found.update((int(r[0]), DocumentRecord(*r)) for r in rows)
+        return found
+
     def document_texts(self, doc_ids: Iterable[int]) -> dict[int, str]:
         """Title and text (one string) of each of `doc_ids` the project holds, by doc id."""
         wanted = sorted({int(i) for i in doc_ids})

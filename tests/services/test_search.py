@@ -14,7 +14,7 @@ from judgeapp.cli import main
 from judgeapp.records import TextQuery
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.pools import PoolService
-from judgeapp.services.search import SearchService, parse_query
+from judgeapp.services.search import PoolIndex, SearchService, parse_query
 from judgeapp.store import Store
 
 # eight documents: d1-d4 are what the run retrieves (and the depth-3 pool holds d1-d3);
@@ -80,12 +80,13 @@ def test_the_collection_is_searched_ranked_on_both_back_ends(project):
         assert docnos(store.search_documents(parse_query('"boundary layer" laminar')))[0] == "d2"
         assert set(docnos(store.search_documents(parse_query("wave")))) == {"d1", "d5"}
         assert docnos(store.search_documents(parse_query("supersonic"), limit=1)) != []
-        # a word's beginning while it is typed; every word required in the pool
         assert set(docnos(store.search_documents(parse_query("turbul", typing=True)))) == {"d6"}
         within = parse_query("shock supersonic", require_all=True)
-        assert docnos(store.search_documents(within, pool=("p", "1"))) == ["d1"]
         assert set(docnos(store.search_documents(within))) == {"d1", "d7"}
-        assert store.search_documents(within, pool=("no such pool", "1")) == []
+        # English function words are left out of a ranked search, unless nothing is left
+        assert parse_query("the shock of it", stop_words=True).phrases == (("shock",),)
+        assert parse_query("the", stop_words=True).phrases == (("the",),)
+        assert parse_query('"the shock"', stop_words=True).phrases == (("the", "shock"),)
         # nothing a user types breaks the query language
         for text in ['"quoted', "apostrophe's", "back\\slash", "a OR b", "NEAR(x y)", "*", "'"]:
             store.search_documents(parse_query(text, typing=True))
@@ -197,3 +198,19 @@ def test_simulate_leaves_out_what_was_found_by_search(project, tmp_path, capsys)
     err = capsys.readouterr().err
     assert "1 judgments of documents found by searching the collection are left out" in err
     assert "3 pooled documents, 1 relevant" in err
+
+
+def test_the_pool_has_an_index_of_its_own():
+    """The judging view's search box: every word, the last one as a word's beginning while
+    it is typed; docnos too."""
+    index = PoolIndex((i, d, t, x) for i, (d, t, x) in enumerate(DOCS[:4], 1))
+    assert len(index) == 4
+    assert index.matches("shock supersonic") == {1}
+    assert index.matches("boundary lam") == {2}  # "lam" is being typed: laminar
+    assert index.matches("boundary lam ") == set()  # a whole word now
+    assert index.matches("wing") == {4}  # stemmed: wings
+    assert index.matches("D3") == {3} and index.matches("d") == {1, 2, 3, 4}
+    assert index.matches('"flat plate"') == {2} and index.matches('"plate flat"') == set()
+    for text in ['"', "'", "*", "a OR", "NEAR(", "^"]:
+        index.matches(text)
+    index.close()

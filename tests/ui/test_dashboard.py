@@ -29,6 +29,7 @@ from judgeapp.services.pools import PoolService
 from judgeapp.store import Changes, Store
 from judgeapp.ui.dashboard import find_dashboard
 from judgeapp.ui.dashboard.plots import COLOURS
+from tests.ui.waiting import open_project, settled
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSESSOR = "alice"
@@ -44,6 +45,7 @@ def key(qtbot, window, text: str, modifier=Qt.KeyboardModifier.NoModifier) -> No
     assert target is not None and window.isAncestorOf(target)
     keys = {"Ctrl+Z": Qt.Key.Key_Z}
     qtbot.keyClick(target, keys.get(text, text), modifier)
+    settled()
 
 
 @pytest.fixture(params=["as-shipped", "worker", "gui-thread"])
@@ -65,10 +67,11 @@ def opened(tmp_path, qtbot, make_window, settings):
         dashboard.set_own_window(True)  # in view beside the judging (hidden, it waits)
         qtbot.waitExposed(dashboard.own_window)
         with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
-            controller.open_project(str(project.db))
+            open_project(controller, str(project.db))
         wb = controller.workbench
         wb.build_pool("pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7)
         controller.apply_changes(Changes(pools=True))
+        settled()
         qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
         return project, window, controller, dashboard
 
@@ -88,9 +91,12 @@ def show_unjudged(controller, qid: str) -> int:
     """Open `qid` in the judging view on a pooled document nobody judged yet (the blind
     order is not the same in every process: document ids are given in set order)."""
     controller.open_topic(qid)
+    settled()
     store = controller.workbench.store
     judged = {j.doc_id for j in store.judgments(qid)}
-    doc = next(int(d) for d in PoolService(store).pool_topic("pool", qid).doc_ids if int(d) not in judged)
+    doc = next(
+        int(d) for d in PoolService(store).pool_topic("pool", qid).doc_ids if int(d) not in judged
+    )
     controller.judging.show_document(doc)
     return doc
 
@@ -109,6 +115,7 @@ def test_judging_a_relevant_document_changes_exactly_the_runs_that_retrieved_it(
     before = shown(dashboard)
     assert before == pytest.approx(oracle_means(project, controller), abs=1e-12)
     controller.open_topic("4")  # judged by the source, nothing relevant yet
+    settled()
     judging = controller.judging
     store = controller.workbench.store
     pooled = [int(d) for d in PoolService(store).pool_topic("pool", "4").doc_ids]
@@ -152,6 +159,7 @@ def test_a_burst_of_judgments_is_one_update_and_one_redraw(qtbot, opened):
     qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
     assert all(plot.canvas.isVisible() and plot.full_draws for plot in view.plots)
     controller.open_topic("1")
+    settled()
     qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
     qtbot.wait(50)
     redraws = [plot.redraws for plot in view.plots]
@@ -177,11 +185,13 @@ def test_a_hidden_dashboard_waits_and_catches_up_when_shown(qtbot, opened):
     project, window, controller, dashboard = opened()
     dashboard.set_own_window(False)  # back among the tabs, behind the judging view
     controller.open_topic("1")
+    settled()
     assert not dashboard.view.isVisible()
     updates = dashboard.updates
     for grade in (2, 0, 1):
         key(qtbot, window, str(grade))
     controller.open_topic("2")
+    settled()
     key(qtbot, window, "3")
     qtbot.wait(300)
     assert dashboard.updates == updates and not dashboard.ready()
@@ -199,6 +209,7 @@ def test_a_result_overtaken_by_a_judgment_is_dropped(qtbot, opened):
     project, window, controller, dashboard = opened()
     dashboard.jobs.inline_topics = 0  # every update in the worker
     controller.open_topic("1")
+    settled()
     qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
     gate = threading.Event()
     live = dashboard.jobs.live
@@ -244,6 +255,7 @@ def test_results_of_a_replaced_evaluation_are_dropped(qtbot, opened):
     gate = threading.Event()
     dashboard.jobs.pool.start(lambda: gate.wait(30))  # hold the evaluation thread
     controller.open_topic("2")
+    settled()
     updates = dashboard.updates
     key(qtbot, window, "1")
     qtbot.waitUntil(lambda: dashboard.jobs.busy, timeout=TIMEOUT)  # the update waits for the gate
@@ -272,12 +284,14 @@ def test_significance_marks_follow_the_baseline(qtbot, opened):
         for doc in project.lists["run5"][qid][:4]:
             changes |= alice.record(qid, doc, 1).changes
     controller.apply_changes(changes)
+    settled()
     qtbot.waitUntil(lambda: dashboard.ready() and dashboard.marks_ready(), timeout=TIMEOUT)
     model = dashboard.view.model
     for baseline in ("weak", "run1"):
         if dashboard.baseline != baseline:
             combo = dashboard.view.baseline
             combo.setCurrentIndex(combo.findData(baseline))
+            settled()
             assert model.significance() is None  # the old baseline's marks are gone
             qtbot.waitUntil(dashboard.marks_ready, timeout=TIMEOUT)
         qrels = qrels_dict(qrels_rows(store))
@@ -349,6 +363,7 @@ def test_filter_controls(qtbot, opened):
     project, window, controller, dashboard = opened()
     view = dashboard.view
     controller.open_topic("1")
+    settled()
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         key(qtbot, window, "3")
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
@@ -464,7 +479,7 @@ def test_no_judgments_no_numbers(qtbot, make_window, tmp_path, settings):
     _window, controller = make_window()
     dashboard = find_dashboard(controller)
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
-        controller.open_project(str(db))
+        open_project(controller, str(db))
     assert dashboard.view.model.rowCount(QModelIndex()) == 0
     assert dashboard.last_error is None
     assert np.isnan(dashboard.snapshot.means).all() or dashboard.snapshot.means.size == 0
@@ -487,7 +502,7 @@ def test_the_app_attaches_the_dashboard_once_the_topic_list_shows(
     window, controller = build_main_window(settings, defer_dashboard=True)
     qtbot.addWidget(window)
     window.show()
-    controller.open_project(str(project.db))
+    open_project(controller, str(project.db))
     assert window.topics_view.model.rowCount() == 4
     assert find_dashboard(controller) is None and not frozen
     qtbot.waitUntil(lambda: find_dashboard(controller) is not None, timeout=10_000)

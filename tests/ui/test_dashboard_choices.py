@@ -14,6 +14,7 @@ from judgeapp.services.judging import JudgingService
 from judgeapp.services.policy import qrels_rows
 from judgeapp.store import Changes
 from tests.ui.test_dashboard import ASSESSOR, TIMEOUT, opened  # noqa: F401 (a fixture)
+from tests.ui.waiting import open_project, settled
 
 
 def table_order(dashboard) -> list[str]:
@@ -49,6 +50,7 @@ def test_plots_show_the_best_runs_by_the_table_and_say_which(qtbot, opened):  # 
     assert "chosen in the table" in view.plot_legend.text()
     assert view.plot_auto.isEnabled()
     view.plot_auto.click()
+    settled()
     assert dashboard.plot_runs == expected and not view.plot_auto.isEnabled()
 
 
@@ -72,6 +74,7 @@ def test_the_baseline_is_remembered_per_project(qtbot, opened, make_window):  # 
     _project, window, controller, dashboard = opened()
     combo = dashboard.view.baseline
     combo.setCurrentIndex(combo.findData("run2"))
+    settled()
     assert dashboard.baseline == "run2"
     db = controller.workbench.path
     window.close()
@@ -80,7 +83,7 @@ def test_the_baseline_is_remembered_per_project(qtbot, opened, make_window):  # 
 
     dashboard2 = find_dashboard(controller2)
     with qtbot.waitSignal(dashboard2.updated, timeout=TIMEOUT):
-        controller2.open_project(db)
+        open_project(controller2, db)
     assert dashboard2.baseline == "run2"
     assert dashboard2.view.baseline.currentData() == "run2"
 
@@ -95,6 +98,7 @@ def test_intervals_legend_line_and_comparison_panel(qtbot, opened):  # noqa: F81
         for doc in project.lists["run5"][qid][:4]:
             alice.record(qid, doc, 1)
     controller.apply_changes(Changes(topics=frozenset({"1", "2", "3", "4"})))
+    settled()
     qtbot.waitUntil(lambda: dashboard.ready() and dashboard.marks_ready(), timeout=TIMEOUT)
     view, model = dashboard.view, dashboard.view.model
     qrels = qrels_dict(qrels_rows(store))
@@ -110,6 +114,7 @@ def test_intervals_legend_line_and_comparison_panel(qtbot, opened):  # noqa: F81
         tip = model.index(model.row_of(run), 1).data(Qt.ItemDataRole.ToolTipRole)
         assert f"95% interval {expected[0]:.4f} – {expected[1]:.4f}" in tip
     view.show_intervals.setChecked(True)
+    settled()
     run = next(iter(project.runs))
     low, high = model.interval(run, "AP")
     text = model.index(model.row_of(run), 1).data()
@@ -196,6 +201,7 @@ def test_bounds_box_shows_what_evaluate_bounds_prints_and_follows_judgments(
     JudgingService(store, ASSESSOR).record("1", doc, 1)
     with qtbot.waitSignal(dashboard.bounds_updated, timeout=TIMEOUT):
         controller.apply_changes(Changes(topics=frozenset({"1"})))
+        settled()
     qtbot.waitUntil(lambda: dashboard.ready() and dashboard.bounds_ready(), timeout=TIMEOUT)
     assert model.unjudged == before - 1
     for name in project.runs:
@@ -206,4 +212,5 @@ def test_bounds_box_shows_what_evaluate_bounds_prints_and_follows_judgments(
     )
     # off again: the plain values
     view.show_bounds.click()
+    settled()
     assert "[" not in cell(run, "AP").data()

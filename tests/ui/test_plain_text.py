@@ -13,6 +13,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QMessageBox
 
 from judgeapp.cli import main
+from tests.ui.waiting import open_project, settled  # noqa: F401
 
 HOSTILE = '<img src="file:///etc/passwd"><b>bold</b> & more'
 
@@ -48,7 +49,7 @@ def hostile_project(tmp_path: Path) -> str:
 def test_titles_authors_and_notes_show_literally(tmp_path, qtbot, make_window):
     db = hostile_project(tmp_path)
     window, controller = make_window()
-    controller.open_project(db)
+    open_project(controller, db)
     model = window.topics_view.model
     tip = model.data(model.index(0, model.TITLE), Qt.ItemDataRole.ToolTipRole)
     assert shown(tip) == HOSTILE
@@ -75,7 +76,7 @@ def test_the_import_dialog_quotes_a_bad_line_as_text(tmp_path, qtbot, make_windo
     bad = tmp_path / "bad.run"
     bad.write_text("1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 <b>bold</b> tag\n")
     _window, controller = make_window()
-    controller.open_project(str(tmp_path / "e.db"))
+    open_project(controller, str(tmp_path / "e.db"))
     dialog = controller.show_import("runs")
     dialog.files.add_paths([str(bad)])
     with qtbot.waitSignal(controller.task_finished, timeout=30_000):
