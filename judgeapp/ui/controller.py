@@ -41,6 +41,7 @@ from judgeapp.ui.main_window import MainWindow
 from judgeapp.ui.ops import Ops
 from judgeapp.ui.plain import plain
 from judgeapp.ui.save_folders import SaveFolders
+from judgeapp.ui.search_view import SearchController
 from judgeapp.ui.team_view import TeamController, TeamView
 from judgeapp.ui.worker import Worker
 
@@ -128,6 +129,9 @@ class MainController(QObject):
         )
         window.add_undo_actions(self.undo_action, self.redo_action)
         self.judging.next_topic_finder = self.next_topic_after
+        self.search = SearchController(
+            window.search_view, self.undo_stack, parent=self, ops=self.ops
+        )
         self._connect()
         self._rebuild_recent_menu()
         self.window.actions_by_name["open_demo"].setEnabled(demo is not None)
@@ -150,6 +154,7 @@ class MainController(QObject):
         a["team"].triggered.connect(self._on_team_triggered)
         a["show_topics"].triggered.connect(lambda: self.window.show_view(self.window.topics_view))
         a["show_judging"].triggered.connect(lambda: self.window.show_view(self.window.judging_view))
+        a["show_search"].triggered.connect(self.show_search)
         a["shortcuts"].triggered.connect(self.judging._on_help_triggered)
         topics = self.window.topics_view
         topics.filter.textChanged.connect(topics.proxy.set_filter_text)
@@ -163,6 +168,9 @@ class MainController(QObject):
         topics.judge_button.clicked.connect(self._on_judge_clicked)
         self.judging.changed.connect(self._on_judging_changed)
         self.judging.topic_opened.connect(self._on_topic_opened)
+        self.judging.judgment_recorded.connect(self.search.follow)
+        self.search.changed.connect(self.apply_changes)
+        self.search.judgment_recorded.connect(self.judging.take_change)
         self.window.closing.connect(self._on_window_closing)
 
     # -- projects ---------------------------------------------------------------------------------
@@ -214,6 +222,8 @@ class MainController(QObject):
         self._remember_project(db)
         self._remember_assessor(workbench.path, state.assessor)
         self.judging.set_workbench(workbench)
+        self.search.set_workbench(workbench)
+        self.search.set_topic(None, None, None)
         self.window.setWindowTitle(f"{state.title} — judgeapp")
         self._show_state(state)
         self._reset_estimates()
@@ -236,6 +246,8 @@ class MainController(QObject):
         self.state = state
         self.judging.apply_scale(state.scale, state.guidelines, state.relevant_from)
         self.judging.has_pool = state.pool is not None
+        self.search.set_scale(state.scale)
+        self.search.set_blind(state.blind)
         if self.adjudication is not None:
             self.adjudication.view.set_scale(state.scale)
         self._apply_visibility(state.blind, state.assignments)
@@ -561,6 +573,14 @@ class MainController(QObject):
 
     def _on_topic_opened(self, qid: str) -> None:
         self.window.topics_view.select_qid(qid)
+        pool = self.state.pool.name if self.state is not None and self.state.pool else None
+        self.search.set_topic(qid, self.judging.topic, pool, self.window.judging_view.terms.text())
+
+    def show_search(self) -> None:
+        """The search of the whole collection, for the topic open in the judging view."""
+        self.window.show_view(self.window.search_view)
+        self.search.view.query.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search.view.query.selectAll()
 
     def _on_topic_filter_return_pressed(self) -> None:
         """Enter in the filter judges the chosen topic, or the first one the filter shows."""

@@ -613,6 +613,16 @@ class JudgingController(QObject):
         if queue.row_of(change.doc_id) is not None:
             self.show_document(change.doc_id)
 
+    def take_change(self, change: JudgmentChange) -> None:
+        """A judgment made elsewhere in this window (the search panel) of a document this
+        topic's list may hold: the list, the counts and the order follow."""
+        queue = self.queue
+        if queue is None or change.qid != queue.qid or queue.row_of(change.doc_id) is None:
+            return
+        queue.apply(change)
+        self._train(changed=True)
+        self._refresh_item(change.doc_id)
+
     # -- the judging order's model -----------------------------------------------------------------
     def _train(self, changed: bool = False) -> None:
         """Start the next fit of the open order's model in the worker, if one is due and

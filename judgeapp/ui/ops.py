@@ -34,6 +34,10 @@ from PySide6.QtCore import QObject, QThreadPool, Signal
 from judgeapp.ui.worker import Worker
 
 READERS = 2
+# lanes of work nobody waits for: what they bring follows the judging (the dashboard, the
+# estimates, a judging order's model, other processes' changes); `idle(background=False)`
+# leaves them out
+BACKGROUND = frozenset({"dashboard", "dashboard analysis", "estimates", "training", "feed"})
 
 
 class Ops(QObject):
@@ -51,7 +55,7 @@ class Ops(QObject):
         self._lanes: dict[str, QThreadPool] = {"write": self.write_pool}
         self._generation: dict[str, int] = {}
         self._epoch = 0
-        self._running: set[Worker] = set()
+        self._running: dict[Worker, str | None] = {}  # -> its lane (None: the readers)
         self.on_error: Callable[[str, BaseException], None] | None = None
         self.dropped = 0  # stale results not delivered
         self.done = 0  # results delivered
@@ -75,7 +79,7 @@ class Ops(QObject):
         the worker returned. `finished()` follows every outcome, stale ones too."""
         pool = self.read_pool if lane is None else self.lane(lane)
         what = what or key or lane or "read"
-        return self._run(pool, fn, done, key, failed, what, cancellable, finished)
+        return self._run(pool, fn, done, key, failed, what, cancellable, finished, lane)
 
     def lane(self, name: str) -> QThreadPool:
         """The one-thread pool `name` (made when first asked for)."""
@@ -95,7 +99,9 @@ class Ops(QObject):
     ) -> Worker:
         """Run the change `fn` in the writing lane (after every write asked for before it);
         `done(result)` on the GUI thread once it is committed."""
-        return self._run(self.write_pool, fn, done, None, failed, what or "write", False, None)
+        return self._run(
+            self.write_pool, fn, done, None, failed, what or "write", False, None, "write"
+        )
 
     def _run(
         self,
@@ -107,6 +113,7 @@ class Ops(QObject):
         what: str,
         cancellable: bool,
         after: Callable[[], None] | None,
+        lane: str | None,
     ) -> Worker:
         generation = 0
         if key is not None:
@@ -141,14 +148,14 @@ class Ops(QObject):
                 if after is not None:
                     after()
             finally:
-                self._running.discard(worker)
+                self._running.pop(worker, None)
                 if not self._running:
                     self.settled.emit()
 
         worker.signals.succeeded.connect(succeeded)
         worker.signals.failed.connect(errored)
         worker.signals.finished.connect(finished)
-        self._running.add(worker)
+        self._running[worker] = lane
         worker.start(pool)
         return worker
 
@@ -168,14 +175,18 @@ class Ops(QObject):
         """Drop every result still to come (what they were for is gone)."""
         self._epoch += 1
 
-    def idle(self) -> bool:
-        """Nothing running, nothing waiting to be delivered."""
-        return not self._running
+    def idle(self, background: bool = True) -> bool:
+        """Nothing running, nothing waiting to be delivered (`background`: in the lanes
+        of BACKGROUND too)."""
+        if background:
+            return not self._running
+        return all(lane in BACKGROUND for lane in self._running.values())
 
     @classmethod
-    def all_idle(cls) -> bool:
-        """Every window's ops idle (screenshots, tests: what was asked is on screen)."""
-        return all(ops.idle() for ops in list(cls._every))
+    def all_idle(cls, background: bool = False) -> bool:
+        """Every window's ops idle (screenshots, tests: what was asked is on screen); the
+        background lanes too with `background`."""
+        return all(ops.idle(background) for ops in list(cls._every))
 
     def wait(self, ms: int = 30_000) -> None:
         """Wait for the running ops (closing the window): their results are dropped."""

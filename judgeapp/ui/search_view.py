@@ -67,6 +67,7 @@ class SearchResultsTableModel(FixedColumnsTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.labels: dict[int, str] = {}
+        self.hide_others = False  # a blind assessor's view
 
     def set_scale(self, scale: list[GradeInfo]) -> None:
         self.labels = {g.grade: g.label for g in scale}
@@ -86,7 +87,9 @@ class SearchResultsTableModel(FixedColumnsTableModel):
             mine = "—"
         else:
             mine = f"{item.grade} {self.labels.get(item.grade, '')}".strip()
-        return mine + (f"  (+{item.others} other{'s' * (item.others != 1)})" if item.others else "")
+        if not item.others or self.hide_others:
+            return mine
+        return f"{mine}  (+{item.others} other{'s' * (item.others != 1)})"
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -203,7 +206,9 @@ class SearchView(QWidget):
         for name, text, keys in ACTIONS:
             action = QAction(text, self)
             action.setShortcuts([QKeySequence(k) for k in keys])
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            # the window's keys while this view is shown (a hidden view gets none); a text
+            # field keeps the keys it types
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)
             self.actions_by_name[name] = action
         self.grade_actions: dict[int, QAction] = {}
@@ -222,7 +227,7 @@ class SearchView(QWidget):
             self.grade_actions.values(),
             scale,
             "Judge",
-            Qt.ShortcutContext.WidgetWithChildrenShortcut,
+            Qt.ShortcutContext.WindowShortcut,
             self.grade_requested.emit,
         )
         self.scale = list(scale)
@@ -254,7 +259,7 @@ class SearchController(QObject):
     finds (see the module doc)."""
 
     changed = Signal(object)  # Changes of each judgment, undo and redo made here
-    judgment_recorded = Signal(object)  # JudgmentChange
+    judgment_recorded = Signal(object)  # JudgmentChange of each (undo and redo too)
     searched = Signal(object)  # CollectionResults shown
     document_shown = Signal(int)
 
@@ -279,6 +284,10 @@ class SearchController(QObject):
         self.searching = False
         self.saving = False  # a judgment on its way to the project
         self._connect()
+
+    def set_blind(self, blind: bool) -> None:
+        """A blind assessor learns nothing of others' work: no count of other judges."""
+        self.view.model.hide_others = blind
 
     def _connect(self) -> None:
         v = self.view
@@ -327,7 +336,7 @@ class SearchController(QObject):
         """Search the collection for the text in the search box (in a worker; logged)."""
         wb, text = self.workbench, self.view.query.text()
         if wb is None or not parse_query(text).phrases:
-            self.view.summary.setText("Type words to search for (\"quoted words\": a phrase).")
+            self.view.summary.setText('Type words to search for ("quoted words": a phrase).')
             return
         if wb.judging is None:
             return
@@ -425,7 +434,9 @@ class SearchController(QObject):
         hit = items[row]
         where = "in the topic's pool" if hit.pooled else "outside the topic's pool"
         state = "not judged by you" if hit.grade is None else f"judged {hit.grade} by you"
-        self.view.position_label.setText(f"Result {row + 1} of {len(items)}  ·  {where}  ·  {state}")
+        self.view.position_label.setText(
+            f"Result {row + 1} of {len(items)}  ·  {where}  ·  {state}"
+        )
 
     def step(self, direction: int) -> None:
         items = self.view.model.items
@@ -486,7 +497,9 @@ class SearchController(QObject):
             self.saving = False
             label = next((g.label for g in self.view.scale if g.grade == grade), str(grade))
             self.undo_stack.push(
-                JudgmentCommand(f"judge {hit.docno} {label} (found by search)", change, self._restore)
+                JudgmentCommand(
+                    f"judge {hit.docno} {label} (found by search)", change, self._restore
+                )
             )
             self._set_grade(change.doc_id, change.after.grade)
             self.judgment_recorded.emit(change)
@@ -530,6 +543,7 @@ class SearchController(QObject):
                 row = self.view.model.row_of(result.doc_id)
                 if row is not None:
                     self.show(row)
+            self.judgment_recorded.emit(result)
             self.changed.emit(result.changes)
 
         self.ops.write(lambda: service.restore(change, undo=undo), restored, what="undo")

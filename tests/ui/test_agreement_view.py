@@ -54,6 +54,7 @@ def view(qtbot, campaign_report):
     qtbot.addWidget(widget)
     widget.set_report(report)
     widget.show()
+    settled()
     return widget
 
 
@@ -169,6 +170,7 @@ def test_csv_export_of_every_table(view, campaign_report, tmp_path, qtbot):
         dialog.selectFile(str(out))
         dialog.accept()
         settled()
+    settled()
     assert sorted(p.name for p in blocker.args[0]) == names
     assert (out / "agreement-pairs.csv").read_text() == (
         tmp_path / "agreement-pairs.csv"

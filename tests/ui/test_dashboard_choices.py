@@ -84,6 +84,7 @@ def test_the_baseline_is_remembered_per_project(qtbot, opened, make_window):  # 
     dashboard2 = find_dashboard(controller2)
     with qtbot.waitSignal(dashboard2.updated, timeout=TIMEOUT):
         open_project(controller2, db)
+    settled()
     assert dashboard2.baseline == "run2"
     assert dashboard2.view.baseline.currentData() == "run2"
 
@@ -176,6 +177,7 @@ def test_bounds_box_shows_what_evaluate_bounds_prints_and_follows_judgments(
     assert "[" not in cell(run, "AP").data()  # off: the plain value
     with qtbot.waitSignal(dashboard.bounds_updated, timeout=TIMEOUT):
         view.show_bounds.click()
+    settled()
     qtbot.waitUntil(dashboard.bounds_ready, timeout=TIMEOUT)
     expected = _bounds_lines(capsys, project.db)
     for name in project.runs:
@@ -202,6 +204,7 @@ def test_bounds_box_shows_what_evaluate_bounds_prints_and_follows_judgments(
     with qtbot.waitSignal(dashboard.bounds_updated, timeout=TIMEOUT):
         controller.apply_changes(Changes(topics=frozenset({"1"})))
         settled()
+    settled()
     qtbot.waitUntil(lambda: dashboard.ready() and dashboard.bounds_ready(), timeout=TIMEOUT)
     assert model.unjudged == before - 1
     for name in project.runs:

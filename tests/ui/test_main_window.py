@@ -27,6 +27,7 @@ def import_through_dialog(qtbot, controller, kind: str, paths: list[str]):
     dialog.files.add_paths(paths)
     with qtbot.waitSignal(controller.task_finished, timeout=120_000) as blocker:
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    settled()
     worker = blocker.args[0]
     assert worker.error is None, worker.traceback
     qtbot.waitUntil(lambda: not dialog.isVisible())
@@ -42,6 +43,7 @@ def build_pool_through_dialog(qtbot, controller, order: str, depth: int = 10, se
     dialog.seed.setValue(seed)
     with qtbot.waitSignal(controller.task_finished, timeout=120_000) as blocker:
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    settled()
     worker = blocker.args[0]
     assert worker.error is None, worker.traceback
     settled()  # the window reads the new pool
@@ -264,6 +266,7 @@ def test_cancelled_import_leaves_the_store_unchanged(tmp_path, qtbot, make_windo
         qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
         settled()
         pressed.set()
+    settled()
     worker = blocker.args[0]
     from judgeapp.services.progress import Cancelled
 
@@ -282,6 +285,7 @@ def test_import_error_is_shown_and_nothing_kept(tmp_path, qtbot, make_window):
     dialog.files.add_paths([str(bad)])
     with qtbot.waitSignal(controller.task_finished, timeout=30_000):
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    settled()
     assert "bad.run:2" in dialog.message.text()
     assert controller.workbench.store.runs() == []
 
@@ -531,6 +535,7 @@ def test_topic_list_estimates_the_relevant_documents_still_missing(qtbot, pooled
     with qtbot.waitSignal(controller.estimates_updated, timeout=30_000) as blocker:
         choose_assessor(controller, "bob")
         assert all(r.missing is None for r in model.rows())
+    settled()
     assert blocker.args == [{}]
     assert all(r.missing is None for r in model.rows())
     assert topics.table.isColumnHidden(model.MISSING)

@@ -40,6 +40,7 @@ def test_a_relaunch_reopens_the_last_project(tmp_path, make_window):
     window.close()
     window2, controller2 = make_window()
     assert controller2.reopen_last()
+    settled()
     assert controller2.workbench is not None and controller2.workbench.path.endswith("last.db")
     # a project moved away since: nothing reopened (the demo opens instead)
     window2.close()
@@ -122,6 +123,7 @@ def test_enter_in_the_import_dialog_imports(tmp_path, qtbot, make_window):
     add.setFocus()
     with qtbot.waitSignal(controller.task_finished, timeout=30_000):
         qtbot.keyClick(add, Qt.Key.Key_Return)
+    settled()
     assert dialog.files.file_dialog is None  # no file chooser opened
     assert len(controller.workbench.topics()) == 2
 
@@ -161,9 +163,9 @@ def test_the_pool_dialog_chooses_topics_and_warns_about_missing_texts(tmp_path, 
     window, controller = make_window()
     open_project(controller, str(tmp_path / "p.db"))
     wb = controller.workbench
-    wb.import_files("topics", [topics])
-    wb.import_files("runs", [run])
-    wb.import_files("documents", [docs])
+    for kind, path in (("topics", topics), ("runs", run), ("documents", docs)):
+        controller.apply_changes(wb.import_files(kind, [path]).changes)
+    settled()  # the window reads what the imports changed
     dialog = controller.show_pool_dialog()
     assert "3 of the project's 5 topics" in dialog.topics_hint.text()
     dialog.topics.setText("9")
@@ -173,6 +175,7 @@ def test_the_pool_dialog_chooses_topics_and_warns_about_missing_texts(tmp_path, 
     dialog.topics.setText("1-2")
     with qtbot.waitSignal(controller.task_finished, timeout=30_000):
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    settled()
     assert wb.store.pool_sizes(wb.pool_name()) == {"1": 2, "2": 2}
     assert "2 of the 4 pooled documents" in controller.last_warning
     # the topic list shows the pooled topics only, and says how many there are

@@ -93,6 +93,7 @@ def test_another_process_imports_and_judges_and_the_window_follows(qtbot, shared
     # and the next grade key is recorded as usual
     assert judging.current == current
     judging.view.grade_requested.emit(1)
+    settled()  # committed in the writing lane
     with Store.open(db) as store:
         mine = {(q, d): g for q, d, g in qrels_rows(store, [ASSESSOR])}
     assert mine[("1", docno_now)] == 1

@@ -84,6 +84,7 @@ def test_a_blind_assessor_sees_no_dashboard_run_rank_or_estimate(qtbot, tmp_path
     settled()
     for grade in (1, 0, 2):
         controller.judging.view.grade_requested.emit(grade)
+        settled()
     controller.request_estimates(None, delay=False)
     qtbot.wait(1200)  # time for estimates, were any computed
     texts = window_texts(window)
@@ -158,6 +159,7 @@ def test_an_adjudicator_settles_three_disagreements_and_the_export_has_them(
     assert ("1", "D0-003") not in listed
     ours = [i for i, d in enumerate(view.model.items) if d.docno in ("D0-001", "D0-002", "D0-004")]
     adjudication.show(ours[0])
+    settled()
     assert "ann judged 2: ann on D0-001" in view.votes.text()
     assert "bob judged 0" in view.votes.text()
     assert "suggested by llm: 2 (score 0.93)" in view.votes.text()
@@ -171,14 +173,17 @@ def test_an_adjudicator_settles_three_disagreements_and_the_export_has_them(
     decisions = {"D0-001": 2, "D0-002": 1, "D0-004": 2}
     for row in ours:
         adjudication.show(row)
+        settled()
         docno = view.model.items[row].docno
         qtbot.keyClick(QApplication.focusWidget(), str(decisions[docno]))
         settled()
         assert view.model.items[row].decided == decisions[docno]
     # undo the last decision, then decide it again differently
     controller.undo_stack.undo()
+    settled()
     assert view.model.items[ours[-1]].decided is None
     adjudication.show(ours[-1])
+    settled()
     qtbot.keyClick(QApplication.focusWidget(), "1")
     settled()
     decisions["D0-004"] = 1
