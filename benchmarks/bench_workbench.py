@@ -38,6 +38,7 @@ printed beside them.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import resource
 import shutil
@@ -148,6 +149,9 @@ class Bench:
         self.window, self.controller = build_main_window(settings)
         self.window.resize(1366, 768)
         self.window.show()
+        # as `python main.py` does once the window is complete (judgeapp.app)
+        gc.collect()
+        gc.freeze()
         self.wait = EventWait(self.app)
         self.dog = GuiWatchdog()
 

@@ -85,11 +85,20 @@ def _attach_dashboard(window, controller, *, freeze: bool = False) -> None:
         gc.freeze()
 
 
+# How long a thread may hold Python's interpreter lock while another waits for it. The
+# window's work runs in worker threads (judgeapp.ui.ops); the GUI thread takes the lock
+# back for every call into Qt, and at Python's default (5 ms) each of those waited up to
+# 5 ms behind a busy worker: painting the judging view behind a dashboard update took
+# 70-400 ms. At 0.5 ms the GUI thread waits at most that long per call.
+SWITCH_INTERVAL_S = 0.0005
+
+
 def ensure_app(argv: list[str] | None = None):
     from PySide6.QtWidgets import QApplication
 
     from judgeapp.ui.theme import apply_theme
 
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     app = QApplication.instance()
     if app is None:
         app = QApplication(argv if argv is not None else [sys.argv[0]])

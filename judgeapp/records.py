@@ -289,6 +289,15 @@ class PoolInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class PoolHeader:
+    """A pool by name, without counting its documents (the window's menu and status)."""
+
+    name: str
+    strategy: str
+    judging_order: str
+
+
+@dataclass(frozen=True, slots=True)
 class PoolRows:
     """The pooled documents of one topic as stored: parallel arrays sorted by document id
     (`judgeapp.pooling.pools.PoolTopic` adds the pooling operations on top).

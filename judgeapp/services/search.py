@@ -174,8 +174,8 @@ class PoolIndex:
     list (on the 500,000-document benchmark collection 90-210 ms for common words, 0.4-7 s
     for a word's beginning, which FTS5 answers by merging the lists of every word it
     begins), while an index of the pool answers in milliseconds whatever the collection's
-    size. Built from the texts the judging view loads for the topic anyway (0.4 s of CPU
-    for 3,200 documents of 3 KB, in a worker); both back ends use it, so that the search
+    size. Built from the texts the judging view loads for the topic anyway (0.5 s of CPU
+    for 1,800 documents of 3 KB, in a worker); both back ends use it, so that the search
     box behaves alike on either."""
 
     def __init__(self, documents: Iterable[tuple[int, str, str, str]]) -> None:
@@ -183,8 +183,13 @@ class PoolIndex:
         self._lock = threading.Lock()
         self._docnos: list[tuple[int, str]] = []
         self._db = sqlite3.connect(":memory:", check_same_thread=False)
+        # prefix indexes of one to three letters: the first letters of a word typed are
+        # answered from them (1 ms) instead of merging the lists of every word they begin
+        # (20 ms for one letter over 1,800 documents); the index takes 0.5 s of CPU to build
+        # instead of 0.2 s, in the worker, with the interpreter lock let go
         self._db.execute(
-            f"CREATE VIRTUAL TABLE pool USING fts5(title, text, tokenize='{TOKENIZE}')"
+            "CREATE VIRTUAL TABLE pool USING fts5(title, text, "
+            f"tokenize='{TOKENIZE}', prefix='1 2 3')"
         )
         rows = []
         for doc_id, docno, title, text in documents:

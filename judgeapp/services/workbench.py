@@ -23,6 +23,7 @@ from judgeapp.records import (
     Changes,
     DocumentRecord,
     GradeInfo,
+    PoolHeader,
     PoolInfo,
     TopicRecord,
 )
@@ -55,8 +56,8 @@ class WorkbenchState:
     blind: bool
     assignments: dict[str, bool]
     topic_rows: list[TopicRow]
-    pools: list[PoolInfo]
-    pool: PoolInfo | None  # the pool being judged
+    pools: list[PoolHeader]
+    pool: PoolHeader | None  # the pool being judged
     runs: list[str]  # in import order
     run_topics: list[str]  # the topics any run retrieved documents for
     last_topic: str | None
@@ -225,7 +226,7 @@ class Workbench:
         never waits for the database): its name, the assessor's place and visibility, the
         topic list, the pools, the scale."""
         pool = self.pool_name()
-        pools = self.pools()
+        pools = self.store.pool_headers()
         return WorkbenchState(
             title=self.display_name(),
             assessor=self.assessor,

@@ -1094,7 +1094,9 @@ class MainController(QObject):
         self.settings.setValue("geometry", self.window.saveGeometry())
         self.settings.sync()
         # the judgments on their way are committed first (the writing lane is waited for)
-        self.ops.wait()
+        self.ops.close()
+        if self.team is not None:
+            self.team.timer.stop()
         if self.workbench is not None:
             self.workbench.close()
             self.workbench = None

@@ -97,6 +97,7 @@ class JudgingController(QObject):
         self.texts_loaded = False
         self.pool_index: PoolIndex | None = None
         self._matches: set[int] | None = None  # the search box's matches (None: no search)
+        self._hidden: set[int] = set()  # the list's rows hidden by the filter or search
         self._searching = False  # the index has yet to answer the last key
         self._go_to_match = False  # Enter came before the search's result
         self._show_after_load: int | None = None
@@ -167,7 +168,7 @@ class JudgingController(QObject):
         self.topic = None
         self.loading = None
         self.view.viewer.clear()
-        self.view.list_model.set_items([], blind=True)
+        self._set_items([], blind=True)
         self.view.topic_panel.show_topic(None)
         self._update_labels()
 
@@ -200,7 +201,7 @@ class JudgingController(QObject):
         self._sheet = None  # made again, with the new grades, when next asked for
         if self.queue is not None:
             self.queue.relevant_from = relevant_from
-            self.view.list_model.set_items(self.queue.items, blind=self.queue.blind)
+            self._set_items(self.queue.items, blind=self.queue.blind)
             self._apply_row_filter()
             if self.current is not None:
                 self.view.select_row(self.queue.row_of(self.current))
@@ -259,7 +260,7 @@ class JudgingController(QObject):
             Highlighter.build(words, parse_user_terms(self.view.terms.text()))
         )
         if queue is None:
-            self.view.list_model.set_items([], blind=True)
+            self._set_items([], blind=True)
             self.view.viewer.clear()
             self.view.viewer.set_header(
                 "This topic has no pool yet.",
@@ -270,7 +271,7 @@ class JudgingController(QObject):
             return
         if load.record is not None:
             self.records[load.record.doc_id] = load.record
-        self.view.list_model.set_items(queue.items, blind=queue.blind)
+        self._set_items(queue.items, blind=queue.blind)
         self.view.viewer.set_search_terms([])
         self._apply_row_filter()
         self.view.configure_list()
@@ -533,7 +534,7 @@ class JudgingController(QObject):
         current = self.current
         self.queue = fresh
         self._train(changed=True)
-        self.view.list_model.set_items(fresh.items, blind=fresh.blind)
+        self._set_items(fresh.items, blind=fresh.blind)
         self._apply_row_filter()
         if current is not None and fresh.row_of(current) is not None:
             if fresh.item(current).grade is None or queue.item(current).grade is not None:
@@ -704,7 +705,7 @@ class JudgingController(QObject):
             row = queue.row_of(self.current)
             row = -1 if row is None else row
         row += step
-        while 0 <= row < n and self.view.list.isRowHidden(row):
+        while 0 <= row < n and self._row_hidden(row):
             row += step
         if 0 <= row < n:
             self.show_document(queue.items[row].doc_id)
@@ -809,7 +810,7 @@ class JudgingController(QObject):
         matches = [
             i.doc_id
             for r, i in enumerate(queue.items)
-            if i.doc_id in found and not self.view.list.isRowHidden(r)
+            if i.doc_id in found and not self._row_hidden(r)
         ]
         if matches:
             unjudged = [d for d in matches if queue.item(d).grade is None]
@@ -853,28 +854,49 @@ class JudgingController(QObject):
             return item.grade == int(kind.split(":", 1)[1])
         return True
 
+    def _set_items(self, items, blind: bool) -> None:
+        """The list's rows (a model reset shows every row again)."""
+        self.view.list_model.set_items(items, blind=blind)
+        self._hidden = set()
+
+    def _row_hidden(self, row: int) -> bool:
+        return row in self._hidden
+
     def _apply_row_filter(self, doc: int | None = None) -> None:
-        """Hide the rows the search and the filter leave out (all of them, or `doc`'s)."""
+        """Hide the rows the search and the filter leave out (all of them, or `doc`'s).
+        Which rows are hidden is kept here too, so that a pool of thousands of rows asks
+        the view only about the rows that change."""
         queue = self.queue
         if queue is None:
             return
         kind = self.view.filter.currentData() or "all"
         matches = self._matches if self.view.search.text().strip() else None
-        rows = range(len(queue.items)) if doc is None else [queue.row_of(doc)]
-        for row in rows:
-            if row is None:
-                continue
-            d = queue.items[row].doc_id
-            shown = (matches is None or d in matches) and self._passes(d, kind)
-            if self.view.list.isRowHidden(row) == shown:
-                self.view.list.setRowHidden(row, not shown)
+        if doc is None and kind == "all" and matches is None:
+            hide: set[int] = set()  # everything shown: no row to test
+        else:
+            rows = range(len(queue.items)) if doc is None else [queue.row_of(doc)]
+            hide = set()
+            for row in rows:
+                if row is None:
+                    continue
+                d = queue.items[row].doc_id
+                if not ((matches is None or d in matches) and self._passes(d, kind)):
+                    hide.add(row)
+            if doc is not None:
+                row = queue.row_of(doc)
+                hide = (self._hidden - {row}) | hide
+        for row in self._hidden - hide:
+            self.view.list.setRowHidden(row, False)
+        for row in hide - self._hidden:
+            self.view.list.setRowHidden(row, True)
+        self._hidden = hide
 
     def _on_filter_changed(self, _index: int) -> None:
         self._apply_row_filter()
         queue = self.queue
         if queue is None:
             return
-        shown = [i.doc_id for r, i in enumerate(queue.items) if not self.view.list.isRowHidden(r)]
+        shown = [i.doc_id for r, i in enumerate(queue.items) if not self._row_hidden(r)]
         label = self.view.filter.currentText()
         if not shown:
             self.view.show_notice(f"The list shows nothing: no document is {label.lower()}.")

@@ -55,6 +55,7 @@ class Ops(QObject):
         self._lanes: dict[str, QThreadPool] = {"write": self.write_pool}
         self._generation: dict[str, int] = {}
         self._epoch = 0
+        self._closed = False
         self._running: dict[Worker, str | None] = {}  # -> its lane (None: the readers)
         self.on_error: Callable[[str, BaseException], None] | None = None
         self.dropped = 0  # stale results not delivered
@@ -115,6 +116,8 @@ class Ops(QObject):
         after: Callable[[], None] | None,
         lane: str | None,
     ) -> Worker:
+        if self._closed:  # the window closed: nothing runs for it any more
+            return Worker(lambda _progress: None, what)
         generation = 0
         if key is not None:
             generation = self._generation[key] = self._generation.get(key, 0) + 1
@@ -188,8 +191,10 @@ class Ops(QObject):
         background lanes too with `background`."""
         return all(ops.idle(background) for ops in list(cls._every))
 
-    def wait(self, ms: int = 30_000) -> None:
-        """Wait for the running ops (closing the window): their results are dropped."""
+    def close(self, ms: int = 30_000) -> None:
+        """The window closes: wait for the running ops (their results are dropped; the
+        writes asked for are committed) and start none any more."""
+        self._closed = True
         self.forget()
         for pool in (self.read_pool, *self._lanes.values()):
             pool.waitForDone(ms)
