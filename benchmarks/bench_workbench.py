@@ -434,8 +434,9 @@ def main() -> int:
         f"{len(dog.stalls)} stalls over 50 ms, {len(dog.statements)} SQL statements on the "
         "GUI thread"
     )
-    for stall in dog.stalls[:3]:
-        print(f"   stall {stall.ms:.0f} ms at:\n{stall.where}")
+    for stall in sorted(dog.stalls, key=lambda st: -st.ms)[:3]:  # the worst, and where
+        where = "\n".join(stall.where.splitlines()[:40]) or "(not seen)"
+        print(f"   stall {stall.ms:.0f} ms ({stall.wall_ms:.0f} ms of wall time) at:\n{where}")
     print(load())
     bench.window.close()
     if server is not None:

@@ -502,11 +502,11 @@ class JudgingController(QObject):
             return
         queue.recorded(change)
         self._refresh_item(doc)
+        if doc == self.current:  # the next document first, then the rest of the window
+            self.show_document(queue.next_unjudged(doc))
         self._train(changed=True)
         self.judgment_recorded.emit(change)
         self.changed.emit(change.changes)
-        if doc == self.current:
-            self.show_document(queue.next_unjudged(doc))
 
     def _restore_pending_fields(self, p: PendingGrade) -> None:
         if p.note is not None:

@@ -28,7 +28,9 @@ from judgeapp.services.live_eval import LiveEvaluation, Snapshot
 if TYPE_CHECKING:
     from judgeapp.ui.dashboard.controller import DashboardController
 
-COALESCE_MS = 2  # judgments closer than this go together (and any while an update runs)
+# judgments closer than this go together (and any while an update runs); long enough for
+# the judging view to paint the next document before the update starts in the worker
+COALESCE_MS = 30
 LANE = "dashboard"  # the ops lane of the evaluation
 MAX_HELD = 3  # stale results dropped in a row before one is shown anyway
 
