@@ -82,14 +82,14 @@ class SearchResultsTableModel(FixedColumnsTableModel):
         if column == self.TITLE:
             return " ".join(item.title.split())
         if column == self.POOL:
-            return "pooled" if item.pooled else "not pooled"
+            return "pooled" if item.pooled else "outside"
         if item.grade is None:
             mine = "—"
         else:
             mine = f"{item.grade} {self.labels.get(item.grade, '')}".strip()
         if not item.others or self.hide_others:
             return mine
-        return f"{mine}  (+{item.others} other{'s' * (item.others != 1)})"
+        return f"{mine}  +{item.others}"
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -101,6 +101,11 @@ class SearchResultsTableModel(FixedColumnsTableModel):
                 if item.pooled
                 else "Outside the topic's pool: found by searching alone"
             )
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == self.GRADE and item.others:
+            if not self.hide_others:
+                return f"Judged by {item.others} other assessor{'s' * (item.others != 1)} too"
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == self.TITLE:
+            return " ".join(item.title.split())
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == self.RANK:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return super().data(index, role)
@@ -149,9 +154,9 @@ class SearchView(QWidget):
         metrics = self.table.fontMetrics()
         for column, sample in (
             (SearchResultsTableModel.RANK, "200"),
-            (SearchResultsTableModel.DOCNO, "TS000-0000"),
-            (SearchResultsTableModel.POOL, "not pooled"),
-            (SearchResultsTableModel.GRADE, "3 Highly relevant (+2)"),
+            (SearchResultsTableModel.DOCNO, "FT911-10000"),
+            (SearchResultsTableModel.POOL, "outside"),
+            (SearchResultsTableModel.GRADE, "2 Highly relevant  +2"),
         ):
             header.resizeSection(column, metrics.horizontalAdvance(sample) + 18)
         header.setSectionResizeMode(SearchResultsTableModel.TITLE, QHeaderView.ResizeMode.Stretch)
@@ -191,7 +196,7 @@ class SearchView(QWidget):
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([520, 760])
+        self.splitter.setSizes([640, 720])
         self.splitter.setChildrenCollapsible(False)
         left.setMinimumWidth(300)
         layout = QVBoxLayout(self)
@@ -380,10 +385,10 @@ class SearchController(QObject):
         if not hits:
             text = f"Nothing in the collection matches {results.text.strip()!r}."
         else:
-            best = f"the best {len(hits)}" if not results.complete else f"all {len(hits)}"
+            best = f"The best {len(hits)}" if not results.complete else f"All {len(hits)}"
             text = (
-                f"{best} for {results.text.strip()!r} · {pooled} pooled · "
-                f"{len(hits) - pooled} outside the pool · {judged} judged by you"
+                f"{best} of the collection · {pooled} pooled · {len(hits) - pooled} "
+                f"outside the pool · {judged} judged by you"
             )
             if self.qid is None:
                 text += " · open a topic to judge them"

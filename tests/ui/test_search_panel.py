@@ -73,7 +73,7 @@ def test_search_judge_outside_the_pool_counted_exported_and_listed(qtbot, search
     hits = search.view.model.items
     assert hits[0].docno == target and not hits[0].pooled and hits[0].grade is None
     model = search.view.model
-    assert model.index(0, model.POOL).data() == "not pooled"
+    assert model.index(0, model.POOL).data() == "outside"
     assert search.current == 0 and window.search_view.viewer.header.text().startswith(target)
     assert target in window.search_view.viewer.text.toPlainText()
 

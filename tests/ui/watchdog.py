@@ -1,26 +1,29 @@
-"""A watchdog on the GUI thread for pytest-qt scenarios (issue 28: the GUI thread never
-blocks; a scenario fails if it stalls over 50 ms).
+"""A watchdog on the GUI thread for pytest-qt scenarios and benchmarks (issue 28: the GUI
+thread never blocks; a scenario fails if it stalls over 50 ms).
 
-A heartbeat timer fires on the GUI thread every few milliseconds; a stall is a gap between
-two beats. A gap is the window's fault only for the time nobody in the process was waiting
-for a CPU: the time the process's threads spent in the run queue (Linux's
-/proc/self/task/TID/schedstat, the second field) is taken off, so a machine busy with
-other processes does not fail the test (the GUI thread itself waiting for a CPU, or
-waiting for the interpreter lock while the worker holding it waits for one), while time
-counts. A thread beside it notes every thread's Python stack once a gap grows past the
-limit, so that a failure names the code that stalled; it needs the interpreter lock for
-that, so a gap in which something held the lock the whole time is "not seen". With
-JUDGEAPP_WATCHDOG_STACKS=1 Python's faulthandler (a C thread, which needs no lock) writes
-them instead: for diagnosis only, as reading the stacks of running threads without the
-lock can crash the process.
+A heartbeat timer fires on the GUI thread every 10 ms; a stall is a gap between two beats.
+A gap is the window's fault only for the time nobody in the process was waiting for a
+CPU: what the process's threads spent in the run queue during the gap (Linux's
+/proc/self/task/TID/schedstat, its second field) is taken off, so a machine busy with other
+processes does not fail the test (the GUI thread waiting for a CPU, or waiting for the
+interpreter lock while the worker holding it waits for one), while time spent computing,
+waiting for a lock, for the interpreter lock a worker holds while it runs, or for the disk
+counts. The GUI thread reads only its own figure at each beat; a thread beside it reads
+the others' every 5 ms (a beat that read every thread's file cost the GUI thread 1-2 ms),
+and notes every thread's Python stack once a gap grows past the limit, so that a failure
+names the code that stalled. It needs the interpreter lock for that, so a gap in which
+something held the lock the whole time is "not seen". With JUDGEAPP_WATCHDOG_STACKS=1
+Python's faulthandler (a C thread, which needs no lock) writes them instead: for diagnosis
+only, as reading the stacks of running threads without the lock can crash the process.
 
 It also notes every SQL statement the GUI thread itself sends to a project (an SQLAlchemy
-engine event): the window runs its queries in workers (judgeapp.ui.ops), and a statement
-on the GUI thread is a stall waiting to happen at a larger size.
+engine event): the window runs its queries in workers (judgeapp.ui.ops), and a statement on
+the GUI thread is a stall waiting to happen at a larger size.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import faulthandler
 import os
@@ -29,6 +32,7 @@ import tempfile
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -37,37 +41,35 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 BEAT_MS = 10
-FAULTHANDLER = os.environ.get("JUDGEAPP_WATCHDOG_STACKS") == "1"
+SAMPLE_S = 0.005
 LIMIT_MS = 50.0
+FAULTHANDLER = os.environ.get("JUDGEAPP_WATCHDOG_STACKS") == "1"
 
 
-def _queued() -> tuple[int, int]:
-    """(ns the GUI thread, ns every other thread of the process) waited in the run queue
-    so far (0, 0 off Linux)."""
-    me, others = 0, 0
-    gui = threading.main_thread().native_id
+def _queued(tid: int) -> int:
+    """Nanoseconds thread `tid` of this process has waited in the run queue (0 when
+    unknown: off Linux, or the thread is gone)."""
+    try:
+        with open(f"/proc/self/task/{tid}/schedstat") as fh:
+            return int(fh.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _others_queued(gui: int) -> dict[int, int]:
+    """Every other thread's run-queue wait so far, by thread id."""
     try:
         tasks = os.listdir("/proc/self/task")
     except OSError:
-        return 0, 0
-    for tid in tasks:
-        try:
-            with open(f"/proc/self/task/{tid}/schedstat") as fh:
-                waiting = int(fh.read().split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        if int(tid) == gui:
-            me = waiting
-        else:
-            others += waiting
-    return me, others
+        return {}
+    return {int(t): _queued(int(t)) for t in tasks if int(t) != gui}
 
 
 @dataclass
 class Stall:
     wall_ms: float  # the gap between two beats
     queued_ms: float  # of which the process's threads waited for a CPU
-    where: str  # the GUI thread's stack seen during the gap ("" if not seen)
+    where: str  # the threads' stacks seen during the gap ("" if not seen)
 
     @property
     def ms(self) -> float:
@@ -86,19 +88,26 @@ class GuiWatchdog:
     def __post_init__(self) -> None:
         self._timer: QTimer | None = None
         self._last = 0.0
-        self._last_queued = (0, 0)
+        self._last_queued = 0
         self._paused = 0
-        self._dumps = tempfile.TemporaryFile("w+")  # faulthandler's stacks of a gap
+        self._gui = threading.main_thread().ident
+        self._gui_tid = threading.main_thread().native_id or 0
+        # (time, the other threads' run-queue waits) every SAMPLE_S, from the sampler
+        self._samples: deque[tuple[float, dict[int, int]]] = deque(maxlen=4000)
+        self._lock = threading.Lock()
+        self._sampled = ""  # the sampler's stacks of the gap going on
+        self._stop = threading.Event()
+        self._sampler: threading.Thread | None = None
+        self._dumps = tempfile.TemporaryFile("w+")  # faulthandler's stacks, on request
         self._read = 0
         self._started = 0.0
-        self._gui = threading.main_thread().ident
-        self._sampled = ""  # the watcher thread's stacks of the gap going on
-        self._stop = threading.Event()
-        self._watcher: threading.Thread | None = None
 
     # -- running ---------------------------------------------------------------------------
     def start(self) -> None:
         assert threading.current_thread() is threading.main_thread()
+        self._stop.clear()
+        self._sampler = threading.Thread(target=self._sample, name="watchdog", daemon=True)
+        self._sampler.start()
         self._timer = QTimer()
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._timer.setInterval(BEAT_MS)
@@ -107,10 +116,6 @@ class GuiWatchdog:
         self._timer.start()
         event.listen(Engine, "before_cursor_execute", self._on_statement)
         self._started = time.perf_counter()
-        if not FAULTHANDLER:
-            self._stop.clear()
-            self._watcher = threading.Thread(target=self._watch, name="watchdog", daemon=True)
-            self._watcher.start()
 
     def stop(self) -> None:
         if self._timer is not None:
@@ -119,25 +124,10 @@ class GuiWatchdog:
         if FAULTHANDLER:
             faulthandler.cancel_dump_traceback_later()
         self._stop.set()
-        if self._watcher is not None:
-            self._watcher.join(1)
+        if self._sampler is not None:
+            self._sampler.join(1)
         with contextlib.suppress(Exception):
             event.remove(Engine, "before_cursor_execute", self._on_statement)
-
-    def _watch(self) -> None:
-        """Every thread's stack while a gap grows past the limit (once a gap)."""
-        while not self._stop.wait(0.01):
-            if self._paused or self._sampled:
-                continue
-            if (time.perf_counter() - self._last) * 1000 > self.limit_ms:
-                names = {t.ident: t.name for t in threading.enumerate()}
-                seen = []
-                for ident, frame in sys._current_frames().items():
-                    if ident != threading.get_ident():
-                        gui = " (the GUI thread)" if ident == self._gui else ""
-                        seen.append(f"Thread {names.get(ident, ident)}{gui}:")
-                        seen.extend(traceback.format_stack(frame, limit=8))
-                self._sampled = "".join(seen)
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
@@ -150,13 +140,44 @@ class GuiWatchdog:
             self._paused -= 1
             self._reset_beat()
 
+    def _sample(self) -> None:
+        """The other threads' run-queue waits, and the stacks of a gap past the limit."""
+        while not self._stop.wait(SAMPLE_S):
+            now = time.perf_counter()
+            others = _others_queued(self._gui_tid)
+            with self._lock:
+                self._samples.append((now, others))
+            if FAULTHANDLER or self._paused or self._sampled:
+                continue
+            if (now - self._last) * 1000 > self.limit_ms:
+                names = {t.ident: t.name for t in threading.enumerate()}
+                seen = []
+                for ident, frame in sys._current_frames().items():
+                    if ident != threading.get_ident():
+                        gui = " (the GUI thread)" if ident == self._gui else ""
+                        seen.append(f"Thread {names.get(ident, ident)}{gui}:\n")
+                        seen.extend(traceback.format_stack(frame, limit=8))
+                self._sampled = "".join(seen)
+
+    def _others_waited(self, start: float, end: float) -> float:
+        """Milliseconds the other threads waited for a CPU between `start` and `end` (from
+        the samples around them; a thread that came or went meanwhile counts what it has
+        in both)."""
+        with self._lock:
+            samples = list(self._samples)
+        if len(samples) < 2:
+            return 0.0
+        times = [t for t, _ in samples]
+        first = samples[max(0, bisect.bisect_right(times, start) - 1)][1]
+        last = samples[min(len(samples) - 1, bisect.bisect_left(times, end))][1]
+        return sum(max(0, last[t] - first[t]) for t in last if t in first) / 1e6
+
     def _reset_beat(self) -> None:
         self._last = time.perf_counter()
-        self._last_queued = _queued()
+        self._last_queued = _queued(self._gui_tid)
         self._arm()
 
     def _arm(self) -> None:
-        """The stacks are written if the next beat is later than the limit."""
         self._sampled = ""
         if FAULTHANDLER:
             faulthandler.cancel_dump_traceback_later()
@@ -175,19 +196,19 @@ class GuiWatchdog:
 
     def _beat(self) -> None:
         now = time.perf_counter()
-        queued = _queued()
+        queued = _queued(self._gui_tid)
         if not self._paused:
             wall = (now - self._last) * 1000
-            mine = (queued[0] - self._last_queued[0]) / 1e6
-            others = (queued[1] - self._last_queued[1]) / 1e6
-            waited = min(wall, mine + others)
-            gap = max(0.0, wall - waited)
+            gap = wall
+            if wall > BEAT_MS * 3:  # what the GUI thread and the others waited for a CPU
+                waited = max(0, queued - self._last_queued) / 1e6
+                waited += self._others_waited(self._last, now)
+                gap = max(0.0, wall - min(wall, waited))
             self.beats += 1
             self.gaps.append(gap)
             self.worst = max(self.worst, gap)
-            seen = self._seen() if wall > self.limit_ms else ""
             if gap > self.limit_ms:
-                self.stalls.append(Stall(wall, waited, seen))
+                self.stalls.append(Stall(wall, wall - gap, self._seen()))
         self._last, self._last_queued = now, queued
         self._arm()
 
@@ -209,11 +230,12 @@ class GuiWatchdog:
             f"{self.worst:.1f} ms, 99th percentile {self.percentile(99):.1f} ms; "
             f"{len(self.stalls)} over {self.limit_ms:.0f} ms; load {os.getloadavg()[0]:.2f}"
         ]
-        for stall in self.stalls[:5]:
+        for stall in sorted(self.stalls, key=lambda s: -s.ms)[:3]:
             lines.append(
                 f"-- a stall of {stall.ms:.0f} ms ({stall.wall_ms:.0f} ms of wall time, the "
-                f"process's threads {stall.queued_ms:.0f} ms waiting for a CPU), the GUI "
-                "thread at:\n" + ("\n".join(stall.where.splitlines()[:60]) or "(not seen)")
+                f"process's threads {stall.queued_ms:.0f} ms waiting for a CPU), the "
+                "threads at:\n"
+                + ("".join(stall.where.splitlines(keepends=True)[:60]) or "(not seen)")
             )
         if self.statements:
             lines.append(f"-- {len(self.statements)} SQL statements on the GUI thread, first:")
