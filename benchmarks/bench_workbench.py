@@ -179,7 +179,8 @@ class Bench:
         topics = self.window.topics_view.model
         for k in range(self.args.opens):
             if k % 2 == 0:
-                out["peer"].append(raw_group_by(self.db))
+                with self.dog.paused():
+                    out["peer"].append(raw_group_by(self.db))
             c0, t0 = cpu(), time.perf_counter()
             self.controller.open_project(str(self.db))
             self.wait.until(lambda: self.controller.opening is None and topics.rowCount() == 50, 60)
@@ -187,7 +188,8 @@ class Bench:
             out["open"].append(time.perf_counter() - t0)
             out["open_cpu"].append(cpu() - c0)
             if k % 2 == 1:
-                out["peer"].append(raw_group_by(self.db))
+                with self.dog.paused():
+                    out["peer"].append(raw_group_by(self.db))
             self.settle()  # the last topic, if any, opens in the background
             self.wait.idle(0.3)
         return out
@@ -268,6 +270,20 @@ class Bench:
         judging = c.judging
         shown_at = [0.0]
         judging.document_shown.connect(lambda _d: shown_at.__setitem__(0, time.perf_counter()))
+        # the commit alone, in the writing lane (what no durable judging tool can skip)
+        from judgeapp.services.judging import JudgingService
+
+        commits: list[float] = []
+        record = JudgingService.record
+
+        def timed_record(service, *a, **k):
+            t0 = time.perf_counter()
+            try:
+                return record(service, *a, **k)
+            finally:
+                commits.append(time.perf_counter() - t0)
+
+        JudgingService.record = timed_record  # type: ignore[method-assign]
         rng = np.random.default_rng(7)
         peer_conn = peer_connection(
             OUT / "peer.sqlite", self.db if isinstance(self.db, str) else None
@@ -290,7 +306,8 @@ class Bench:
                 grade = str(int(rng.choice([0, 0, 0, 1, 2, 3])))
                 peer_first = k % 2 == 1
                 if peer_first:
-                    peer.append(raw_commit(peer_conn, len(peer)))
+                    with self.dog.paused():  # the peer's work is not the window's
+                        peer.append(raw_commit(peer_conn, len(peer)))
                 target = QApplication.focusWidget() or self.window.judging_view.viewer.text
                 shown_at[0] = 0.0
                 g0 = time.thread_time()
@@ -303,15 +320,18 @@ class Bench:
                 if judging.current == doc:
                     raise SystemExit("the key did not move on")
                 if not peer_first:
-                    peer.append(raw_commit(peer_conn, len(peer)))
+                    with self.dog.paused():
+                        peer.append(raw_commit(peer_conn, len(peer)))
                 self.wait.idle(self.args.gap)
             results[pool] = times
+        JudgingService.record = record  # type: ignore[method-assign]
         self.wait.until(dash.ready, 120)
         peer_conn.close()
         for leftover in ("peer.sqlite", "peer.sqlite-wal", "peer.sqlite-shm"):
             (OUT / leftover).unlink(missing_ok=True)
         return {
             "times": results,
+            "commits": commits,
             "peer": peer,
             "gui": gui,
             "updates": dash.updates - updates_before,
@@ -419,6 +439,7 @@ def main() -> int:
     for pool, times in keyed["times"].items():
         print(f"   {pool:10s} {ms(times)}")
     print(f"   GUI thread CPU per key        {ms(keyed['gui'])}")
+    print(f"   of which the judgment's commit, in the writing lane: {ms(keyed['commits'])}")
     what = "psycopg INSERT+COMMIT (fsync on)" if server else "sqlite3 INSERT+COMMIT (WAL, FULL)"
     print(f"   peer: raw {what}: {ms(keyed['peer'])}")
     print(
