@@ -22,6 +22,7 @@ WRITE_GRANTS = (
     ("INSERT", "docnos"),
     ("INSERT", "project_changes"),
     ("INSERT, UPDATE, DELETE", "settings"),
+    ("INSERT", "search_log"),  # their own searches (schema 0006)
 )
 
 

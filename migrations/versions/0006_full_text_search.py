@@ -77,7 +77,9 @@ def upgrade() -> None:
         op.execute(
             "DO $$ DECLARE r text; BEGIN FOR r IN SELECT db_role FROM assessors "
             "WHERE db_role IS NOT NULL LOOP "
-            "EXECUTE format('GRANT INSERT ON search_log TO %I', r); END LOOP; END $$"
+            "EXECUTE format('GRANT INSERT ON search_log TO %I', r); "
+            "EXECUTE format('GRANT USAGE ON SEQUENCE search_log_id_seq TO %I', r); "
+            "END LOOP; END $$"
         )
     else:
         op.execute(SQLITE_FTS)
