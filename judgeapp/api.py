@@ -282,22 +282,29 @@ class RunReader:
         topic_docs: Mapping[str, Mapping[str, int]],
         unknown: int,
         version: int = 10,
+        ties: str = "trec_eval",
     ) -> None:
         """``topic_docs``: per topic, docno -> id of its judged documents; ``unknown``: an
-        id no judged document has."""
+        id no judged document has; ``ties``: the order of equal scores
+        (:mod:`judgeapp.formats.ties`)."""
+        from judgeapp.formats.ties import check
+
         self.version = version
+        self.ties = check(ties)
         self.unknown = unknown
         # a document not judged for a topic evaluates as one not judged at all there, so it
         # takes the shared id
         self.topic_docs = topic_docs
 
     @classmethod
-    def for_judgments(cls, vocab: Vocabulary, judgments: Judgments, version: int = 10) -> RunReader:
+    def for_judgments(
+        cls, vocab: Vocabulary, judgments: Judgments, version: int = 10, ties: str = "trec_eval"
+    ) -> RunReader:
         docs = {
             qid: dict(zip(vocab.docnos(tj.docids), tj.docids.tolist(), strict=True))
             for qid, tj in judgments.topics.items()
         }
-        return cls(docs, len(vocab), version)
+        return cls(docs, len(vocab), version, ties)
 
     def read(self, run: object, name: str = "run") -> Run:
         if isinstance(run, Run):
@@ -311,8 +318,15 @@ class RunReader:
             rf: Any = run if type(run).__name__ == "RunFile" else read_run_any(cast(Any, run))
             qids = list(rf.topics)
             counts = [len(t.docnos) for t in rf.topics.values()]
-            docnos = [d for t in rf.topics.values() for d in t.docnos]
-            scores = [t.scores for t in rf.topics.values()]
+            if self.ties == "trec_eval":
+                docnos = [d for t in rf.topics.values() for d in t.docnos]
+                scores = [t.scores for t in rf.topics.values()]
+            else:  # the file's order: the tie rule ranks from there
+                from judgeapp.formats.ties import in_file_order
+
+                back = [in_file_order(t) for t in rf.topics.values()]
+                docnos = [d for b in back for d in b[0]]
+                scores = [b[1] for b in back]
             return self._build(name, qids, counts, docnos, scores)
         if isinstance(run, Mapping):
             qids, counts, docnos, scores = [], [], [], []
@@ -359,6 +373,8 @@ class RunReader:
             raise ValueError(f"run {name}: scores must be finite numbers")
         if self.version < 10:  # trec_eval 9.x keeps scores as C floats
             score = score.astype(np.float32).astype(np.float64)
+        if self.ties != "trec_eval":
+            docnos, score = self._tie_ranked(qids, counts, docnos, score)
         topics: dict[str, np.ndarray] = {}
         lo = 0
         unknown, none = self.unknown, itertools.repeat(self.unknown)
@@ -384,6 +400,24 @@ class RunReader:
                 topics[qid] = ids
             lo = hi
         return Run(name, topics, name)
+
+    def _tie_ranked(
+        self, qids: list[str], counts: list[int], docnos: list[str], score: np.ndarray
+    ) -> tuple[list[str], np.ndarray]:
+        """Each topic ranked by the tie rule, its scores replaced by n, n-1, ..., 1 so that
+        the trec_eval-order sort below keeps that ranking."""
+        from judgeapp.formats.ties import order
+
+        out_docs: list[str] = []
+        out_scores = np.empty_like(score)
+        lo = 0
+        for n in counts:
+            o = order(docnos[lo : lo + n], score[lo : lo + n], self.ties)
+            out_docs.extend(docnos[lo + i] for i in o.tolist())
+            out_scores[lo : lo + n] = np.arange(n, 0, -1)
+            lo += n
+        del qids
+        return out_docs, out_scores
 
     def _tie_order(
         self, qid: str, ids: np.ndarray, tied: np.ndarray, order: np.ndarray, docnos: list[str]
@@ -444,7 +478,9 @@ class Evaluator:
     """Measures and qrels fixed, evaluated against any number of runs (ir_measures'
     ``evaluator``). Keyword options as trec_eval's: ``version`` (10 or 9),
     ``relevance_level`` (-l), ``judged_only`` (-J), ``max_docs`` (-M), ``num_docs`` (-N),
-    and ``topics`` (which topics are averaged; see the module docstring)."""
+    ``topics`` (which topics are averaged; see the module docstring) and ``ties`` (the
+    order of equal scores: ``trec_eval``, ``docno``, ``file`` or ``ranx``; see
+    :mod:`judgeapp.formats.ties`)."""
 
     def __init__(
         self,
@@ -457,8 +493,12 @@ class Evaluator:
         judged_only: bool = False,
         max_docs: int | None = None,
         num_docs: int = 0,
+        ties: str = "trec_eval",
     ) -> None:
         self.options = _options(topics, version, relevance_level, judged_only, max_docs, num_docs)
+        from judgeapp.formats.ties import check
+
+        self.ties = check(ties)
         self.measures = [m for m in measures_of(measures, version) if m.aggregate != "text"]
         for m in self.measures:
             m.check_complete()
@@ -468,7 +508,9 @@ class Evaluator:
             # per-topic ids, no shared vocabulary: each topic's documents are numbered apart
             self.judgments, docs = plain
             unknown = max((len(d) for d in docs.values()), default=0)
-            self._reader: RunReader | None = RunReader(docs, unknown, self.options.version)
+            self._reader: RunReader | None = RunReader(
+                docs, unknown, self.options.version, self.ties
+            )
         else:
             self.judgments = qrels_of(qrels, self.vocab)
             self._reader = None
@@ -480,7 +522,9 @@ class Evaluator:
         (``{name: run}``, or runs named run0, run1, ...)."""
         items = runs.items() if isinstance(runs, Mapping) else enumerate(runs)
         if self._reader is None:
-            self._reader = RunReader.for_judgments(self.vocab, self.judgments, self.options.version)
+            self._reader = RunReader.for_judgments(
+                self.vocab, self.judgments, self.options.version, self.ties
+            )
         engine_runs = [self._reader.read(r, str(name)) for name, r in items]
         engine = Engine(
             self.judgments, engine_runs, self.measures, self.options, ideals=self._ideals
