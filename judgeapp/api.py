@@ -500,6 +500,19 @@ class Evaluator:
 
         self.ties = check(ties)
         self.measures = [m for m in measures_of(measures, version) if m.aggregate != "text"]
+        # measures given as other libraries' objects (ir_measures'): results are keyed by
+        # those very objects, so code written for that library finds them
+        self._given: dict[Measure, object] = {}
+        given = (
+            [measures]
+            if isinstance(measures, str) or not isinstance(measures, Iterable)
+            else measures
+        )
+        for obj in given:
+            if not isinstance(obj, str | Measure):
+                found = measures_of([obj], version)
+                if len(found) == 1:
+                    self._given[found[0]] = obj
         for m in self.measures:
             m.check_complete()
         self.vocab = Vocabulary()
@@ -536,7 +549,7 @@ class Evaluator:
         res = self.results([run])
         summary = res.summary()[:, 0]
         return MeasureDict(
-            (m, int(v) if m.is_count else float(v))
+            (self._given.get(m, m), int(v) if m.is_count else float(v))
             for m, v in zip(res.measures, summary.tolist(), strict=True)
         )
 
@@ -544,21 +557,24 @@ class Evaluator:
         """Per-topic values: one Metric per qrels topic and measure (a topic the run lacks
         gives 0 with topics='qrels' and nothing otherwise), topics in trec_eval's order."""
         res = self.results([run])
-        yield from _metrics(res, 0, self.topics == "qrels")
+        yield from _metrics(res, 0, self.topics == "qrels", self._given)
 
     def calc(self, run: object) -> CalcResults:
         res = self.results([run])
         summary = res.summary()[:, 0].tolist()
         return CalcResults(
             MeasureDict(
-                (m, int(v) if m.is_count else float(v))
+                (self._given.get(m, m), int(v) if m.is_count else float(v))
                 for m, v in zip(res.measures, summary, strict=True)
             ),
-            list(_metrics(res, 0, self.topics == "qrels")),
+            list(_metrics(res, 0, self.topics == "qrels", self._given)),
         )
 
 
-def _metrics(res: Results, r: int, zero_missing: bool) -> Iterator[Metric]:
+def _metrics(
+    res: Results, r: int, zero_missing: bool, given: Mapping[Measure, object] | None = None
+) -> Iterator[Metric]:
+    given = given or {}
     values = res.values[:, r, :]
     for t, qid in enumerate(res.qids):
         if not res.evaluated[r, t] and not zero_missing:
@@ -567,7 +583,7 @@ def _metrics(res: Results, r: int, zero_missing: bool) -> Iterator[Metric]:
             if not m.info.per_topic:
                 continue
             v = float(values[i, t]) if res.evaluated[r, t] else 0.0
-            yield Metric(qid, m, int(v) if m.is_count else v)
+            yield Metric(qid, cast(Measure, given.get(m, m)), int(v) if m.is_count else v)
 
 
 def evaluator(measures: Iterable[object] | object, qrels: object, **options: Any) -> Evaluator:
@@ -592,3 +608,75 @@ def iter_calc(
 def calc(measures: Iterable[object] | object, qrels: object, run: object, **options: Any):
     """Aggregates and per-topic values at once (``ir_measures.calc``)."""
     return Evaluator(measures, qrels, **options).calc(run)
+
+
+# -- ir_measures' readers and names --------------------------------------------------------
+
+GenericQrel = Qrel
+GenericScoredDoc = ScoredDoc
+
+
+def read_trec_qrels(file: object) -> Iterator[Qrel]:
+    """Qrel(query_id, doc_id, relevance, iteration) rows of a qrels file (a path, or text
+    with newlines), in file order, as ``ir_measures.read_trec_qrels``."""
+    text = str(file)
+    if "\n" in text:
+        yield from parse_trec_qrels(text.splitlines())
+        return
+    with open(text, encoding="utf-8", errors="surrogateescape") as fh:
+        yield from parse_trec_qrels(fh)
+
+
+def parse_trec_qrels(lines: Iterable[str]) -> Iterator[Qrel]:
+    for n, line in enumerate(lines, 1):
+        cols = line.split()
+        if not cols:
+            continue
+        if len(cols) != 4:
+            raise ValueError(f"qrels line {n}: 4 columns expected, got {len(cols)}: {line!r}")
+        qid, it, doc, rel = cols
+        yield Qrel(qid, doc, int(rel), it)
+
+
+def read_trec_run(file: object) -> Iterator[ScoredDoc]:
+    """ScoredDoc(query_id, doc_id, score) rows of a run file (a path, or text with
+    newlines), in file order, as ``ir_measures.read_trec_run``."""
+    text = str(file)
+    if "\n" in text:
+        yield from parse_trec_run(text.splitlines())
+        return
+    if text.endswith(".gz"):
+        import gzip
+
+        with gzip.open(text, "rt", encoding="utf-8", errors="surrogateescape") as fh:
+            yield from parse_trec_run(fh)
+        return
+    with open(text, encoding="utf-8", errors="surrogateescape") as fh:
+        yield from parse_trec_run(fh)
+
+
+def parse_trec_run(lines: Iterable[str]) -> Iterator[ScoredDoc]:
+    for n, line in enumerate(lines, 1):
+        cols = line.split()
+        if not cols:
+            continue
+        if len(cols) < 6:
+            raise ValueError(f"run line {n}: 6 columns expected, got {len(cols)}: {line!r}")
+        yield ScoredDoc(cols[0], cols[2], float(cols[4]))
+
+
+def parse_measure(text: str) -> Measure:
+    """One measure from its text (ir_measures' or trec_eval's syntax)."""
+    found = measures_of([text])
+    if len(found) != 1:
+        raise ValueError(f"{text!r} names {len(found)} measures; use parse_trec_measure")
+    return found[0]
+
+
+def parse_trec_measure(text: str) -> list[Measure]:
+    """The measures a trec_eval name stands for (``ndcg_cut.10,20`` is two)."""
+    return measures_of([text])
+
+
+def convert_trec_name(text: str) -> list[Measure]:
+    return parse_trec_measure(text)
