@@ -25,6 +25,11 @@ _API = {
     "parse_trec_run",
     "parse_trec_measure",
     "convert_trec_name",
+    "define",
+    "define_byquery",
+    "CustomMeasure",
+    "DefaultPipeline",
+    "providers",
 }
 # ir_measures' other names for measures judgeapp has
 _ALIASES = {
@@ -96,6 +101,21 @@ def __getattr__(name: str):
         from judgeapp.project import open_project
 
         return open_project
+    if name in (
+        "pytrec_eval",
+        "gdeval",
+        "cwl_eval",
+        "pyndeval",
+        "accuracy",
+        "judged",
+        "compat",
+        "msmarco",
+        "ranx",
+        "Provider",
+    ):
+        from judgeapp import api
+
+        return api.PROVIDERS[name] if name != "Provider" else api.Provider
     if name in _ALIASES:
         name = _ALIASES[name]
     if name == "SetRelP":

@@ -499,15 +499,19 @@ class Evaluator:
         from judgeapp.formats.ties import check
 
         self.ties = check(ties)
-        self.measures = [m for m in measures_of(measures, version) if m.aggregate != "text"]
-        # measures given as other libraries' objects (ir_measures'): results are keyed by
-        # those very objects, so code written for that library finds them
-        self._given: dict[Measure, object] = {}
         given = (
             [measures]
             if isinstance(measures, str) or not isinstance(measures, Iterable)
-            else measures
+            else list(measures)
         )
+        # measures the user defined (define, define_byquery): computed apart, on DataFrames
+        self.custom = [m for m in given if isinstance(m, CustomMeasure)]
+        given = [m for m in given if not isinstance(m, CustomMeasure)]
+        self._qrels_input = qrels if self.custom else None
+        self.measures = [m for m in measures_of(given, version) if m.aggregate != "text"]
+        # measures given as other libraries' objects (ir_measures'): results are keyed by
+        # those very objects, so code written for that library finds them
+        self._given: dict[Measure, object] = {}
         for obj in given:
             if not isinstance(obj, str | Measure):
                 found = measures_of([obj], version)
@@ -546,29 +550,48 @@ class Evaluator:
 
     def calc_aggregate(self, run: object) -> MeasureDict:
         """``{measure: value}`` over the topics (trec_eval's ``all`` line)."""
-        res = self.results([run])
-        summary = res.summary()[:, 0]
-        return MeasureDict(
-            (self._given.get(m, m), int(v) if m.is_count else float(v))
-            for m, v in zip(res.measures, summary.tolist(), strict=True)
-        )
+        return self.calc(run).aggregated
 
     def iter_calc(self, run: object) -> Iterator[Metric]:
         """Per-topic values: one Metric per qrels topic and measure (a topic the run lacks
         gives 0 with topics='qrels' and nothing otherwise), topics in trec_eval's order."""
-        res = self.results([run])
-        yield from _metrics(res, 0, self.topics == "qrels", self._given)
+        if not self.custom:
+            res = self.results([run])
+            yield from _metrics(res, 0, self.topics == "qrels", self._given)
+            return
+        yield from self.calc(run).per_query
 
     def calc(self, run: object) -> CalcResults:
-        res = self.results([run])
-        summary = res.summary()[:, 0].tolist()
-        return CalcResults(
-            MeasureDict(
+        aggregated = MeasureDict()
+        per_query: list[Metric] = []
+        if self.measures:
+            res = self.results([run])
+            summary = res.summary()[:, 0].tolist()
+            aggregated.update(
                 (self._given.get(m, m), int(v) if m.is_count else float(v))
                 for m, v in zip(res.measures, summary, strict=True)
-            ),
-            list(_metrics(res, 0, self.topics == "qrels", self._given)),
-        )
+            )
+            per_query = list(_metrics(res, 0, self.topics == "qrels", self._given))
+        for m in self.custom:
+            found = self._custom(m, run)
+            per_query.extend(found)
+            aggregated[m] = float(np.mean([x.value for x in found])) if found else float("nan")
+        return CalcResults(aggregated, per_query)
+
+    def _custom(self, m: CustomMeasure, run: object) -> list[Metric]:
+        """A user-defined measure's per-topic values, on the qrels and the run as
+        ir_measures gives them (DataFrames; the run ranked by this evaluator's tie rule)."""
+        qrels = _frame(self._qrels_input, "relevance")
+        ranked = _frame(run, "score", self.ties)
+        got = {str(q): float(v) for q, v in m.values(qrels, ranked)}
+        have = set(ranked["query_id"])
+        out = []
+        for qid in sorted(self.judgments.topics):
+            if qid in got:
+                out.append(Metric(qid, cast(Measure, m), got[qid]))
+            elif self.topics == "qrels" or qid in have:
+                out.append(Metric(qid, cast(Measure, m), 0.0))
+        return out
 
 
 def _metrics(
@@ -680,3 +703,158 @@ def parse_trec_measure(text: str) -> list[Measure]:
 
 def convert_trec_name(text: str) -> list[Measure]:
     return parse_trec_measure(text)
+
+
+# -- custom measures (ir_measures' define / define_byquery) ----------------------------------
+
+
+class CustomMeasure:
+    """A measure the user computes: ``impl(qrels, run)`` on pandas DataFrames (ir_measures'
+    columns; the run sorted by query and ranked), giving ``(query_id, value)`` pairs. ``@ k``
+    keeps the first k documents of each query first (when ``support_cutoff``)."""
+
+    def __init__(
+        self, impl: Any, name: str | None, support_cutoff: bool = True, cutoff: int | None = None
+    ) -> None:
+        self.impl, self.name, self.support_cutoff, self.cutoff = impl, name, support_cutoff, cutoff
+
+    def __matmul__(self, k: int) -> CustomMeasure:
+        if not self.support_cutoff:
+            raise ValueError(f"{self!r} takes no cutoff")
+        return CustomMeasure(self.impl, self.name, self.support_cutoff, int(k))
+
+    def __repr__(self) -> str:
+        base = self.name or f"custom<{id(self.impl):x}>"
+        return base if self.cutoff is None else f"{base}@{self.cutoff}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CustomMeasure) and (other.impl, other.cutoff, other.name) == (
+            self.impl,
+            self.cutoff,
+            self.name,
+        )
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
+    def values(self, qrels: Any, run: Any) -> Iterable[tuple[str, float]]:
+        if self.cutoff is not None:
+            run = run.groupby("query_id", sort=False).head(self.cutoff).reset_index(drop=True)
+        return self.impl(qrels, run)
+
+
+def define(
+    impl: Any, name: str | None = None, support_cutoff: bool = True, **_: Any
+) -> CustomMeasure:
+    """A measure from ``impl(qrels, run) -> [(query_id, value), ...]`` over all queries at
+    once (``ir_measures.define``; its optional descriptive keywords are accepted)."""
+    return CustomMeasure(impl, name, support_cutoff)
+
+
+def define_byquery(
+    impl: Any, name: str | None = None, support_cutoff: bool = True, **_: Any
+) -> CustomMeasure:
+    """A measure from ``impl(qrels, run) -> value`` called once per query
+    (``ir_measures.define_byquery``)."""
+
+    def each(qrels: Any, run: Any) -> Iterator[tuple[str, float]]:
+        for qid, part in run.groupby("query_id", sort=False):
+            yield qid, impl(qrels[qrels["query_id"] == qid], part)
+
+    return CustomMeasure(each, name or getattr(impl, "__name__", repr(impl)), support_cutoff)
+
+
+def _frame(obj: object, value: str, ties: str | None = None) -> Any:
+    """A DataFrame (query_id, doc_id, value) of qrels or a run input; a run (``ties``
+    given) is sorted by query id and, within each query, ranked by that tie rule."""
+    import pandas as pd
+
+    if _ranx(obj):
+        obj = cast(Any, obj).to_dict()
+    if isinstance(obj, str | os.PathLike):
+        if value == "score":
+            from judgeapp.formats.interop import read_run_any
+            from judgeapp.formats.ties import in_file_order
+
+            rf = read_run_any(obj)
+            obj = {
+                q: dict(zip(d, s.tolist(), strict=True))
+                for q, (d, s, _) in ((q, in_file_order(t)) for q, t in rf.topics.items())
+            }
+        else:
+            from judgeapp.formats.interop import read_qrels_any
+
+            qf = read_qrels_any(obj)
+            obj = pd.DataFrame({"query_id": qf.qids, "doc_id": qf.docnos, "relevance": qf.grades})
+    if isinstance(obj, Mapping):
+        rows = [(str(q), str(d), v) for q, docs in obj.items() for d, v in docs.items()]
+        columns: tuple[Any, Any, Any] = (
+            tuple(list(c) for c in zip(*rows, strict=True)) if rows else ([], [], [])  # type: ignore[assignment]
+        )
+    else:
+        columns = _columns(obj if _is_frame(obj) else list(cast(Any, obj)), value)
+    qids, docs, vals = columns
+    frame = pd.DataFrame({"query_id": qids, "doc_id": docs, value: np.asarray(vals)})
+    if ties is None:
+        return frame
+    from judgeapp.formats.ties import order
+
+    parts = []
+    for _, part in frame.groupby("query_id", sort=True):
+        o = order(part["doc_id"].tolist(), part["score"].to_numpy(dtype=np.float64), ties)
+        parts.append(part.iloc[o])
+    if not parts:
+        return frame
+    return pd.concat(parts, ignore_index=True)
+
+
+# -- ir_measures' providers -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    """ir_measures' providers, where choosing one changes a number: they compute the same
+    measures but rank tied scores differently (and pytrec_eval is trec_eval 9.x). Each is
+    judgeapp with that provider's tie rule and version: ``judgeapp.cwl_eval.calc_aggregate(
+    measures, qrels, run)`` gives what ``ir_measures.cwl_eval.calc_aggregate`` gives."""
+
+    name: str
+    ties: str
+    version: int = 10
+
+    def evaluator(self, measures: object, qrels: object, **options: Any) -> Evaluator:
+        options = {"ties": self.ties, "version": self.version, **options}
+        return Evaluator(measures, qrels, **options)
+
+    def calc_aggregate(self, measures: object, qrels: object, run: object, **options: Any):
+        return self.evaluator(measures, qrels, **options).calc_aggregate(run)
+
+    def iter_calc(self, measures: object, qrels: object, run: object, **options: Any):
+        return self.evaluator(measures, qrels, **options).iter_calc(run)
+
+    def calc(self, measures: object, qrels: object, run: object, **options: Any):
+        return self.evaluator(measures, qrels, **options).calc(run)
+
+
+PROVIDERS = {
+    p.name: p
+    for p in (
+        Provider("pytrec_eval", "trec_eval", 9),
+        Provider("gdeval", "trec_eval"),
+        Provider("cwl_eval", "file"),
+        Provider("pyndeval", "file"),
+        Provider("accuracy", "file"),
+        Provider("judged", "docno"),
+        Provider("compat", "docno"),
+        Provider("msmarco", "docno"),
+        Provider("ranx", "ranx"),
+    )
+}
+# ir_measures' provider chain: judgeapp has one engine, with trec_eval's tie order
+DefaultPipeline = Provider("default", "trec_eval")
+
+
+class providers:  # named as ir_measures' module
+    """``ir_measures.providers.registry`` (the providers above, by name)."""
+
+    registry = PROVIDERS
