@@ -426,6 +426,10 @@ def fuse_prepared(
 def fuse(runs: Sequence[RunFile], f: Fusion, *, tag: str = "fused", depth: int = 0) -> RunFile:
     """The fused run: every topic of any input run, documents ranked by fused score (equal
     scores in ``f.ties`` order), the first ``depth`` of them (0: all)."""
+    for run in runs:
+        for qid, t in run.topics.items():
+            if not np.isfinite(t.scores).all():  # inf - inf and inf / inf have no rank
+                raise ValueError(f"run {run.path or run.tag}: topic {qid}: scores must be finite")
     return fuse_prepared(prepared(runs, f), f, tag=tag, depth=depth)
 
 
