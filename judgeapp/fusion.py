@@ -43,7 +43,7 @@ import itertools
 import math
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cmp_to_key
 
 import numpy as np
@@ -111,12 +111,7 @@ def norm_name(name: str | None) -> str:
 
 def default_norm(method: str) -> str:
     """minmax for score methods (ranx's default), none where only places count."""
-    return (
-        "minmax"
-        if method_name(method)
-        in ("sum", "mnz", "anz", "max", "min", "med", "gmnz", "wsum", "mixed", "wmnz", "segfuse")
-        else "none"
-    )
+    return "minmax" if method_name(method) in (*SCORE_METHODS, "segfuse") else "none"
 
 
 def normalise(scores: np.ndarray, norm: str) -> np.ndarray:
@@ -473,7 +468,3 @@ def weight_grid(runs: int, step: float) -> list[tuple[float, ...]]:
     digits = str(step)[::-1].find(".")
     ticks = [round(x, digits) for x in np.arange(0, 1 + step, step).tolist()]
     return [seq for seq in itertools.product(ticks, repeat=runs) if sum(seq) == 1.0]
-
-
-def with_params(f: Fusion, **changes: object) -> Fusion:
-    return replace(f, **changes)  # type: ignore[arg-type]
