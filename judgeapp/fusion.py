@@ -332,12 +332,17 @@ def _condorcet(t: Topic, w: np.ndarray) -> np.ndarray:
     placing it higher (a run that did not retrieve a document places it last) weigh at
     least as much as the others; equal weight keeps the order the runs first name them."""
     n = t.place.shape[1]
-    place = np.where(t.place >= 0, t.place, np.iinfo(np.int64).max)
+    # per document, its place in each run (plain Python: a few runs per comparison)
+    places = np.where(t.place >= 0, t.place, np.iinfo(np.int64).max).T.tolist()
+    weights = [float(x) for x in w.tolist()]
 
     def cmp(x: int, y: int) -> int:
-        ahead = place[:, x] < place[:, y]
-        behind = place[:, y] < place[:, x]
-        a, b = float(w[ahead].sum()), float(w[behind].sum())
+        a = b = 0.0
+        for px, py, wi in zip(places[x], places[y], weights, strict=True):
+            if px < py:
+                a += wi
+            elif py < px:
+                b += wi
         return -1 if a > b else 1 if b > a else 0
 
     order = sorted(range(n), key=cmp_to_key(cmp))
