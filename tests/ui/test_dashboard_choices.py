@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import pytest
 from live_project import oracle_ap, oracle_t_marks, qrels_dict
+from matplotlib.colors import to_rgba
 from PySide6.QtCore import Qt
 
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.policy import qrels_rows
 from judgeapp.store import Changes
+from judgeapp.ui.dashboard.plots import COLOURS
 from tests.ui.test_dashboard import ASSESSOR, TIMEOUT, opened  # noqa: F401 (a fixture)
 from tests.ui.waiting import open_project, settled
 
@@ -36,6 +38,13 @@ def test_plots_show_the_best_runs_by_the_table_and_say_which(qtbot, opened):  # 
     assert all(run in legend for run in best[:3]) and best[3] not in legend
     assert "the best 3 of 6 runs by AP" in legend
     # sorting the table by another measure: the plots follow it
+    dashboard.set_own_window(True)  # the plots in view
+    qtbot.waitExposed(dashboard.own_window)
+    qtbot.waitUntil(
+        lambda: all(p.canvas.isVisible() and p.full_draws and not p.pending for p in view.plots),
+        timeout=TIMEOUT,
+    )
+    draws = {plot.name: plot.full_draws for plot in (view.pr_plot, view.ndcg_plot)}
     rr = {run: view.model.value(run, "RR") for run in project.runs}
     view.table.sortByColumn(
         view.model.measures().index(_measure(view, "RR")) + 1, Qt.SortOrder.DescendingOrder
@@ -43,6 +52,19 @@ def test_plots_show_the_best_runs_by_the_table_and_say_which(qtbot, opened):  # 
     by_rr = sorted(rr, key=lambda r: (-rr[r], table_order(dashboard).index(r)))
     expected = by_rr[:3] + ([best[0]] if best[0] not in by_rr[:3] else [])
     assert dashboard.plot_runs == expected
+    # other runs, same curves: recoloured and redrawn over the kept background, each run's
+    # curve its own values in its legend colour, without a full draw of either figure
+    settled()
+    snap = dashboard.snapshot
+    for plot, values in ((view.pr_plot, snap.iprec_mean), (view.ndcg_plot, snap.ndcg_mean)):
+        assert plot.runs == tuple(expected)
+        curves = plot.curves.get_segments()
+        for i, run in enumerate(expected):
+            assert list(curves[i][:, 1]) == list(values[snap.run_names.index(run)])
+        assert [tuple(c) for c in plot.curves.get_color()] == [
+            to_rgba(COLOURS[i]) for i in range(len(expected))
+        ]
+        assert plot.full_draws == draws[plot.name] and plot.blits
     assert "by RR" in view.plot_legend.text()
     # the user picks rows: those are plotted, and the legend says so
     dashboard.set_plot_runs(["weak", best[1]])
