@@ -57,7 +57,7 @@ def test_new_sqlite_project_is_the_schema_the_migrations_make(tmp_path):
         with migrated.connect() as a, made.connect() as b:
             assert schema_rows(a) == schema_rows(b)
             assert len(schema_rows(a)) > 20
-            assert [r[0] for r in schema_rows(b)].count("trigger") == 2
+            assert [r[0] for r in schema_rows(b)].count("trigger") == 12
             version = "SELECT version_num FROM alembic_version"
             assert a.exec_driver_sql(version).all() == b.exec_driver_sql(version).all()
     finally:

@@ -38,6 +38,12 @@ def qrels(rows: list[tuple[str, str, int]]) -> QrelsFile:
     )
 
 
+def topics(store: Store, *qids: str) -> None:
+    """Topics for people to judge (the project refuses a person's judgment of a topic it
+    lacks)."""
+    store.put_topics([(Topic(q, f"topic {q}"), "test") for q in qids])
+
+
 @pytest.fixture
 def store(project_db):
     s = Store.open(project_db)
@@ -80,6 +86,7 @@ def test_run_name_clash_is_refused_whole(store):
 def test_judgment_changes_are_durable_and_recorded_in_history(tmp_path):
     path = tmp_path / "p.db"
     store = Store.open(path)
+    topics(store, "7")
     alice = store.assessor("alice")
     doc = store.intern_docnos(["d1"])["d1"]
     first = store.set_judgment("7", doc, alice.id, JudgmentState(2, "ok"), time_spent=3.0)
@@ -106,6 +113,7 @@ def test_judgment_changes_are_durable_and_recorded_in_history(tmp_path):
 
 
 def test_history_is_append_only(store):
+    topics(store, "1")
     alice = store.assessor("alice")
     doc = store.intern_docnos(["d1"])["d1"]
     store.set_judgment("1", doc, alice.id, JudgmentState(1))
@@ -118,6 +126,7 @@ def test_history_is_append_only(store):
 
 def test_effective_judgments_take_the_newest_per_document(store):
     store.import_qrels([(qrels([("1", "a", 1), ("1", "b", 0), ("2", "a", 2)]), "official")])
+    topics(store, "1")
     bob = store.assessor("bob")
     ids = store.docno_ids(["a", "b"])
     store.set_judgment("1", ids["b"], bob.id, JudgmentState(3))
@@ -136,6 +145,7 @@ def test_judgment_arrays_agree_with_the_exported_qrels_for_any_assessors(store):
     # two readings of "effective": the arrays the evaluation reads (a sort) and the rows
     # `export qrels` writes (a window function); many changes by three assessors
     rng = np.random.default_rng(3)
+    topics(store, "1", "2", "3")
     names = ["ann", "bob", "cy"]
     people = {n: store.assessor(n).id for n in names}
     ids = list(store.intern_docnos([f"d{i}" for i in range(12)]).values())

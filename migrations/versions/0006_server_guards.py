@@ -1,0 +1,847 @@
+"""the database guards a project by itself: only valid rows (grades on the scale, topics that
+exist, assignments kept, finite times, bounded sizes, times from the server's clock, a history
+that agrees with the judgments), and on PostgreSQL a team member's role reads only what their
+window shows and writes only through functions, never holding a lock the team waits on
+
+Revision ID: 0006
+Revises: 0005
+Create Date: 2026-11-27
+
+Existing rows are looked at first: what can be set right without losing anything is (time
+spent that is not a number, negative or over a year becomes 0; a time before 1970 or in the
+future becomes the upgrade's; a score that is not finite is dropped; a judgment whose history
+does not end in it gets the history event that does, origin `repair`); what cannot is kept and
+reported (a grade off the scale, a topic the project lacks, an over-long note), in the
+setting `checks.0006` (`info` lists it). From here on the database refuses such rows.
+
+Written here as it is at this revision, not imported from the code: the rules a later
+revision changes are changed by that revision. docs/team.md says why each part is built so.
+"""
+
+import json
+import uuid
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0006"
+down_revision = "0005"
+branch_labels = None
+depends_on = None
+
+GRADES = 1000  # a grade lies within -GRADES..GRADES (as the readers take them)
+YEAR_S = 31_536_000  # time spent on one judgment, at most (seconds)
+NOTE = 65_536  # characters of a note
+TOKEN = 4096  # characters of a topic id or docno (the readers' longest token, in bytes)
+NAME = 1024  # characters of an assessor's name
+FUTURE = "+1 hour"  # how far ahead of the clock a time may be (clocks of two machines)
+
+# Row rules: (table, name, PostgreSQL CHECK, SQLite condition, what the rule says). SQLite
+# checks them in triggers (a CHECK constraint would need every table rebuilt, and cannot
+# read the clock); PostgreSQL as CHECK constraints. SQLite stores anything in any column, so
+# its conditions check the type too (a NaN arrives there as NULL, and NOT NULL refuses it).
+ROWS = [
+    ("judgments", "grade", f"grade BETWEEN -{GRADES} AND {GRADES}",
+     f"typeof(NEW.grade) = 'integer' AND NEW.grade BETWEEN -{GRADES} AND {GRADES}",
+     f"a grade is a whole number from -{GRADES} to {GRADES}"),
+    ("judgments", "time_spent", f"time_spent >= 0 AND time_spent <= {YEAR_S}",
+     f"typeof(NEW.time_spent) IN ('integer', 'real') AND NEW.time_spent BETWEEN 0 AND {YEAR_S}",
+     "time spent is a number of seconds from 0 to a year"),
+    ("judgments", "score", "score IS NULL OR (score >= -1e300 AND score <= 1e300)",
+     "NEW.score IS NULL OR (typeof(NEW.score) IN ('integer', 'real') AND abs(NEW.score) <= 1e300)",
+     "a score is a finite number"),
+    ("judgments", "note", f"char_length(note) <= {NOTE}",
+     f"typeof(NEW.note) = 'text' AND length(NEW.note) <= {NOTE}",
+     f"a note has at most {NOTE} characters"),
+    ("judgments", "qid", f"char_length(qid) BETWEEN 1 AND {TOKEN}",
+     f"typeof(NEW.qid) = 'text' AND length(NEW.qid) BETWEEN 1 AND {TOKEN}",
+     f"a topic id has 1 to {TOKEN} characters"),
+    ("judgments", "times", "created_at >= '1970-01-01' AND updated_at >= '1970-01-01'",
+     "typeof(NEW.created_at) = 'text' AND typeof(NEW.updated_at) = 'text' AND "
+     "NEW.created_at >= '1970-01-01' AND NEW.updated_at >= '1970-01-01' AND "
+     f"NEW.created_at <= datetime('now', '{FUTURE}') AND NEW.updated_at <= datetime('now', '{FUTURE}')",
+     "a judgment's times lie between 1970 and now"),
+    ("judgments", "flagged", None, "NEW.flagged IN (0, 1)", "flagged is true or false"),
+    ("judgment_history", "grade", f"grade IS NULL OR grade BETWEEN -{GRADES} AND {GRADES}",
+     f"NEW.grade IS NULL OR (typeof(NEW.grade) = 'integer' AND NEW.grade BETWEEN -{GRADES} AND {GRADES})",
+     f"a grade is a whole number from -{GRADES} to {GRADES}"),
+    ("judgment_history", "previous_grade",
+     f"previous_grade IS NULL OR previous_grade BETWEEN -{GRADES} AND {GRADES}",
+     "NEW.previous_grade IS NULL OR (typeof(NEW.previous_grade) = 'integer' AND "
+     f"NEW.previous_grade BETWEEN -{GRADES} AND {GRADES})",
+     f"a grade is a whole number from -{GRADES} to {GRADES}"),
+    ("judgment_history", "action",
+     "action IN ('create', 'update', 'delete') AND (action = 'delete') = (grade IS NULL)",
+     "NEW.action IN ('create', 'update', 'delete') AND (NEW.action = 'delete') = (NEW.grade IS NULL)",
+     "an event creates, updates or deletes a judgment, and only a deletion has no grade"),
+    ("judgment_history", "time_spent", f"time_spent >= -{YEAR_S} AND time_spent <= {YEAR_S}",
+     f"typeof(NEW.time_spent) IN ('integer', 'real') AND abs(NEW.time_spent) <= {YEAR_S}",
+     "time spent is a number of seconds within a year"),
+    ("judgment_history", "score", "score IS NULL OR (score >= -1e300 AND score <= 1e300)",
+     "NEW.score IS NULL OR (typeof(NEW.score) IN ('integer', 'real') AND abs(NEW.score) <= 1e300)",
+     "a score is a finite number"),
+    ("judgment_history", "note", f"char_length(note) <= {NOTE}",
+     f"typeof(NEW.note) = 'text' AND length(NEW.note) <= {NOTE}",
+     f"a note has at most {NOTE} characters"),
+    ("judgment_history", "words",
+     f"char_length(qid) BETWEEN 1 AND {TOKEN} AND char_length(origin) BETWEEN 1 AND 64 "
+     "AND (uid IS NULL OR char_length(uid) <= 64)",
+     f"typeof(NEW.qid) = 'text' AND length(NEW.qid) BETWEEN 1 AND {TOKEN} AND "
+     "typeof(NEW.origin) = 'text' AND length(NEW.origin) BETWEEN 1 AND 64 AND "
+     "(NEW.uid IS NULL OR length(NEW.uid) <= 64)",
+     "a topic id, origin or event id of a sane length"),
+    ("judgment_history", "at", "at >= '1970-01-01'",
+     f"typeof(NEW.at) = 'text' AND NEW.at >= '1970-01-01' AND NEW.at <= datetime('now', '{FUTURE}')",
+     "an event's time lies between 1970 and now"),
+    ("assessors", "name",
+     f"char_length(name) BETWEEN 1 AND {NAME} AND kind IN ('person', 'source', 'automatic', "
+     "'adjudicator') AND (role IS NULL OR role IN ('owner', 'evaluator', 'assessor'))",
+     f"typeof(NEW.name) = 'text' AND length(NEW.name) BETWEEN 1 AND {NAME} AND NEW.kind IN "
+     "('person', 'source', 'automatic', 'adjudicator') AND (NEW.role IS NULL OR NEW.role IN "
+     "('owner', 'evaluator', 'assessor'))",
+     f"an assessor has a name of 1 to {NAME} characters, a known kind and role"),
+    ("topics", "qid", f"char_length(qid) BETWEEN 1 AND {TOKEN}",
+     f"typeof(NEW.qid) = 'text' AND length(NEW.qid) BETWEEN 1 AND {TOKEN}",
+     f"a topic id has 1 to {TOKEN} characters"),
+    ("docnos", "docno", f"char_length(docno) BETWEEN 1 AND {TOKEN}", None,
+     f"a docno has 1 to {TOKEN} characters"),
+]  # fmt: skip
+
+# What people's judgments (persons and adjudicators, not imported qrels or automatic judges)
+# must also be, checked against other tables: SQLite conditions on NEW (the PostgreSQL trigger
+# function below says the same in PL/pgSQL).
+PERSON = "(SELECT kind FROM assessors WHERE id = NEW.assessor_id) IN ('person', 'adjudicator')"
+ASSESSOR_ROLE = (
+    "(SELECT CASE WHEN a.role IN ('owner', 'evaluator', 'assessor') THEN a.role "
+    "WHEN EXISTS (SELECT 1 FROM assignments s WHERE s.assessor_id = a.id) THEN 'assessor' "
+    "ELSE 'evaluator' END FROM assessors a WHERE a.id = NEW.assessor_id AND a.kind = 'person')"
+)
+PEOPLE = [
+    ("NOT EXISTS (SELECT 1 FROM scale WHERE grade = NEW.grade)",
+     "a person's grade is on the project's scale"),
+    ("NOT EXISTS (SELECT 1 FROM topics WHERE qid = NEW.qid)",
+     "a person judges a topic of the project"),
+    (f"{ASSESSOR_ROLE} = 'assessor' AND EXISTS (SELECT 1 FROM assignments WHERE "
+     "assessor_id = NEW.assessor_id) AND NOT EXISTS (SELECT 1 FROM assignments WHERE "
+     "assessor_id = NEW.assessor_id AND qid = NEW.qid)",
+     "an assessor with assignments judges their assigned topics"),
+]  # fmt: skip
+
+# A judgment changes only with the history event that says so: the newest event of its key
+# (by time, then order) has its grade, or is a deletion when the judgment is removed. So the
+# writers add the event first, then change the judgment (SQLite has no deferred triggers;
+# PostgreSQL checks both tables at commit, `judgeapp_history_agrees`).
+NEWEST = (
+    "(SELECT h.grade FROM judgment_history h WHERE h.qid = {row}.qid AND h.doc_id = "
+    "{row}.doc_id AND h.assessor_id = {row}.assessor_id ORDER BY h.at DESC, h.id DESC LIMIT 1)"
+)
+RECORDED = "a judgment changes only with the history event that says so"
+
+
+def _raise(condition: str, says: str) -> str:
+    return (
+        f"SELECT RAISE(ABORT, 'judgeapp: {says.replace(chr(39), chr(39) * 2)}') WHERE {condition};"
+    )
+
+
+def sqlite_triggers() -> list[str]:
+    statements = []
+    for table in dict.fromkeys(t for t, *_ in ROWS):
+        rules = [(cond, says) for t, _n, _pg, cond, says in ROWS if t == table and cond]
+        if not rules:
+            continue
+        verbs = ("INSERT",) if table == "judgment_history" else ("INSERT", "UPDATE")
+        for verb in verbs:
+            body = [_raise(f"NOT ({cond})", says) for cond, says in rules]
+            if table == "judgments":
+                changed = (
+                    ""
+                    if verb == "INSERT"
+                    else (
+                        " AND (NEW.grade IS NOT OLD.grade OR NEW.qid IS NOT OLD.qid OR "
+                        "NEW.assessor_id IS NOT OLD.assessor_id)"
+                    )
+                )
+                body += [_raise(f"{PERSON}{changed} AND {cond}", says) for cond, says in PEOPLE]
+            statements.append(
+                f"CREATE TRIGGER {table}_valid_{verb.lower()} BEFORE {verb} ON {table} "
+                "BEGIN\n  " + "\n  ".join(body) + "\nEND"
+            )
+    for verb, row, fits in (
+        ("INSERT", "NEW", "IS NOT NEW.grade"),
+        ("UPDATE", "NEW", "IS NOT NEW.grade"),
+        ("DELETE", "OLD", "IS NOT NULL"),
+    ):
+        newest = NEWEST.format(row=row)
+        condition = f"NOT EXISTS (SELECT 1 FROM judgment_history h WHERE h.qid = {row}.qid AND h.doc_id = {row}.doc_id AND h.assessor_id = {row}.assessor_id) OR {newest} {fits}"
+        statements.append(
+            f"CREATE TRIGGER judgments_recorded_{verb.lower()} AFTER {verb} ON judgments "
+            "BEGIN\n  " + _raise(condition, RECORDED) + "\nEND"
+        )
+    return statements
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+# -- existing rows -----------------------------------------------------------------------------
+def repair_and_report(bind: sa.Connection) -> dict:
+    """Set right what can be without losing anything; count what cannot (kept as it is)."""
+    postgres = bind.dialect.name == "postgresql"
+    now = _now()
+    ahead = (
+        "now() AT TIME ZONE 'UTC' + interval '1 hour'"
+        if postgres
+        else f"datetime('now', '{FUTURE}')"
+    )
+    bad_time = "NOT (time_spent >= 0 AND time_spent <= :year)" if postgres else (
+        "typeof(time_spent) NOT IN ('integer', 'real') OR time_spent < 0 OR time_spent > :year"
+    )  # fmt: skip
+    bad_score = "NOT (score >= -1e300 AND score <= 1e300)" if postgres else (
+        "typeof(score) NOT IN ('integer', 'real') OR abs(score) > 1e300"
+    )  # fmt: skip
+    repaired = {
+        "time spent set to 0 (not a number, negative or over a year)": bind.execute(
+            sa.text(f"UPDATE judgments SET time_spent = 0 WHERE {bad_time}"), {"year": YEAR_S}
+        ).rowcount,
+        "scores dropped (not finite)": bind.execute(
+            sa.text(f"UPDATE judgments SET score = NULL WHERE score IS NOT NULL AND ({bad_score})")
+        ).rowcount,
+    }
+    times = 0
+    for column in ("created_at", "updated_at"):
+        times += bind.execute(
+            sa.text(
+                f"UPDATE judgments SET {column} = :now WHERE {column} < '1970-01-01' "
+                f"OR {column} > {ahead}"
+            ),
+            {"now": now},
+        ).rowcount
+    repaired["judgment times set to the upgrade's (before 1970 or in the future)"] = times
+    if postgres:
+        owner = "(SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = 'judgments'::regclass)"
+        repaired["the owner's own role unlinked from an assessor"] = bind.execute(
+            sa.text(f"UPDATE assessors SET db_role = NULL WHERE db_role = {owner}")
+        ).rowcount
+    repaired["history events added where the history did not end in the judgment"] = _mend_history(
+        bind, now
+    )
+    people = "a.kind IN ('person', 'adjudicator')"
+    kept = {
+        "judgments with a grade outside -1000..1000": _count(
+            bind, f"SELECT count(*) FROM judgments WHERE NOT (grade BETWEEN -{GRADES} AND {GRADES})"
+        ),
+        "people's judgments with a grade off the project's scale": _count(
+            bind,
+            "SELECT count(*) FROM judgments j JOIN assessors a ON a.id = j.assessor_id "
+            f"WHERE {people} AND j.grade NOT IN (SELECT grade FROM scale)",
+        ),
+        "people's judgments of a topic the project lacks": _count(
+            bind,
+            "SELECT count(*) FROM judgments j JOIN assessors a ON a.id = j.assessor_id "
+            f"WHERE {people} AND j.qid NOT IN (SELECT qid FROM topics)",
+        ),
+        f"judgments with a note over {NOTE} characters": _count(
+            bind, f"SELECT count(*) FROM judgments WHERE length(note) > {NOTE}"
+        ),
+        "history events that break the rules (kept: the history is never rewritten)": _count(
+            bind,
+            "SELECT count(*) FROM judgment_history WHERE NOT ("
+            + " AND ".join(f"({pg})" for t, _n, pg, _s, _w in ROWS if t == "judgment_history")
+            + ")"
+            if postgres
+            else "SELECT count(*) FROM judgment_history WHERE NOT ("
+            + " AND ".join(
+                f"({cond.replace('NEW.', '')})"
+                for t, _n, _pg, cond, _w in ROWS
+                if t == "judgment_history"
+            )
+            + ")",
+        ),
+    }
+    return {
+        "repaired": {k: v for k, v in repaired.items() if v},
+        "kept": {k: v for k, v in kept.items() if v},
+    }
+
+
+def _count(bind: sa.Connection, sql: str) -> int:
+    return int(bind.execute(sa.text(sql)).scalar() or 0)
+
+
+def _mend_history(bind: sa.Connection, now: datetime) -> int:
+    """Append, for each judgment whose newest event does not say what it is, the event that
+    does (origin `repair`); and a deletion where the newest event leaves a judgment that is
+    not there. The history keeps every event it had."""
+    newest: dict[tuple, tuple] = {}
+    for qid, doc, who, grade, at, _id in bind.execute(
+        sa.text(
+            "SELECT qid, doc_id, assessor_id, grade, at, id FROM judgment_history ORDER BY at, id"
+        )
+    ):
+        newest[(qid, doc, who)] = (grade, at)
+    current = {
+        (q, d, a): (g, n, f, s)
+        for q, d, a, g, n, f, s in bind.execute(
+            sa.text("SELECT qid, doc_id, assessor_id, grade, note, flagged, score FROM judgments")
+        )
+    }
+    events = []
+    for key in current.keys() | newest.keys():
+        judged = current.get(key)
+        last = newest.get(key)
+        last_grade = None if last is None else last[0]
+        if judged is not None and (last is None or last_grade != judged[0]):
+            action = "create" if last_grade is None else "update"
+            grade, note, flagged, score = judged
+        elif judged is None and last is not None and last_grade is not None:
+            action, grade, note, flagged, score = "delete", None, "", False, None
+        else:
+            continue
+        events.append(
+            {
+                "uid": uuid.uuid4().hex,
+                "qid": key[0],
+                "doc_id": key[1],
+                "assessor_id": key[2],
+                "action": action,
+                "grade": grade,
+                "previous": last_grade,
+                "note": note or "",
+                "flagged": bool(flagged),
+                "score": score,
+                # after the newest event even if that one's time is ahead of the clock
+                "at": max(now, last[1]) if last is not None and last[1] is not None else now,
+            }
+        )
+    if events:
+        bind.execute(
+            sa.text(
+                "INSERT INTO judgment_history (uid, qid, doc_id, assessor_id, action, origin, "
+                "grade, previous_grade, note, flagged, time_spent, at, score) VALUES (:uid, "
+                ":qid, :doc_id, :assessor_id, :action, 'repair', :grade, :previous, :note, "
+                ":flagged, 0, :at, :score)"
+            ),
+            events,
+        )
+    return len(events)
+
+
+# -- PostgreSQL: the server guards reads and writes --------------------------------------------
+# Each team member connects as a role of their own (`team add`). Such a role may SELECT the
+# tables (row-level security then shows it what its window would show: judgeapp_sees_all
+# and judgeapp_topics below) and EXECUTE the functions that write (judgeapp_judge,
+# judgeapp_intern, judgeapp_put_setting), which run as the owner and check every argument.
+# It holds no INSERT, UPDATE, DELETE or TRUNCATE privilege on any table, so it can take no
+# lock that blocks a writer (LOCK TABLE beyond ACCESS SHARE and SELECT ... FOR UPDATE need
+# one). The owner's writers queue on the one row of write_lock, which no member may read or
+# lock; members' writes need no common lock (each touches its own rows). docs/team.md.
+FUNCTIONS = r"""
+CREATE FUNCTION judgeapp_me() RETURNS integer LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = {schema}, pg_temp AS $$
+  SELECT id FROM assessors WHERE db_role = session_user::text AND kind = 'person'
+$$;
+
+CREATE FUNCTION judgeapp_role_of(p_id integer) RETURNS text LANGUAGE sql STABLE
+SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+  SELECT CASE WHEN a.role IN ('owner', 'evaluator', 'assessor') THEN a.role
+              WHEN EXISTS (SELECT 1 FROM assignments s WHERE s.assessor_id = a.id) THEN 'assessor'
+              ELSE 'evaluator' END
+  FROM assessors a WHERE a.id = p_id
+$$;
+
+CREATE FUNCTION judgeapp_blind_mode() RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = {schema}, pg_temp AS $$
+  SELECT COALESCE(
+    (SELECT CASE WHEN value IS NULL OR value::text = 'null' THEN NULL
+                 ELSE value::text NOT IN ('false', '0', '0.0', '""', '[]', '{{}}') END
+     FROM settings WHERE key = 'team.blind'),
+    EXISTS (SELECT 1 FROM assignments))
+$$;
+
+-- the whole project: the owner and evaluators, and assessors who do not judge blind
+CREATE FUNCTION judgeapp_sees_all() RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = {schema}, pg_temp AS $$
+  SELECT CASE WHEN judgeapp_me() IS NULL THEN false
+              WHEN judgeapp_role_of(judgeapp_me()) <> 'assessor' THEN true
+              ELSE NOT judgeapp_blind_mode() END
+$$;
+
+-- the topics a member may read: NULL for every topic (the whole project, or a blind
+-- assessor without assignments), else a blind assessor's assigned topics
+CREATE FUNCTION judgeapp_topics() RETURNS text[] LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = {schema}, pg_temp AS $$
+  SELECT CASE WHEN judgeapp_me() IS NULL THEN '{{}}'::text[]
+              WHEN judgeapp_sees_all() THEN NULL
+              WHEN EXISTS (SELECT 1 FROM assignments WHERE assessor_id = judgeapp_me())
+                THEN ARRAY(SELECT qid FROM assignments WHERE assessor_id = judgeapp_me())
+              ELSE NULL END
+$$;
+
+-- the settings a member writes (and reads while blind): their own place in the work
+CREATE FUNCTION judgeapp_own_setting(p_key text) RETURNS boolean LANGUAGE sql STABLE
+SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+  SELECT a.name IS NOT NULL AND (
+    p_key IN ('ui.pool.' || a.name, 'ui.last_topic.' || a.name, 'ui.dashboard.' || a.name)
+    OR starts_with(p_key, 'ui.terms.' || a.name || '.'))
+  FROM (SELECT (SELECT name FROM assessors WHERE id = judgeapp_me()) AS name) a
+$$;
+
+-- what the session may see, for the program (one call when a member opens the project)
+CREATE FUNCTION judgeapp_scope() RETURNS json LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = {schema}, pg_temp AS $$
+  SELECT json_build_object(
+    'assessor', (SELECT name FROM assessors WHERE id = judgeapp_me()),
+    'role', judgeapp_role_of(judgeapp_me()),
+    'sees_all', judgeapp_sees_all(),
+    'topics', judgeapp_topics(),
+    'owner', (SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = 'judgments'::regclass))
+$$;
+
+-- a pool's documents as a member may read them: without best ranks and runs while blind
+CREATE FUNCTION judgeapp_pool_docs(p_pool integer) RETURNS TABLE (
+  qid varchar, doc_id integer, best_rank integer, n_runs integer, run_ids bytea,
+  ranks bytea, inclusion_prob double precision, stratum integer)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+DECLARE
+  topics text[] := judgeapp_topics();
+  everything boolean := judgeapp_sees_all();
+BEGIN
+  IF judgeapp_me() IS NULL THEN RETURN; END IF;
+  RETURN QUERY SELECT p.qid, p.doc_id,
+      CASE WHEN everything THEN p.best_rank ELSE 0 END,
+      CASE WHEN everything THEN p.n_runs ELSE 0 END,
+      CASE WHEN everything THEN p.run_ids ELSE ''::bytea END,
+      CASE WHEN everything THEN p.ranks ELSE ''::bytea END,
+      p.inclusion_prob, p.stratum
+    FROM pool_docs p
+    WHERE p.pool_id = p_pool AND (topics IS NULL OR p.qid = ANY (topics));
+END $$;
+
+CREATE FUNCTION judgeapp_pool_params(p_pool integer) RETURNS json LANGUAGE sql STABLE
+SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+  SELECT CASE WHEN judgeapp_sees_all() THEN params ELSE '{{}}'::json END
+  FROM pools WHERE id = p_pool
+$$;
+
+-- a session of the owner writing times it was given (imports, merges): `judgeapp.keep_times`
+CREATE FUNCTION judgeapp_keeps_times() RETURNS boolean LANGUAGE sql STABLE
+SET search_path = {schema}, pg_temp AS $$
+  SELECT COALESCE(current_setting('judgeapp.keep_times', true), '') = 'on'
+     AND session_user = (SELECT pg_get_userbyid(relowner) FROM pg_class
+                         WHERE oid = 'judgments'::regclass)
+$$;
+
+CREATE FUNCTION judgeapp_utc() RETURNS timestamp LANGUAGE sql STABLE AS $$
+  SELECT (now() AT TIME ZONE 'UTC')::timestamp
+$$;
+
+-- a judgment: its times from the server's clock; a person's on the scale, of a topic of the
+-- project, and an assessor's of an assigned topic (the rows read are locked FOR KEY SHARE,
+-- so the owner cannot take the grade or the topic away until this commits)
+CREATE FUNCTION judgeapp_judgment_guard() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = {schema}, pg_temp AS $$
+DECLARE
+  kind text;
+  checks boolean;
+BEGIN
+  IF judgeapp_keeps_times() THEN
+    IF NEW.created_at > judgeapp_utc() + interval '1 hour'
+       OR NEW.updated_at > judgeapp_utc() + interval '1 hour' THEN
+      RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
+        'judgeapp: judgment of topic %s: a time in the future (%s)', NEW.qid, NEW.updated_at);
+    END IF;
+  ELSE
+    NEW.updated_at := judgeapp_utc();
+    NEW.created_at := CASE WHEN TG_OP = 'INSERT' THEN judgeapp_utc() ELSE OLD.created_at END;
+  END IF;
+  checks := TG_OP = 'INSERT' OR NEW.grade IS DISTINCT FROM OLD.grade
+            OR NEW.qid IS DISTINCT FROM OLD.qid OR NEW.assessor_id IS DISTINCT FROM OLD.assessor_id;
+  SELECT a.kind INTO kind FROM assessors a WHERE a.id = NEW.assessor_id;
+  IF NOT checks OR kind NOT IN ('person', 'adjudicator') THEN
+    RETURN NEW;
+  END IF;
+  PERFORM 1 FROM scale WHERE grade = NEW.grade FOR KEY SHARE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
+      'judgeapp: grade %s is not on the project''s scale (%s)', NEW.grade,
+      (SELECT string_agg(grade::text, ', ' ORDER BY grade) FROM scale));
+  END IF;
+  PERFORM 1 FROM topics WHERE qid = NEW.qid FOR KEY SHARE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
+      'judgeapp: topic %s is not in the project', NEW.qid);
+  END IF;
+  IF kind = 'person' AND judgeapp_role_of(NEW.assessor_id) = 'assessor'
+     AND EXISTS (SELECT 1 FROM assignments WHERE assessor_id = NEW.assessor_id) THEN
+    PERFORM 1 FROM assignments WHERE assessor_id = NEW.assessor_id AND qid = NEW.qid
+      FOR KEY SHARE;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
+        'judgeapp: topic %s is not assigned to %s', NEW.qid,
+        (SELECT name FROM assessors WHERE id = NEW.assessor_id));
+    END IF;
+  END IF;
+  RETURN NEW;
+END $$;
+
+CREATE FUNCTION judgeapp_event_guard() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = {schema}, pg_temp AS $$
+BEGIN
+  IF NOT judgeapp_keeps_times() THEN
+    -- the server's clock, and never before the judgment's newest event (one merged from a
+    -- machine whose clock ran ahead): the newest event says what the judgment is
+    NEW.at := GREATEST(judgeapp_utc(), (SELECT max(h.at) FROM judgment_history h
+      WHERE h.qid = NEW.qid AND h.doc_id = NEW.doc_id AND h.assessor_id = NEW.assessor_id));
+  ELSIF NEW.at > judgeapp_utc() + interval '1 hour' THEN
+    RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
+      'judgeapp: an event of topic %s in the future (%s)', NEW.qid, NEW.at);
+  END IF;
+  RETURN NEW;
+END $$;
+
+-- at commit: the newest event of every judgment written says what the judgment is now
+CREATE FUNCTION judgeapp_history_agrees() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = {schema}, pg_temp AS $$
+DECLARE
+  k_qid text;
+  k_doc integer;
+  k_who integer;
+  last record;
+  now_grade integer;
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    k_qid := OLD.qid; k_doc := OLD.doc_id; k_who := OLD.assessor_id;
+  ELSE
+    k_qid := NEW.qid; k_doc := NEW.doc_id; k_who := NEW.assessor_id;
+  END IF;
+  SELECT h.grade, h.action INTO last FROM judgment_history h
+    WHERE h.qid = k_qid AND h.doc_id = k_doc AND h.assessor_id = k_who
+    ORDER BY h.at DESC, h.id DESC LIMIT 1;
+  SELECT j.grade INTO now_grade FROM judgments j
+    WHERE j.qid = k_qid AND j.doc_id = k_doc AND j.assessor_id = k_who;
+  IF (last IS NULL AND now_grade IS NOT NULL) OR last.grade IS DISTINCT FROM now_grade THEN
+    RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
+      'judgeapp: the judgment of topic %s, document %s and the newest event of its history '
+      'disagree (a judgment changes only with the history event that says so)', k_qid, k_doc);
+  END IF;
+  RETURN NULL;
+END $$;
+
+-- a member's judgment (the one way a member writes one): `expected` is the state the
+-- program read before (false is returned, nothing written, if it changed meanwhile); a grade
+-- of NULL removes the judgment. The change is logged for other windows.
+CREATE FUNCTION judgeapp_judge(
+  p_qid text, p_doc_id integer, p_assessor_id integer,
+  p_expected_grade integer, p_expected_note text, p_expected_flagged boolean,
+  p_grade integer, p_note text, p_flagged boolean, p_time_spent double precision,
+  p_origin text, p_writer text)
+RETURNS text LANGUAGE plpgsql SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+DECLARE
+  me integer := judgeapp_me();
+  cur judgments%ROWTYPE;
+  act text;
+BEGIN
+  IF me IS NULL THEN
+    RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = format(
+      'judgeapp: role %s is not on the project''s team', session_user);
+  END IF;
+  IF p_assessor_id IS DISTINCT FROM me THEN
+    RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = format(
+      'judgeapp: role %s judges as assessor %s only', session_user,
+      (SELECT name FROM assessors WHERE id = me));
+  END IF;
+  IF p_origin IS NULL OR p_origin NOT IN ('judge', 'undo', 'redo', 'cli') THEN
+    RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
+      'judgeapp: a judgment''s origin is judge, undo, redo or cli, not %s', p_origin);
+  END IF;
+  IF p_writer IS NULL OR char_length(p_writer) > 64 OR p_time_spent IS NULL
+     OR NOT (p_time_spent >= -{year} AND p_time_spent <= {year}) THEN
+    RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE =
+      'judgeapp: time spent is a number of seconds within a year';
+  END IF;
+  SELECT * INTO cur FROM judgments
+    WHERE qid = p_qid AND doc_id = p_doc_id AND assessor_id = me FOR UPDATE;
+  IF FOUND THEN
+    IF cur.grade IS DISTINCT FROM p_expected_grade OR cur.note IS DISTINCT FROM p_expected_note
+       OR cur.flagged IS DISTINCT FROM p_expected_flagged THEN
+      RETURN 'changed';
+    END IF;
+  ELSIF p_expected_grade IS NOT NULL THEN
+    RETURN 'changed';
+  END IF;
+  IF p_grade IS NULL THEN
+    IF NOT FOUND THEN
+      RETURN 'none';
+    END IF;
+    DELETE FROM judgments WHERE id = cur.id;
+    act := 'delete';
+  ELSIF NOT FOUND THEN
+    BEGIN
+      INSERT INTO judgments (qid, doc_id, assessor_id, grade, note, flagged, time_spent,
+                             created_at, updated_at)
+      VALUES (p_qid, p_doc_id, me, p_grade, COALESCE(p_note, ''), COALESCE(p_flagged, false),
+              GREATEST(p_time_spent, 0), judgeapp_utc(), judgeapp_utc());
+    EXCEPTION WHEN unique_violation THEN
+      RETURN 'changed';
+    END;
+    act := 'create';
+  ELSE
+    UPDATE judgments SET grade = p_grade, note = COALESCE(p_note, ''),
+        flagged = COALESCE(p_flagged, false),
+        time_spent = LEAST(GREATEST(time_spent + p_time_spent, 0), {year})
+      WHERE id = cur.id;
+    act := 'update';
+  END IF;
+  INSERT INTO judgment_history (uid, qid, doc_id, assessor_id, action, origin, grade,
+                                previous_grade, note, flagged, time_spent, at)
+  VALUES (replace(gen_random_uuid()::text, '-', ''), p_qid, p_doc_id, me, act, p_origin,
+          p_grade, cur.grade, CASE WHEN p_grade IS NULL THEN '' ELSE COALESCE(p_note, '') END,
+          CASE WHEN p_grade IS NULL THEN false ELSE COALESCE(p_flagged, false) END,
+          p_time_spent, judgeapp_utc());
+  INSERT INTO project_changes (at, writer, changes, db_role)
+  VALUES (judgeapp_utc(), p_writer,
+          json_build_object('topics', json_build_array(p_qid),
+                            'judged', json_build_array(json_build_array(p_qid, p_doc_id))),
+          session_user);
+  RETURN act;
+END $$;
+
+-- ids of docnos a member judges before the project has seen them (`judge --allow-unpooled`)
+CREATE FUNCTION judgeapp_intern(p_docnos text[]) RETURNS TABLE (docno varchar, id integer)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+BEGIN
+  IF judgeapp_me() IS NULL THEN
+    RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = format(
+      'judgeapp: role %s is not on the project''s team', session_user);
+  END IF;
+  IF cardinality(p_docnos) > 1000 THEN
+    RAISE EXCEPTION USING ERRCODE = 'program_limit_exceeded', MESSAGE =
+      'judgeapp: at most 1000 docnos at a time';
+  END IF;
+  INSERT INTO docnos (docno) SELECT DISTINCT x FROM unnest(p_docnos) AS x
+    ON CONFLICT DO NOTHING;
+  RETURN QUERY SELECT d.docno, d.id FROM docnos d WHERE d.docno = ANY (p_docnos);
+END $$;
+
+CREATE FUNCTION judgeapp_put_setting(p_key text, p_value json) RETURNS void LANGUAGE plpgsql
+SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+BEGIN
+  IF NOT COALESCE(judgeapp_own_setting(p_key), false) THEN
+    RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = format(
+      'judgeapp: role %s may change only its own place in the work (ui.pool.NAME, '
+      'ui.last_topic.NAME, ui.terms.NAME.TOPIC, ui.dashboard.NAME), not %s', session_user, p_key);
+  END IF;
+  IF octet_length(p_value::text) > 65536 THEN
+    RAISE EXCEPTION USING ERRCODE = 'program_limit_exceeded', MESSAGE =
+      'judgeapp: a setting''s value is at most 64 KiB';
+  END IF;
+  INSERT INTO settings (key, value) VALUES (p_key, p_value)
+    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value;
+END $$;
+
+-- what `team add` grants a member, and `team remove` takes back (both run by the owner)
+CREATE FUNCTION judgeapp_admit(p_role text) RETURNS void LANGUAGE plpgsql
+SET search_path = {schema}, pg_temp AS $$
+DECLARE
+  t text;
+BEGIN
+  EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), p_role);
+  EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', current_schema(), p_role);
+  EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA %I FROM %I', current_schema(), p_role);
+  EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA %I FROM %I', current_schema(), p_role);
+  EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA %I FROM %I', current_schema(), p_role);
+  FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema()
+           AND tablename NOT IN ('write_lock', 'pool_docs', 'pools') LOOP
+    EXECUTE format('GRANT SELECT ON %I TO %I', t, p_role);
+  END LOOP;
+  EXECUTE format('GRANT SELECT (pool_id, qid, doc_id, inclusion_prob, stratum, added_at) '
+                 'ON pool_docs TO %I', p_role);
+  EXECUTE format('GRANT SELECT (id, name, strategy, judging_order, seed, created_at, '
+                 'updated_at) ON pools TO %I', p_role);
+  FOR t IN SELECT p.oid::regprocedure::text FROM pg_proc p
+           WHERE p.pronamespace = current_schema()::regnamespace
+           AND p.proname IN ('judgeapp_judge', 'judgeapp_intern', 'judgeapp_put_setting',
+                             'judgeapp_pool_docs', 'judgeapp_pool_params', 'judgeapp_scope',
+                             -- what the policies ask
+                             'judgeapp_me', 'judgeapp_sees_all', 'judgeapp_topics',
+                             'judgeapp_own_setting') LOOP
+    EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %I', t, p_role);
+  END LOOP;
+END $$;
+
+CREATE FUNCTION judgeapp_dismiss(p_role text) RETURNS void LANGUAGE plpgsql
+SET search_path = {schema}, pg_temp AS $$
+BEGIN
+  EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA %I FROM %I', current_schema(), p_role);
+  EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA %I FROM %I', current_schema(), p_role);
+  EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA %I FROM %I', current_schema(), p_role);
+  EXECUTE format('REVOKE ALL ON SCHEMA %I FROM %I', current_schema(), p_role);
+  EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM %I', current_database(), p_role);
+END $$;
+"""
+
+TRIGGERS = """
+DROP TRIGGER project_changes_notify ON project_changes;
+-- each logged change tells its id to the windows that LISTEN, in the order of commit
+CREATE OR REPLACE FUNCTION judgeapp_changes_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN PERFORM pg_notify('judgeapp_changes', NEW.id::text); RETURN NULL; END $$;
+CREATE TRIGGER project_changes_notify AFTER INSERT ON project_changes
+  FOR EACH ROW EXECUTE FUNCTION judgeapp_changes_notify();
+CREATE TRIGGER judgments_guard BEFORE INSERT OR UPDATE ON judgments
+  FOR EACH ROW EXECUTE FUNCTION judgeapp_judgment_guard();
+CREATE TRIGGER judgment_history_guard BEFORE INSERT ON judgment_history
+  FOR EACH ROW EXECUTE FUNCTION judgeapp_event_guard();
+CREATE CONSTRAINT TRIGGER judgments_recorded AFTER INSERT OR UPDATE OR DELETE ON judgments
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION judgeapp_history_agrees();
+CREATE CONSTRAINT TRIGGER judgment_history_recorded AFTER INSERT ON judgment_history
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION judgeapp_history_agrees();
+"""
+
+# row-level security on reads (FOR SELECT: members write through the functions only); the
+# table owner is not bound by them. (SELECT f()) is evaluated once per query, not per row.
+ALL = "(SELECT judgeapp_sees_all())"
+TOPIC = "((SELECT judgeapp_topics()) IS NULL OR qid = ANY ((SELECT judgeapp_topics())::text[]))"
+MINE = "(SELECT judgeapp_me())"
+SEEN_DOC = (
+    f"({ALL} OR EXISTS (SELECT 1 FROM pool_docs p WHERE p.doc_id = {{id}}) OR EXISTS (SELECT 1 "
+    f"FROM judgments j WHERE j.assessor_id = {MINE} AND j.doc_id = {{id}}))"
+)
+READS = {
+    "settings": f"{ALL} OR NOT starts_with(key, 'ui.') OR key = 'ui.pool' OR judgeapp_own_setting(key)",
+    "scale": "true",
+    "topics": TOPIC,
+    "docnos": SEEN_DOC.format(id="docnos.id"),
+    "documents": SEEN_DOC.format(id="documents.doc_id"),
+    "runs": ALL,
+    "ranked_lists": ALL,
+    "pools": "true",
+    "pool_runs": ALL,
+    "pool_docs": TOPIC,
+    "assessors": f"{ALL} OR id = {MINE}",
+    "judgments": f"{ALL} OR assessor_id = {MINE}",
+    "judgment_history": f"{ALL} OR assessor_id = {MINE}",
+    "assignments": f"{ALL} OR assessor_id = {MINE}",
+    "project_changes": (
+        f"{ALL} OR db_role = session_user::text OR (changes::jsonb -> 'judged') IS NULL"
+    ),
+    "write_lock": "false",
+}
+# the policies of revisions 0003 and 0004 (reads open to every member, writes by RLS)
+OLD_POLICIES = {
+    "judgments": ("read", "insert_own", "update_own", "delete_own"),
+    "judgment_history": ("read", "append_own"),
+    "settings": ("read", "ui_insert", "ui_update", "ui_delete"),
+    "assignments": ("read",),
+}
+
+
+def _plain(bind: sa.Connection, sql: str) -> None:
+    """Statements run by the driver as written (psycopg would read format()'s % as its own
+    placeholders if given parameters, even none)."""
+    with bind.connection.driver_connection.cursor() as cursor:
+        cursor.execute(sql)
+
+
+def _postgres(bind: sa.Connection, report: dict) -> None:
+    schema = bind.execute(sa.text("SELECT current_schema()")).scalar_one()
+    quoted = bind.dialect.identifier_preparer.quote(schema)
+    for table, names in OLD_POLICIES.items():
+        for name in names:
+            op.execute(f"DROP POLICY IF EXISTS {table}_{name} ON {table}")
+    _plain(bind, FUNCTIONS.format(schema=quoted, year=YEAR_S))
+    # nobody but the owner and the members it grants may call them
+    for (signature,) in bind.execute(
+        sa.text(
+            "SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = "
+            "current_schema()::regnamespace AND p.proname LIKE 'judgeapp%'"
+        )
+    ):
+        op.execute(f"REVOKE ALL ON FUNCTION {signature} FROM PUBLIC")
+    kept = report["kept"]
+    for table, name, pg, _sqlite, says in ROWS:
+        if pg is None:
+            continue
+        constraint = f"ck_{table}_{name}"
+        op.execute(f"ALTER TABLE {table} ADD CONSTRAINT {constraint} CHECK ({pg}) NOT VALID")
+        broken = _count(bind, f"SELECT count(*) FROM {table} WHERE NOT ({pg})")
+        if broken:  # kept, and reported: the rule binds new rows only
+            kept[f"{table}: {broken} rows break the rule '{says}'"] = broken
+        else:
+            op.execute(f"ALTER TABLE {table} VALIDATE CONSTRAINT {constraint}")
+    _plain(bind, TRIGGERS)
+    for table, using in READS.items():
+        op.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+        op.execute(f"CREATE POLICY {table}_members_read ON {table} FOR SELECT USING ({using})")
+    # the docnos and documents policies look a document up in the pools
+    op.execute("CREATE INDEX ix_pool_docs_doc_id ON pool_docs (doc_id)")
+    # members of revisions 0003-0005 held INSERT, UPDATE and DELETE grants: now only reads
+    for (role,) in bind.execute(
+        sa.text("SELECT db_role FROM assessors WHERE db_role IS NOT NULL ORDER BY id")
+    ):
+        if bind.execute(sa.text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first():
+            bind.execute(sa.text("SELECT judgeapp_admit(:r)"), {"r": role})
+
+
+def upgrade() -> None:
+    bind = op.get_bind()
+    postgres = bind.dialect.name == "postgresql"
+    op.add_column("project_changes", sa.Column("db_role", sa.String(), nullable=True))
+    op.create_table(
+        "write_lock",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_write_lock")),
+    )
+    bind.execute(sa.text("INSERT INTO write_lock (id) VALUES (1)"))
+    report = repair_and_report(bind)
+    if postgres:
+        _postgres(bind, report)
+    else:
+        for statement in sqlite_triggers():
+            op.execute(statement)
+    if report["repaired"] or report["kept"]:
+        bind.execute(
+            sa.text("INSERT INTO settings (key, value) VALUES ('checks.0006', :value)"),
+            {"value": json.dumps(report)},
+        )
+
+
+def downgrade() -> None:
+    bind = op.get_bind()
+    if bind.dialect.name == "postgresql":
+        for table in READS:
+            op.execute(f"DROP POLICY IF EXISTS {table}_members_read ON {table}")
+        op.execute("DROP TRIGGER IF EXISTS judgments_guard ON judgments")
+        op.execute("DROP TRIGGER IF EXISTS judgments_recorded ON judgments")
+        op.execute("DROP TRIGGER IF EXISTS judgment_history_guard ON judgment_history")
+        for table, name, pg, _s, _w in ROWS:
+            if pg is not None:
+                op.execute(f"ALTER TABLE {table} DROP CONSTRAINT IF EXISTS ck_{table}_{name}")
+        for (signature,) in bind.execute(
+            sa.text(
+                "SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = "
+                "current_schema()::regnamespace AND p.proname LIKE 'judgeapp\\_%' "
+                "AND p.proname <> 'judgeapp_changes_notify'"
+            )
+        ):
+            op.execute(f"DROP FUNCTION {signature}")
+        op.execute("DROP INDEX IF EXISTS ix_pool_docs_doc_id")
+        op.execute("DROP TRIGGER project_changes_notify ON project_changes")
+        op.execute(
+            "CREATE OR REPLACE FUNCTION judgeapp_changes_notify() RETURNS trigger LANGUAGE plpgsql "
+            "AS $$ BEGIN PERFORM pg_notify('judgeapp_changes', ''); RETURN NULL; END $$"
+        )
+        op.execute(
+            "CREATE TRIGGER project_changes_notify AFTER INSERT ON project_changes "
+            "FOR EACH STATEMENT EXECUTE FUNCTION judgeapp_changes_notify()"
+        )
+    else:
+        for statement in sqlite_triggers():
+            name = statement.split()[2]
+            op.execute(f"DROP TRIGGER IF EXISTS {name}")
+    bind.execute(sa.text("DELETE FROM settings WHERE key = 'checks.0006'"))
+    op.drop_table("write_lock")
+    with op.batch_alter_table("project_changes", schema=None) as batch_op:
+        batch_op.drop_column("db_role")
