@@ -13,13 +13,13 @@ judgeapp.measures.significance.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from judgeapp.commands import CommandError
 from judgeapp.commands.evaluate import add_trec_options, evaluate
+from judgeapp.outputs import json_text
 
 ORDER = 61
 
@@ -342,4 +342,4 @@ def _json(comparisons, alpha: float) -> str:
                 ],
             }
         )
-    return json.dumps(out, indent=2) + "\n"
+    return json_text(out, indent=2) + "\n"

@@ -67,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.step <= 1:
         raise CommandError("--step must be in (0, 1]")
     runs = [read_run_any(path) for path in args.runs]
+    for path, run in zip(args.runs, runs, strict=True):
+        _finite_scores(path, run)
     try:
         fusion = Fusion(args.method, norm, weights, args.k)
         if args.optimize_on:
@@ -113,3 +115,24 @@ def _optimized(args: argparse.Namespace, runs: list, base):
         f"optimised on {len(train)} topics ({choice.tried} tried): {what}, {measure} {choice.score:.4f}\n"
     )
     return choice.fusion
+
+
+def _finite_scores(path: str, run) -> None:
+    """Fusion adds, scales and compares scores: an infinite or NaN one (which a run file may
+    hold, and trec_eval ranks by) would make every sum it enters infinite or undefined.
+    Refused, naming the file and line."""
+    import numpy as np
+
+    from judgeapp.formats import FormatError
+
+    for qid, topic in run.topics.items():
+        bad = ~np.isfinite(topic.scores)
+        if bad.any():
+            i = int(np.argmax(bad))
+            line = int(topic.lines[i]) if len(topic.lines) > i else None
+            raise FormatError(
+                path,
+                line,
+                f"topic {qid}: score {float(topic.scores[i])} is not a finite number, which "
+                "fusion cannot add or scale",
+            )

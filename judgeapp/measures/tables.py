@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import string
 from collections.abc import Sequence
 
 import numpy as np
 
 from judgeapp.measures.significance import AllPairs, Comparison
+from judgeapp.outputs import json_text
 
 
 def _letters(n: int) -> list[str]:
@@ -138,7 +138,7 @@ def full_json(comparisons: Sequence[Comparison], alpha: float, marks: str) -> st
         "confidence": c0.confidence if c0.ci_mean is not None else None,
         "resamples": c0.resamples or None,
     }
-    return json.dumps({**meta, "rows": _records(comparisons, alpha, marks)}, indent=2) + "\n"
+    return json_text({**meta, "rows": _records(comparisons, alpha, marks)}, indent=2) + "\n"
 
 
 # -- the paper table ------------------------------------------------------------------------
@@ -311,7 +311,7 @@ def pairs_csv(pairs: Sequence[AllPairs], alpha: float) -> str:
 
 def pairs_json(pairs: Sequence[AllPairs], alpha: float) -> str:
     return (
-        json.dumps(
+        json_text(
             {"test": "tukey_hsd", "alpha": alpha, "rows": _pair_rows(pairs, alpha)}, indent=2
         )
         + "\n"

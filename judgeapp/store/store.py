@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import sqlite3
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ from judgeapp.store.files import (
     ProjectFileError,
     check_project_file,
     discard_staged,
+    file_error,
     hold,
     put_in_place,
     release,
@@ -217,6 +219,17 @@ class _SeenDocuments:
             doc.line,
             f"duplicate docno {doc.docno}" + (f" (also in {earlier})" if earlier != source else ""),
         )
+
+
+class TopicExists(StoreError):
+    """A topic of the project would get another statement, and replacing was not asked for."""
+
+    def __init__(self, qid: str) -> None:
+        super().__init__(
+            f"topic {qid} is in the project already, with another statement (--replace "
+            "replaces it)"
+        )
+        self.qid = qid
 
 
 @dataclass(frozen=True, slots=True)
@@ -613,6 +626,12 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 "ORDER BY j.key",
                 (payload,),
             ).fetchall()
+        except sqlite3.Error as exc:  # the driver's own cursor: no engine hook names the file
+            listed = cursor.execute("PRAGMA database_list").fetchone()
+            error = file_error(str(listed[2] if listed else conn.engine.url.database), exc)
+            if error is None:
+                raise
+            raise error from None
         finally:
             cursor.close()
         ids = np.empty(len(ordered), dtype=np.int64)
@@ -673,12 +692,15 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         return found
 
     # -- topics ---------------------------------------------------------------------------
-    def put_topics(self, topics: Iterable[tuple[Topic, str | None]]) -> Changes:
-        """Add topics, each with the file it came from; a topic whose qid exists already is
-        replaced by the new statement."""
+    def put_topics(
+        self, topics: Iterable[tuple[Topic, str | None]], *, replace: bool = False
+    ) -> Changes:
+        """Add topics, each with the file it came from. A topic whose qid exists already
+        with the same statement is left as it is; with another statement it is refused
+        (`TopicExists`, nothing written) unless `replace`, which updates it in place."""
         now = utcnow()
-        rows = [
-            {
+        rows = {
+            t.qid: {
                 "qid": t.qid,
                 "title": t.title,
                 "description": t.description,
@@ -688,15 +710,38 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 "imported_at": now,
             }
             for t, source in topics
-        ]
+        }
         if not rows:
             return Changes()
         table = m.Topic
+        statement = ("title", "description", "narrative", "fields")
         with self._begin() as conn:
-            qids = [r["qid"] for r in rows]
+            qids = list(rows)
+            stored: dict[str, tuple] = {}
             for start in range(0, len(qids), 900):
-                conn.execute(table.delete().where(table.c.qid.in_(qids[start : start + 900])))
-            conn.execute(table.insert(), rows)
+                for found in conn.execute(
+                    select(table.c.qid, *(table.c[c] for c in statement)).where(
+                        table.c.qid.in_(qids[start : start + 900])
+                    )
+                ):
+                    stored[found[0]] = tuple(found[1:])
+            fresh, changed = [], []
+            for qid, row in rows.items():
+                old = stored.get(qid)
+                if old is None:
+                    fresh.append(row)
+                elif old != tuple(row[c] for c in statement):
+                    if not replace:
+                        raise TopicExists(qid)
+                    changed.append(row)
+            # a topic that stays is updated in place (an assessor's judgment being recorded
+            # may hold a share lock on its row: schema 0006), never deleted and inserted
+            for row in changed:
+                conn.execute(table.update().where(table.c.qid == row["qid"]).values(**row))
+            if fresh:
+                conn.execute(table.insert(), fresh)
+            if not fresh and not changed:
+                return Changes()
             self._changed(conn, Changes(topic_list=True))
         return Changes(topic_list=True)
 
@@ -916,6 +961,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
     ) -> RankedLists:
         """Every ranked list of the chosen runs (all by default), for evaluation and
         pooling: one BLOB read per (run, topic), turned into numpy arrays without copying."""
+        if runs is not None and not runs:  # (a pool whose runs the server hides from a role)
+            return RankedLists()
         sql = (
             "SELECT r.name, l.qid, l.doc_ids, l.scores FROM ranked_lists AS l "
             "JOIN runs AS r ON r.id = l.run_id"
@@ -1309,11 +1356,14 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         *,
         time_spent: float = 0.0,
         origin: str = "judge",
+        new_assessor: tuple[str, str] | None = None,
     ) -> JudgmentChange:
         """Make the judgment of (qid, doc, assessor) equal `state` (grade None removes it),
         and append the change to the history, in one committed transaction: when this
         returns, the judgment is on disk. Time spent is added to the judgment's total (which
-        stays within 0 and a year).
+        stays within 0 and a year). `new_assessor` (name, kind): the assessor is made in the
+        same transaction (`assessor_id` is then ignored), so a judgment that fails leaves
+        no assessor behind.
 
         `state` may be a function of the current state (read in the same transaction), for
         changes such as "this grade, keeping the note"; an exception from it changes nothing.
@@ -1325,6 +1375,15 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             return self._member_judgment(qid, doc_id, assessor_id, state, time_spent, origin)
         table = m.Judgment
         with self._begin() as conn:
+            if new_assessor is not None:
+                found = self._find_assessor(conn, new_assessor[0])
+                assessor_id = (
+                    found.id
+                    if found is not None
+                    else self._create_assessor(conn, new_assessor[0], new_assessor[1])
+                )
+                if found is None:
+                    self._changed(conn, Changes(assessors=True))
             row = self._state(conn, qid, doc_id, assessor_id)
             before = JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
             if callable(state):

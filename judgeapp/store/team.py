@@ -65,15 +65,15 @@ class TeamStoreMixin(StoreBase):
             ours = set(self._created_roles(conn))
             if found is not None:
                 superuser, bypasses, is_owner, holds_owner = found
-                if is_owner or holds_owner:
-                    raise StoreError(
-                        f"role {role!r} is the project owner's own (or holds its privileges): "
-                        "an assessor needs a role of their own (--role NAME)"
-                    )
                 if superuser or bypasses:
                     raise StoreError(
                         f"role {role!r} is a superuser or bypasses row-level security: the "
                         "server could not keep it to one assessor's work (--role NAME)"
+                    )
+                if is_owner or holds_owner:
+                    raise StoreError(
+                        f"role {role!r} is the project owner's own (or holds its privileges): "
+                        "an assessor needs a role of their own (--role NAME)"
                     )
                 if role not in ours and not adopt:
                     raise StoreError(

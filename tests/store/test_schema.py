@@ -16,6 +16,7 @@ from sqlalchemy import create_engine
 
 from judgeapp.services.policy import qrels_rows
 from judgeapp.store import SchemaError, Store
+from judgeapp.store.files import ProjectFileError
 from judgeapp.store.locking import begin_write
 from judgeapp.store.models import metadata
 from judgeapp.store.schema import (
@@ -90,12 +91,26 @@ def test_database_newer_than_the_code_is_refused(tmp_path):
     assert path.read_bytes() == before
 
 
-def test_foreign_database_is_refused(tmp_path):
+def test_foreign_database_is_refused_and_left_as_it_was(tmp_path):
+    """Another program's database, and an empty one a command would not make a project of,
+    are refused before judgeapp's connection would switch them to WAL: byte for byte as
+    they were (the hostile probe found both changed)."""
     path = tmp_path / "other.db"
-    with sqlite3.connect(path) as con:
+    with contextlib.closing(sqlite3.connect(path)) as con:
         con.execute("CREATE TABLE notes (x)")
-    with pytest.raises(SchemaError, match="not a judgeapp project"):
+        con.commit()
+    empty = tmp_path / "empty.db"
+    with contextlib.closing(sqlite3.connect(empty)) as con:
+        con.execute("CREATE TABLE t (x)")
+        con.execute("DROP TABLE t")
+        con.commit()
+    before = {p: p.read_bytes() for p in (path, empty)}
+    with pytest.raises(ProjectFileError, match=r"not a judgeapp project .an SQLite database of"):
         Store.open(path)
+    with pytest.raises(ProjectFileError, match=r"not a judgeapp project \(an empty database\)"):
+        Store.open(empty, create=False)
+    assert {p: p.read_bytes() for p in before} == before
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["empty.db", "other.db"]
 
 
 @pytest.mark.parametrize("sample", sorted(FIXTURES.glob("schema_*.db")), ids=lambda p: p.stem)
