@@ -31,6 +31,8 @@ def run(args: argparse.Namespace) -> int:
         runs = store.runs()
         assessors = store.assessors()
         pools = store.pools()
+        # what the schema upgrade of revision 0006 set right or found and kept
+        checks = store.get_setting("checks.0006")
     finally:
         store.close()
     print(f"project      {shown(args.db)}")
@@ -74,6 +76,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {info.judged_docs_without_text} judged documents have no text")
     if not any_gap:
         print("  none")
+    if isinstance(checks, dict) and (checks.get("repaired") or checks.get("kept")):
+        print("rows the schema upgrade of revision 0006 looked at:")
+        for what, n in (checks.get("repaired") or {}).items():
+            print(f"  set right: {n} {what}")
+        for what, n in (checks.get("kept") or {}).items():
+            print(f"  kept as they were, breaking the project's rules: {n} {what}")
     if args.topics:
         print(f"{'topic':<10} {'runs':>5} {'retrieved':>10} {'judged':>7} {'relevant':>8}  title")
         for t in info.per_topic:

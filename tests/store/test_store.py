@@ -11,7 +11,7 @@ from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, To
 from judgeapp.services.overview import project_info
 from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.store import JudgmentState, RunImport, Store, StoreError
-from judgeapp.store.store import DOC_BATCH
+from judgeapp.store.store import DOC_BATCH, TopicExists
 
 
 def make_run(tag: str, topics: dict[str, list[tuple[str, float]]]) -> RunFile:
@@ -252,7 +252,12 @@ def test_a_duplicate_docno_is_reported_where_it_stands_in_the_stream(project_db)
 
 def test_topics_replace_by_qid_and_sort_in_byte_order(store):
     store.put_topics([(Topic("10", "ten"), "a"), (Topic("9", "nine"), "a"), (Topic("01"), "a")])
-    store.put_topics([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")])
+    # the same statement again changes nothing; another one needs replacing
+    assert store.put_topics([(Topic("9", "nine"), "c")]).empty
+    with pytest.raises(TopicExists, match="topic 9 is in the project already"):
+        store.put_topics([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")])
+    assert store.topic("9").title == "nine"
+    store.put_topics([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")], replace=True)
     topics = store.topics()
     assert [t.qid for t in topics] == ["01", "10", "9"]
     assert store.topic("9").title == "NINE" and store.topic("9").fields == {"k": [1, 2]}
