@@ -233,7 +233,8 @@ JudgmentEvent = Table(
     Column("time_spent", Float, nullable=False, default=0.0),
     Column("at", DateTime, nullable=False),
     Column("score", Float, nullable=True),
-    Index("ix_judgment_history_key", "qid", "doc_id", "assessor_id"),
+    # (schema 0006: with the time, so a judgment's newest event is the last of its key)
+    Index("ix_judgment_history_key", "qid", "doc_id", "assessor_id", "at"),
     Index("ix_judgment_history_uid", "uid", unique=True),
 )
 

@@ -9,6 +9,7 @@ refused rather than guessed at.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import sys
 from datetime import datetime
@@ -46,6 +47,28 @@ class Refused(UserError, ValueError):
 
 
 RULE_PREFIX = "judgeapp: "  # how the schema's triggers and functions begin their messages
+# what the CHECK constraints of schema 0006 say (SQLite and PostgreSQL name the constraint)
+CHECKS = {
+    "ck_judgments_grade": "a grade is a whole number from -1000 to 1000",
+    "ck_judgments_time_spent": "time spent is a number of seconds from 0 to a year",
+    "ck_judgments_score": "a score is a finite number",
+    "ck_judgments_note": "a note has at most 65536 characters",
+    "ck_judgments_qid": "a topic id has 1 to 4096 characters",
+    "ck_judgments_times": "a judgment's times lie between 1970 and now",
+    "ck_judgments_flagged": "flagged is true or false",
+    "ck_judgment_history_grade": "a grade is a whole number from -1000 to 1000",
+    "ck_judgment_history_previous_grade": "a grade is a whole number from -1000 to 1000",
+    "ck_judgment_history_action": "an event creates, updates or deletes a judgment",
+    "ck_judgment_history_time_spent": "time spent is a number of seconds within a year",
+    "ck_judgment_history_score": "a score is a finite number",
+    "ck_judgment_history_note": "a note has at most 65536 characters",
+    "ck_judgment_history_words": "a topic id, origin or event id of a sane length",
+    "ck_judgment_history_at": "an event's time lies between 1970 and now",
+    "ck_assessors_name": "an assessor has a name of 1 to 1024 characters",
+    "ck_topics_qid": "a topic id has 1 to 4096 characters",
+    "ck_docnos_docno": "a docno has 1 to 4096 characters",
+}
+_CHECK_NAME = re.compile(r"\b(ck_\w+)")
 
 
 def refusal(exc: BaseException, role: str | None) -> Refused | None:
@@ -54,6 +77,9 @@ def refusal(exc: BaseException, role: str | None) -> Refused | None:
     message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     if message.startswith(RULE_PREFIX):
         return Refused(f"the project refuses this: {message.removeprefix(RULE_PREFIX)}")
+    named = _CHECK_NAME.search(message) if "check constraint" in message.lower() else None
+    if named is not None and named.group(1) in CHECKS:
+        return Refused(f"the project refuses this: {CHECKS[named.group(1)]}")
     if getattr(exc, "sqlstate", None) == "42501":  # insufficient_privilege
         who = f" to role {role}" if role else ""
         return Refused(f"the server does not allow this{who}: {message}")
@@ -194,7 +220,6 @@ def create_project_engine(
             conn.exec_driver_sql("BEGIN IMMEDIATE" if is_write(conn) else "BEGIN")
 
         if path is not None:
-
             # a damaged page, a full disk, a read-only file: one message naming the file,
             # wherever the statement ran (judgeapp.store.files)
             @event.listens_for(engine, "handle_error")

@@ -226,8 +226,7 @@ class TopicExists(StoreError):
 
     def __init__(self, qid: str) -> None:
         super().__init__(
-            f"topic {qid} is in the project already, with another statement (--replace "
-            "replaces it)"
+            f"topic {qid} is in the project already, with another statement (--replace replaces it)"
         )
         self.qid = qid
 
@@ -1654,6 +1653,13 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             if not new:
                 return MergeReport(0, 0, [], Changes())
             fresh = list(new.values())
+            ahead = utcnow() + timedelta(hours=1)
+            late = next((e for e in fresh if e.at is not None and e.at > ahead), None)
+            if late is not None:  # it would outrank every later judgment here (schema 0006)
+                raise StoreError(
+                    f"an event of topic {late.qid!r}, document {late.docno!r} is dated "
+                    f"{late.at:%Y-%m-%d %H:%M}, ahead of this clock: nothing was merged"
+                )
             people = {a.name: a.id for a in self._assessor_rows(conn)}
             for e in fresh:
                 if e.assessor not in people:

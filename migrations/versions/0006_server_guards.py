@@ -19,6 +19,7 @@ revision changes are changed by that revision. docs/team.md says why each part i
 """
 
 import json
+import re
 import uuid
 from datetime import UTC, datetime
 
@@ -37,72 +38,71 @@ TOKEN = 4096  # characters of a topic id or docno (the readers' longest token, i
 NAME = 1024  # characters of an assessor's name
 FUTURE = "+1 hour"  # how far ahead of the clock a time may be (clocks of two machines)
 
-# Row rules: (table, name, PostgreSQL CHECK, SQLite condition, what the rule says). SQLite
-# checks them in triggers (a CHECK constraint would need every table rebuilt, and cannot
-# read the clock); PostgreSQL as CHECK constraints. SQLite stores anything in any column, so
-# its conditions check the type too (a NaN arrives there as NULL, and NOT NULL refuses it).
+# Row rules: (table, name, PostgreSQL CHECK, SQLite CHECK, what the rule says), constraint
+# ck_TABLE_NAME on both. SQLite stores anything in any column, so its conditions check the
+# type too (a NaN arrives there as NULL, and NOT NULL refuses it). A CHECK is evaluated where
+# the row is written, at a fraction of a trigger's cost (a bulk import of 128,000 judgments
+# writes as many history events); what a CHECK cannot say (the clock, other tables) is said
+# by triggers. SQLite's judgments and history get theirs by rebuilding the two tables;
+# assessors and topics (small, and referred to) by triggers.
 ROWS = [
     ("judgments", "grade", f"grade BETWEEN -{GRADES} AND {GRADES}",
-     f"typeof(NEW.grade) = 'integer' AND NEW.grade BETWEEN -{GRADES} AND {GRADES}",
+     f"typeof(grade) = 'integer' AND grade BETWEEN -{GRADES} AND {GRADES}",
      f"a grade is a whole number from -{GRADES} to {GRADES}"),
+    # (in SQLite a text or a blob compares greater than any number, and fails a range)
     ("judgments", "time_spent", f"time_spent >= 0 AND time_spent <= {YEAR_S}",
-     f"typeof(NEW.time_spent) IN ('integer', 'real') AND NEW.time_spent BETWEEN 0 AND {YEAR_S}",
+     f"time_spent BETWEEN 0 AND {YEAR_S}",
      "time spent is a number of seconds from 0 to a year"),
     ("judgments", "score", "score IS NULL OR (score >= -1e300 AND score <= 1e300)",
-     "NEW.score IS NULL OR (typeof(NEW.score) IN ('integer', 'real') AND abs(NEW.score) <= 1e300)",
+     "score IS NULL OR score BETWEEN -1e300 AND 1e300",
      "a score is a finite number"),
-    ("judgments", "note", f"char_length(note) <= {NOTE}",
-     f"typeof(NEW.note) = 'text' AND length(NEW.note) <= {NOTE}",
+    ("judgments", "note", f"char_length(note) <= {NOTE}", f"length(note) <= {NOTE}",
      f"a note has at most {NOTE} characters"),
     ("judgments", "qid", f"char_length(qid) BETWEEN 1 AND {TOKEN}",
-     f"typeof(NEW.qid) = 'text' AND length(NEW.qid) BETWEEN 1 AND {TOKEN}",
+     f"length(qid) BETWEEN 1 AND {TOKEN}",
      f"a topic id has 1 to {TOKEN} characters"),
+    # (an SQLite time is text: a number compares less than any text, and fails)
     ("judgments", "times", "created_at >= '1970-01-01' AND updated_at >= '1970-01-01'",
-     "typeof(NEW.created_at) = 'text' AND typeof(NEW.updated_at) = 'text' AND "
-     "NEW.created_at >= '1970-01-01' AND NEW.updated_at >= '1970-01-01' AND "
-     f"NEW.created_at <= datetime('now', '{FUTURE}') AND NEW.updated_at <= datetime('now', '{FUTURE}')",
+     "created_at >= '1970-01-01' AND updated_at >= '1970-01-01'",
      "a judgment's times lie between 1970 and now"),
-    ("judgments", "flagged", None, "NEW.flagged IN (0, 1)", "flagged is true or false"),
+    ("judgments", "flagged", None, "flagged IN (0, 1)", "flagged is true or false"),
     ("judgment_history", "grade", f"grade IS NULL OR grade BETWEEN -{GRADES} AND {GRADES}",
-     f"NEW.grade IS NULL OR (typeof(NEW.grade) = 'integer' AND NEW.grade BETWEEN -{GRADES} AND {GRADES})",
+     f"grade IS NULL OR (typeof(grade) = 'integer' AND grade BETWEEN -{GRADES} AND {GRADES})",
      f"a grade is a whole number from -{GRADES} to {GRADES}"),
     ("judgment_history", "previous_grade",
      f"previous_grade IS NULL OR previous_grade BETWEEN -{GRADES} AND {GRADES}",
-     "NEW.previous_grade IS NULL OR (typeof(NEW.previous_grade) = 'integer' AND "
-     f"NEW.previous_grade BETWEEN -{GRADES} AND {GRADES})",
+     "previous_grade IS NULL OR (typeof(previous_grade) = 'integer' AND "
+     f"previous_grade BETWEEN -{GRADES} AND {GRADES})",
      f"a grade is a whole number from -{GRADES} to {GRADES}"),
     ("judgment_history", "action",
      "action IN ('create', 'update', 'delete') AND (action = 'delete') = (grade IS NULL)",
-     "NEW.action IN ('create', 'update', 'delete') AND (NEW.action = 'delete') = (NEW.grade IS NULL)",
+     "action IN ('create', 'update', 'delete') AND (action = 'delete') = (grade IS NULL)",
      "an event creates, updates or deletes a judgment, and only a deletion has no grade"),
     ("judgment_history", "time_spent", f"time_spent >= -{YEAR_S} AND time_spent <= {YEAR_S}",
-     f"typeof(NEW.time_spent) IN ('integer', 'real') AND abs(NEW.time_spent) <= {YEAR_S}",
+     f"time_spent BETWEEN -{YEAR_S} AND {YEAR_S}",
      "time spent is a number of seconds within a year"),
     ("judgment_history", "score", "score IS NULL OR (score >= -1e300 AND score <= 1e300)",
-     "NEW.score IS NULL OR (typeof(NEW.score) IN ('integer', 'real') AND abs(NEW.score) <= 1e300)",
+     "score IS NULL OR score BETWEEN -1e300 AND 1e300",
      "a score is a finite number"),
-    ("judgment_history", "note", f"char_length(note) <= {NOTE}",
-     f"typeof(NEW.note) = 'text' AND length(NEW.note) <= {NOTE}",
+    ("judgment_history", "note", f"char_length(note) <= {NOTE}", f"length(note) <= {NOTE}",
      f"a note has at most {NOTE} characters"),
     ("judgment_history", "words",
      f"char_length(qid) BETWEEN 1 AND {TOKEN} AND char_length(origin) BETWEEN 1 AND 64 "
      "AND (uid IS NULL OR char_length(uid) <= 64)",
-     f"typeof(NEW.qid) = 'text' AND length(NEW.qid) BETWEEN 1 AND {TOKEN} AND "
-     "typeof(NEW.origin) = 'text' AND length(NEW.origin) BETWEEN 1 AND 64 AND "
-     "(NEW.uid IS NULL OR length(NEW.uid) <= 64)",
+     f"length(qid) BETWEEN 1 AND {TOKEN} AND length(origin) BETWEEN 1 AND 64 AND "
+     "(uid IS NULL OR length(uid) <= 64)",
      "a topic id, origin or event id of a sane length"),
-    ("judgment_history", "at", "at >= '1970-01-01'",
-     f"typeof(NEW.at) = 'text' AND NEW.at >= '1970-01-01' AND NEW.at <= datetime('now', '{FUTURE}')",
+    ("judgment_history", "at", "at >= '1970-01-01'", "at >= '1970-01-01'",
      "an event's time lies between 1970 and now"),
     ("assessors", "name",
      f"char_length(name) BETWEEN 1 AND {NAME} AND kind IN ('person', 'source', 'automatic', "
      "'adjudicator') AND (role IS NULL OR role IN ('owner', 'evaluator', 'assessor'))",
-     f"typeof(NEW.name) = 'text' AND length(NEW.name) BETWEEN 1 AND {NAME} AND NEW.kind IN "
-     "('person', 'source', 'automatic', 'adjudicator') AND (NEW.role IS NULL OR NEW.role IN "
+     f"typeof(name) = 'text' AND length(name) BETWEEN 1 AND {NAME} AND kind IN "
+     "('person', 'source', 'automatic', 'adjudicator') AND (role IS NULL OR role IN "
      "('owner', 'evaluator', 'assessor'))",
      f"an assessor has a name of 1 to {NAME} characters, a known kind and role"),
     ("topics", "qid", f"char_length(qid) BETWEEN 1 AND {TOKEN}",
-     f"typeof(NEW.qid) = 'text' AND length(NEW.qid) BETWEEN 1 AND {TOKEN}",
+     f"typeof(qid) = 'text' AND length(qid) BETWEEN 1 AND {TOKEN}",
      f"a topic id has 1 to {TOKEN} characters"),
     ("docnos", "docno", f"char_length(docno) BETWEEN 1 AND {TOKEN}", None,
      f"a docno has 1 to {TOKEN} characters"),
@@ -130,8 +130,9 @@ PEOPLE = [
 
 # A judgment changes only with the history event that says so: the newest event of its key
 # (by time, then order) has its grade, or is a deletion when the judgment is removed. So the
-# writers add the event first, then change the judgment (SQLite has no deferred triggers;
-# PostgreSQL checks both tables at commit, `judgeapp_history_agrees`).
+# writers add the event first, then change the judgment, and a trigger on the judgment checks
+# (on both back ends; found through the history's index on the key and time). An event added
+# without a change of its judgment is not caught here (SQLite has no deferred triggers).
 NEWEST = (
     "(SELECT h.grade FROM judgment_history h WHERE h.qid = {row}.qid AND h.doc_id = "
     "{row}.doc_id AND h.assessor_id = {row}.assessor_id ORDER BY h.at DESC, h.id DESC LIMIT 1)"
@@ -145,41 +146,120 @@ def _raise(condition: str, says: str) -> str:
     )
 
 
+CHECKED = ("judgments", "judgment_history")  # SQLite: rebuilt with their CHECK constraints
+LATER = f"datetime('now', '{FUTURE}')"
+APPEND_ONLY = (
+    "CREATE TRIGGER judgment_history_no_{verb} BEFORE {VERB} ON judgment_history "
+    "BEGIN SELECT RAISE(ABORT, 'judgment_history is append-only'); END"
+)
+
+
 def sqlite_triggers() -> list[str]:
+    """What SQLite's CHECK constraints cannot say, as triggers. Each trigger's WHEN holds the
+    whole test, so a valid row costs one expression; the body says which rule it breaks."""
     statements = []
-    for table in dict.fromkeys(t for t, *_ in ROWS):
-        rules = [(cond, says) for t, _n, _pg, cond, says in ROWS if t == table and cond]
-        if not rules:
-            continue
-        verbs = ("INSERT",) if table == "judgment_history" else ("INSERT", "UPDATE")
-        for verb in verbs:
-            body = [_raise(f"NOT ({cond})", says) for cond, says in rules]
-            if table == "judgments":
-                changed = (
-                    ""
-                    if verb == "INSERT"
-                    else (
-                        " AND (NEW.grade IS NOT OLD.grade OR NEW.qid IS NOT OLD.qid OR "
-                        "NEW.assessor_id IS NOT OLD.assessor_id)"
-                    )
-                )
-                body += [_raise(f"{PERSON}{changed} AND {cond}", says) for cond, says in PEOPLE]
+    for table in ("assessors", "topics"):  # small, and referred to: triggers, no rebuild
+        rules = [(cond, says) for t, _n, _pg, cond, says in ROWS if t == table]
+        for verb in ("INSERT", "UPDATE"):
+            valid = " AND ".join(f"({_new(cond)})" for cond, _ in rules)
+            body = [_raise(f"NOT ({_new(cond)})", says) for cond, says in rules]
             statements.append(
                 f"CREATE TRIGGER {table}_valid_{verb.lower()} BEFORE {verb} ON {table} "
-                "BEGIN\n  " + "\n  ".join(body) + "\nEND"
+                f"WHEN NOT ({valid}) BEGIN\n  " + "\n  ".join(body) + "\nEND"
             )
-    for verb, row, fits in (
-        ("INSERT", "NEW", "IS NOT NEW.grade"),
-        ("UPDATE", "NEW", "IS NOT NEW.grade"),
-        ("DELETE", "OLD", "IS NOT NULL"),
-    ):
-        newest = NEWEST.format(row=row)
-        condition = f"NOT EXISTS (SELECT 1 FROM judgment_history h WHERE h.qid = {row}.qid AND h.doc_id = {row}.doc_id AND h.assessor_id = {row}.assessor_id) OR {newest} {fits}"
+    future = f"max(NEW.created_at, NEW.updated_at) > {LATER}"
+    for verb in ("INSERT", "UPDATE"):
+        changed = "" if verb == "INSERT" else (
+            " AND (NEW.grade IS NOT OLD.grade OR NEW.qid IS NOT OLD.qid OR "
+            "NEW.assessor_id IS NOT OLD.assessor_id)"
+        )  # fmt: skip
+        people = f"{PERSON}{changed} AND (" + " OR ".join(f"({c})" for c, _ in PEOPLE) + ")"
+        unrecorded = f"{NEWEST.format(row='NEW')} IS NOT NEW.grade"
+        body = [
+            _raise(future, "a judgment's times lie between 1970 and now"),
+            *(_raise(f"{PERSON}{changed} AND {c}", says) for c, says in PEOPLE),
+            _raise(unrecorded, RECORDED),
+        ]
         statements.append(
-            f"CREATE TRIGGER judgments_recorded_{verb.lower()} AFTER {verb} ON judgments "
-            "BEGIN\n  " + _raise(condition, RECORDED) + "\nEND"
+            f"CREATE TRIGGER judgments_rules_{verb.lower()} BEFORE {verb} ON judgments "
+            f"WHEN {future} OR ({people}) OR {unrecorded} BEGIN\n  " + "\n  ".join(body) + "\nEND"
         )
+    statements.append(
+        "CREATE TRIGGER judgments_recorded_delete BEFORE DELETE ON judgments "
+        f"WHEN {NEWEST.format(row='OLD')} IS NOT NULL BEGIN\n  " + _raise("1", RECORDED) + "\nEND"
+    )
+    # (the history's events are checked by its CHECKs alone: a trigger costs SQLite about
+    # as much as the row it checks, and a bulk import writes an event per judgment. An
+    # event's time ahead of the clock comes only from another project: `merge` refuses it)
     return statements
+
+
+def _new(condition: str) -> str:
+    """A CHECK condition on a table's columns as a trigger's condition on NEW's."""
+    return re.sub(
+        r"(?<![.\w'])([a-z_]+)(?=\s*(?:[<>=!]|IS |BETWEEN |IN |\)|$))", r"NEW.\1", condition
+    )
+
+
+# the two tables as revision 0005 left them, rebuilt with their CHECKs (written out here, not
+# reflected: a new project's schema must be this one, statement for statement)
+REBUILT = {
+    "judgments": (
+        "id INTEGER NOT NULL, qid VARCHAR NOT NULL, doc_id INTEGER NOT NULL, "
+        "assessor_id INTEGER NOT NULL, grade INTEGER NOT NULL, note TEXT NOT NULL, "
+        "flagged BOOLEAN NOT NULL, time_spent FLOAT NOT NULL, created_at DATETIME NOT NULL, "
+        "updated_at DATETIME NOT NULL, score FLOAT",
+        "CONSTRAINT pk_judgments PRIMARY KEY (id), CONSTRAINT "
+        "fk_judgments_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id), "
+        "CONSTRAINT fk_judgments_doc_id_docnos FOREIGN KEY(doc_id) REFERENCES docnos (id), "
+        "CONSTRAINT uq_judgments_qid_doc_id_assessor_id UNIQUE (qid, doc_id, assessor_id)",
+        ["CREATE INDEX ix_judgments_assessor_qid ON judgments (assessor_id, qid)"],
+    ),
+    "judgment_history": (
+        "id INTEGER NOT NULL, qid VARCHAR NOT NULL, doc_id INTEGER NOT NULL, "
+        "assessor_id INTEGER NOT NULL, action VARCHAR NOT NULL, origin VARCHAR NOT NULL, "
+        "grade INTEGER, previous_grade INTEGER, note TEXT NOT NULL, flagged BOOLEAN NOT NULL, "
+        "time_spent FLOAT NOT NULL, at DATETIME NOT NULL, uid VARCHAR, score FLOAT",
+        "CONSTRAINT pk_judgment_history PRIMARY KEY (id), CONSTRAINT "
+        "fk_judgment_history_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES "
+        "assessors (id), CONSTRAINT fk_judgment_history_doc_id_docnos FOREIGN KEY(doc_id) "
+        "REFERENCES docnos (id)",
+        [
+            "CREATE INDEX ix_judgment_history_key ON judgment_history "
+            "(qid, doc_id, assessor_id, at)",
+            "CREATE UNIQUE INDEX ix_judgment_history_uid ON judgment_history (uid)",
+            *(APPEND_ONLY.format(verb=v, VERB=v.upper()) for v in ("update", "delete")),
+        ],
+    ),
+}
+
+
+def _sqlite_checks(bind: sa.Connection, report: dict) -> None:
+    """Rebuild judgments and judgment_history with their CHECK constraints (a new table, the
+    rows copied, the old dropped and the new renamed, as Alembic's batch mode does), with
+    their indexes and the history's append-only triggers. SQLite cannot keep a row that a
+    CHECK refuses (PostgreSQL keeps it, the constraint NOT VALID): such rows, which only a
+    script can have written, are first moved whole to TABLE_kept_0006 and reported."""
+    for verb in ("update", "delete"):  # (rows may move out of the history, below)
+        op.execute(f"DROP TRIGGER IF EXISTS judgment_history_no_{verb}")
+    for table, (columns, constraints, after) in REBUILT.items():
+        rules = [(name, cond) for t, name, _pg, cond, _w in ROWS if t == table]
+        valid = " AND ".join(f"({cond})" for _name, cond in rules)
+        broken = _count(bind, f"SELECT count(*) FROM {table} WHERE NOT ({valid})")
+        if broken:
+            op.execute(
+                f"CREATE TABLE {table}_kept_0006 AS SELECT * FROM {table} WHERE NOT ({valid})"
+            )
+            op.execute(f"DELETE FROM {table} WHERE NOT ({valid})")
+            report["kept"][f"{table} rows a CHECK refuses, moved to {table}_kept_0006"] = broken
+        checks = ", ".join(f"CONSTRAINT ck_{table}_{name} CHECK ({cond})" for name, cond in rules)
+        names = ", ".join(part.split()[0] for part in columns.split(", "))
+        op.execute(f"CREATE TABLE _new_{table} ({columns}, {constraints}, {checks})")
+        op.execute(f"INSERT INTO _new_{table} ({names}) SELECT {names} FROM {table}")
+        op.execute(f"DROP TABLE {table}")
+        op.execute(f"ALTER TABLE _new_{table} RENAME TO {table}")
+        for statement in after:
+            op.execute(statement)
 
 
 def _now() -> datetime:
@@ -243,24 +323,15 @@ def repair_and_report(bind: sa.Connection) -> dict:
             "SELECT count(*) FROM judgments j JOIN assessors a ON a.id = j.assessor_id "
             f"WHERE {people} AND j.qid NOT IN (SELECT qid FROM topics)",
         ),
-        f"judgments with a note over {NOTE} characters": _count(
-            bind, f"SELECT count(*) FROM judgments WHERE length(note) > {NOTE}"
-        ),
-        "history events that break the rules (kept: the history is never rewritten)": _count(
-            bind,
-            "SELECT count(*) FROM judgment_history WHERE NOT ("
-            + " AND ".join(f"({pg})" for t, _n, pg, _s, _w in ROWS if t == "judgment_history")
-            + ")"
-            if postgres
-            else "SELECT count(*) FROM judgment_history WHERE NOT ("
-            + " AND ".join(
-                f"({cond.replace('NEW.', '')})"
-                for t, _n, _pg, cond, _w in ROWS
-                if t == "judgment_history"
-            )
-            + ")",
-        ),
     }
+    if postgres:  # (SQLite moves such rows aside: _sqlite_checks)
+        history = " AND ".join(f"({pg})" for t, _n, pg, _s, _w in ROWS if t == "judgment_history")
+        kept[f"judgments with a note over {NOTE} characters"] = _count(
+            bind, f"SELECT count(*) FROM judgments WHERE char_length(note) > {NOTE}"
+        )
+        kept["history events that break the rules (kept: the history is never rewritten)"] = _count(
+            bind, f"SELECT count(*) FROM judgment_history WHERE NOT ({history})"
+        )
     return {
         "repaired": {k: v for k, v in repaired.items() if v},
         "kept": {k: v for k, v in kept.items() if v},
@@ -427,12 +498,15 @@ SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
 $$;
 
 -- a session of the owner writing times it was given (imports, merges): `judgeapp.keep_times`
-CREATE FUNCTION judgeapp_keeps_times() RETURNS boolean LANGUAGE sql STABLE
+CREATE FUNCTION judgeapp_keeps_times() RETURNS boolean LANGUAGE plpgsql STABLE
 SET search_path = {schema}, pg_temp AS $$
-  SELECT COALESCE(current_setting('judgeapp.keep_times', true), '') = 'on'
-     AND session_user = (SELECT pg_get_userbyid(relowner) FROM pg_class
-                         WHERE oid = 'judgments'::regclass)
-$$;
+BEGIN
+  IF COALESCE(current_setting('judgeapp.keep_times', true), '') <> 'on' THEN
+    RETURN false;  -- (every row of a bulk import asks: the owner is looked up only if asked)
+  END IF;
+  RETURN session_user = (SELECT pg_get_userbyid(relowner) FROM pg_class
+                         WHERE oid = 'judgments'::regclass);
+END $$;
 
 CREATE FUNCTION judgeapp_utc() RETURNS timestamp LANGUAGE sql STABLE AS $$
   SELECT (now() AT TIME ZONE 'UTC')::timestamp
@@ -456,6 +530,14 @@ BEGIN
   ELSE
     NEW.updated_at := judgeapp_utc();
     NEW.created_at := CASE WHEN TG_OP = 'INSERT' THEN judgeapp_utc() ELSE OLD.created_at END;
+  END IF;
+  -- the history's newest event of this judgment says what it now is (written first)
+  IF (SELECT h.grade FROM judgment_history h WHERE h.qid = NEW.qid AND h.doc_id = NEW.doc_id
+      AND h.assessor_id = NEW.assessor_id ORDER BY h.at DESC, h.id DESC LIMIT 1)
+     IS DISTINCT FROM NEW.grade THEN
+    RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
+      'judgeapp: the judgment of topic %s, document %s changes only with the history event '
+      'that says so', NEW.qid, NEW.doc_id);
   END IF;
   checks := TG_OP = 'INSERT' OR NEW.grade IS DISTINCT FROM OLD.grade
             OR NEW.qid IS DISTINCT FROM OLD.qid OR NEW.assessor_id IS DISTINCT FROM OLD.assessor_id;
@@ -502,32 +584,18 @@ BEGIN
   RETURN NEW;
 END $$;
 
--- at commit: the newest event of every judgment written says what the judgment is now
-CREATE FUNCTION judgeapp_history_agrees() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+-- a judgment is removed only after the event that says so
+CREATE FUNCTION judgeapp_judgment_removed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = {schema}, pg_temp AS $$
-DECLARE
-  k_qid text;
-  k_doc integer;
-  k_who integer;
-  last record;
-  now_grade integer;
 BEGIN
-  IF TG_OP = 'DELETE' THEN
-    k_qid := OLD.qid; k_doc := OLD.doc_id; k_who := OLD.assessor_id;
-  ELSE
-    k_qid := NEW.qid; k_doc := NEW.doc_id; k_who := NEW.assessor_id;
-  END IF;
-  SELECT h.grade, h.action INTO last FROM judgment_history h
-    WHERE h.qid = k_qid AND h.doc_id = k_doc AND h.assessor_id = k_who
-    ORDER BY h.at DESC, h.id DESC LIMIT 1;
-  SELECT j.grade INTO now_grade FROM judgments j
-    WHERE j.qid = k_qid AND j.doc_id = k_doc AND j.assessor_id = k_who;
-  IF (last IS NULL AND now_grade IS NOT NULL) OR last.grade IS DISTINCT FROM now_grade THEN
+  IF (SELECT h.grade FROM judgment_history h WHERE h.qid = OLD.qid AND h.doc_id = OLD.doc_id
+      AND h.assessor_id = OLD.assessor_id ORDER BY h.at DESC, h.id DESC LIMIT 1)
+     IS NOT NULL THEN
     RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
-      'judgeapp: the judgment of topic %s, document %s and the newest event of its history '
-      'disagree (a judgment changes only with the history event that says so)', k_qid, k_doc);
+      'judgeapp: the judgment of topic %s, document %s is removed only with the history '
+      'event that says so', OLD.qid, OLD.doc_id);
   END IF;
-  RETURN NULL;
+  RETURN OLD;
 END $$;
 
 -- a member's judgment (the one way a member writes one): `expected` is the state the
@@ -576,31 +644,36 @@ BEGIN
     IF NOT FOUND THEN
       RETURN 'none';
     END IF;
-    DELETE FROM judgments WHERE id = cur.id;
     act := 'delete';
   ELSIF NOT FOUND THEN
-    BEGIN
+    act := 'create';
+  ELSE
+    act := 'update';
+  END IF;
+  BEGIN
+    -- the event first: the judgment then changes to what its newest event says
+    INSERT INTO judgment_history (uid, qid, doc_id, assessor_id, action, origin, grade,
+                                  previous_grade, note, flagged, time_spent, at)
+    VALUES (replace(gen_random_uuid()::text, '-', ''), p_qid, p_doc_id, me, act, p_origin,
+            p_grade, cur.grade, CASE WHEN p_grade IS NULL THEN '' ELSE COALESCE(p_note, '') END,
+            CASE WHEN p_grade IS NULL THEN false ELSE COALESCE(p_flagged, false) END,
+            p_time_spent, judgeapp_utc());
+    IF act = 'delete' THEN
+      DELETE FROM judgments WHERE id = cur.id;
+    ELSIF act = 'create' THEN
       INSERT INTO judgments (qid, doc_id, assessor_id, grade, note, flagged, time_spent,
                              created_at, updated_at)
       VALUES (p_qid, p_doc_id, me, p_grade, COALESCE(p_note, ''), COALESCE(p_flagged, false),
               GREATEST(p_time_spent, 0), judgeapp_utc(), judgeapp_utc());
-    EXCEPTION WHEN unique_violation THEN
-      RETURN 'changed';
-    END;
-    act := 'create';
-  ELSE
-    UPDATE judgments SET grade = p_grade, note = COALESCE(p_note, ''),
-        flagged = COALESCE(p_flagged, false),
-        time_spent = LEAST(GREATEST(time_spent + p_time_spent, 0), {year})
-      WHERE id = cur.id;
-    act := 'update';
-  END IF;
-  INSERT INTO judgment_history (uid, qid, doc_id, assessor_id, action, origin, grade,
-                                previous_grade, note, flagged, time_spent, at)
-  VALUES (replace(gen_random_uuid()::text, '-', ''), p_qid, p_doc_id, me, act, p_origin,
-          p_grade, cur.grade, CASE WHEN p_grade IS NULL THEN '' ELSE COALESCE(p_note, '') END,
-          CASE WHEN p_grade IS NULL THEN false ELSE COALESCE(p_flagged, false) END,
-          p_time_spent, judgeapp_utc());
+    ELSE
+      UPDATE judgments SET grade = p_grade, note = COALESCE(p_note, ''),
+          flagged = COALESCE(p_flagged, false),
+          time_spent = LEAST(GREATEST(time_spent + p_time_spent, 0), {year})
+        WHERE id = cur.id;
+    END IF;
+  EXCEPTION WHEN unique_violation THEN  -- another window of hers was first: read again
+    RETURN 'changed';
+  END;
   INSERT INTO project_changes (at, writer, changes, db_role)
   VALUES (judgeapp_utc(), p_writer,
           json_build_object('topics', json_build_array(p_qid),
@@ -694,10 +767,8 @@ CREATE TRIGGER judgments_guard BEFORE INSERT OR UPDATE ON judgments
   FOR EACH ROW EXECUTE FUNCTION judgeapp_judgment_guard();
 CREATE TRIGGER judgment_history_guard BEFORE INSERT ON judgment_history
   FOR EACH ROW EXECUTE FUNCTION judgeapp_event_guard();
-CREATE CONSTRAINT TRIGGER judgments_recorded AFTER INSERT OR UPDATE OR DELETE ON judgments
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION judgeapp_history_agrees();
-CREATE CONSTRAINT TRIGGER judgment_history_recorded AFTER INSERT ON judgment_history
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION judgeapp_history_agrees();
+CREATE TRIGGER judgments_removed BEFORE DELETE ON judgments
+  FOR EACH ROW EXECUTE FUNCTION judgeapp_judgment_removed();
 """
 
 # row-level security on reads (FOR SELECT: members write through the functions only); the
@@ -789,6 +860,12 @@ def upgrade() -> None:
     bind = op.get_bind()
     postgres = bind.dialect.name == "postgresql"
     op.add_column("project_changes", sa.Column("db_role", sa.String(), nullable=True))
+    # a judgment's newest event, asked for by the triggers at every write of a judgment, is
+    # the last entry of its key in this index (no sort)
+    op.drop_index("ix_judgment_history_key", table_name="judgment_history")
+    op.create_index(
+        "ix_judgment_history_key", "judgment_history", ["qid", "doc_id", "assessor_id", "at"]
+    )
     op.create_table(
         "write_lock",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -799,6 +876,7 @@ def upgrade() -> None:
     if postgres:
         _postgres(bind, report)
     else:
+        _sqlite_checks(bind, report)
         for statement in sqlite_triggers():
             op.execute(statement)
     if report["repaired"] or report["kept"]:
@@ -814,7 +892,7 @@ def downgrade() -> None:
         for table in READS:
             op.execute(f"DROP POLICY IF EXISTS {table}_members_read ON {table}")
         op.execute("DROP TRIGGER IF EXISTS judgments_guard ON judgments")
-        op.execute("DROP TRIGGER IF EXISTS judgments_recorded ON judgments")
+        op.execute("DROP TRIGGER IF EXISTS judgments_removed ON judgments")
         op.execute("DROP TRIGGER IF EXISTS judgment_history_guard ON judgment_history")
         for table, name, pg, _s, _w in ROWS:
             if pg is not None:
@@ -842,6 +920,8 @@ def downgrade() -> None:
             name = statement.split()[2]
             op.execute(f"DROP TRIGGER IF EXISTS {name}")
     bind.execute(sa.text("DELETE FROM settings WHERE key = 'checks.0006'"))
+    op.drop_index("ix_judgment_history_key", table_name="judgment_history")
+    op.create_index("ix_judgment_history_key", "judgment_history", ["qid", "doc_id", "assessor_id"])
     op.drop_table("write_lock")
     with op.batch_alter_table("project_changes", schema=None) as batch_op:
         batch_op.drop_column("db_role")
