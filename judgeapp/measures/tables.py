@@ -311,8 +311,6 @@ def pairs_csv(pairs: Sequence[AllPairs], alpha: float) -> str:
 
 def pairs_json(pairs: Sequence[AllPairs], alpha: float) -> str:
     return (
-        json_text(
-            {"test": "tukey_hsd", "alpha": alpha, "rows": _pair_rows(pairs, alpha)}, indent=2
-        )
+        json_text({"test": "tukey_hsd", "alpha": alpha, "rows": _pair_rows(pairs, alpha)}, indent=2)
         + "\n"
     )

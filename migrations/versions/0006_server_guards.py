@@ -65,7 +65,7 @@ ROWS = [
     ("judgments", "times", "created_at >= '1970-01-01' AND updated_at >= '1970-01-01'",
      "created_at >= '1970-01-01' AND updated_at >= '1970-01-01'",
      "a judgment's times lie between 1970 and now"),
-    ("judgments", "flagged", None, "flagged IN (0, 1)", "flagged is true or false"),
+    ("judgments", "flagged", None, "flagged = 0 OR flagged = 1", "flagged is true or false"),
     ("judgment_history", "grade", f"grade IS NULL OR grade BETWEEN -{GRADES} AND {GRADES}",
      f"grade IS NULL OR (typeof(grade) = 'integer' AND grade BETWEEN -{GRADES} AND {GRADES})",
      f"a grade is a whole number from -{GRADES} to {GRADES}"),
@@ -76,7 +76,9 @@ ROWS = [
      f"a grade is a whole number from -{GRADES} to {GRADES}"),
     ("judgment_history", "action",
      "action IN ('create', 'update', 'delete') AND (action = 'delete') = (grade IS NULL)",
-     "action IN ('create', 'update', 'delete') AND (action = 'delete') = (grade IS NULL)",
+     # (ORs, not IN: SQLite builds a table for an IN list at each row a CHECK sees)
+     "CASE action WHEN 'delete' THEN grade IS NULL WHEN 'create' THEN grade IS NOT NULL "
+     "WHEN 'update' THEN grade IS NOT NULL ELSE 0 END",
      "an event creates, updates or deletes a judgment, and only a deletion has no grade"),
     ("judgment_history", "time_spent", f"time_spent >= -{YEAR_S} AND time_spent <= {YEAR_S}",
      f"time_spent BETWEEN -{YEAR_S} AND {YEAR_S}",
@@ -111,7 +113,10 @@ ROWS = [
 # What people's judgments (persons and adjudicators, not imported qrels or automatic judges)
 # must also be, checked against other tables: SQLite conditions on NEW (the PostgreSQL trigger
 # function below says the same in PL/pgSQL).
-PERSON = "(SELECT kind FROM assessors WHERE id = NEW.assessor_id) IN ('person', 'adjudicator')"
+PERSON = (
+    "coalesce((SELECT kind = 'person' OR kind = 'adjudicator' FROM assessors "
+    "WHERE id = NEW.assessor_id), 0)"
+)
 ASSESSOR_ROLE = (
     "(SELECT CASE WHEN a.role IN ('owner', 'evaluator', 'assessor') THEN a.role "
     "WHEN EXISTS (SELECT 1 FROM assignments s WHERE s.assessor_id = a.id) THEN 'assessor' "
@@ -512,14 +517,9 @@ CREATE FUNCTION judgeapp_utc() RETURNS timestamp LANGUAGE sql STABLE AS $$
   SELECT (now() AT TIME ZONE 'UTC')::timestamp
 $$;
 
--- a judgment: its times from the server's clock; a person's on the scale, of a topic of the
--- project, and an assessor's of an assigned topic (the rows read are locked FOR KEY SHARE,
--- so the owner cannot take the grade or the topic away until this commits)
-CREATE FUNCTION judgeapp_judgment_guard() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+-- a judgment's times: the server's clock (a row trigger: it sets them)
+CREATE FUNCTION judgeapp_judgment_clock() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = {schema}, pg_temp AS $$
-DECLARE
-  kind text;
-  checks boolean;
 BEGIN
   IF judgeapp_keeps_times() THEN
     IF NEW.created_at > judgeapp_utc() + interval '1 hour'
@@ -531,42 +531,80 @@ BEGIN
     NEW.updated_at := judgeapp_utc();
     NEW.created_at := CASE WHEN TG_OP = 'INSERT' THEN judgeapp_utc() ELSE OLD.created_at END;
   END IF;
-  -- the history's newest event of this judgment says what it now is (written first)
-  IF (SELECT h.grade FROM judgment_history h WHERE h.qid = NEW.qid AND h.doc_id = NEW.doc_id
-      AND h.assessor_id = NEW.assessor_id ORDER BY h.at DESC, h.id DESC LIMIT 1)
-     IS DISTINCT FROM NEW.grade THEN
+  RETURN NEW;
+END $$;
+
+-- the judgments a statement wrote (`written`; of an UPDATE, those whose grade, topic or
+-- assessor changed), checked together, once per statement (a bulk import writes 128,000 at
+-- once): the history's newest event of each says what it now is (written first); a person's
+-- grade is on the scale, of a topic of the project, and an assessor's of an assigned topic.
+-- The rows read are locked FOR KEY SHARE before they are looked for, so the owner cannot
+-- take the grade, the topic or the assignment away until the writer commits.
+CREATE FUNCTION judgeapp_judgments_checked() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = {schema}, pg_temp AS $$
+DECLARE
+  bad record;
+BEGIN
+  -- (a table of this session's, made once, emptied at each commit and by each statement)
+  IF to_regclass('pg_temp.judgeapp_written') IS NULL THEN
+    CREATE TEMP TABLE judgeapp_written (
+      qid text, doc_id integer, assessor_id integer, grade integer, person boolean,
+      changed boolean) ON COMMIT DELETE ROWS;
+  END IF;
+  DELETE FROM judgeapp_written;
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO judgeapp_written SELECT n.qid, n.doc_id, n.assessor_id, n.grade, false, true
+      FROM written n;
+  ELSE
+    INSERT INTO judgeapp_written SELECT n.qid, n.doc_id, n.assessor_id, n.grade, false,
+        (n.grade, n.qid, n.assessor_id) IS DISTINCT FROM (o.grade, o.qid, o.assessor_id)
+      FROM written n JOIN previous o ON o.id = n.id;
+  END IF;
+  SELECT w.qid, w.doc_id INTO bad FROM judgeapp_written w
+    WHERE (SELECT h.grade FROM judgment_history h WHERE h.qid = w.qid AND h.doc_id = w.doc_id
+           AND h.assessor_id = w.assessor_id ORDER BY h.at DESC, h.id DESC LIMIT 1)
+          IS DISTINCT FROM w.grade
+    LIMIT 1;
+  IF FOUND THEN
     RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
       'judgeapp: the judgment of topic %s, document %s changes only with the history event '
-      'that says so', NEW.qid, NEW.doc_id);
+      'that says so', bad.qid, bad.doc_id);
   END IF;
-  checks := TG_OP = 'INSERT' OR NEW.grade IS DISTINCT FROM OLD.grade
-            OR NEW.qid IS DISTINCT FROM OLD.qid OR NEW.assessor_id IS DISTINCT FROM OLD.assessor_id;
-  SELECT a.kind INTO kind FROM assessors a WHERE a.id = NEW.assessor_id;
-  IF NOT checks OR kind NOT IN ('person', 'adjudicator') THEN
-    RETURN NEW;
+  UPDATE judgeapp_written w SET person = true FROM assessors a
+    WHERE a.id = w.assessor_id AND a.kind IN ('person', 'adjudicator') AND w.changed;
+  IF NOT EXISTS (SELECT 1 FROM judgeapp_written WHERE person) THEN
+    RETURN NULL;
   END IF;
-  PERFORM 1 FROM scale WHERE grade = NEW.grade FOR KEY SHARE;
-  IF NOT FOUND THEN
+  PERFORM 1 FROM scale WHERE grade IN (SELECT grade FROM judgeapp_written WHERE person)
+    FOR KEY SHARE;
+  SELECT w.grade INTO bad FROM judgeapp_written w
+    WHERE w.person AND NOT EXISTS (SELECT 1 FROM scale s WHERE s.grade = w.grade) LIMIT 1;
+  IF FOUND THEN
     RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
-      'judgeapp: grade %s is not on the project''s scale (%s)', NEW.grade,
+      'judgeapp: grade %s is not on the project''s scale (%s)', bad.grade,
       (SELECT string_agg(grade::text, ', ' ORDER BY grade) FROM scale));
   END IF;
-  PERFORM 1 FROM topics WHERE qid = NEW.qid FOR KEY SHARE;
-  IF NOT FOUND THEN
+  PERFORM 1 FROM topics WHERE qid IN (SELECT qid FROM judgeapp_written WHERE person)
+    FOR KEY SHARE;
+  SELECT w.qid INTO bad FROM judgeapp_written w
+    WHERE w.person AND NOT EXISTS (SELECT 1 FROM topics t WHERE t.qid = w.qid) LIMIT 1;
+  IF FOUND THEN
     RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
-      'judgeapp: topic %s is not in the project', NEW.qid);
+      'judgeapp: topic %s is not in the project', bad.qid);
   END IF;
-  IF kind = 'person' AND judgeapp_role_of(NEW.assessor_id) = 'assessor'
-     AND EXISTS (SELECT 1 FROM assignments WHERE assessor_id = NEW.assessor_id) THEN
-    PERFORM 1 FROM assignments WHERE assessor_id = NEW.assessor_id AND qid = NEW.qid
-      FOR KEY SHARE;
-    IF NOT FOUND THEN
-      RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
-        'judgeapp: topic %s is not assigned to %s', NEW.qid,
-        (SELECT name FROM assessors WHERE id = NEW.assessor_id));
-    END IF;
+  PERFORM 1 FROM assignments s JOIN judgeapp_written w
+      ON w.person AND s.assessor_id = w.assessor_id AND s.qid = w.qid
+    FOR KEY SHARE OF s;
+  SELECT w.qid, a.name INTO bad FROM judgeapp_written w JOIN assessors a ON a.id = w.assessor_id
+    WHERE w.person AND a.kind = 'person' AND judgeapp_role_of(a.id) = 'assessor'
+      AND EXISTS (SELECT 1 FROM assignments s WHERE s.assessor_id = a.id)
+      AND NOT EXISTS (SELECT 1 FROM assignments s WHERE s.assessor_id = a.id AND s.qid = w.qid)
+    LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = format(
+      'judgeapp: topic %s is not assigned to %s', bad.qid, bad.name);
   END IF;
-  RETURN NEW;
+  RETURN NULL;
 END $$;
 
 CREATE FUNCTION judgeapp_event_guard() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
@@ -763,8 +801,14 @@ CREATE OR REPLACE FUNCTION judgeapp_changes_notify() RETURNS trigger LANGUAGE pl
 BEGIN PERFORM pg_notify('judgeapp_changes', NEW.id::text); RETURN NULL; END $$;
 CREATE TRIGGER project_changes_notify AFTER INSERT ON project_changes
   FOR EACH ROW EXECUTE FUNCTION judgeapp_changes_notify();
-CREATE TRIGGER judgments_guard BEFORE INSERT OR UPDATE ON judgments
-  FOR EACH ROW EXECUTE FUNCTION judgeapp_judgment_guard();
+CREATE TRIGGER judgments_clock BEFORE INSERT OR UPDATE ON judgments
+  FOR EACH ROW EXECUTE FUNCTION judgeapp_judgment_clock();
+CREATE TRIGGER judgments_inserted AFTER INSERT ON judgments
+  REFERENCING NEW TABLE AS written FOR EACH STATEMENT
+  EXECUTE FUNCTION judgeapp_judgments_checked();
+CREATE TRIGGER judgments_updated AFTER UPDATE ON judgments
+  REFERENCING OLD TABLE AS previous NEW TABLE AS written FOR EACH STATEMENT
+  EXECUTE FUNCTION judgeapp_judgments_checked();
 CREATE TRIGGER judgment_history_guard BEFORE INSERT ON judgment_history
   FOR EACH ROW EXECUTE FUNCTION judgeapp_event_guard();
 CREATE TRIGGER judgments_removed BEFORE DELETE ON judgments
@@ -891,7 +935,8 @@ def downgrade() -> None:
     if bind.dialect.name == "postgresql":
         for table in READS:
             op.execute(f"DROP POLICY IF EXISTS {table}_members_read ON {table}")
-        op.execute("DROP TRIGGER IF EXISTS judgments_guard ON judgments")
+        for trigger in ("judgments_clock", "judgments_inserted", "judgments_updated"):
+            op.execute(f"DROP TRIGGER IF EXISTS {trigger} ON judgments")
         op.execute("DROP TRIGGER IF EXISTS judgments_removed ON judgments")
         op.execute("DROP TRIGGER IF EXISTS judgment_history_guard ON judgment_history")
         for table, name, pg, _s, _w in ROWS:

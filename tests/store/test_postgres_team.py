@@ -102,7 +102,10 @@ def test_an_assessor_writes_only_their_own_judgments(team_project):
         ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
-    with Store.open(urls["alice"]) as alice, pytest.raises(OwnerOnly, match="only the project's owner"):
+    with (
+        Store.open(urls["alice"]) as alice,
+        pytest.raises(OwnerOnly, match="only the project's owner"),
+    ):
         alice.remove_run("a")
     with Store.open(owner_url) as owner:
         assert qrels_rows(owner, ["bob"]) == [("1", "d1", 2)]

@@ -167,7 +167,7 @@ ATTACKS = [
     ("drop a table", "DROP TABLE judgments", "refused"),
     ("empty a table", "TRUNCATE judgments", "refused"),
     ("alter a table", "ALTER TABLE judgments DISABLE ROW LEVEL SECURITY", "refused"),
-    ("drop a trigger", "DROP TRIGGER judgments_guard ON judgments", "refused"),
+    ("drop a trigger", "DROP TRIGGER judgments_inserted ON judgments", "refused"),
     ("create a table", "CREATE TABLE public.mine (x int)", "refused"),
     ("grant herself more", "GRANT INSERT ON judgments TO PUBLIC; SELECT has_table_privilege('judgments', 'INSERT')", "f"),
     ("bypass row-level security", "ALTER ROLE CURRENT_USER BYPASSRLS", "refused"),
