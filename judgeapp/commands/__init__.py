@@ -76,10 +76,9 @@ def open_store(
     scope = store.scope
     if scope is not None and owner is not None:
         store.close()
-        who = f"role {scope.role}" + (f" (assessor {scope.assessor})" if scope.assessor else "")
         raise CommandError(
             f"{owner} changes the project, which only its owner may (role {scope.owner}): "
-            f"this URL connects as {who}, who may judge only; run it with the owner's URL"
+            f"this URL connects as {scope.who}, who may judge only; run it with the owner's URL"
         )
     if scope is not None and (scope.blind or scope.assessor is None):
         print(f"judgeapp: note: {scope.describe()}", file=sys.stderr)

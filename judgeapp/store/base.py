@@ -45,9 +45,14 @@ class Scope:
     def blind(self) -> bool:
         return not self.sees_all
 
+    @property
+    def who(self) -> str:
+        """The role connected, and the assessor it is: `role alice_x (assessor alice)`."""
+        return f"role {self.role}" + (f" (assessor {self.assessor})" if self.assessor else "")
+
     def describe(self) -> str:
         """One line: who this is and what the server shows them."""
-        who = f"role {self.role}" + (f" (assessor {self.assessor})" if self.assessor else "")
+        who = self.who
         if self.assessor is None:
             return f"{who} is not on this project's team: it sees nothing of it"
         if self.sees_all:

@@ -214,7 +214,11 @@ def test_every_attack_through_psql_is_refused_or_sees_nothing_of_others(team):
             elif done.returncode != 0 or out != expected:
                 failed.append(f"{name}: {out!r} {done.stderr.strip()!r}")
         assert failed == [], failed
-    print(f"\n{len(ATTACKS)} attacks through psql tried, {len(ATTACKS)} refused or blind")
+    n_refused = sum(expected == "refused" for _name, _sql, expected in ATTACKS)
+    print(
+        f"\n{len(ATTACKS)} attacks through psql tried: {n_refused} refused by the server, "
+        f"{len(ATTACKS) - n_refused} answered with her own rows only"
+    )
     # nothing of them landed: bob's judgment, the history, the scale are as they were
     with Store.open(team.owner_url) as owner:
         assert [(j.qid, j.grade, j.note) for j in owner.judgments(assessors=["bob"])] == [
@@ -254,10 +258,13 @@ def test_the_command_line_with_an_assessors_url_shows_her_scope_only(team, capsy
         assert "Traceback" not in err
         return code, out, err
 
+    refusals_seen: list[str] = []
+
     def refused(*argv: str, says: str) -> None:
         code, _out, err = run(*argv)
         lines = [line for line in err.splitlines() if line.startswith("judgeapp: error:")]
         assert code in (1, 2) and len(lines) == 1 and says in lines[0], (argv, code, err)
+        refusals_seen.append(lines[0])
 
     tried = 0
     # what she reads: her own judgments, her topic; told what is hidden
@@ -278,10 +285,23 @@ def test_the_command_line_with_an_assessors_url_shows_her_scope_only(team, capsy
         "bob",
         says="no assessor or judgment source named 'bob'",
     )
+    code, out, err = run("export", "judgments", url, "--assessor", "bob")
+    assert code == 0 and out == ""  # bob's judgments are not hers to see: none
+    tried += 2
     refused("evaluate", "--db", url, "-m", "map", says="runs")
-    refused("agreement", url, says="")
-    tried += 3
+    refused(
+        "evaluate", "--db", url, "--judgments", "official", "-m", "map",
+        says="no assessor or judgment source named 'official'",
+    )  # fmt: skip
+    refused("agreement", url, says="")  # fewer than two assessors she can see
+    refused("copy", url, str(team.folder / "copy.db"), says="copy reads every row of the project")
+    assert not (team.folder / "copy.db").exists()
+    tried += 4
     # what she may not change: one line each saying what it needs
+    forged = team.folder / "forged.jsonl"  # bob's grade, a time that is not a number
+    forged.write_text(
+        '{"topic": "2", "docno": "d3", "assessor": "bob", "grade": 0, "time_spent": "NaN"}\n'
+    )
     for argv, what in (
         (["import", "run", url, str(team.folder / "a.run"), "--name", "b"], "import run"),
         (
@@ -289,6 +309,8 @@ def test_the_command_line_with_an_assessors_url_shows_her_scope_only(team, capsy
             "import qrels",
         ),
         (["import", "topics", url, str(team.folder / "topics.tsv")], "import topics"),
+        (["import", "docs", url, str(team.folder / "docs.jsonl")], "import docs"),
+        (["import", "judgments", url, str(forged)], "import judgments"),
         (["pool", url, "--depth", "3", "--name", "p2"], "pool"),
         (["assign", url, "--blind", "off"], "assign"),
         (["scale", url, "--grade", "4", "Perfect"], "scale"),
@@ -308,6 +330,7 @@ def test_the_command_line_with_an_assessors_url_shows_her_scope_only(team, capsy
         ("1 d2 7\n", "grade 7 is not on the project's scale"),
         ("404 d2 1\n", "topic '404' is not in the project"),
         ("2 d3 1\n", "not in the project"),
+        ("1 d2 1 " + "x" * 70_000 + "\n", "a note has at most 65536 characters"),
     ):
         sys.stdin = io.StringIO(lines)
         try:
@@ -321,7 +344,15 @@ def test_the_command_line_with_an_assessors_url_shows_her_scope_only(team, capsy
     finally:
         sys.stdin = sys.__stdin__
     tried += 1
-    print(f"\n{tried} attacks through the command line tried, all refused or blind")
+    refusals = len(refusals_seen)
+    print(
+        f"\n{tried} attacks through the command line tried: {refusals} refused in one line, "
+        f"{tried - refusals} answered with her own scope only"
+    )
+    assert (tried, refusals) == (28, 23), (  # the counts docs/team.md and the README give
+        tried,
+        refusals,
+    )
     with Store.open(team.owner_url) as owner:
         assert [r.name for r in owner.runs()] == ["runA"]
         assert owner.assignments() == [("1", "alice", False), ("2", "bob", False)]
