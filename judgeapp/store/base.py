@@ -81,6 +81,31 @@ def raw(conn: Connection, sql: str, params: Any = ()) -> CursorResult:
     return conn.exec_driver_sql(sql, params)
 
 
+ROWS_PER_STATEMENT = 1000
+
+
+def raw_rows(conn: Connection, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    """`raw(conn, sql, rows)` for an ``INSERT ... VALUES (...)`` whose rows are checked by
+    statement triggers (schema 0006 on PostgreSQL: judgments and their history): there,
+    ROWS_PER_STATEMENT rows go in each statement, as one multi-row VALUES list, so the
+    checks run once per thousand rows instead of once per row (5,000 qrels lines: 16.3 s
+    one statement per row against 3.8 s without the triggers). `rows` must not hold one
+    key twice where the statement says ON CONFLICT DO UPDATE. SQLite: one per row."""
+    if conn.dialect.name != "postgresql" or len(rows) < 2:
+        raw(conn, sql, rows)
+        return
+    start = sql.index("(", sql.upper().index(" VALUES ")) + 1
+    depth, end = 1, start
+    while depth:  # the row's own parentheses, and any inside it
+        depth += {"(": 1, ")": -1}.get(sql[end], 0)
+        end += 1
+    head, group, tail = sql[: start - 1], sql[start - 1 : end], sql[end:]
+    for i in range(0, len(rows), ROWS_PER_STATEMENT):
+        chunk = rows[i : i + ROWS_PER_STATEMENT]
+        statement = head + ", ".join([group] * len(chunk)) + tail
+        raw(conn, statement, tuple(v for row in chunk for v in row))
+
+
 class StoreBase:
     """One open project database: the engine and the transaction helpers every store
     method uses (one short transaction per method)."""

@@ -47,7 +47,7 @@ from judgeapp.records import (
     TopicRecord,
 )
 from judgeapp.store import models as m
-from judgeapp.store.base import Scope, StoreError, raw, utcnow
+from judgeapp.store.base import Scope, StoreError, raw, raw_rows, utcnow
 from judgeapp.store.files import (
     ProjectFileError,
     check_project_file,
@@ -1161,14 +1161,14 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 if not rows:  # the same judgments again (--replace): nothing to write, and
                     continue  # an empty list of rows would run the statement once, unbound
                 # the events first: each judgment then changes to what its newest event says
-                raw(
+                raw_rows(
                     conn,
                     "INSERT INTO judgment_history (qid, doc_id, assessor_id, action, origin, "
                     "grade, previous_grade, note, flagged, time_spent, at, uid) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, '', FALSE, 0.0, ?, ?)",
                     events,
                 )
-                raw(
+                raw_rows(
                     conn,
                     "INSERT INTO judgments (qid, doc_id, assessor_id, grade, note, flagged, "
                     "time_spent, created_at, updated_at) VALUES (?, ?, ?, ?, '', FALSE, 0.0, ?, ?) "
