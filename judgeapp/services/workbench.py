@@ -43,6 +43,16 @@ if TYPE_CHECKING:
 IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
 
 
+def location_shown(location: str) -> str:
+    """A project's path or URL as the window may show it: a server's URL with its password
+    (the role's only credential) written `***`."""
+    if "://" not in location:
+        return location
+    from judgeapp.store.schema import url_without_password
+
+    return url_without_password(location)
+
+
 class Workbench:
     def __init__(self, store: Store, assessor: str | None = None) -> None:
         self.store = store
@@ -63,7 +73,9 @@ class Workbench:
         if name:
             return str(name)
         url = self.store.url
-        return Path(url.split("///", 1)[-1]).stem if url.startswith("sqlite") else url
+        if url.startswith("sqlite"):
+            return Path(url.split("///", 1)[-1]).stem
+        return location_shown(url)
 
     def close(self) -> None:
         self.store.close()

@@ -111,6 +111,13 @@ def database_url(db: str | Path) -> str:
     return f"sqlite:///{Path(text_db).expanduser().resolve()}"
 
 
+def url_without_password(url: str) -> str:
+    """`url` as it may be shown (a window's title and status bar, a screenshot): a server's
+    URL with its password, the role's only credential, written `***`."""
+    parsed = make_url(url)
+    return parsed.render_as_string(hide_password=True) if parsed.password else url
+
+
 def sqlite_path(url: str) -> Path | None:
     """The file behind an SQLite URL, or None (memory databases, other back ends)."""
     parsed = make_url(url)

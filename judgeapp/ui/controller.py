@@ -23,7 +23,7 @@ from judgeapp.pooling.estimate import Estimate
 from judgeapp.records import Changes
 from judgeapp.services.progress import Cancelled, ProgressFn
 from judgeapp.services.rows import TopicRow
-from judgeapp.services.workbench import ChangeFeed, Workbench
+from judgeapp.services.workbench import ChangeFeed, Workbench, location_shown
 from judgeapp.ui.adjudication import AdjudicationController, AdjudicationView
 from judgeapp.ui.dialogs import (
     AssessorDialog,
@@ -223,7 +223,7 @@ class MainController(QObject):
         menu = self.window.recent_menu
         menu.clear()
         for path in self._recent():
-            action = menu.addAction(path)
+            action = menu.addAction(location_shown(path))
             action.triggered.connect(lambda _=False, p=path: self.open_project(p))
         menu.setEnabled(bool(self._recent()))
 
@@ -321,6 +321,12 @@ class MainController(QObject):
         # every judgment would include other assessors' work (and imported qrels)
         for name in (*hidden, "export_qrels"):
             self.window.actions_by_name[name].setEnabled(not blind)
+        # a team member's role may not change the project (the server refuses): not offered
+        member = wb is not None and wb.store.scope is not None
+        for name in ("import_topics", "import_documents"):
+            self.window.actions_by_name[name].setEnabled(not member)
+        for name in ("import_runs", "import_qrels", "build_pool"):
+            self.window.actions_by_name[name].setEnabled(not blind and not member)
         if blind:
             for part in (self.adjudication, self.team):
                 if part is not None:

@@ -528,3 +528,16 @@ def test_an_assessor_holding_every_lock_she_can_stalls_nobody(team):
         hostage.close()
     with Store.open(team.owner_url) as owner:  # her uncommitted judgment never landed
         assert [(j.qid, j.grade) for j in owner.judgments(assessors=["alice"])] == [("1", 1)]
+
+
+def test_team_list_prints_names_escaped(team, capsys):
+    """A name holding a terminal escape (one that would clear the screen) is listed escaped,
+    by `team add` and `team list` alike, never sent to the terminal as it is."""
+    name = "eve\x1b[2J\x1b[31m"
+    role = f"eve_{uuid.uuid4().hex[:6]}"
+    capsys.readouterr()
+    assert main(["team", "add", name, "--role", role, "--db", team.owner_url]) == 0
+    assert main(["team", "list", "--db", team.owner_url]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert out.count("eve\\x1b[2J\\x1b[31m") == 2 and f"eve\\x1b[2J\\x1b[31m\t{role}" in out

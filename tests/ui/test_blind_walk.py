@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QTextEdit,
     QWidget,
 )
+from sqlalchemy.engine import make_url
 
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.pools import PoolService
@@ -130,6 +131,7 @@ def test_a_blind_assessors_window_walked_whole_shows_nothing_of_others(
 ):
     db, bobs_doc, hidden_names = blind_project
     on_server = "://" in db and not db.startswith("sqlite")
+    password = make_url(db).password if on_server else None
     window, controller = make_window()
     controller.open_project(db)
     if not on_server:  # a label on a file: she says who she is
@@ -147,6 +149,8 @@ def test_a_blind_assessors_window_walked_whole_shows_nothing_of_others(
     assert enabled[next(t for t in enabled if "my judgments" in t)] is True
     for name in ("build_pool", "import_runs", "import_qrels", "adjudicate", "team", "scale"):
         assert not window.actions_by_name[name].isEnabled(), name
+    for name in ("import_topics", "import_documents"):  # the owner's, on a server
+        assert window.actions_by_name[name].isEnabled() is not on_server, name
     window.actions_by_name["export_qrels"].trigger()  # disabled: nothing opens
     assert controller.file_dialog is None
     # her shared topic in the judging view: bob's judged document shows no grade, no mark
@@ -193,6 +197,7 @@ def test_a_blind_assessors_window_walked_whole_shows_nothing_of_others(
                 or "dashboard" in low
                 or ("all judgments" in low and where != "menus")
                 or (on_server and "bob" in low)
+                or (password is not None and password in text)  # her role's credential
             ):
                 found.append((where, text[:120]))
     assert found == [], found
