@@ -233,7 +233,8 @@ JudgmentEvent = Table(
     Column("time_spent", Float, nullable=False, default=0.0),
     Column("at", DateTime, nullable=False),
     Column("score", Float, nullable=True),
-    Index("ix_judgment_history_key", "qid", "doc_id", "assessor_id"),
+    # (schema 0006: with the time, so a judgment's newest event is the last of its key)
+    Index("ix_judgment_history_key", "qid", "doc_id", "assessor_id", "at"),
     Index("ix_judgment_history_uid", "uid", unique=True),
 )
 
@@ -247,6 +248,18 @@ ProjectChange = Table(
     Column("at", DateTime, nullable=False),
     Column("writer", String, nullable=False),  # the writing Store's token
     Column("changes", JSON, nullable=False),
+    # PostgreSQL: the team member's role whose judgment this logs (schema 0006: a blind
+    # assessor reads only their own and the project's other changes); None for the owner's
+    Column("db_role", String, nullable=True),
+)
+
+
+# PostgreSQL: the owner's writers queue on this table's one row (SELECT ... FOR UPDATE), which
+# no team member may read or lock (schema 0006); SQLite's writers queue on a lock file instead
+WriteLock = Table(
+    "write_lock",
+    metadata,
+    Column("id", Integer, primary_key=True),
 )
 
 

@@ -23,7 +23,7 @@ from judgeapp.pooling.estimate import Estimate
 from judgeapp.records import Changes
 from judgeapp.services.progress import Cancelled, ProgressFn
 from judgeapp.services.rows import TopicRow
-from judgeapp.services.workbench import ChangeFeed, Workbench
+from judgeapp.services.workbench import ChangeFeed, Workbench, location_shown
 from judgeapp.ui.adjudication import AdjudicationController, AdjudicationView
 from judgeapp.ui.dialogs import (
     AssessorDialog,
@@ -168,7 +168,14 @@ class MainController(QObject):
         self.workbench = workbench
         self._start_feed(workbench)
         assessor = self._remembered_assessor(workbench)
-        workbench.set_assessor(assessor)
+        try:
+            workbench.set_assessor(assessor)
+        except Exception as exc:  # a read-only project that does not know this name yet, ...
+            self._warn(
+                "Opened for reading only",
+                f"{db}: judgments cannot be recorded as {assessor!r}: {exc}\n\nThe project "
+                "is shown; choose a known assessor (Judging ▸ Assessor…) to judge.",
+            )
         self._remember_project(db)
         self.judging.set_workbench(workbench)
         self.window.setWindowTitle(f"{workbench.display_name()} — judgeapp")
@@ -216,7 +223,7 @@ class MainController(QObject):
         menu = self.window.recent_menu
         menu.clear()
         for path in self._recent():
-            action = menu.addAction(path)
+            action = menu.addAction(location_shown(path))
             action.triggered.connect(lambda _=False, p=path: self.open_project(p))
         menu.setEnabled(bool(self._recent()))
 
@@ -228,6 +235,9 @@ class MainController(QObject):
         return value if isinstance(value, dict) else {}
 
     def _remembered_assessor(self, workbench: Workbench) -> str:
+        connected = workbench.connected_as()
+        if connected is not None:  # a team member's role judges as its own assessor only
+            return connected
         name = self._assessors_by_project().get(workbench.path) or self.settings.value("assessor")
         if name and name not in workbench.persons():
             # a name remembered from elsewhere is fine unless it is an imported source here
@@ -307,8 +317,16 @@ class MainController(QObject):
         blind = wb is not None and wb.is_blind()
         view = self.window.topics_view
         view.show_assignments(wb is not None and bool(wb.assignments()))
-        for name in ("build_pool", "import_runs", "import_qrels", "adjudicate", "team", "scale"):
+        hidden = ("build_pool", "import_runs", "import_qrels", "adjudicate", "team", "scale")
+        # every judgment would include other assessors' work (and imported qrels)
+        for name in (*hidden, "export_qrels"):
             self.window.actions_by_name[name].setEnabled(not blind)
+        # a team member's role may not change the project (the server refuses): not offered
+        member = wb is not None and wb.store.scope is not None
+        for name in ("import_topics", "import_documents"):
+            self.window.actions_by_name[name].setEnabled(not member)
+        for name in ("import_runs", "import_qrels", "build_pool"):
+            self.window.actions_by_name[name].setEnabled(not blind and not member)
         if blind:
             for part in (self.adjudication, self.team):
                 if part is not None:
@@ -844,6 +862,9 @@ class MainController(QObject):
         wb = self.workbench
         if wb is None:
             return 0
+        if self.blind and not mine:  # (the menu item is disabled: this is its guard)
+            self._error("Export qrels", "An assessor judging blind exports their own judgments.")
+            return 0
         try:
             count = wb.export_qrels(path, [wb.assessor] if mine and wb.assessor else None)
         except Exception as exc:
@@ -895,7 +916,10 @@ class MainController(QObject):
         wb = self.workbench
         if wb is None:
             return None
-        dialog = AssessorDialog(wb.persons(), wb.assessor, self.window)
+        connected = wb.connected_as()
+        # a team member's role judges as its own assessor, and no other name is offered
+        names = [connected] if connected is not None else wb.persons()
+        dialog = AssessorDialog(names, wb.assessor, self.window, fixed=connected is not None)
         dialog.chosen.connect(self.set_assessor)
         self.assessor_dialog = dialog
         dialog.open()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from judgeapp.formats.model import RankedTopic, RunFile
+from judgeapp.formats.model import RankedTopic, RunFile, Topic
 from judgeapp.pooling import depth_pool, make_order
 from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.services.pools import PoolService
@@ -32,6 +32,9 @@ def run_file(tag: str, topics: dict[str, list[str]]) -> RunFile:
 def store(project_db):
     s = Store.open(project_db)
     s.add_runs([RunImport(run_file(tag, topics)) for tag, topics in RUNS.items()])
+    # the runs' topics: people judge topics of the project (schema 0006 refuses others)
+    qids = sorted({q for topics in RUNS.values() for q in topics})
+    s.put_topics([(Topic(q, f"topic {q}"), "test") for q in qids])
     yield s
     s.close()
 
@@ -47,7 +50,9 @@ def contributors(store: Store, topic) -> dict[str, list[tuple[str, int]]]:
 
 
 def test_pool_round_trip_equals_pooling_the_stored_lists(store):
-    info = PoolService(store).create_pool("p", runs=["A", "B"], params={"depth": 2}, judging_order="mtf", seed=4)
+    info = PoolService(store).create_pool(
+        "p", runs=["A", "B"], params={"depth": 2}, judging_order="mtf", seed=4
+    )
     assert (info.name, info.strategy, info.params, info.judging_order, info.seed) == (
         "p",
         "depth",
@@ -127,8 +132,15 @@ def test_extending_a_pool_adds_runs_and_depth_and_keeps_judgments(store):
 def test_extending_a_take_pool_adds_its_budget_of_new_documents(store):
     PoolService(store).create_pool("t", runs=["A"], strategy="take", params={"budget": 2})
     assert docnos(store, PoolService(store).pool_topic("t", "1").doc_ids) == ["a", "b"]
-    PoolService(store).extend_pool("t", runs=["B"])  # two more: c (rank 1 in B), then e (rank 2, 1 run)
-    assert sorted(docnos(store, PoolService(store).pool_topic("t", "1").doc_ids)) == ["a", "b", "c", "e"]
+    PoolService(store).extend_pool(
+        "t", runs=["B"]
+    )  # two more: c (rank 1 in B), then e (rank 2, 1 run)
+    assert sorted(docnos(store, PoolService(store).pool_topic("t", "1").doc_ids)) == [
+        "a",
+        "b",
+        "c",
+        "e",
+    ]
 
 
 def test_deleting_a_pool_keeps_judgments(store):
@@ -159,7 +171,10 @@ def test_progress_counts_only_the_chosen_assessors(store):
     judge(store, "1", "b", 0, "bob")
     judge(store, "1", "zz", 3, "bob")  # not pooled: not counted
     both = {p.qid: (p.size, p.judged, p.relevant) for p in PoolService(store).pool_progress("p")}
-    ann = {p.qid: (p.size, p.judged, p.relevant) for p in PoolService(store).pool_progress("p", ["ann"])}
+    ann = {
+        p.qid: (p.size, p.judged, p.relevant)
+        for p in PoolService(store).pool_progress("p", ["ann"])
+    }
     assert both["1"][1:] == (2, 1) and ann["1"][1:] == (1, 1)
     strict = PoolService(store).pool_progress("p", min_grade=3)
     assert [(p.qid, p.relevant) for p in strict] == [("1", 0), ("2", 0)]
@@ -173,7 +188,12 @@ def test_judging_events_follow_the_effective_grade(store):
     a = store.docno_ids(["a"])["a"]
     store.set_judgment("1", a, who.id, JudgmentState(None))  # bob's undo: ann's 1 again
     ids = store.docno_ids(["a", "b"])
-    assert PoolService(store).judging_events("1") == [(ids["a"], 1), (ids["a"], 0), (ids["b"], 2), (ids["a"], 1)]
+    assert PoolService(store).judging_events("1") == [
+        (ids["a"], 1),
+        (ids["a"], 0),
+        (ids["b"], 2),
+        (ids["a"], 1),
+    ]
     assert PoolService(store).judging_events("1", ["bob"]) == [(ids["a"], 0), (ids["a"], None)]
 
 
