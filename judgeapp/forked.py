@@ -27,6 +27,7 @@ import gc
 import os
 import pickle
 import signal
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import BinaryIO, Generic, TypeVar
@@ -67,16 +68,20 @@ def owners(count: int, n: int) -> list[int]:
 
 
 def file_sizes(paths: Sequence[str]) -> list[int] | None:
-    """Each file's size in bytes, or None when one is stdin (``-``: read once, here) or
-    cannot be read: its reader then says what is wrong with it, in order."""
+    """Each file's size in bytes, or None when one is stdin (``-``), a pipe, a FIFO or a
+    device (each read once, here: a child could not hand its bytes back for a second
+    read) or cannot be read: its reader then says what is wrong with it, in order."""
     if "-" in paths:
         return None
     sizes = []
     for path in paths:
         try:
-            sizes.append(os.stat(path).st_size)
+            info = os.stat(path)
         except OSError:
             return None
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        sizes.append(info.st_size)
     return sizes
 
 

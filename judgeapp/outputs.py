@@ -18,6 +18,8 @@ Failures say which file, in one line: :class:`OutputError`.
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import os
 import stat
 from collections.abc import Iterator
@@ -141,3 +143,47 @@ def _sync(path: Path) -> None:
 def _remove(path: Path) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)
+
+
+# What a terminal would act on instead of showing: C0 and C1 controls and DEL (ESC starts a
+# colour or cursor sequence, CSI is C1's 0x9b), bidirectional overrides and isolates (which
+# reorder the rest of the line), and lone surrogates (no character at all); each written as
+# a Python escape.
+_UNSHOWN = [
+    *range(0x20),
+    *range(0x7F, 0xA0),
+    0x200E,
+    0x200F,
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+    *range(0xD800, 0xE000),
+]
+_ESCAPES = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _UNSHOWN}
+
+
+def shown(text: str, keep: str = "") -> str:
+    """`text` as a terminal can show it safely: each control character, bidirectional
+    control and lone surrogate written as a Python escape (``\\x1b``, ``\\u202e``), every
+    other character (and those in `keep`, such as a table's tabs and line ends) as it is.
+    Names from files and databases (runs, topics, assessors) go through this before they
+    are printed."""
+    table = _ESCAPES if not keep else {c: e for c, e in _ESCAPES.items() if chr(c) not in keep}
+    return text.translate(table)
+
+
+def finite_json(value: Any) -> Any:
+    """`value` with every float that is not finite (NaN, infinity: a statistic with nothing
+    to compute on, a score no file should hold) made None, which JSON writes as null; JSON
+    has no NaN, and a file holding a bare `NaN` is read by no strict parser."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_json(v) for v in value]
+    return value
+
+
+def json_text(value: Any, **options: Any) -> str:
+    """`json.dumps` that never writes NaN or Infinity (see `finite_json`)."""
+    return json.dumps(finite_json(value), allow_nan=False, **options)

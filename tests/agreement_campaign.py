@@ -72,6 +72,7 @@ def build_campaign(
 ) -> Campaign:
     """Judge the campaign into the project at `db` (created); with `folder`, also write and
     import five runs there; with `source`, import the true grades as qrels source `truth`."""
+    from judgeapp.formats.model import Topic
     from judgeapp.services import imports
     from judgeapp.services.judging import JudgingService
     from judgeapp.store import Store
@@ -91,6 +92,8 @@ def build_campaign(
             campaign.assigned[qid].append(ASSESSORS[(t + 1) % 3])
     triple = topics[shared[0]]
     with Store.open(db) as store:
+        # people judge topics of the project (the store refuses others)
+        store.put_topics([(Topic(q, f"topic {q}"), "campaign") for q in topics])
         judges = {a: JudgingService(store, a) for a in ASSESSORS}
         for (qid, docno), true in truth.items():
             who = list(campaign.assigned[qid])

@@ -54,19 +54,39 @@ class CommandError(UserError):
     """A problem with what the user asked for; printed without a traceback."""
 
 
-def open_store(db: str, *, create: bool = False, build: bool = False) -> Store:
+def open_store(
+    db: str, *, create: bool = False, build: bool = False, owner: str | None = None
+) -> Store:
     """Open the project at `db` (a path or an SQLAlchemy URL) with user-facing errors.
     `build` (with `create`), for a command that fills the project: a project file that
     does not exist yet is built apart (`Store.build`), and the command publishes it when
-    it has succeeded; on failure no project is left at `db`."""
+    it has succeeded; on failure no project is left at `db`. `owner` names a command that
+    changes the project: a team member's URL is refused at once, in one line, before any
+    work. A write that waits for another writer says whom for after a second (stderr)."""
     from judgeapp.store import SchemaError, Store, StoreError
 
     try:
         if create and build and Store.is_new_file(db):
-            return Store.build(db)
-        return Store.open(db, create=create)
+            store = Store.build(db)
+        else:
+            store = Store.open(db, create=create)
     except (SchemaError, StoreError) as exc:
         raise CommandError(f"{db}: {exc}") from exc
+    store.on_wait = _say_waiting
+    scope = store.scope
+    if scope is not None and owner is not None:
+        store.close()
+        raise CommandError(
+            f"{owner} changes the project, which only its owner may (role {scope.owner}): "
+            f"this URL connects as {scope.who}, who may judge only; run it with the owner's URL"
+        )
+    if scope is not None and (scope.blind or scope.assessor is None):
+        print(f"judgeapp: note: {scope.describe()}", file=sys.stderr)
+    return store
+
+
+def _say_waiting(whom: str) -> None:
+    print(f"judgeapp: {whom}", file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager

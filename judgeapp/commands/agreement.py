@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import math
 import sys
 from typing import TYPE_CHECKING
 
 from judgeapp.commands import CommandError, open_store
 from judgeapp.commands.pool import add_topics_argument, select_topics
+from judgeapp.outputs import json_text
 
 if TYPE_CHECKING:
     from judgeapp.services.agreement import AgreementReport
@@ -159,7 +159,7 @@ def to_csv(report: AgreementReport) -> str:
 
 
 def to_json(report: AgreementReport) -> str:
-    return json.dumps(report.to_json(), indent=2) + "\n"
+    return json_text(report.to_json(), indent=2) + "\n"
 
 
 def _num(value: float, width: int = 8) -> str:

@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     from judgeapp.services import team
     from judgeapp.store import StoreError
 
-    store = open_store(args.db)
+    changing = bool(args.assessors or args.blind)
+    store = open_store(args.db, owner="assign" if changing else None)
     try:
         if args.assessors:
             if not args.topics:

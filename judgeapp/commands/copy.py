@@ -39,6 +39,13 @@ def run(args: argparse.Namespace) -> int:
     except StoreError as exc:
         raise CommandError(f"{args.target}: {exc}") from exc
     source = open_store(args.source)
+    scope = source.scope
+    if scope is not None:  # a team member's role reads its scope, not every stored row
+        source.close()
+        raise CommandError(
+            f"copy reads every row of the project, which only its owner may (role "
+            f"{scope.owner}): this URL connects as {scope.who}; run it with the owner's URL"
+        )
     try:
         path = sqlite_path(database_url(args.target))
         if path is None:  # a database on a server

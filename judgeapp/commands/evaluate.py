@@ -20,6 +20,7 @@ import sys
 import tempfile
 
 from judgeapp.commands import POLICY_HELP, CommandError
+from judgeapp.outputs import shown
 
 ORDER = 60
 
@@ -434,7 +435,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_inferred(args)
     results = evaluate(args, args.measures or ["official"], args.run_files)
     if args.bounds:
-        sys.stdout.write(format_bounds(results, _bounds(args, results)))
+        sys.stdout.write(shown(format_bounds(results, _bounds(args, results)), keep="\t\n"))
         return 0
     if args.zscores:
         from judgeapp.measures.zscores import apply_zscores, read_zscores
@@ -444,7 +445,7 @@ def run(args: argparse.Namespace) -> int:
         results = apply_zscores(results, read_zscores(args.zscores))
     # several runs: each block opens with its runid line (judgeapp.measures.report)
     text = format_results(results, args.fmt, per_topic=args.per_topic, summary=not args.no_summary)
-    sys.stdout.write(text)
+    sys.stdout.write(shown(text, keep="\t\n"))
     return 0
 
 
@@ -479,7 +480,7 @@ def _run_inferred(args: argparse.Namespace) -> int:
         )
     except UserError as exc:
         raise CommandError(str(exc)) from exc
-    sys.stdout.write(format_inferred(found, wanted, per_topic=args.per_topic))
+    sys.stdout.write(shown(format_inferred(found, wanted, per_topic=args.per_topic), keep="\t\n"))
     return 0
 
 

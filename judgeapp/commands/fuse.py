@@ -133,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
     if args.topics and not args.optimize_on:
         raise CommandError("--topics goes with --optimize-on")
     runs = [read_run_any(path) for path in args.runs]
+    for path, run in zip(args.runs, runs, strict=True):
+        _finite_scores(path, run)
     try:
         spec = _fusion(args, len(runs))
         fusion = _trained(args, runs, spec) if args.optimize_on else Fusion(**spec)
@@ -198,3 +200,20 @@ def _trained(args: argparse.Namespace, runs: list, spec: dict):
         f"{choice.fusion.describe()}, {measure} {choice.score:.4f}\n"
     )
     return choice.fusion
+
+
+def _finite_scores(path: str, run) -> None:
+    """Fusion adds, scales and compares scores: an infinite or NaN one (which a run file may
+    hold, and trec_eval ranks by) would make every sum it enters infinite or undefined.
+    Refused, naming the file and line."""
+    import numpy as np
+
+    for qid, topic in run.topics.items():
+        bad = ~np.isfinite(topic.scores)
+        if bad.any():
+            i = int(np.argmax(bad))
+            where = f"{path}:{int(topic.lines[i])}" if len(topic.lines) > i else path
+            raise CommandError(
+                f"{where}: topic {qid}: score {float(topic.scores[i])} is not a finite number "
+                "(fusion adds and scales them: scores must be finite)"
+            )

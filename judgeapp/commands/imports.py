@@ -41,7 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "repeat once per file",
     )
     p.add_argument(
-        "--replace", action="store_true", help="replace runs/qrels sources of the same name"
+        "--replace",
+        action="store_true",
+        help="replace runs, qrels sources or topics (their statements) of the same name",
     )
     p.add_argument("--create", action="store_true", help="create the project if missing")
     p.add_argument(
@@ -129,7 +131,7 @@ def _import(args: argparse.Namespace, read: Callable[[], NumberedRuns | None] | 
         from judgeapp.store.files import ProjectAppeared, discard_staged
 
         # a new project appears only once the import has landed whole
-        store = open_store(args.db, create=args.create, build=True)
+        store = open_store(args.db, create=args.create, build=True, owner=f"import {args.kind}")
     try:
         report = _fill(store, args, read)
         if store.being_built:
@@ -139,7 +141,7 @@ def _import(args: argparse.Namespace, read: Callable[[], NumberedRuns | None] | 
                 # another process created the project meanwhile (two imports into one new
                 # project at once): this import goes into it, as if it had been there
                 discard_staged(appeared.staged)
-                store = open_store(args.db, create=args.create)
+                store = open_store(args.db, create=args.create, owner=f"import {args.kind}")
                 report = _fill(store, args, None)
     except StoreError as exc:
         raise CommandError(str(exc)) from exc
@@ -156,7 +158,9 @@ def _fill(
 
     with progress_bar(f"import {args.kind}") as progress:
         if args.kind == "topics":
-            return imports.import_topics(store, args.files, args.fmt, progress)
+            return imports.import_topics(
+                store, args.files, args.fmt, progress, replace=args.replace
+            )
         if args.kind == "docs":
             return imports.import_documents(store, args.files, args.fmt, progress)
         if args.kind == "run":

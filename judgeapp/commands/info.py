@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from judgeapp.commands import open_store
+from judgeapp.outputs import shown
 
 ORDER = 40
 
@@ -17,8 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _list(items: list[str], limit: int = 12) -> str:
-    shown = " ".join(items[:limit])
-    return shown + (f" ... ({len(items)} in all)" if len(items) > limit else "")
+    listed = " ".join(shown(i) for i in items[:limit])
+    return listed + (f" ... ({len(items)} in all)" if len(items) > limit else "")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,9 +31,11 @@ def run(args: argparse.Namespace) -> int:
         runs = store.runs()
         assessors = store.assessors()
         pools = store.pools()
+        # what the schema upgrade of revision 0006 set right or found and kept
+        checks = store.get_setting("checks.0006")
     finally:
         store.close()
-    print(f"project      {args.db}")
+    print(f"project      {shown(args.db)}")
     print(f"topics       {info.topics}")
     print(f"documents    {info.documents} with text, {info.docnos} docnos known")
     print(f"runs         {info.runs} ({info.ranked_entries} ranked entries)")
@@ -40,16 +43,17 @@ def run(args: argparse.Namespace) -> int:
     print(f"pools        {info.pools}")
     for r in runs:
         print(
-            f"  run {r.name:<24} {r.n_topics:>5} topics {r.n_entries:>9} entries  {r.source_path}"
+            f"  run {shown(r.name):<24} {r.n_topics:>5} topics {r.n_entries:>9} entries  "
+            f"{shown(str(r.source_path))}"
         )
     for a in assessors:
-        print(f"  {a.kind:<6} {a.name}")
+        print(f"  {a.kind:<6} {shown(a.name)}")
     for p in pools:
         size = ", ".join(
             f"{k} {v}" for k, v in p.params.items() if k in ("depth", "budget", "p", "k")
         )
         print(
-            f"  pool {p.name:<23} {p.strategy} ({size}), {len(p.runs)} runs, "
+            f"  pool {shown(p.name):<23} {p.strategy} ({size}), {len(p.runs)} runs, "
             f"{p.n_topics} topics, {p.n_docs} documents, {p.judging_order} order"
         )
     gaps = [
@@ -72,11 +76,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {info.judged_docs_without_text} judged documents have no text")
     if not any_gap:
         print("  none")
+    if isinstance(checks, dict) and (checks.get("repaired") or checks.get("kept")):
+        print("rows the schema upgrade of revision 0006 looked at:")
+        for what, n in (checks.get("repaired") or {}).items():
+            print(f"  set right: {n} {what}")
+        for what, n in (checks.get("kept") or {}).items():
+            print(f"  kept as they were, breaking the project's rules: {n} {what}")
     if args.topics:
         print(f"{'topic':<10} {'runs':>5} {'retrieved':>10} {'judged':>7} {'relevant':>8}  title")
         for t in info.per_topic:
-            title = t.title if t.title is not None else "(not in project)"
+            title = shown(t.title) if t.title is not None else "(not in project)"
             print(
-                f"{t.qid:<10} {t.runs:>5} {t.retrieved:>10} {t.judged:>7} {t.relevant:>8}  {title}"
+                f"{shown(t.qid):<10} {t.runs:>5} {t.retrieved:>10} {t.judged:>7} "
+                f"{t.relevant:>8}  {title}"
             )
     return 0

@@ -24,7 +24,18 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"{args.db}: {exc}") from exc
     if exists:
         raise CommandError(f"{args.db} exists already; `info` shows what it holds")
-    store = open_store(args.db, create=True)
-    store.close()
+    from judgeapp.store.files import ProjectAppeared, discard_staged
+
+    # a new project file is built apart and put in place whole: a full disk, a kill or an
+    # error leaves nothing at the path
+    store = open_store(args.db, create=True, build=True, owner="init")
+    try:
+        if store.being_built:
+            store.publish()
+    except ProjectAppeared as appeared:
+        discard_staged(appeared.staged)
+        raise CommandError(f"{args.db} exists already; `info` shows what it holds") from None
+    finally:
+        store.close()
     print(f"created {args.db}")
     return 0

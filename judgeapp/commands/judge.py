@@ -60,17 +60,13 @@ def run(args: argparse.Namespace) -> int:
 
     store = open_store(args.db)
 
-    def judging() -> JudgingService:
+    try:
+        # a new assessor is made with their first judgment, in its transaction: a command
+        # that records nothing leaves the project as it was
         try:
-            return JudgingService(store, args.assessor)
+            service = JudgingService(store, args.assessor, create=False)
         except JudgingError as exc:
             raise CommandError(str(exc)) from exc
-
-    try:
-        # a new assessor is created with its first judgment: a command that records
-        # nothing leaves the project as it was
-        known = any(a.name == args.assessor for a in store.assessors())
-        service = judging() if known else None
         grades = {g.grade for g in store.scale()}
         for lineno, line in _stdin_lines():
             fields = split_columns(line, 3)
@@ -90,8 +86,6 @@ def run(args: argparse.Namespace) -> int:
             try:
                 doc_id = judging_target(store, qid, docno, allow_unpooled=args.allow_unpooled)
                 check_grade(grade, grades)
-                if service is None:
-                    service = judging()
                 service.record(
                     qid, docno if doc_id is None else doc_id, grade, note=note, origin="cli"
                 )

@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from judgeapp.services.merging import merge_projects
     from judgeapp.store import StoreError
 
-    store = open_store(args.into)
+    store = open_store(args.into, owner="merge")
     try:
         merged = merge_projects(store, args.sources)
     except StoreError as exc:

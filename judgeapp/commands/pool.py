@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from judgeapp.services.pools import PoolService
     from judgeapp.store import StoreError
 
-    store = open_store(args.db)
+    store = open_store(args.db, owner="pool")
     pools = PoolService(store)
     try:
         with progress_bar("pool", unit="topic") as progress:

@@ -106,20 +106,20 @@ def run(args: argparse.Namespace) -> int:
     from judgeapp.services import scale
     from judgeapp.store import StoreError
 
-    store = open_store(args.db)
+    changing = bool(
+        args.preset
+        or args.grade
+        or args.key
+        or args.define
+        or args.remove
+        or args.relevant_from is not None
+        or args.guidelines
+        or args.guidelines_text is not None
+        or args.no_guidelines
+    )
+    store = open_store(args.db, owner="scale" if changing else None)
     try:
         spec = scale.current(store)
-        changing = bool(
-            args.preset
-            or args.grade
-            or args.key
-            or args.define
-            or args.remove
-            or args.relevant_from is not None
-            or args.guidelines
-            or args.guidelines_text is not None
-            or args.no_guidelines
-        )
         if changing:
             if args.preset:
                 preset = scale.PRESETS[args.preset]

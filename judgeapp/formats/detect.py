@@ -169,7 +169,10 @@ def _qrels(text: str, lines: list[tuple[int, str]]) -> str | None:
     if len(four) * 2 <= len(rows):
         return None
     ids_numeric = all(r[0].isdigit() and r[1].isdigit() for r in four)
-    if ids_numeric and all(_DECIMAL.fullmatch(r[3]) for r in four):
+    # CISI.REL: `query doc 0 0.000000`; a TREC qrels with grades written `1.0` has its
+    # docnos in the third column (read as TREC, its reader names the grade that is no
+    # integer instead of every judgment landing on docno "0")
+    if ids_numeric and all(r[2] == "0" and _DECIMAL.fullmatch(r[3]) for r in four):
         return "cisi"
     if ids_numeric and len(four) > 1 and all(r[2] == "0" and r[3] == "0" for r in four):
         return "cacm"

@@ -23,6 +23,7 @@ import numpy as np
 
 from judgeapp.formats.columns import GRADE_LIMIT
 from judgeapp.formats.errors import FormatError
+from judgeapp.formats.jsonrecords import check_characters
 from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
 from judgeapp.formats.qrels import read_qrels
 from judgeapp.formats.runs import read_run, trec_order
@@ -36,15 +37,17 @@ def sniff(path: PathArg) -> str:
     import gzip
     import zlib
 
+    from judgeapp.formats.textio import open_bytes  # a pipe or FIFO: read once
+
     try:
-        with open(path, "rb") as fh:
+        with open_bytes(path) as fh:
             head = fh.read(64)
         if head[:4] == b"PAR1":
             return "parquet"
         if head[:2] == b"\x1f\x8b":
-            with gzip.open(path, "rb") as fh:
+            with open_bytes(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as fh:
                 head = fh.read(64)
-    except (OSError, EOFError, zlib.error):  # zlib.error: corrupt gzip data
+    except (OSError, EOFError, zlib.error, FormatError):  # zlib.error: corrupt gzip data
         return "text"
     return "json" if head.lstrip()[:1] == b"{" else "text"
 
@@ -52,7 +55,8 @@ def sniff(path: PathArg) -> str:
 def _load_json(path: str) -> Mapping[str, Mapping[str, object]]:
     with open_text(path) as fh:
         try:
-            data = json.loads("".join(fh))
+            text = "".join(fh)
+            data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise FormatError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
         except RecursionError:  # a hostile file nesting brackets thousands deep
@@ -61,6 +65,7 @@ def _load_json(path: str) -> Mapping[str, Mapping[str, object]]:
             raise FormatError(path, None, f"not valid JSON: {exc}") from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise FormatError(path, 1, "expected a JSON object {qid: {docno: value}} (ranx's format)")
+    check_characters(path, 1, text, data)
     return data
 
 
@@ -179,8 +184,14 @@ def write_run_json(run: RunFile, out: PathArg) -> None:
     data = {
         qid: dict(zip(t.docnos, t.scores.tolist(), strict=True)) for qid, t in run.topics.items()
     }
+    for qid, t in run.topics.items():
+        if not np.isfinite(t.scores).all():  # JSON has no NaN or infinity
+            bad = float(t.scores[~np.isfinite(t.scores)][0])
+            raise FormatError(
+                out, None, f"topic {qid}: score {bad} is no number JSON can hold; nothing written"
+            )
     with writing(out) as fh:  # whole or not at all
-        json.dump(data, fh)
+        json.dump(data, fh, allow_nan=False)
 
 
 def read_subtopic_qrels(path: PathArg) -> dict[str, dict[str, dict[str, int]]]:

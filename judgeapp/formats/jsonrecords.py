@@ -11,6 +11,7 @@ but that of a line.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -20,6 +21,8 @@ from judgeapp.formats.textio import PathArg, open_text
 _decoder = json.JSONDecoder()
 MAX_WHOLE_JSON = 1 << 28
 MAX_DEPTH = 64  # records are flat; a field may hold a list or an object or two
+# a \\uD800-\\uDFFF escape: JSON lets one stand alone, which is no character at all
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _bad_json(path: PathArg, line: int, exc: json.JSONDecodeError) -> FormatError:
@@ -42,7 +45,35 @@ def _loads(path: PathArg, line: int, text: str) -> Any:
         raise _unparsable(path, line, exc) from None
     if text.count("[") + text.count("{") > MAX_DEPTH:
         _check_depth(path, line, value)
+    check_characters(path, line, text, value)
     return value
+
+
+def check_characters(path: PathArg, line: int, text: str, value: Any) -> None:
+    """Refuse a string of `value` (parsed from `text`) holding a lone surrogate
+    (`"\\ud800"` with no low half after it): valid JSON, but not a character, so no UTF-8
+    file or database can store it. Looked for only where `text` has such an escape."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                code = ord(item[exc.start])
+                raise FormatError(
+                    path,
+                    line,
+                    f"a lone surrogate \\u{code:04x} in a JSON string: not a character "
+                    "(write the character itself, or both halves of its pair)",
+                ) from None
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def _check_depth(path: PathArg, line: int, value: Any) -> None:
@@ -108,10 +139,12 @@ def _whole(path: PathArg, text: str) -> Iterator[tuple[int, Any]]:
         except (RecursionError, ValueError) as exc:
             raise _unparsable(path, line, exc) from None
         _check_depth(path, line, value)
+        check_characters(path, line, text, value)
         yield line, value
         return
     pos = start + 1
     n = len(text)
+    surrogates = _SURROGATE_ESCAPE.search(text) is not None
     while True:
         while pos < n and text[pos] in " \t\r\n":
             pos += 1
@@ -126,6 +159,8 @@ def _whole(path: PathArg, text: str) -> Iterator[tuple[int, Any]]:
         except (RecursionError, ValueError) as exc:
             raise _unparsable(path, line, exc) from None
         _check_depth(path, line, value)
+        if surrogates:
+            check_characters(path, line, text, value)
         yield line, value
         while pos < n and text[pos] in " \t\r\n":
             pos += 1

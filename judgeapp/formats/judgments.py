@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from judgeapp.formats.columns import (
 from judgeapp.formats.errors import FormatError, quoted
 from judgeapp.formats.jsonrecords import iter_objects
 from judgeapp.formats.textio import MAX_COLUMN_LINE, PathArg, head_text, open_text
+from judgeapp.outputs import json_text
 
 FIELDS = (
     "topic",
@@ -255,7 +255,7 @@ def write_judgments(rows: Iterable[JudgmentLine], out: TextIO, fmt: str = "jsonl
     n = 0
     if fmt == "jsonl":
         for row in rows:
-            out.write(json.dumps(row.record(), ensure_ascii=False) + "\n")
+            out.write(json_text(row.record(), ensure_ascii=False) + "\n")
             n += 1
     elif fmt == "csv":
         writer = csv.DictWriter(out, fieldnames=FIELDS, lineterminator="\n")
@@ -298,7 +298,7 @@ def write_searches(entries: Iterable[Any], out: TextIO, fmt: str = "jsonl") -> i
             "at": e.at.isoformat(),
         }
         if writer is None:
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.write(json_text(record, ensure_ascii=False) + "\n")
         else:
             writer.writerow({k: "" if v is None else v for k, v in record.items()})
         n += 1

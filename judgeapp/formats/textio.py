@@ -26,17 +26,20 @@ line numbers stay exact (each chunk knows the number of its first line).
 from __future__ import annotations
 
 import bz2
+import errno
 import gzip
 import io
 import lzma
 import os
 import re
+import stat
+import tempfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, ClassVar, Protocol, cast
 
 import numpy as np
 
@@ -90,10 +93,99 @@ def compression_of(path: PathArg) -> str | None:
 
 
 def _open_raw(path: PathArg) -> BinaryIO:
+    """The file's bytes. A pipe, a FIFO or a device (`<(cmd)`, `mkfifo`, /dev/stdin) is
+    opened once per process, however often it is read (the format is detected from its
+    head, then it is read whole; a run is hashed too): see `_Replay`."""
     try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        if not stat.S_ISREG(mode):
+            return _Replay.of(path).reader()
         return open(path, "rb")
     except OSError as exc:
         raise FormatError(path, None, f"cannot open: {exc.strerror or exc}") from None
+
+
+def open_bytes(path: PathArg) -> BinaryIO:
+    """The file's raw bytes, as every reader here reads them (a pipe or a FIFO read once,
+    however often it is opened: `_Replay`); errors name the file."""
+    return _open_raw(path)
+
+
+class _Replay:
+    """A pipe, FIFO or device, opened once: what its readers have read is kept in a spool
+    file, so a later reader of the same path reads those bytes again, then what follows
+    them (a FIFO opened a second time would wait for a new writer; a pipe would be empty).
+    Only what is read is kept: a reader that stops after a megabyte of /dev/zero spools a
+    megabyte."""
+
+    _open: ClassVar[dict[str, _Replay]] = {}
+
+    def __init__(self, path: PathArg) -> None:
+        self.raw = open(path, "rb")
+        self.spool = tempfile.TemporaryFile()
+        self.size = 0  # bytes spooled
+        self.eof = False
+
+    @classmethod
+    def of(cls, path: PathArg) -> _Replay:
+        key = os.path.abspath(os.fspath(path))
+        if key not in cls._open:
+            cls._open[key] = cls(path)
+        return cls._open[key]
+
+    def reader(self) -> BinaryIO:
+        return cast(BinaryIO, _ReplayReader(self))
+
+    def read_at(self, pos: int, size: int) -> bytes:
+        if pos < self.size:
+            self.spool.seek(pos)
+            return self.spool.read(min(size, self.size - pos))
+        if self.eof:
+            return b""
+        data = self.raw.read(size)
+        if not data:
+            self.eof = True
+            return b""
+        self.spool.seek(self.size)
+        self.spool.write(data)
+        self.size += len(data)
+        return data
+
+
+class _ReplayReader(io.RawIOBase):
+    """One reader of a `_Replay`, from its first byte; it cannot seek (a pipe's data is
+    read as it comes, never as compressed data: see `_open_binary`)."""
+
+    def __init__(self, replay: _Replay) -> None:
+        super().__init__()
+        self.replay = replay
+        self.pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0:
+            parts = []
+            while part := self.read(CHUNK_BYTES):
+                parts.append(part)
+            return b"".join(parts)
+        data = self.replay.read_at(self.pos, size)
+        self.pos += len(data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def tell(self) -> int:
+        return self.pos
 
 
 class _ByteStream(Protocol):
@@ -437,6 +529,20 @@ def head_text(
     return 1, ""
 
 
+def _reading(stream: BinaryIO, name: str) -> Any:
+    """The stream's read function; a stream that cannot be read (standard input redirected
+    from a directory) raises a FormatError naming it instead of an OSError."""
+    read = getattr(stream, "read1", stream.read)
+
+    def reading(size: int) -> bytes:
+        try:
+            return bytes(read(size))
+        except OSError as exc:
+            raise FormatError(name, None, f"cannot read: {exc.strerror or exc}") from None
+
+    return reading
+
+
 def iter_stream_lines(
     stream: BinaryIO, name: str = "stdin", max_line: int = MAX_COLUMN_LINE
 ) -> Iterator[tuple[int, str]]:
@@ -445,7 +551,7 @@ def iter_stream_lines(
     ``\\n``, ``\\r\\n`` or ``\\r`` ending lines, at most ``max_line`` bytes), each as soon
     as its line end has arrived: a program feeding a line and waiting for the answer gets
     it. Errors are FormatErrors naming ``name``, the line and the byte."""
-    read = getattr(stream, "read1", stream.read)
+    read = _reading(stream, name)
     buf = bytearray()  # the unfinished line (grown in place: a slow pipe may hand over
     at = 0  # one byte at a time); `at` is its offset in the stream
     number = 1
@@ -494,7 +600,7 @@ def copy_stream(source: BinaryIO, target: BinaryIO, name: str = "stdin") -> None
     the reader would refuse at the end of an endless stream: a NUL byte (`/dev/zero`) or a
     line longer than :data:`MAX_COLUMN_LINE`. A compressed stream is copied as it is (its
     reader checks it, expansion included)."""
-    read = getattr(source, "read1", source.read)
+    read = _reading(source, name)
     block = read(1 << 16)
     plain = not any(block.startswith(magic) for magic, _ in _MAGIC)
     done = 0

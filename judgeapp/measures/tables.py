@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import string
 from collections.abc import Sequence
 
 import numpy as np
 
 from judgeapp.measures.significance import AllPairs, Comparison
+from judgeapp.outputs import json_text
 
 
 def _letters(n: int) -> list[str]:
@@ -141,7 +141,7 @@ def full_json(comparisons: Sequence[Comparison], alpha: float, marks: str) -> st
         "confidence": c0.confidence if c0.ci_mean is not None else None,
         "resamples": c0.resamples or None,
     }
-    return json.dumps({**meta, "rows": _records(comparisons, alpha, marks)}, indent=2) + "\n"
+    return json_text({**meta, "rows": _records(comparisons, alpha, marks)}, indent=2) + "\n"
 
 
 # -- the paper table ------------------------------------------------------------------------
@@ -332,4 +332,4 @@ def pairs_json(
         "confidence": None,
         "resamples": None,
     }
-    return json.dumps({**meta, "rows": _pair_rows(pairs, alpha)}, indent=2) + "\n"
+    return json_text({**meta, "rows": _pair_rows(pairs, alpha)}, indent=2) + "\n"

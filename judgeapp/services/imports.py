@@ -14,6 +14,7 @@ from judgeapp import formats
 from judgeapp.records import Changes
 from judgeapp.services.progress import ProgressFn, no_progress
 from judgeapp.store import RunImport, Store
+from judgeapp.store.store import TopicExists
 
 if TYPE_CHECKING:
     from judgeapp.formats.bulk import NumberedRuns
@@ -29,8 +30,10 @@ class ImportReport:
 
 
 def _sha256(path: str | Path) -> str:
+    from judgeapp.formats.textio import open_bytes  # a pipe or FIFO: the bytes read once
+
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_bytes(path) as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -47,7 +50,11 @@ def import_topics(
     paths: Sequence[str | Path],
     fmt: str | None = None,
     progress: ProgressFn = no_progress,
+    *,
+    replace: bool = False,
 ) -> ImportReport:
+    """Topics from files, in one transaction. A topic the project has already keeps its
+    statement unless `replace` (a different one is an error naming the file and line)."""
     from judgeapp.formats.irds import irds_topics, is_irds
 
     topics: list[tuple[formats.Topic, str]] = []
@@ -63,7 +70,11 @@ def import_topics(
             )
         seen[topic.qid] = path
     progress(len(paths), len(paths), "storing topics")
-    changes = store.put_topics(topics)
+    try:
+        changes = store.put_topics(topics, replace=replace)
+    except TopicExists as exc:
+        topic, path = next((t, p) for t, p in topics if t.qid == exc.qid)
+        raise formats.FormatError(path, topic.line, str(exc)) from None
     return ImportReport("topics", len(paths), len(topics), f"{len(topics)} topics", changes)
 
 
@@ -196,6 +207,9 @@ def import_judgments(
     from judgeapp.formats.judgments import read_judgments
 
     rows = []
+    kinds = {a.name: a.kind for a in store.assessors()}
+    grades = {g.grade for g in store.scale()}
+    topics = {t.qid for t in store.topics()}
     for i, path in enumerate(paths):
         progress(i, len(paths), f"reading {Path(path).name}")
         read = read_judgments(path, fmt)
@@ -204,6 +218,24 @@ def import_judgments(
             raise formats.FormatError(
                 path, first.line, "the judgment names no assessor (give --assessor NAME)"
             )
+        for r in read:  # what the project refuses of people's judgments (schema 0006)
+            name = r.assessor or assessor or ""
+            if kinds.get(name, r.kind or kind) not in ("person", "adjudicator"):
+                continue
+            if r.grade not in grades:
+                scale = ", ".join(str(g) for g in sorted(grades))
+                raise formats.FormatError(
+                    path,
+                    r.line,
+                    f"grade {r.grade} of {name!r} is not on the project's scale "
+                    f"({scale}); an automatic judge's may be (--judge-kind automatic)",
+                )
+            if r.topic not in topics:
+                raise formats.FormatError(
+                    path,
+                    r.line,
+                    f"topic {r.topic!r} is not in the project (import its topics first)",
+                )
         rows += read
     progress(len(paths), len(paths), "storing judgments")
     changes = store.put_judgments(rows, assessor=assessor, kind=kind)

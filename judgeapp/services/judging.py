@@ -4,7 +4,7 @@ redo, and the `judge` command alike. Each call is committed before it returns.""
 from __future__ import annotations
 
 from judgeapp.errors import UserError
-from judgeapp.records import JudgmentChange, JudgmentState
+from judgeapp.records import AssessorInfo, JudgmentChange, JudgmentState
 from judgeapp.store import Store
 from judgeapp.store.locking import ProjectBusy
 
@@ -42,7 +42,12 @@ class JudgingService:
     """Judgments of one assessor (created on first use): a person, or with `kind`
     "adjudicator" an adjudicator's decisions."""
 
-    def __init__(self, store: Store, assessor: str, kind: str = "person") -> None:
+    def __init__(
+        self, store: Store, assessor: str, kind: str = "person", *, create: bool = True
+    ) -> None:
+        """`create` False: an assessor the project does not know yet is made with their
+        first judgment, in its transaction (`assessor.id` is -1 until then), so that a
+        command that records nothing leaves no assessor behind."""
         self.store = store
         connected_as = store.current_assessor()
         if connected_as is not None and connected_as != assessor:
@@ -50,7 +55,11 @@ class JudgingService:
                 f"this connection's database role is assessor {connected_as!r}'s: it can "
                 f"judge as {connected_as!r} only, not as {assessor!r}"
             )
-        self.assessor = store.assessor(assessor, kind=kind)
+        known = next((a for a in store.assessors() if a.name == assessor), None)
+        if known is None and not create:
+            self.assessor = AssessorInfo(-1, assessor, kind)
+        else:
+            self.assessor = known or store.assessor(assessor, kind=kind)
         if self.assessor.kind != kind:
             what = {"source": "an imported qrels source", "automatic": "an automatic judge"}
             raise JudgingError(
@@ -104,20 +113,21 @@ class JudgingService:
                 current.flagged if flagged is None else flagged,
             )
 
-        if query is not None:
-            return self.store.set_judgment(
-                qid,
-                self.doc_id(doc),
-                self.assessor.id,
-                judged,
-                time_spent=time_spent,
-                origin="search",
-                found_by="search",
-                query=query,
-            )
-        return self.store.set_judgment(
-            qid, self.doc_id(doc), self.assessor.id, judged, time_spent=time_spent, origin=origin
+        new = (self.assessor.name, self.assessor.kind) if self.assessor.id < 0 else None
+        change = self.store.set_judgment(
+            qid,
+            self.doc_id(doc),
+            self.assessor.id,
+            judged,
+            time_spent=time_spent,
+            origin=origin if query is None else "search",
+            found_by="pool" if query is None else "search",
+            query=query,
+            new_assessor=new,
         )
+        if new is not None:  # made with this judgment
+            self.assessor = self.store.assessor(self.assessor.name, create=False)
+        return change
 
     def annotate(
         self, qid: str, doc: int | str, *, note: str | None = None, flagged: bool | None = None

@@ -126,7 +126,11 @@ def assign(
 
 def role_of(store: Store, name: str | None) -> str:
     """`name`'s role: set explicitly, else assessor if they have assignments, else
-    evaluator. Nobody chosen yet: an evaluator."""
+    evaluator. Nobody chosen yet: an evaluator. A team member's role on PostgreSQL: what
+    the server says of it (it reads no one else's assignments)."""
+    scope = store.scope
+    if scope is not None and name == scope.assessor:
+        return scope.team_role
     if not name:
         return "evaluator"
     for a in store.assessors():
@@ -152,7 +156,11 @@ def set_blind_mode(store: Store, on: bool | None) -> None:
 
 
 def is_blind(store: Store, name: str | None) -> bool:
-    """Whether `name` judges blind: an assessor, in a project in blind mode."""
+    """Whether `name` judges blind: an assessor, in a project in blind mode. A team
+    member's role on PostgreSQL: as the server decides what it may read (`Store.scope`)."""
+    scope = store.scope
+    if scope is not None and name == scope.assessor:
+        return scope.blind
     return blind_mode(store) and role_of(store, name) == "assessor"
 
 

@@ -67,6 +67,16 @@ class WorkbenchState:
     check_due: bool  # the last session ended without closing the file: a check is due
 
 
+def location_shown(location: str) -> str:
+    """A project's path or URL as the window may show it: a server's URL with its password
+    (the role's only credential) written `***`."""
+    if "://" not in location:
+        return location
+    from judgeapp.store.schema import url_without_password
+
+    return url_without_password(location)
+
+
 class Workbench:
     def __init__(self, store: Store, assessor: str | None = None) -> None:
         self.store = store
@@ -87,7 +97,9 @@ class Workbench:
         if name:
             return str(name)
         url = self.store.url
-        return Path(url.split("///", 1)[-1]).stem if url.startswith("sqlite") else url
+        if url.startswith("sqlite"):
+            return Path(url.split("///", 1)[-1]).stem
+        return location_shown(url)
 
     def close(self) -> None:
         self.store.close()
@@ -181,11 +193,26 @@ class Workbench:
         return self.store.guidelines()
 
     def setting(self, key: str, default: Any = None) -> Any:
-        """A setting kept in the project (it travels with the file)."""
+        """A setting kept in the project (it travels with the file). A team member's own
+        copy of a shared place in the work (`PERSONAL`) comes first."""
+        personal = self._personal(key)
+        if personal != key:
+            value = self.store.get_setting(personal)
+            if value is not None:
+                return value
         return self.store.get_setting(key, default)
 
     def set_setting(self, key: str, value: Any) -> None:
-        self.store.set_setting(key, value)
+        self.store.set_setting(self._personal(key), value)
+
+    # places in the work that every window of a project shares, except that a team member's
+    # role keeps its own (the server lets it write no other: schema 0006)
+    PERSONAL = ("ui.pool", "ui.dashboard")
+
+    def _personal(self, key: str) -> str:
+        if key in self.PERSONAL and self.store.is_member and self.assessor:
+            return f"{key}.{self.assessor}"
+        return key
 
     def run_topics(self) -> list[str]:
         """The topics any run retrieved documents for."""
@@ -259,7 +286,13 @@ class Workbench:
 
     def set_assessor(self, name: str) -> JudgingService:
         self.judging = JudgingService(self.store, name)
+        self._topics = None  # a blind assessor's topic list is theirs
         return self.judging
+
+    def connected_as(self) -> str | None:
+        """The assessor whose database role this connection is (PostgreSQL): the only one
+        this window may judge as. None: the owner, or a SQLite project (a name is a label)."""
+        return self.store.current_assessor()
 
     @property
     def assessor(self) -> str | None:
@@ -281,8 +314,16 @@ class Workbench:
 
     # -- topics ----------------------------------------------------------------------------------
     def topics(self) -> dict[str, TopicRecord]:
+        """The topics this assessor works on: every topic, but for an assessor judging
+        blind only the assigned ones (where they have any), as the server shows such an
+        assessor's role on PostgreSQL."""
         if self._topics is None:
-            self._topics = {t.qid: t for t in self.store.topics()}
+            topics = {t.qid: t for t in self.store.topics()}
+            if self.judging is not None and self.is_blind():
+                mine = self.assignments()
+                if mine:
+                    topics = {q: t for q, t in topics.items() if q in mine}
+            self._topics = topics
         return self._topics
 
     def topic(self, qid: str) -> TopicRecord | None:
@@ -290,8 +331,10 @@ class Workbench:
 
     def invalidate(self, changes: Changes) -> None:
         """Forget cached reads that `changes` made stale."""
-        if changes.topic_list:
+        if changes.topic_list or changes.assessors:  # assignments, roles, blind mode
             self._topics = None
+        if changes.assessors and self.store.is_member:
+            self.store.refresh_scope()
         if changes.scale:
             self._relevant_from = None
 
@@ -398,7 +441,7 @@ class Workbench:
     def pool_name(self) -> str | None:
         """The pool being judged: the one chosen last, else the newest."""
         names = self.store.pool_names()
-        chosen = self.store.get_setting("ui.pool")
+        chosen = self.setting("ui.pool")
         if chosen in names:
             return str(chosen)
         return names[-1] if names else None
@@ -409,7 +452,7 @@ class Workbench:
 
     def choose_pool(self, name: str) -> Changes:
         self.store.pool(name)  # raises for an unknown pool
-        self.store.set_setting("ui.pool", name)
+        self.set_setting("ui.pool", name)
         return Changes(pools=True)
 
     def build_pool(
@@ -447,17 +490,21 @@ class Workbench:
         pool = self.pool_name()
         if pool is None or self.judging is None:
             return None
+        # a blind assessor sees no runs or ranks whatever the order (and nobody else's work);
+        # where the server keeps the runs from them (a team member's role on PostgreSQL) an
+        # order that reads the runs cannot be followed: they judge in the blind shuffle
+        blind = self.is_blind()
+        hidden = blind and self.store.scope is not None
         order = self.pooling.open_judging_order(
             pool,
             qid,
+            order="blind" if hidden else None,
             assessors=[self.judging.assessor.name],
             min_grade=self.relevant_from(),
             background=background,
         )
         if not len(order.topic):
             return None
-        # a blind assessor sees no runs or ranks whatever the order (and nobody else's work)
-        blind = self.is_blind()
         return JudgingQueue(
             self.judging,
             order.topic,

@@ -16,9 +16,18 @@ BATCH = 5000
 def copy_project(source: StoreBase, target: StoreBase) -> int:
     """Copy every row of `source` into `target`, which must be an empty project (just
     created), in one transaction. Returns the number of rows copied."""
-    tables = [t for t in m.metadata.sorted_tables if t.name != "project_changes"]
+    tables = [
+        t for t in m.metadata.sorted_tables if t.name not in ("project_changes", "write_lock")
+    ]
+    # (sorted so that what a row refers to comes first: the scale, topics and assignments
+    # before the judgments, the history before the judgments it records: schema 0006 checks)
+    assert [t.name for t in tables].index("judgment_history") < [t.name for t in tables].index(
+        "judgments"
+    )
     copied = 0
     with source._read() as src, target._begin() as dst:
+        if dst.dialect.name == "postgresql":  # the copied times, not the server's clock
+            dst.exec_driver_sql("SET LOCAL judgeapp.keep_times = 'on'")
         for table in tables:
             if table.name in ("settings", "scale"):
                 dst.execute(table.delete())  # the new project's defaults give way

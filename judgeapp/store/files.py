@@ -21,6 +21,7 @@ import stat
 import threading
 from collections import Counter
 from pathlib import Path
+from urllib.parse import quote
 
 from judgeapp.errors import UserError
 
@@ -97,6 +98,41 @@ def check_project_file(path: Path, *, create: bool) -> None:
         raise ProjectFileError(f"{path}: not a judgeapp project (not an SQLite database)")
     if info.st_size < 512 or info.st_size < _size_in_header(head, path):
         raise ProjectFileError(f"{path}: the project file is damaged (cut short); {REPAIR_HINT}")
+    _peek_schema(path, create=create)
+
+
+def _peek_schema(path: Path, *, create: bool) -> None:
+    """An SQLite database that is not in WAL mode (bytes 18-19 of its header are 1) is looked
+    at read-only before judgeapp's own connection, which would switch it to WAL, touches it:
+    another program's database, or an empty one a command would not make a project of, is
+    refused and stays as it was, to the byte. (judgeapp's projects are in WAL mode, and a
+    WAL file is not read this way: its newest pages may be in the -wal file beside it.)"""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(18)
+            versions = fh.read(2)
+    except OSError:
+        return
+    if versions != b"\x01\x01":
+        return
+    uri = f"file:{quote(str(path))}?mode=ro"
+    try:
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
+            tables = {
+                name
+                for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+    except sqlite3.Error:
+        return  # the engine's own connection says what is wrong with it
+    if "alembic_version" in tables:
+        return
+    if tables:
+        raise ProjectFileError(
+            f"{path}: not a judgeapp project (an SQLite database of another program: it has "
+            "tables but no schema version); nothing was changed"
+        )
+    if not create:
+        raise ProjectFileError(f"{path}: not a judgeapp project (an empty database)")
 
 
 def _size_in_header(head: bytes, path: Path) -> int:

@@ -2,16 +2,20 @@
 starts.
 
 A write transaction takes the project's write lock before it starts: on SQLite an exclusive
-lock on a file beside the project, then BEGIN IMMEDIATE; on PostgreSQL a transaction-level
-advisory lock. A transaction that reads and then writes therefore never fails half-way
-because another process wrote in between (with a deferred BEGIN, SQLite cannot wait at the
-first write: it fails at once with "database is locked"). Readers never take it: SQLite's
-WAL and PostgreSQL's MVCC let them read while a writer works.
+lock on a file beside the project, then BEGIN IMMEDIATE; on PostgreSQL the one row of the
+`write_lock` table, `SELECT ... FOR UPDATE`, which only the project's owner may lock (schema
+0006: a team member's role holds no privilege on it, and writes only through functions that
+touch its own rows and need no common lock). A transaction that reads and then writes
+therefore never fails half-way because another process wrote in between (with a deferred
+BEGIN, SQLite cannot wait at the first write: it fails at once with "database is locked").
+Readers never take it: SQLite's WAL and PostgreSQL's MVCC let them read while a writer works.
 
-A writer that finds the lock taken waits up to `wait` seconds, telling `on_wait` once when it
-has waited about a second (the command line prints "waiting for another writer", the GUI
-shows it), and raises `ProjectBusy` if the lock is still taken then. Nothing is written by a
-transaction that could not start.
+A writer that finds the lock taken (or, on PostgreSQL, any statement of a write that waits
+for a lock) waits up to `wait` seconds; once it has waited about a second it tells `on_wait`
+whom it waits for (on SQLite the process that holds the lock file, as that process wrote in
+it; on PostgreSQL the sessions `pg_blocking_pids` names, with their role and since when),
+and it raises `ProjectBusy` naming them if the lock is still taken then. Nothing is written
+by a transaction that could not start or finish.
 """
 
 from __future__ import annotations
@@ -20,11 +24,14 @@ import contextlib
 import fcntl
 import os
 import sqlite3
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 
-from sqlalchemy import Connection, Engine, RootTransaction, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Connection, Engine, text
+from sqlalchemy.exc import DBAPIError
 
 from judgeapp.errors import UserError
 from judgeapp.store.files import lock_file_error
@@ -33,11 +40,18 @@ READ_BUSY_MS = 10_000  # how long a reader (or a write statement) waits on SQLit
 POLL_S = 0.005  # how often a waiting SQLite writer tries the lock again
 TELL_AFTER_S = 1.0  # when a waiting writer says so
 DEFAULT_WAIT_S = 600.0  # commands wait this long for a writer ahead of them
-PG_WRITE_LOCK = 0x6A75646765617070  # "judgeapp": the advisory lock key on PostgreSQL
+# the project's owner may set another limit (`team wait SECONDS`, kept in this setting)
+WAIT_SETTING = "team.wait_seconds"
+# PostgreSQL: what the server raises when a wait for a lock or a statement ran out of time
+LOCK_NOT_AVAILABLE, QUERY_CANCELED = "55P03", "57014"
+# before schema 0006 (and while a new database gets its schema): the writers' advisory lock
+PG_WRITE_LOCK = 0x6A75646765617070  # "judgeapp"
+
+OnWait = Callable[[str], None]  # told whom a writer waits for (once it has waited a second)
 
 
 class ProjectBusy(UserError, RuntimeError):
-    """Another writer held the project's write lock for longer than this one would wait."""
+    """A writer waited for another (or a statement for a lock) longer than it would."""
 
 
 def is_write(conn: Connection) -> bool:
@@ -50,24 +64,17 @@ def is_write(conn: Connection) -> bool:
 def begin_write(
     engine: Engine,
     wait: float = DEFAULT_WAIT_S,
-    on_wait: Callable[[], None] | None = None,
+    on_wait: OnWait | None = None,
+    *,
+    lock: str = "row",
 ) -> Iterator[Connection]:
     """A connection in a write transaction holding the project's write lock; committed when
-    the block ends, rolled back if it raises."""
-    start = time.monotonic()
-    told = False
-
-    def waiting() -> float:
-        """Seconds left to wait (<= 0: give up); tells `on_wait` once after a second."""
-        nonlocal told
-        elapsed = time.monotonic() - start
-        if on_wait is not None and not told and elapsed >= min(TELL_AFTER_S, wait):
-            told = True
-            on_wait()
-        return wait - elapsed
-
+    the block ends, rolled back if it raises. PostgreSQL: `lock` is "row" (the `write_lock`
+    row, schema 0006 on), "advisory" (a database without that table yet), or "none" (a team
+    member's write, which runs through the server's functions and locks only its own rows);
+    every lock a statement of the transaction waits for is waited for at most `wait`."""
     if engine.dialect.name == "sqlite":
-        with _sqlite_write_lock(engine, waiting, wait), engine.connect() as conn:
+        with _sqlite_write_lock(engine, wait, on_wait), engine.connect() as conn:
             conn.execution_options(judgeapp_write=True)
             with conn.begin():  # BEGIN IMMEDIATE: ours at once, judgeapp writers queue above
                 yield conn
@@ -76,17 +83,39 @@ def begin_write(
     with engine.connect() as conn:
         conn.execution_options(judgeapp_write=True)
         trans = conn.begin()
-        _pg_lock(conn, trans, waiting, wait)
+        watch = Watch(engine, conn, on_wait, wait)
         try:
-            yield conn
+            with watch:
+                conn.exec_driver_sql(f"SET LOCAL lock_timeout = {max(1, int(wait * 1000))}")
+                if lock == "row":
+                    conn.exec_driver_sql("SELECT id FROM write_lock WHERE id = 1 FOR UPDATE")
+                elif lock == "advisory":
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": PG_WRITE_LOCK})
+                yield conn
+                trans.commit()
+        except DBAPIError as exc:
+            if trans.is_active:
+                trans.rollback()
+            busy = ran_out(exc, wait, watch.holders or watch.describe())
+            if busy is None:
+                raise
+            raise busy from None
         except BaseException:
-            trans.rollback()
+            if trans.is_active:
+                trans.rollback()
             raise
-        trans.commit()
 
 
-def _busy(wait: float) -> ProjectBusy:
-    return ProjectBusy(f"another process is writing to the project; waited {wait:.0f} s")
+def ran_out(exc: DBAPIError, wait: float, holders: str) -> ProjectBusy | None:
+    """The `ProjectBusy` for a PostgreSQL error that says a wait ran out of time, else None."""
+    code = getattr(exc.orig, "sqlstate", None)
+    if code not in (LOCK_NOT_AVAILABLE, QUERY_CANCELED):
+        return None
+    whom = f"for {holders}" if holders else "for another writer"
+    return ProjectBusy(
+        f"gave up after waiting {wait:.0f} s {whom}; nothing was written (the project's "
+        "owner sets how long a command waits: `team wait SECONDS`)"
+    )
 
 
 # -- SQLite ----------------------------------------------------------------------------------
@@ -96,7 +125,9 @@ def _busy(wait: float) -> ProjectBusy:
 # checkpoint or beside a commit: the race of SQLite's "WAL-reset bug" (SQLite 3.7.0 to
 # 3.51.2, fixed in 3.51.3; Python 3.11 ships 3.40.1), which leaves a corrupt WAL index behind
 # ("database disk image is malformed" in every process that has the project open, while the
-# file itself is sound), cannot happen between judgeapp's processes.
+# file itself is sound), cannot happen between judgeapp's processes. The holder writes who
+# it is into the lock file (its process id, its command, since when), for the writers that
+# wait to say whom they wait for.
 CHECKPOINT_BYTES = 4 << 20  # SQLite's own default: 1000 pages of 4 KiB
 
 
@@ -105,8 +136,26 @@ def _database_path(engine: Engine) -> str | None:
     return None if database in (None, "", ":memory:") else database
 
 
+def _clock(at: datetime) -> str:
+    return at.strftime("%H:%M:%S UTC")
+
+
+def _whoami() -> str:
+    command = " ".join(os.path.basename(a) for a in sys.argv[:3]) or "python"
+    return f"process {os.getpid()} ({command[:80]}), since {_clock(datetime.now(UTC))}"
+
+
+def _holder(fd: int) -> str:
+    """Who holds the lock file, as the holder wrote it (or "another process")."""
+    try:
+        said = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+    except OSError:
+        said = ""
+    return said.splitlines()[0] if said else "another process"
+
+
 @contextlib.contextmanager
-def _sqlite_write_lock(engine: Engine, waiting: Callable[[], float], wait: float) -> Iterator[None]:
+def _sqlite_write_lock(engine: Engine, wait: float, on_wait: OnWait | None) -> Iterator[None]:
     path = _database_path(engine)
     if path is None:
         yield
@@ -117,15 +166,27 @@ def _sqlite_write_lock(engine: Engine, waiting: Callable[[], float], wait: float
         fd = os.open(path + "-judgeapp-lock", os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
         raise lock_file_error(path, exc) from None
+    start = time.monotonic()
+    told = False
     try:
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if waiting() <= 0:
-                    raise _busy(wait) from None
+                waited = time.monotonic() - start
+                if on_wait is not None and not told and waited >= min(TELL_AFTER_S, wait):
+                    told = True
+                    on_wait(f"waiting for another writer: {_holder(fd)}")
+                if waited >= wait:
+                    raise ProjectBusy(
+                        f"gave up after waiting {wait:.0f} s for another writer: "
+                        f"{_holder(fd)}; nothing was written"
+                    ) from None
                 time.sleep(POLL_S)
+        with contextlib.suppress(OSError):  # a read-only lock file: the waiters say less
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, (_whoami() + "\n").encode(), 0)
         yield
     finally:
         os.close(fd)  # releases the lock
@@ -148,26 +209,80 @@ def _checkpoint_if_large(engine: Engine, conn: Connection) -> None:
 
 
 # -- PostgreSQL ------------------------------------------------------------------------------
-def _pg_lock(
-    conn: Connection, trans: RootTransaction, waiting: Callable[[], float], wait: float
-) -> None:
-    key = {"k": PG_WRITE_LOCK}
-    if conn.execute(text("SELECT pg_try_advisory_xact_lock(:k)"), key).scalar():
-        return
-    while True:
-        left = waiting()
-        if left <= 0:
-            trans.rollback()
-            raise _busy(wait)
-        # wait in the server's queue (fair), in steps, so that `on_wait` is told in time
-        step = max(1, int(min(left, TELL_AFTER_S) * 1000))
-        conn.execute(text(f"SET LOCAL lock_timeout = {step}"))
-        savepoint = conn.begin_nested()
+BLOCKERS = (
+    "SELECT a.pid, a.usename, a.application_name, a.state, a.xact_start, "
+    "(SELECT s.name FROM assessors s WHERE s.db_role = a.usename::text) "
+    "FROM pg_stat_activity a WHERE a.pid = ANY (pg_blocking_pids(%s)) ORDER BY a.pid"
+)
+
+
+class Watch:
+    """While a PostgreSQL transaction runs: once a second, whether its session waits for a
+    lock, and if so, whom for (`holders`); `on_wait` is told each new set of them. Runs
+    only when someone is told and the wait is longer than a second."""
+
+    def __init__(self, engine: Engine, conn: Connection, on_wait: OnWait | None, wait: float):
+        self.engine = engine
+        self.on_wait = on_wait
+        self.holders = ""
+        self.pid = _backend_pid(conn)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if on_wait is not None and wait > TELL_AFTER_S and self.pid is not None:
+            self._thread = threading.Thread(target=self._run, name="judgeapp-watch", daemon=True)
+
+    def __enter__(self) -> Watch:
+        if self._thread is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        told = ""
+        while not self._stop.wait(TELL_AFTER_S):
+            holders = self.describe()
+            if holders and holders != told and not self._stop.is_set():
+                told = self.holders = holders
+                assert self.on_wait is not None
+                self.on_wait(f"waiting for {holders}")
+
+    def describe(self) -> str:
+        """Whom the session waits for now ("" when it waits for nobody)."""
+        if self.pid is None:
+            return ""
         try:
-            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), key)
-        except OperationalError:
-            savepoint.rollback()
-            continue
-        savepoint.commit()
-        conn.execute(text("SET LOCAL lock_timeout = 0"))
-        return
+            with self.engine.connect() as other:
+                cursor = other.connection.driver_connection.cursor()  # type: ignore[union-attr]
+                cursor.execute(BLOCKERS, (self.pid,))
+                rows = cursor.fetchall()
+                other.rollback()
+        except Exception:  # the server is going away: the error that follows says more
+            return ""
+        return "; ".join(_session(*row) for row in rows)
+
+
+def _backend_pid(conn: Connection) -> int | None:
+    info = getattr(conn.connection.driver_connection, "info", None)
+    pid = getattr(info, "backend_pid", None)
+    return pid if isinstance(pid, int) else None
+
+
+def _session(
+    pid: int, role: str | None, app: str | None, state: str | None, since: datetime | None,
+    assessor: str | None,
+) -> str:  # fmt: skip
+    who = f"role {role}" if role else "a session"
+    if assessor:
+        who += f" (assessor {assessor})"
+    where = ", ".join(x for x in (app or "", f"pid {pid}") if x)
+    text_ = f"{who}, {where}"
+    if since is not None:
+        state_ = (
+            "idle in a transaction" if state and state.startswith("idle in") else "in a transaction"
+        )
+        text_ += f", {state_} since {_clock(since.astimezone(UTC))}"
+    return text_

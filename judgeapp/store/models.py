@@ -210,7 +210,7 @@ Judgment = Table(
     Column("score", Float, nullable=True),
     # how the document came to be judged: "pool" (a pool, the command line, an imported
     # file) or "search" (found by searching the collection, with `query`); kept from the
-    # judgment's creation on (schema 0006)
+    # judgment's creation on (schema 0007)
     Column("found_by", String, nullable=False, server_default="pool"),
     Column("query", Text, nullable=True),
     UniqueConstraint("qid", "doc_id", "assessor_id"),
@@ -239,7 +239,8 @@ JudgmentEvent = Table(
     Column("at", DateTime, nullable=False),
     Column("score", Float, nullable=True),
     Column("query", Text, nullable=True),  # origin "search": the query that found the document
-    Index("ix_judgment_history_key", "qid", "doc_id", "assessor_id"),
+    # (schema 0006: with the time, so a judgment's newest event is the last of its key)
+    Index("ix_judgment_history_key", "qid", "doc_id", "assessor_id", "at"),
     Index("ix_judgment_history_uid", "uid", unique=True),
 )
 
@@ -253,6 +254,18 @@ ProjectChange = Table(
     Column("at", DateTime, nullable=False),
     Column("writer", String, nullable=False),  # the writing Store's token
     Column("changes", JSON, nullable=False),
+    # PostgreSQL: the team member's role whose judgment this logs (schema 0006: a blind
+    # assessor reads only their own and the project's other changes); None for the owner's
+    Column("db_role", String, nullable=True),
+)
+
+
+# PostgreSQL: the owner's writers queue on this table's one row (SELECT ... FOR UPDATE), which
+# no team member may read or lock (schema 0006); SQLite's writers queue on a lock file instead
+WriteLock = Table(
+    "write_lock",
+    metadata,
+    Column("id", Integer, primary_key=True),
 )
 
 
@@ -270,7 +283,7 @@ Assignment = Table(
 
 # Every search an assessor made (TREC keeps the search log with the collection): over the
 # whole collection (scope "collection") or within a topic's pool ("pool"), with the topic
-# open at the time and how many documents it found (schema 0006).
+# open at the time and how many documents it found (schema 0007).
 SearchLog = Table(
     "search_log",
     metadata,
@@ -288,7 +301,7 @@ SearchLog = Table(
 # The full-text index lives outside these tables: on SQLite an FTS5 virtual table
 # (`documents_fts` and the tables FTS5 keeps for it) with triggers on `documents`, on
 # PostgreSQL a generated tsvector column `documents.search` and its GIN index (schema
-# 0006). Schema comparisons (Alembic's autogenerate, the tests) leave them out.
+# 0007). Schema comparisons (Alembic's autogenerate, the tests) leave them out.
 FTS_TABLE = "documents_fts"
 UNMODELLED_COLUMNS = {("documents", "search")}
 UNMODELLED_INDEXES = {"ix_documents_search"}

@@ -94,7 +94,7 @@ class PoolStoreMixin(StoreBase):
             runs, to_index = self._pool_runs(conn, pool_id)
             rows = raw(
                 conn,
-                f"SELECT {DOC_COLUMNS} FROM pool_docs WHERE pool_id = ? AND qid = ? ORDER BY doc_id",
+                f"SELECT {DOC_COLUMNS} FROM {self._pool_docs()} AND qid = ? ORDER BY doc_id",
                 (pool_id, qid),
             ).fetchall()
         return _topic_from_rows(qid, runs, to_index, rows)
@@ -106,7 +106,7 @@ class PoolStoreMixin(StoreBase):
             runs, to_index = self._pool_runs(conn, pool_id)
             rows = raw(
                 conn,
-                f"SELECT {DOC_COLUMNS} FROM pool_docs WHERE pool_id = ? ORDER BY qid, doc_id",
+                f"SELECT {DOC_COLUMNS} FROM {self._pool_docs()} ORDER BY qid, doc_id",
                 (pool_id,),
             ).fetchall()
         by_topic: dict[str, list] = {}
@@ -269,13 +269,27 @@ class PoolStoreMixin(StoreBase):
             raise StoreError(f"no run named {missing[0]!r} in the project")
         return ids
 
+    def _pool_docs(self) -> str:
+        """Where one pool's documents are read (FROM ... WHERE, the pool's id its one
+        parameter): the table, or for a team member's role the server's `judgeapp_pool_docs`
+        (schema 0006: no best ranks or runs for an assessor judging blind, whose role may
+        not read those columns)."""
+        if self.scope is not None:
+            return "judgeapp_pool_docs(?) AS p WHERE true"
+        return "pool_docs WHERE pool_id = ?"
+
     def _pool_info(self, conn: Connection, pool_id: int) -> PoolInfo:
+        params = (
+            func.judgeapp_pool_params(m.Pool.c.id, type_=m.Pool.c.params.type)
+            if self.scope is not None
+            else m.Pool.c.params
+        )
         row = conn.execute(
             select(
                 m.Pool.c.id,
                 m.Pool.c.name,
                 m.Pool.c.strategy,
-                m.Pool.c.params,
+                params.label("params"),
                 m.Pool.c.judging_order,
                 m.Pool.c.seed,
                 m.Pool.c.created_at,

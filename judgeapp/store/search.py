@@ -1,7 +1,7 @@
 """Full-text search of the documents: the part of the `Store` facade that reads the search
 index and the search log.
 
-The index (schema 0006) is SQLite's FTS5 over the documents' title and text, ranked by
+The index (schema 0007) is SQLite's FTS5 over the documents' title and text, ranked by
 `bm25()`, or on PostgreSQL a generated `tsvector` column with a GIN index, ranked by
 `ts_rank`; both stem English words (Porter; PostgreSQL's `english` configuration). It is
 kept current in the transaction that writes the documents: on PostgreSQL by the server (a
@@ -23,7 +23,7 @@ from judgeapp.store import models as m
 from judgeapp.store.base import StoreBase, raw, utcnow
 
 FTS = m.FTS_TABLE
-TOKENIZE = "porter unicode61 remove_diacritics 2"  # as schema 0006 made the index
+TOKENIZE = "porter unicode61 remove_diacritics 2"  # as schema 0007 made the index
 
 
 def fts5_expression(query: TextQuery) -> str:
@@ -139,7 +139,16 @@ class SearchStoreMixin(StoreBase):
     def log_search(
         self, assessor_id: int, qid: str | None, scope: str, query: str, results: int
     ) -> None:
-        """Note one search of an assessor (committed)."""
+        """Note one search of an assessor (committed). A team member's role logs its own
+        through the server's `judgeapp_log_search` (schema 0007), which refuses another's."""
+        if self.scope is not None:
+            with self._member_write() as conn:
+                raw(
+                    conn,
+                    "SELECT judgeapp_log_search(?, ?, ?, ?, ?)",
+                    (int(assessor_id), qid, scope, query, int(results)),
+                )
+            return
         with self._begin() as conn:
             conn.execute(
                 m.SearchLog.insert(),

@@ -11,14 +11,16 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import sqlite3
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Self, cast
 
 import numpy as np
-from sqlalchemy import Connection, Table, func, inspect, select
+from sqlalchemy import Connection, Table, case, func, inspect, select
 from sqlalchemy.exc import DBAPIError
 
 from judgeapp.formats.bulk import RunColumns, columns_of_run
@@ -45,20 +47,23 @@ from judgeapp.records import (
     TopicRecord,
 )
 from judgeapp.store import models as m
-from judgeapp.store.base import StoreError, raw, utcnow
+from judgeapp.store.base import Scope, StoreError, raw, raw_rows, utcnow
 from judgeapp.store.files import (
     ProjectFileError,
     check_project_file,
     discard_staged,
     end_session,
+    file_error,
     hold,
     put_in_place,
     release,
     session_mark,
     staged_file,
 )
+from judgeapp.store.locking import DEFAULT_WAIT_S, WAIT_SETTING
 from judgeapp.store.pools import PoolStoreMixin
 from judgeapp.store.schema import (
+    Refused,
     create_project_engine,
     current_revision,
     database_url,
@@ -73,6 +78,7 @@ GUIDELINES_KEY = "scale.guidelines"
 ID_DTYPE = np.dtype("<i4")
 SCORE_DTYPE = np.dtype("<f8")
 DOC_BATCH = 2000
+MAX_TIME_S = 31_536_000.0  # a judgment's time spent, at most (schema 0006 refuses more)
 
 
 def distinct_docnos(
@@ -123,6 +129,8 @@ def _fold(events: Sequence[Any]) -> dict[str, Any] | None:
             time_spent=state["time_spent"] + float(e.time_spent),
             updated_at=e.at,
         )
+    if state is not None:  # within what a judgment may hold (schema 0006)
+        state["time_spent"] = min(max(state["time_spent"], 0.0), MAX_TIME_S)
     return state
 
 
@@ -222,6 +230,16 @@ class _SeenDocuments:
         )
 
 
+class TopicExists(StoreError):
+    """A topic of the project would get another statement, and replacing was not asked for."""
+
+    def __init__(self, qid: str) -> None:
+        super().__init__(
+            f"topic {qid} is in the project already, with another statement (--replace replaces it)"
+        )
+        self.qid = qid
+
+
 @dataclass(frozen=True, slots=True)
 class RunImport:
     """A parsed run file (records, or the bulk reader's columns) and how to store it."""
@@ -306,7 +324,8 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
         # a project this user may read but not write is opened read-only (SQLite would
         # otherwise refuse even to read it: a WAL project needs its -shm file written)
         read_only = path is not None and path.exists() and not _writable(path)
-        engine = create_project_engine(url, read_only=read_only, built_for=built_for)
+        limits = {"wait": DEFAULT_WAIT_S}
+        engine = create_project_engine(url, read_only=read_only, built_for=built_for, limits=limits)
         held = hold(path) if path is not None else None
         # before SQLite opens the file (and recovers a WAL a crash left)
         session, due = (
@@ -323,12 +342,15 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
             store = cls(engine, url, backup)
             store._held_file = held  # released by close (or below, if this fails)
             store._session, store.check_due = session, due
+            store.limits = limits
+            store._settle()
             store._ensure_defaults()
-        except DBAPIError as exc:  # the server refused us, or is not there
+        except (DBAPIError, Refused) as exc:  # the server refused us, or is not there
             engine.dispose()
             release(held)
             end_session(session)
-            reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+            orig = getattr(exc, "orig", None)
+            reason = str(orig or exc).strip().splitlines()[0]
             raise StoreError(f"cannot open the project: {reason}") from None
         except BaseException:
             engine.dispose()
@@ -365,6 +387,43 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _settle(self) -> None:
+        """How long this store's writes wait (the owner's choice, `team wait`), and on
+        PostgreSQL whether this connection is a team member's role and what it may see."""
+        wait = self.get_setting(WAIT_SETTING)
+        if isinstance(wait, int | float) and not isinstance(wait, bool) and 0 < wait <= 86400:
+            self.write_wait = float(wait)
+            if self.limits["wait"] != float(wait):
+                self.limits["wait"] = float(wait)
+                self._engine.dispose()  # sessions from now on wait that long for a lock
+        if self.dialect == "postgresql":
+            self.refresh_scope()
+
+    def refresh_scope(self) -> Scope | None:
+        """Read again what the server shows this connection (a team member's role: its
+        assessor, role and blind mode may change while it works); None for the owner."""
+        if self.dialect != "postgresql":
+            return None
+        with self._read() as conn:
+            owner = conn.exec_driver_sql(
+                "SELECT pg_has_role(current_user, c.relowner, 'USAGE'), current_user "
+                "FROM pg_class c WHERE c.oid = 'judgments'::regclass"
+            ).one()
+            if owner[0]:
+                self.scope = None
+                return None
+            data = conn.exec_driver_sql("SELECT judgeapp_scope()").scalar_one()
+        topics = data.get("topics")
+        self.scope = Scope(
+            role=str(owner[1]),
+            assessor=data.get("assessor"),
+            team_role=str(data.get("role") or "assessor"),
+            sees_all=bool(data.get("sees_all")),
+            topics=None if topics is None else tuple(topics),
+            owner=str(data.get("owner")),
+        )
+        return self.scope
+
     def _ensure_defaults(self) -> None:
         with self._read() as conn:
             has_scale = conn.execute(select(func.count()).select_from(m.Grade)).scalar()
@@ -399,6 +458,10 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
         return default if row is None else row[0]
 
     def set_setting(self, key: str, value: Any) -> None:
+        if self.scope is not None:  # a member: only its own place in the work, by the server
+            with self._member_write() as conn:
+                raw(conn, "SELECT judgeapp_put_setting(?, ?::json)", (key, json.dumps(value)))
+            return
         with self._begin() as conn:
             conn.execute(m.Setting.delete().where(m.Setting.c.key == key))
             conn.execute(m.Setting.insert(), [{"key": key, "value": value}])
@@ -472,14 +535,29 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
                     f"judgments made with grade {listed} exist: the scale must keep "
                     f"{'them' if len(dropped) > 1 else 'it'}"
                 )
-            conn.execute(m.Grade.delete())
-            conn.execute(
-                m.Grade.insert(),
-                [
-                    {"grade": g.grade, "label": g.label, "key": g.key, "definition": g.definition}
-                    for g in grades
-                ],
-            )
+            # a grade that stays with its key is updated in place, not deleted and inserted:
+            # an assessor's judgment being recorded may hold a share lock on it (schema 0006)
+            stored = {
+                int(g): str(k) for g, k in conn.execute(select(m.Grade.c.grade, m.Grade.c.key))
+            }
+            kept = {g.grade for g in grades if stored.get(g.grade) == g.key}
+            gone = [g for g in stored if g not in kept]
+            if gone:
+                conn.execute(m.Grade.delete().where(m.Grade.c.grade.in_(gone)))
+            for g in grades:
+                if g.grade in kept:
+                    conn.execute(
+                        m.Grade.update()
+                        .where(m.Grade.c.grade == g.grade)
+                        .values(label=g.label, definition=g.definition)
+                    )
+            fresh = [
+                {"grade": g.grade, "label": g.label, "key": g.key, "definition": g.definition}
+                for g in grades
+                if g.grade not in kept
+            ]
+            if fresh:
+                conn.execute(m.Grade.insert(), fresh)
             setting = m.Setting
             for key, value in ((RELEVANT_FROM_KEY, relevant_from), (GUIDELINES_KEY, guidelines)):
                 if value is not None:
@@ -566,6 +644,12 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
                 "ORDER BY j.key",
                 (payload,),
             ).fetchall()
+        except sqlite3.Error as exc:  # the driver's own cursor: no engine hook names the file
+            listed = cursor.execute("PRAGMA database_list").fetchone()
+            error = file_error(str(listed[2] if listed else conn.engine.url.database), exc)
+            if error is None:
+                raise
+            raise error from None
         finally:
             cursor.close()
         ids = np.empty(len(ordered), dtype=np.int64)
@@ -598,6 +682,17 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
     def intern_docnos(self, docnos: Iterable[str]) -> dict[str, int]:
         """Ids for these docnos, adding the ones the project has not seen."""
         unique = list(dict.fromkeys(docnos))
+        if self.scope is not None:  # a member, through the server (1,000 at a time)
+            found: dict[str, int] = {}
+            for start in range(0, len(unique), 1000):
+                with self._member_write() as conn:
+                    rows = raw(
+                        conn,
+                        "SELECT docno, id FROM judgeapp_intern(?)",
+                        (unique[start : start + 1000],),
+                    ).fetchall()
+                found.update({str(d): int(i) for d, i in rows})
+            return found
         with self._begin() as conn:
             ids = self._intern_unique(conn, unique)
         return dict(zip(unique, ids.tolist(), strict=True))
@@ -615,12 +710,15 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
         return found
 
     # -- topics ---------------------------------------------------------------------------
-    def put_topics(self, topics: Iterable[tuple[Topic, str | None]]) -> Changes:
-        """Add topics, each with the file it came from; a topic whose qid exists already is
-        replaced by the new statement."""
+    def put_topics(
+        self, topics: Iterable[tuple[Topic, str | None]], *, replace: bool = False
+    ) -> Changes:
+        """Add topics, each with the file it came from. A topic whose qid exists already
+        with the same statement is left as it is; with another statement it is refused
+        (`TopicExists`, nothing written) unless `replace`, which updates it in place."""
         now = utcnow()
-        rows = [
-            {
+        rows = {
+            t.qid: {
                 "qid": t.qid,
                 "title": t.title,
                 "description": t.description,
@@ -630,15 +728,38 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
                 "imported_at": now,
             }
             for t, source in topics
-        ]
+        }
         if not rows:
             return Changes()
         table = m.Topic
+        statement = ("title", "description", "narrative", "fields")
         with self._begin() as conn:
-            qids = [r["qid"] for r in rows]
+            qids = list(rows)
+            stored: dict[str, tuple] = {}
             for start in range(0, len(qids), 900):
-                conn.execute(table.delete().where(table.c.qid.in_(qids[start : start + 900])))
-            conn.execute(table.insert(), rows)
+                for found in conn.execute(
+                    select(table.c.qid, *(table.c[c] for c in statement)).where(
+                        table.c.qid.in_(qids[start : start + 900])
+                    )
+                ):
+                    stored[found[0]] = tuple(found[1:])
+            fresh, changed = [], []
+            for qid, row in rows.items():
+                old = stored.get(qid)
+                if old is None:
+                    fresh.append(row)
+                elif old != tuple(row[c] for c in statement):
+                    if not replace:
+                        raise TopicExists(qid)
+                    changed.append(row)
+            # a topic that stays is updated in place (an assessor's judgment being recorded
+            # may hold a share lock on its row: schema 0006), never deleted and inserted
+            for row in changed:
+                conn.execute(table.update().where(table.c.qid == row["qid"]).values(**row))
+            if fresh:
+                conn.execute(table.insert(), fresh)
+            if not fresh and not changed:
+                return Changes()
             self._changed(conn, Changes(topic_list=True))
         return Changes(topic_list=True)
 
@@ -879,6 +1000,8 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
     ) -> RankedLists:
         """Every ranked list of the chosen runs (all by default), for evaluation and
         pooling: one BLOB read per (run, topic), turned into numpy arrays without copying."""
+        if runs is not None and not runs:  # (a pool whose runs the server hides from a role)
+            return RankedLists()
         sql = (
             "SELECT r.name, l.qid, l.doc_ids, l.scores FROM ranked_lists AS l "
             "JOIN runs AS r ON r.id = l.run_id"
@@ -991,15 +1114,31 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
             for _q, name, _s in rows:
                 if name not in ids:
                     ids[name] = self._create_assessor(conn, name, "person")
-            conn.execute(table.delete())
-            if rows:
-                conn.execute(
-                    table.insert(),
-                    [
-                        {"qid": q, "assessor_id": ids[a], "shared": bool(s), "created_at": now}
-                        for q, a, s in rows
-                    ],
+            # only what changes is written: an assignment that stays keeps its row, which an
+            # assessor's judgment being recorded may hold a share lock on (schema 0006)
+            wanted = {(q, ids[a]): bool(s) for q, a, s in rows}
+            stored = {
+                (q, a): bool(s)
+                for q, a, s in conn.execute(
+                    select(table.c.qid, table.c.assessor_id, table.c.shared)
                 )
+            }
+            for q, a in stored.keys() - wanted.keys():
+                conn.execute(table.delete().where(table.c.qid == q, table.c.assessor_id == a))
+            for (q, a), shared in wanted.items():
+                if (q, a) in stored and stored[(q, a)] != shared:
+                    conn.execute(
+                        table.update()
+                        .where(table.c.qid == q, table.c.assessor_id == a)
+                        .values(shared=shared)
+                    )
+            added = [
+                {"qid": q, "assessor_id": a, "shared": shared, "created_at": now}
+                for (q, a), shared in wanted.items()
+                if (q, a) not in stored
+            ]
+            if added:
+                conn.execute(table.insert(), added)
             self._changed(conn, Changes(assessors=True, topic_list=True))
         return Changes(assessors=True, topic_list=True)
 
@@ -1037,12 +1176,14 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
                             "(import under another name, or replace)"
                         )
                 ids = self._intern(conn, qrels.docnos).tolist()
+                later = self._later_events(conn, assessor_id, now) if previous else {}
                 rows, events = [], []
                 for qid, doc_id, grade in zip(qrels.qids, ids, qrels.grades.tolist(), strict=True):
                     before = previous.get((qid, doc_id))
                     if before == grade:
                         continue
-                    rows.append((qid, doc_id, assessor_id, grade, now, now))
+                    at = later.get((qid, doc_id), now)
+                    rows.append((qid, doc_id, assessor_id, grade, at, at))
                     events.append(
                         (
                             qid,
@@ -1052,27 +1193,28 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
                             "import",
                             grade,
                             before,
-                            now,
+                            at,
                             uuid.uuid4().hex,
                         )
                     )
                     changed.add(qid)
                 if not rows:  # the same judgments again (--replace): nothing to write, and
                     continue  # an empty list of rows would run the statement once, unbound
-                raw(
+                # the events first: each judgment then changes to what its newest event says
+                raw_rows(
+                    conn,
+                    "INSERT INTO judgment_history (qid, doc_id, assessor_id, action, origin, "
+                    "grade, previous_grade, note, flagged, time_spent, at, uid) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, '', FALSE, 0.0, ?, ?)",
+                    events,
+                )
+                raw_rows(
                     conn,
                     "INSERT INTO judgments (qid, doc_id, assessor_id, grade, note, flagged, "
                     "time_spent, created_at, updated_at) VALUES (?, ?, ?, ?, '', FALSE, 0.0, ?, ?) "
                     "ON CONFLICT (qid, doc_id, assessor_id) DO UPDATE SET "
                     "grade = excluded.grade, updated_at = excluded.updated_at",
                     rows,
-                )
-                raw(
-                    conn,
-                    "INSERT INTO judgment_history (qid, doc_id, assessor_id, action, origin, "
-                    "grade, previous_grade, note, flagged, time_spent, at, uid) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, '', FALSE, 0.0, ?, ?)",
-                    events,
                 )
             self._changed(conn, Changes(topics=frozenset(changed), assessors=True))
         return Changes(topics=frozenset(changed), assessors=True)
@@ -1140,6 +1282,7 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
         now = utcnow()
         changed: set[str] = set()
         with self._begin() as conn:
+            self._keep_times(conn)
             ids = {x.name: x for x in self._assessor_rows(conn)}
             for r in rows:
                 name = r.assessor or assessor
@@ -1187,21 +1330,7 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
                     r.score,
                 ):
                     continue
-                if old is None:
-                    conn.execute(
-                        table.insert(),
-                        {
-                            "qid": r.topic,
-                            "doc_id": doc,
-                            "assessor_id": who.id,
-                            "created_at": r.created_at or r.updated_at or now,
-                            "found_by": r.found_by,
-                            "query": r.query if r.found_by == "search" else None,
-                            **state,
-                        },
-                    )
-                else:
-                    conn.execute(table.update().where(table.c.id == old.id).values(**state))
+                # the event first: the judgment then changes to what it says
                 conn.execute(
                     events.insert(),
                     {
@@ -1217,14 +1346,39 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
                         "flagged": r.flagged,
                         "time_spent": r.time_spent,
                         "score": r.score,
-                        "at": r.updated_at or now,
+                        # when this project learnt of it: the history's newest event says
+                        # what the judgment is now (the judgment keeps the file's times)
+                        "at": self._event_time(conn, r.topic, doc, who.id),
                         "query": r.query if r.origin == "search" else None,
                     },
                 )
+                if old is None:
+                    conn.execute(
+                        table.insert(),
+                        {
+                            "qid": r.topic,
+                            "doc_id": doc,
+                            "assessor_id": who.id,
+                            "created_at": r.created_at or r.updated_at or now,
+                            "found_by": r.found_by,
+                            "query": r.query if r.found_by == "search" else None,
+                            **state,
+                        },
+                    )
+                else:
+                    conn.execute(table.update().where(table.c.id == old.id).values(**state))
                 changed.add(r.topic)
             changes = Changes(topics=frozenset(changed), assessors=True)
             self._changed(conn, changes)
         return changes
+
+    @staticmethod
+    def _keep_times(conn: Connection) -> None:
+        """PostgreSQL: this transaction of the owner writes the times it was given (an
+        import, a merge) instead of the server's clock (schema 0006's triggers; never in the
+        future)."""
+        if conn.dialect.name == "postgresql":
+            conn.exec_driver_sql("SET LOCAL judgeapp.keep_times = 'on'")
 
     def _state(self, conn: Connection, qid: str, doc_id: int, assessor_id: int) -> Any:
         j = m.Judgment.c
@@ -1247,20 +1401,38 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
         origin: str = "judge",
         found_by: str = "pool",
         query: str | None = None,
+        new_assessor: tuple[str, str] | None = None,
     ) -> JudgmentChange:
         """Make the judgment of (qid, doc, assessor) equal `state` (grade None removes it),
         and append the change to the history, in one committed transaction: when this
-        returns, the judgment is on disk. Time spent is added to the judgment's total.
+        returns, the judgment is on disk. Time spent is added to the judgment's total (which
+        stays within 0 and a year). `new_assessor` (name, kind): the assessor is made in the
+        same transaction (`assessor_id` is then ignored), so a judgment that fails leaves
+        no assessor behind.
 
         `state` may be a function of the current state (read in the same transaction), for
         changes such as "this grade, keeping the note"; an exception from it changes nothing.
         A judgment made now takes `found_by` ("search": the document was found by searching
         the collection, with `query`); one that exists keeps its own. An event of origin
-        "search" notes the query too.
+        "search" notes the query too. A team member's role writes through the server's
+        `judgeapp_judge` (schema 0006, found_by and query since 0007), which takes the state
+        read before and writes nothing if it changed meanwhile (this then reads it again).
         """
-        now = utcnow()
+        if self.scope is not None:
+            return self._member_judgment(
+                qid, doc_id, assessor_id, state, time_spent, origin, found_by, query
+            )
         table = m.Judgment
         with self._begin() as conn:
+            if new_assessor is not None:
+                found = self._find_assessor(conn, new_assessor[0])
+                assessor_id = (
+                    found.id
+                    if found is not None
+                    else self._create_assessor(conn, new_assessor[0], new_assessor[1])
+                )
+                if found is None:
+                    self._changed(conn, Changes(assessors=True))
             row = self._state(conn, qid, doc_id, assessor_id)
             before = JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
             if row is not None:
@@ -1269,42 +1441,11 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
                 query_kept = query if found_by == "search" else None
             if callable(state):
                 state = state(before)
-            if state.grade is None:
-                if row is None:
-                    return JudgmentChange(qid, doc_id, assessor_id, before, before, Changes())
-                conn.execute(table.delete().where(table.c.id == row[0]))
-                action = "delete"
-            elif row is None:
-                conn.execute(
-                    table.insert(),
-                    {
-                        "qid": qid,
-                        "doc_id": doc_id,
-                        "assessor_id": assessor_id,
-                        "grade": state.grade,
-                        "note": state.note,
-                        "flagged": state.flagged,
-                        "time_spent": time_spent,
-                        "created_at": now,
-                        "updated_at": now,
-                        "found_by": found_by,
-                        "query": query_kept,
-                    },
-                )
-                action = "create"
-            else:
-                conn.execute(
-                    table.update()
-                    .where(table.c.id == row[0])
-                    .values(
-                        grade=state.grade,
-                        note=state.note,
-                        flagged=state.flagged,
-                        time_spent=table.c.time_spent + time_spent,
-                        updated_at=now,
-                    )
-                )
-                action = "update"
+            if state.grade is None and row is None:
+                return JudgmentChange(qid, doc_id, assessor_id, before, before, Changes())
+            action = "delete" if state.grade is None else "create" if row is None else "update"
+            now = self._event_time(conn, qid, doc_id, assessor_id)
+            # the event first: the judgment then changes to what the newest event says
             conn.execute(
                 m.JudgmentEvent.insert(),
                 {
@@ -1323,10 +1464,126 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
                     "query": query if origin == "search" else None,
                 },
             )
+            if row is None:
+                conn.execute(
+                    table.insert(),
+                    {
+                        "qid": qid,
+                        "doc_id": doc_id,
+                        "assessor_id": assessor_id,
+                        "grade": state.grade,
+                        "note": state.note,
+                        "flagged": state.flagged,
+                        "time_spent": min(max(time_spent, 0.0), MAX_TIME_S),
+                        "created_at": now,
+                        "updated_at": now,
+                        "found_by": found_by,
+                        "query": query_kept,
+                    },
+                )
+            elif state.grade is None:
+                conn.execute(table.delete().where(table.c.id == row[0]))
+            else:
+                total = table.c.time_spent + time_spent
+                conn.execute(
+                    table.update()
+                    .where(table.c.id == row[0])
+                    .values(
+                        grade=state.grade,
+                        note=state.note,
+                        flagged=state.flagged,
+                        # an undo takes back what its change added: never below 0 by rounding
+                        time_spent=case(
+                            (total < 0, 0.0), (total > MAX_TIME_S, MAX_TIME_S), else_=total
+                        ),
+                        updated_at=now,
+                    )
+                )
             changes = Changes(topics=frozenset([qid]), judged=((qid, doc_id),))
             self._changed(conn, changes)
         return JudgmentChange(
             qid, doc_id, assessor_id, before, state, changes, time_spent, found_by, query_kept
+        )
+
+    @staticmethod
+    def _later_events(conn: Connection, assessor_id: int, now: Any) -> dict[tuple[str, int], Any]:
+        """(qid, doc id) -> a moment after the newest event of each judgment of `assessor_id`
+        whose history has an event at `now` or later (see `_event_time`)."""
+        h = m.JudgmentEvent.c
+        newest = func.max(h.at)
+        rows = conn.execute(
+            select(h.qid, h.doc_id, newest)
+            .where(h.assessor_id == assessor_id)
+            .group_by(h.qid, h.doc_id)
+            .having(newest >= now)
+        ).all()
+        return {(q, d): at + timedelta(microseconds=1) for q, d, at in rows}
+
+    @staticmethod
+    def _event_time(conn: Connection, qid: str, doc_id: int, assessor_id: int) -> Any:
+        """Now, or a moment after the judgment's newest event if that one is later (merged
+        from a machine whose clock ran ahead): the newest event says what it is."""
+        now = utcnow()
+        h = m.JudgmentEvent.c
+        newest = conn.execute(
+            select(func.max(h.at)).where(
+                h.qid == qid, h.doc_id == doc_id, h.assessor_id == assessor_id
+            )
+        ).scalar()
+        return now if newest is None or newest < now else newest + timedelta(microseconds=1)
+
+    def _member_judgment(
+        self,
+        qid: str,
+        doc_id: int,
+        assessor_id: int,
+        state: JudgmentState | Callable[[JudgmentState], JudgmentState],
+        time_spent: float,
+        origin: str,
+        found_by: str,
+        query: str | None,
+    ) -> JudgmentChange:
+        query = query if found_by == "search" or origin == "search" else None
+        for _try in range(8):
+            with self._read() as conn:
+                row = self._state(conn, qid, doc_id, assessor_id)
+            before = JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
+            after = state(before) if callable(state) else state
+            with self._member_write() as conn:
+                done = raw(
+                    conn,
+                    "SELECT judgeapp_judge(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        qid,
+                        int(doc_id),
+                        int(assessor_id),
+                        before.grade,
+                        before.note if before.grade is not None else None,
+                        before.flagged if before.grade is not None else None,
+                        after.grade,
+                        after.note,
+                        after.flagged,
+                        float(time_spent),
+                        origin,
+                        self.token,
+                        found_by,
+                        query if found_by == "search" else None,
+                    ),
+                ).scalar_one()
+            if done != "changed":
+                break
+        else:
+            raise StoreError(
+                f"the judgment of topic {qid!r} kept changing (another window of the same "
+                "assessor?): nothing was recorded; try again"
+            )
+        if done == "none":
+            return JudgmentChange(qid, doc_id, assessor_id, before, before, Changes())
+        changes = Changes(topics=frozenset([qid]), judged=((qid, doc_id),))
+        if row is not None:  # the judgment keeps where it was found
+            found_by, query = str(row[4]), row[5]
+        return JudgmentChange(
+            qid, doc_id, assessor_id, before, after, changes, time_spent, found_by, query
         )
 
     def judgment_state(self, qid: str, doc_id: int, assessor_id: int) -> JudgmentState:
@@ -1476,6 +1733,7 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
         conflict: reported, with both changes kept in the history."""
         h, j = m.JudgmentEvent, m.Judgment
         with self._begin() as conn:
+            self._keep_times(conn)
             known = {uid for (uid,) in conn.execute(select(h.c.uid))}
             new: dict[str, HistoryEvent] = {}
             for e in events:
@@ -1484,6 +1742,13 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
             if not new:
                 return MergeReport(0, 0, [], Changes())
             fresh = list(new.values())
+            ahead = utcnow() + timedelta(hours=1)
+            late = next((e for e in fresh if e.at is not None and e.at > ahead), None)
+            if late is not None:  # it would outrank every later judgment here (schema 0006)
+                raise StoreError(
+                    f"an event of topic {late.qid!r}, document {late.docno!r} is dated "
+                    f"{late.at:%Y-%m-%d %H:%M}, ahead of this clock: nothing was merged"
+                )
             people = {a.name: a.id for a in self._assessor_rows(conn)}
             for e in fresh:
                 if e.assessor not in people:

@@ -1,7 +1,8 @@
 """Assessors as database users: on PostgreSQL each assessor can connect as a role of their
-own, which the server then holds to writing only that assessor's judgments (the row-level
-security policies of schema revision 0003). The project's owner, who owns the tables, adds
-and removes them. A SQLite file has no users: there the assessor name stays a label.
+own, which the server then holds to what that assessor may see and write (schema revision
+0006: row-level security on reads, writes only through the server's functions, no lock the
+team waits on). The project's owner, who owns the tables, adds and removes them. A SQLite
+file has no users: there the assessor name stays a label.
 """
 
 from __future__ import annotations
@@ -9,21 +10,14 @@ from __future__ import annotations
 import re
 import secrets
 
-from sqlalchemy import Connection, literal_column, select, text
+from sqlalchemy import Connection, select, text
 
 from judgeapp.records import Changes
 from judgeapp.store import models as m
 from judgeapp.store.base import StoreBase, StoreError, utcnow
 
-# what an assessor role may write; everything else it may only read
-WRITE_GRANTS = (
-    ("INSERT, UPDATE, DELETE", "judgments"),
-    ("INSERT", "judgment_history"),
-    ("INSERT", "docnos"),
-    ("INSERT", "project_changes"),
-    ("INSERT, UPDATE, DELETE", "settings"),
-    ("INSERT", "search_log"),  # their own searches (schema 0006)
-)
+# the roles `team add` created for this project (it adopts no other without being asked)
+CREATED_SETTING = "team.created_roles"
 
 
 def role_for(name: str) -> str:
@@ -43,33 +37,78 @@ class TeamStoreMixin(StoreBase):
             )
 
     def add_team_member(
-        self, name: str, *, role: str | None = None, password: str | None = None
+        self,
+        name: str,
+        *,
+        role: str | None = None,
+        password: str | None = None,
+        adopt: bool = False,
     ) -> tuple[str, str | None]:
         """Make `name` an assessor who connects as database role `role` (made from the name
-        by default; created with `password`, a new random one by default, unless it exists).
-        Returns (role, the password if the role was created)."""
+        by default; created with `password`, a new random one by default). A role that
+        exists already is refused unless `team add` created it for this project, or `adopt`
+        (its password then stays); a superuser, a role that bypasses row-level security,
+        the owner's own role and any role that holds the owner's privileges are refused
+        always. Returns (role, the password if the role was created)."""
         self._require_postgres("team add")
         role = role or role_for(name)
         with self._begin() as conn:
             q = conn.dialect.identifier_preparer.quote
-            exists = conn.execute(
-                text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}
+            found = conn.execute(
+                text(
+                    "SELECT rolsuper, rolbypassrls, rolname = current_user, "
+                    "pg_has_role(oid, current_user, 'USAGE') FROM pg_roles WHERE rolname = :r"
+                ),
+                {"r": role},
             ).first()
             created = None
-            if not exists:
+            ours = set(self._created_roles(conn))
+            if found is not None:
+                superuser, bypasses, is_owner, holds_owner = found
+                if superuser or bypasses:
+                    raise StoreError(
+                        f"role {role!r} is a superuser or bypasses row-level security: the "
+                        "server could not keep it to one assessor's work (--role NAME)"
+                    )
+                if is_owner or holds_owner:
+                    raise StoreError(
+                        f"role {role!r} is the project owner's own (or holds its privileges): "
+                        "an assessor needs a role of their own (--role NAME)"
+                    )
+                if role not in ours and not adopt:
+                    raise StoreError(
+                        f"role {role!r} exists already and was not made by `team add` for this "
+                        f"project: --adopt-role gives it to {name!r} (its password stays), or "
+                        "choose another name with --role"
+                    )
+            else:
                 created = password or secrets.token_urlsafe(12)
                 literal = created.replace("'", "''")
-                conn.execute(text(f"CREATE ROLE {q(role)} LOGIN PASSWORD '{literal}'"))
-            db = conn.execute(text("SELECT current_database()")).scalar_one()
-            schema = conn.execute(text("SELECT current_schema()")).scalar_one()
-            conn.execute(text(f"GRANT CONNECT ON DATABASE {q(db)} TO {q(role)}"))
-            conn.execute(text(f"GRANT USAGE ON SCHEMA {q(schema)} TO {q(role)}"))
-            conn.execute(text(f"GRANT SELECT ON ALL TABLES IN SCHEMA {q(schema)} TO {q(role)}"))
-            for privileges, table in WRITE_GRANTS:
-                conn.execute(text(f"GRANT {privileges} ON {table} TO {q(role)}"))
-            conn.execute(text(f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {q(schema)} TO {q(role)}"))
+                conn.execute(
+                    text(
+                        f"CREATE ROLE {q(role)} LOGIN NOSUPERUSER NOBYPASSRLS PASSWORD '{literal}'"
+                    )
+                )
+                self._put_created_roles(conn, sorted(ours | {role}))
+            # the owner becomes a member of the role: it then sees the role's sessions (whom a
+            # writer waits for, since when) and `team remove` can end them
+            with conn.begin_nested():
+                conn.execute(text(f"GRANT {q(role)} TO CURRENT_USER"))
+            conn.execute(text("SELECT judgeapp_admit(:r)"), {"r": role})
             self._link_role(conn, name, role)
         return role, created
+
+    @staticmethod
+    def _created_roles(conn: Connection) -> list[str]:
+        value = conn.execute(
+            select(m.Setting.c.value).where(m.Setting.c.key == CREATED_SETTING)
+        ).scalar()
+        return [str(r) for r in value] if isinstance(value, list) else []
+
+    @staticmethod
+    def _put_created_roles(conn: Connection, roles: list[str]) -> None:
+        conn.execute(m.Setting.delete().where(m.Setting.c.key == CREATED_SETTING))
+        conn.execute(m.Setting.insert(), [{"key": CREATED_SETTING, "value": roles}])
 
     def _link_role(self, conn: Connection, name: str, role: str) -> None:
         table = m.Assessor
@@ -93,8 +132,10 @@ class TeamStoreMixin(StoreBase):
         self._changed(conn, Changes(assessors=True))
 
     def remove_team_member(self, name: str) -> str:
-        """Take back what `add_team_member` granted (the role itself and the assessor's
-        judgments stay). Returns the role."""
+        """Take back what `add_team_member` granted and end the role's sessions on this
+        database; the role itself and every judgment of the assessor stay. Whatever the
+        server lets the owner do of it is done (a role dropped meanwhile, or one the owner
+        is no member of, still comes off the team). Returns the role."""
         self._require_postgres("team remove")
         with self._begin() as conn:
             role = conn.execute(
@@ -102,10 +143,18 @@ class TeamStoreMixin(StoreBase):
             ).scalar()
             if not role:
                 raise StoreError(f"{name!r} has no database role in this project")
-            q = conn.dialect.identifier_preparer.quote
-            schema = conn.execute(text("SELECT current_schema()")).scalar_one()
-            conn.execute(text(f"REVOKE ALL ON ALL TABLES IN SCHEMA {q(schema)} FROM {q(role)}"))
-            conn.execute(text(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {q(schema)} FROM {q(role)}"))
+            me = conn.execute(text("SELECT current_user")).scalar_one()
+            if role != me:  # a project of revision 0005 may have linked the owner's own role
+                for sql in (
+                    "SELECT judgeapp_dismiss(:r)",
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE usename = :r AND datname = current_database()",
+                ):
+                    try:
+                        with conn.begin_nested():
+                            conn.execute(text(sql), {"r": role})
+                    except Exception:  # done as far as the server allows
+                        pass
             table = m.Assessor
             conn.execute(table.update().where(table.c.name == name).values(db_role=None))
             self._changed(conn, Changes(assessors=True))
@@ -123,12 +172,31 @@ class TeamStoreMixin(StoreBase):
 
     def current_assessor(self) -> str | None:
         """The assessor this connection's database role belongs to (PostgreSQL), or None:
-        the owner, or any SQLite project, may judge under any name."""
-        if self.dialect != "postgresql":
+        the owner, or any SQLite project, may judge under any name. A role the server knows
+        on no assessor is refused: it would judge as nobody."""
+        if self.scope is None:
             return None
-        with self._read() as conn:
-            return conn.execute(
-                select(m.Assessor.c.name).where(
-                    m.Assessor.c.db_role == literal_column("current_user")
-                )
-            ).scalar()
+        if self.scope.assessor is None:
+            raise StoreError(
+                f"role {self.scope.role} is not on this project's team: ask its owner "
+                f"(role {self.scope.owner}) for `team add`"
+            )
+        return self.scope.assessor
+
+    def wait_limit(self) -> float:
+        """How long this project's commands wait for another writer (the owner's choice)."""
+        return self.write_wait
+
+    def set_wait_limit(self, seconds: float) -> Changes:
+        """The owner's choice of how long writers wait (and every session of the project
+        waits for a lock) before giving up with a message."""
+        from judgeapp.store.locking import WAIT_SETTING
+
+        if not 1 <= seconds <= 86400:
+            raise StoreError(f"a wait is from 1 second to a day (86400 s), not {seconds:g}")
+        with self._begin() as conn:
+            conn.execute(m.Setting.delete().where(m.Setting.c.key == WAIT_SETTING))
+            conn.execute(m.Setting.insert(), [{"key": WAIT_SETTING, "value": seconds}])
+            self._changed(conn, Changes(assessors=True))
+        self.write_wait = float(seconds)
+        return Changes(assessors=True)

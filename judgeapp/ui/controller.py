@@ -27,7 +27,7 @@ from judgeapp.pooling.estimate import Estimate
 from judgeapp.records import Changes
 from judgeapp.services.progress import Cancelled, ProgressFn
 from judgeapp.services.rows import TopicRow
-from judgeapp.services.workbench import ChangeFeed, Workbench, WorkbenchState
+from judgeapp.services.workbench import ChangeFeed, Workbench, WorkbenchState, location_shown
 from judgeapp.ui.adjudication import AdjudicationController, AdjudicationView
 from judgeapp.ui.dialogs import (
     AssessorDialog,
@@ -184,11 +184,19 @@ class MainController(QObject):
         fallback = self.settings.value("assessor")
         opener = self.opener
 
-        def load() -> tuple[Workbench, WorkbenchState]:
+        def load() -> tuple[Workbench, WorkbenchState, str | None]:
             workbench = opener(db)
             try:
-                workbench.set_assessor(_assessor_for(workbench, by_project, fallback))
-                return workbench, workbench.state()
+                assessor = _assessor_for(workbench, by_project, fallback)
+                refused = None
+                try:
+                    workbench.set_assessor(assessor)
+                except Exception as exc:  # a read-only project that does not know this name, ...
+                    refused = (
+                        f"{db}: judgments cannot be recorded as {assessor!r}: {exc}\n\nThe "
+                        "project is shown; choose a known assessor (Judging ▸ Assessor…) to judge."
+                    )
+                return workbench, workbench.state(), refused
             except BaseException:
                 workbench.close()
                 raise
@@ -206,7 +214,9 @@ class MainController(QObject):
             self.window.statusBar().clearMessage()
         self._error("Cannot open project", f"{db}: {exc}")  # not a project, a newer schema, ...
 
-    def _on_project_loaded(self, db: str, workbench: Workbench, state: WorkbenchState) -> None:
+    def _on_project_loaded(
+        self, db: str, workbench: Workbench, state: WorkbenchState, refused: str | None = None
+    ) -> None:
         if self.opening != db:  # another project was asked for meanwhile
             self.ops.write(workbench.close, what="closing a project")
             return
@@ -219,6 +229,8 @@ class MainController(QObject):
             self.ops.write(old.close, what="closing the project")  # after its writes
         self.workbench = workbench
         self._start_feed(workbench)
+        if refused is not None:
+            self._warn("Opened for reading only", refused)
         self._remember_project(db)
         self._remember_assessor(workbench.path, state.assessor)
         self.judging.set_workbench(workbench)
@@ -329,7 +341,7 @@ class MainController(QObject):
         menu = self.window.recent_menu
         menu.clear()
         for path in self._recent():
-            action = menu.addAction(path)
+            action = menu.addAction(location_shown(path))
             action.triggered.connect(lambda _=False, p=path: self.open_project(p))
         menu.setEnabled(bool(self._recent()))
 
@@ -430,8 +442,17 @@ class MainController(QObject):
         ranks (the judging queue), no building pools or importing runs (both show runs)."""
         view = self.window.topics_view
         view.show_assignments(bool(assignments))
-        for name in ("build_pool", "import_runs", "import_qrels", "adjudicate", "team", "scale"):
+        hidden = ("build_pool", "import_runs", "import_qrels", "adjudicate", "team", "scale")
+        # every judgment would include other assessors' work (and imported qrels)
+        for name in (*hidden, "export_qrels"):
             self.window.actions_by_name[name].setEnabled(not blind)
+        # a team member's role may not change the project (the server refuses): not offered
+        wb = self.workbench
+        member = wb is not None and wb.store.scope is not None
+        for name in ("import_topics", "import_documents"):
+            self.window.actions_by_name[name].setEnabled(not member)
+        for name in ("import_runs", "import_qrels", "build_pool"):
+            self.window.actions_by_name[name].setEnabled(not blind and not member)
         if blind:
             for part in (self.adjudication, self.team):
                 if part is not None:
@@ -1021,6 +1042,9 @@ class MainController(QObject):
         wb = self.workbench
         if wb is None:
             return
+        if self.blind and not mine:  # (the menu item is disabled: this is its guard)
+            self._error("Export qrels", "An assessor judging blind exports their own judgments.")
+            return
         who = [wb.assessor] if mine and wb.assessor else None
 
         def wrote(count: int) -> None:
@@ -1077,8 +1101,11 @@ class MainController(QObject):
         wb = self.workbench
         if wb is None:
             return None
+        connected = wb.connected_as()
+        # a team member's role judges as its own assessor, and no other name is offered
         persons = self.state.persons if self.state is not None else []
-        dialog = AssessorDialog(persons, wb.assessor, self.window)
+        names = [connected] if connected is not None else persons
+        dialog = AssessorDialog(names, wb.assessor, self.window, fixed=connected is not None)
         dialog.chosen.connect(self.set_assessor)
         self.assessor_dialog = dialog
         dialog.open()
@@ -1126,7 +1153,10 @@ class MainController(QObject):
 def _assessor_for(workbench: Workbench, by_project: dict[str, str], fallback: Any) -> str:
     """Who judges when a project opens: the assessor remembered for it, else the one
     chosen last anywhere (unless that name is an imported qrels source here), else the
-    login name."""
+    login name. A team member's role judges as its own assessor only."""
+    connected = workbench.connected_as()
+    if connected is not None:
+        return connected
     name = by_project.get(workbench.path) or fallback
     if name and name not in workbench.persons() and name in workbench.sources():
         name = None

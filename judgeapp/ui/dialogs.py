@@ -362,21 +362,28 @@ class AssessorDialog(QDialog):
 
     chosen = Signal(str)
 
-    def __init__(self, names: Sequence[str], current: str | None, parent=None) -> None:
+    def __init__(
+        self, names: Sequence[str], current: str | None, parent=None, *, fixed: bool = False
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Assessor")
         self.combo = QComboBox()
-        self.combo.setEditable(True)
+        self.combo.setEditable(not fixed)
         self.combo.addItems(list(names))
         if current:
             self.combo.setCurrentText(current)
-        self.combo.lineEdit().setPlaceholderText("your name")
+        if not fixed:
+            self.combo.lineEdit().setPlaceholderText("your name")
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
-        label = QLabel("Judgments are recorded under this name. Type a new name to add one.")
+        label = QLabel(
+            "This connection judges as its own assessor only (the server's rule)."
+            if fixed
+            else "Judgments are recorded under this name. Type a new name to add one."
+        )
         label.setWordWrap(True)
         label.setObjectName("muted")
         layout = QVBoxLayout(self)

@@ -9,6 +9,7 @@ import pytest
 
 from judgeapp.cli import main
 from judgeapp.commands.scale import PRESET_HELP
+from judgeapp.formats.model import Topic
 from judgeapp.records import DEFAULT_SCALE, GradeInfo
 from judgeapp.services import scale
 from judgeapp.services.judging import JudgingError, JudgingService
@@ -149,6 +150,7 @@ def test_a_grade_people_used_cannot_be_removed(tmp_path, capsys):
     db = str(tmp_path / "p.db")
     assert main(["init", db]) == 0
     with Store.open(db) as store:
+        store.put_topics([(Topic("1", "one"), "test")])
         store.intern_docnos(["d1"])
         JudgingService(store, "ann").record("1", "d1", 3)
     capsys.readouterr()
@@ -161,6 +163,7 @@ def test_a_grade_people_used_cannot_be_removed(tmp_path, capsys):
 
 def test_undo_and_redo_keep_the_time_spent(tmp_path):
     with Store.open(tmp_path / "p.db") as store:
+        store.put_topics([(Topic("1", "one"), "test")])
         store.intern_docnos(["d1"])
         judging = JudgingService(store, "ann")
         change = judging.record("1", "d1", 2, time_spent=7.2)

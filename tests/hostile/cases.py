@@ -266,6 +266,17 @@ def prepare_project(kind: str, template: Path, folder: Path) -> Path:
     if kind == "gzip":
         db.write_bytes((FILES / "not_a_project.gz").read_bytes())
         return db
+    if kind in ("foreign", "empty-sqlite"):  # another program's database; one with no tables
+        import sqlite3
+
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            conn.execute("CREATE TABLE notes (x)")
+            if kind == "empty-sqlite":
+                conn.execute("DROP TABLE notes")
+            else:
+                conn.execute("INSERT INTO notes VALUES ('kept as it is')")
+            conn.commit()
+        return db
     data = template.read_bytes()
     if kind == "truncated":
         data = data[: len(data) // 3]

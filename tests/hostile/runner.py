@@ -17,6 +17,7 @@ time), `abort` (ended by a signal: a native crash, the memory limit's SIGKILL, S
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -152,6 +153,22 @@ class ForkServer:
 
 
 # -- the server side ---------------------------------------------------------------------------
+class _Descriptor(io.RawIOBase):
+    """A file descriptor read with os.read, whatever it is open on."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = os.read(self.fd, len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
 def _child(request: dict) -> None:
     """In the forked process: limits, files, the command, and an exit as Python's."""
     import resource
@@ -175,7 +192,13 @@ def _child(request: dict) -> None:
         os.setgid(request["user"])
         os.setuid(request["user"])
         os.environ["HOME"] = str(workdir)
-    sys.stdin = open(0, encoding="utf-8", errors="strict", closefd=False)
+    try:
+        sys.stdin = open(0, encoding="utf-8", errors="strict", closefd=False)
+    except IsADirectoryError:
+        # a directory as standard input: CPython itself refuses to start so ("Fatal Python
+        # error: init_sys_streams"); a stdin read through the descriptor shows what
+        # judgeapp says when it reads one (EISDIR)
+        sys.stdin = io.TextIOWrapper(io.BufferedReader(_Descriptor(0)), encoding="utf-8")
     sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
     sys.stderr = open(2, "w", encoding="utf-8", closefd=False)
     code: int = 1

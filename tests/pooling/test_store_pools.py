@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from judgeapp.formats.model import RankedTopic, RunFile
+from judgeapp.formats.model import RankedTopic, RunFile, Topic
 from judgeapp.pooling import depth_pool, make_order
 from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.services.pools import PoolService
@@ -32,6 +32,9 @@ def run_file(tag: str, topics: dict[str, list[str]]) -> RunFile:
 def store(project_db):
     s = Store.open(project_db)
     s.add_runs([RunImport(run_file(tag, topics)) for tag, topics in RUNS.items()])
+    # the runs' topics: people judge topics of the project (schema 0006 refuses others)
+    qids = sorted({q for topics in RUNS.values() for q in topics})
+    s.put_topics([(Topic(q, f"topic {q}"), "test") for q in qids])
     yield s
     s.close()
 

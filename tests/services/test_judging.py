@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from judgeapp.formats.model import Topic
 from judgeapp.services.judging import JudgingError, JudgingService
 from judgeapp.services.policy import qrels_rows
 from judgeapp.store import Store
@@ -12,6 +13,7 @@ from judgeapp.store import Store
 @pytest.fixture
 def service(project_db):
     store = Store.open(project_db)
+    store.put_topics([(Topic("1", "one"), "test")])
     yield JudgingService(store, "alice")
     store.close()
 

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judgeapp.formats.model import Topic
 from judgeapp.records import JudgmentRows
 from judgeapp.services.policy import NEWEST, JudgmentPolicy, effective_judgments, qrels_rows
 from judgeapp.store import JudgmentState, Store
@@ -70,6 +71,7 @@ def test_newest_vectorised_equals_its_rule_and_its_replay(changes):
 
 def test_the_most_recently_changed_judgment_counts_in_evaluation_and_export(project_db):
     with Store.open(project_db) as store:
+        store.put_topics([(Topic("1", "one"), "test")])
         ids = store.intern_docnos(["a", "b"])
         alice, bob = store.assessor("alice").id, store.assessor("bob").id
         store.set_judgment("1", ids["a"], alice, JudgmentState(2))
@@ -98,6 +100,7 @@ def test_each_policy_chooses_as_defined(project_db):
     from judgeapp.services.policy import POLICIES, PolicyError, parse_policy
 
     with Store.open(project_db) as store:
+        store.put_topics([(Topic("1", "one"), "test")])
         ids = store.intern_docnos(["a", "b", "c", "d"])
         people = {n: store.assessor(n).id for n in ("ann", "bob", "cid")}
         qrels = store.assessor("qrels", kind="source").id

@@ -36,7 +36,7 @@ def main() -> None:
     ids = store.intern_docnos(["d2"])
     store.set_judgment("2", ids["d2"], alice.id, JudgmentState(3))
     store.set_judgment("2", ids["d2"], alice.id, JudgmentState(1, "on reflection"))
-    if SCHEMA_HEAD >= "0006":  # documents in the search index, a judgment found by search
+    if SCHEMA_HEAD >= "0007":  # documents in the search index, a judgment found by search
         store.put_documents(
             [
                 (Document("d1", "Shock waves", "A shock wave ahead of a blunt body."), "sample"),

@@ -11,7 +11,7 @@ from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, To
 from judgeapp.services.overview import project_info
 from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.store import JudgmentState, RunImport, Store, StoreError
-from judgeapp.store.store import DOC_BATCH
+from judgeapp.store.store import DOC_BATCH, TopicExists
 
 
 def make_run(tag: str, topics: dict[str, list[tuple[str, float]]]) -> RunFile:
@@ -36,6 +36,12 @@ def qrels(rows: list[tuple[str, str, int]]) -> QrelsFile:
         np.array([r[2] for r in rows], dtype=np.int64),
         np.arange(1, len(rows) + 1),
     )
+
+
+def topics(store: Store, *qids: str) -> None:
+    """Topics for people to judge (the project refuses a person's judgment of a topic it
+    lacks)."""
+    store.put_topics([(Topic(q, f"topic {q}"), "test") for q in qids])
 
 
 @pytest.fixture
@@ -80,6 +86,7 @@ def test_run_name_clash_is_refused_whole(store):
 def test_judgment_changes_are_durable_and_recorded_in_history(tmp_path):
     path = tmp_path / "p.db"
     store = Store.open(path)
+    topics(store, "7")
     alice = store.assessor("alice")
     doc = store.intern_docnos(["d1"])["d1"]
     first = store.set_judgment("7", doc, alice.id, JudgmentState(2, "ok"), time_spent=3.0)
@@ -106,6 +113,7 @@ def test_judgment_changes_are_durable_and_recorded_in_history(tmp_path):
 
 
 def test_history_is_append_only(store):
+    topics(store, "1")
     alice = store.assessor("alice")
     doc = store.intern_docnos(["d1"])["d1"]
     store.set_judgment("1", doc, alice.id, JudgmentState(1))
@@ -118,6 +126,7 @@ def test_history_is_append_only(store):
 
 def test_effective_judgments_take_the_newest_per_document(store):
     store.import_qrels([(qrels([("1", "a", 1), ("1", "b", 0), ("2", "a", 2)]), "official")])
+    topics(store, "1")
     bob = store.assessor("bob")
     ids = store.docno_ids(["a", "b"])
     store.set_judgment("1", ids["b"], bob.id, JudgmentState(3))
@@ -136,6 +145,7 @@ def test_judgment_arrays_agree_with_the_exported_qrels_for_any_assessors(store):
     # two readings of "effective": the arrays the evaluation reads (a sort) and the rows
     # `export qrels` writes (a window function); many changes by three assessors
     rng = np.random.default_rng(3)
+    topics(store, "1", "2", "3")
     names = ["ann", "bob", "cy"]
     people = {n: store.assessor(n).id for n in names}
     ids = list(store.intern_docnos([f"d{i}" for i in range(12)]).values())
@@ -242,7 +252,12 @@ def test_a_duplicate_docno_is_reported_where_it_stands_in_the_stream(project_db)
 
 def test_topics_replace_by_qid_and_sort_in_byte_order(store):
     store.put_topics([(Topic("10", "ten"), "a"), (Topic("9", "nine"), "a"), (Topic("01"), "a")])
-    store.put_topics([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")])
+    # the same statement again changes nothing; another one needs replacing
+    assert store.put_topics([(Topic("9", "nine"), "c")]).empty
+    with pytest.raises(TopicExists, match="topic 9 is in the project already"):
+        store.put_topics([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")])
+    assert store.topic("9").title == "nine"
+    store.put_topics([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")], replace=True)
     topics = store.topics()
     assert [t.qid for t in topics] == ["01", "10", "9"]
     assert store.topic("9").title == "NINE" and store.topic("9").fields == {"k": [1, 2]}

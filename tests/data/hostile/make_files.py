@@ -100,6 +100,18 @@ def main() -> None:
     # -- project files that are not projects -----------------------------------------------
     text("not_a_project.txt", "401 Q0 D1 1 1 r\n")
     raw("not_a_project.gz", gzip.compress(b"SQLite format 3\x00" + b"\x00" * 100, mtime=0))
+    # -- issue 27 --------------------------------------------------------------------------
+    text("qrels_decimal_grades.txt", "401 0 D1 1.0\n401 0 D4 0.0\n402 0 D2 1.0\n")
+    text(
+        "docs_lone_surrogate.jsonl",
+        '{"docno": "D7", "text": "fine"}\n{"docno": "D8", "text": "cut \\ud800 here"}\n',
+    )
+    text(
+        "judgments_lone_surrogate.jsonl",
+        '{"topic": "401", "docno": "D2", "grade": 1, "note": "half a pair \\udc00"}\n',
+    )
+    text("topics_changed.tsv", "401\tforeign minorities, somewhere else entirely\n")
+    text("run_infinite_score.txt", "401 Q0 D1 1 inf r\n401 Q0 D2 2 1 r\n")
 
 
 if __name__ == "__main__":
