@@ -159,11 +159,12 @@ def test_judgments_found_by_search_travel_in_files_and_merges(project, tmp_path,
         alice.record("1", "d2", 0)
     out = tmp_path / "j.jsonl"
     assert main(["export", "judgments", project, "--out", str(out)]) == 0
-    other = str(tmp_path / "other.db")
-    assert main(["init", other]) == 0
+    # (people judge topics of the project, schema 0006: both get the topics first)
+    other, merged = str(tmp_path / "other.db"), str(tmp_path / "merged.db")
+    for db in (other, merged):
+        assert main(["init", db]) == 0
+        assert main(["import", "topics", db, str(tmp_path / "topics.tsv")]) == 0
     assert main(["import", "judgments", other, str(out)]) == 0
-    merged = str(tmp_path / "merged.db")
-    assert main(["init", merged]) == 0
     assert main(["merge", merged, project]) == 0
     for db in (other, merged):
         with Store.open(db) as store:
