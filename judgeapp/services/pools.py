@@ -10,12 +10,12 @@ estimator, what a replay means) has one home outside the store.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from judgeapp.pooling.estimate import Estimate, curve_estimate, sample_estimate
+from judgeapp.pooling.estimate import CurveFit, Estimate, fit_curve, sample_estimate
 from judgeapp.pooling.order import DEFAULT_ORDER, ORDERS, JudgingOrder, make_order
 from judgeapp.pooling.pools import (
     PoolingError,
@@ -27,6 +27,7 @@ from judgeapp.pooling.pools import (
     topic_lists,
     topic_seed,
 )
+from judgeapp.pooling.simulate import case_seed, stop_checkpoint
 from judgeapp.records import Changes, PoolInfo
 from judgeapp.services.policy import (
     DEFAULT_POLICY,
@@ -180,11 +181,13 @@ class PoolService:
         assessors: Sequence[str] | None = None,
         min_grade: int = 1,
         level: float = 0.95,
+        stop: tuple[float, float] | None = None,
     ) -> Estimate | None:
         """The topic's total relevant documents, estimated with an interval: from the sample
         when the pool is one (None until every stratum has a judged document), else by
-        extrapolating the found-vs-judged curve over the pool (None before any judgment);
-        the curve's model follows whether the pool's judging order is adaptive."""
+        extrapolating the found-vs-judged curve over the pool in the pool's judging order
+        (None before any judgment). With `stop` = (target recall, confidence), a curve
+        estimate carries the stopping advice (`Estimate.advice`)."""
         strategy, judging_order = self.store.pool_kind(name)
         if strategy == "sample":
             topic = self.pool_topic(name, qid)
@@ -196,9 +199,32 @@ class PoolService:
         curve = self._curve(pooled, qid, assessors, min_grade)
         if not len(curve):
             return None
-        adaptive = ORDERS[judging_order].adaptive
-        return curve_estimate(
-            curve, len(pooled), adaptive=adaptive, level=level, qid=qid, order=judging_order
+        fit = self._fit(curve, len(pooled), judging_order, qid)
+        estimate = fit.estimate(level)
+        if stop is None:
+            return estimate
+        # the rule is checked at fixed points of the judging (stop_checkpoint), as in the
+        # simulation that vouches for it
+        at = stop_checkpoint(len(curve), len(pooled))
+        checked = (
+            fit if at == len(curve) else self._fit(curve[:at], len(pooled), judging_order, qid)
+        )
+        advice = checked.stop_advice(*stop)
+        if not advice.stop:
+            advice = replace(advice, more=max(advice.more - (len(curve) - at), 1))
+        return replace(estimate, advice=advice)
+
+    @staticmethod
+    def _fit(curve: np.ndarray, pool_size: int, judging_order: str, qid: str) -> CurveFit:
+        """The curve estimator's model of a topic; its Monte Carlo seed follows the
+        judgments, so that the same judgments always show the same estimate."""
+        return fit_curve(
+            curve,
+            pool_size,
+            order=judging_order,
+            adaptive=ORDERS[judging_order].adaptive,
+            qid=qid,
+            seed=case_seed(0, qid, len(curve)),
         )
 
     # -- writing ---------------------------------------------------------------------------

@@ -47,7 +47,9 @@ def contributors(store: Store, topic) -> dict[str, list[tuple[str, int]]]:
 
 
 def test_pool_round_trip_equals_pooling_the_stored_lists(store):
-    info = PoolService(store).create_pool("p", runs=["A", "B"], params={"depth": 2}, judging_order="mtf", seed=4)
+    info = PoolService(store).create_pool(
+        "p", runs=["A", "B"], params={"depth": 2}, judging_order="mtf", seed=4
+    )
     assert (info.name, info.strategy, info.params, info.judging_order, info.seed) == (
         "p",
         "depth",
@@ -127,8 +129,15 @@ def test_extending_a_pool_adds_runs_and_depth_and_keeps_judgments(store):
 def test_extending_a_take_pool_adds_its_budget_of_new_documents(store):
     PoolService(store).create_pool("t", runs=["A"], strategy="take", params={"budget": 2})
     assert docnos(store, PoolService(store).pool_topic("t", "1").doc_ids) == ["a", "b"]
-    PoolService(store).extend_pool("t", runs=["B"])  # two more: c (rank 1 in B), then e (rank 2, 1 run)
-    assert sorted(docnos(store, PoolService(store).pool_topic("t", "1").doc_ids)) == ["a", "b", "c", "e"]
+    PoolService(store).extend_pool(
+        "t", runs=["B"]
+    )  # two more: c (rank 1 in B), then e (rank 2, 1 run)
+    assert sorted(docnos(store, PoolService(store).pool_topic("t", "1").doc_ids)) == [
+        "a",
+        "b",
+        "c",
+        "e",
+    ]
 
 
 def test_deleting_a_pool_keeps_judgments(store):
@@ -159,7 +168,10 @@ def test_progress_counts_only_the_chosen_assessors(store):
     judge(store, "1", "b", 0, "bob")
     judge(store, "1", "zz", 3, "bob")  # not pooled: not counted
     both = {p.qid: (p.size, p.judged, p.relevant) for p in PoolService(store).pool_progress("p")}
-    ann = {p.qid: (p.size, p.judged, p.relevant) for p in PoolService(store).pool_progress("p", ["ann"])}
+    ann = {
+        p.qid: (p.size, p.judged, p.relevant)
+        for p in PoolService(store).pool_progress("p", ["ann"])
+    }
     assert both["1"][1:] == (2, 1) and ann["1"][1:] == (1, 1)
     strict = PoolService(store).pool_progress("p", min_grade=3)
     assert [(p.qid, p.relevant) for p in strict] == [("1", 0), ("2", 0)]
@@ -173,7 +185,12 @@ def test_judging_events_follow_the_effective_grade(store):
     a = store.docno_ids(["a"])["a"]
     store.set_judgment("1", a, who.id, JudgmentState(None))  # bob's undo: ann's 1 again
     ids = store.docno_ids(["a", "b"])
-    assert PoolService(store).judging_events("1") == [(ids["a"], 1), (ids["a"], 0), (ids["b"], 2), (ids["a"], 1)]
+    assert PoolService(store).judging_events("1") == [
+        (ids["a"], 1),
+        (ids["a"], 0),
+        (ids["b"], 2),
+        (ids["a"], 1),
+    ]
     assert PoolService(store).judging_events("1", ["bob"]) == [(ids["a"], 0), (ids["a"], None)]
 
 
@@ -280,3 +297,42 @@ def test_a_schema_0001_project_with_a_pool_upgrades_and_keeps_it(tmp_path):
         assert len(qrels_rows(store)) == 3  # the sample's judgments are still there
     finally:
         store.close()
+
+
+def test_curve_estimate_carries_the_stopping_advice_and_info_prints_it(store, project_db, capsys):
+    """The stopping advice of a pool's topic is the estimator's at the judgments made (the
+    rule's checkpoints are every judgment in a pool this small), and `info --estimates`
+    prints it with the estimate, marking an interval the estimator cannot vouch for."""
+    from judgeapp.cli import main
+    from judgeapp.pooling.estimate import fit_curve
+    from judgeapp.pooling.simulate import case_seed
+
+    service = PoolService(store)
+    service.create_pool("p", params={"depth": 4}, judging_order="mtf")
+    for docno, grade in (("a", 1), ("b", 0), ("c", 2)):
+        judge(store, "1", docno, grade)
+    est = service.estimate_relevant("p", "1", stop=(0.8, 0.95))
+    size = store.pool_sizes("p")["1"]
+    fit = fit_curve([True, False, True], size, order="mtf", qid="1", seed=case_seed(0, "1", 3))
+    assert est.advice == fit.stop_advice(0.8, 0.95)
+    assert (est.low, est.high) == (fit.estimate().low, fit.estimate().high)
+    assert not est.calibrated and f"a pool of {size} documents" in est.note
+    assert service.estimate_relevant("p", "1").advice is None  # only when asked
+    store.close()
+    assert main(["info", project_db, "--estimates", "p", "--stop-at", "0.8"]) == 0
+    out = capsys.readouterr().out
+    assert "estimates    pool p: relevant left, 95% interval; stop advice for 80% recall" in out
+    low, high = est.missing_interval
+    line = next(x for x in out.splitlines() if x.split()[:2] == ["1", str(size)])
+    assert line.split()[:6] == [
+        "1",
+        str(size),
+        "3",
+        "2",
+        f"{est.missing:.0f}",
+        f"{low:.0f}-{high:.0f}*",
+    ]
+    assert line.endswith(est.advice.text())
+    assert f"* uncalibrated: a pool of {size} documents" in out
+    assert main(["info", project_db, "--estimates", "nope"]) == 2
+    assert "no pool named 'nope'" in capsys.readouterr().err
