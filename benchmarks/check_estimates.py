@@ -45,7 +45,7 @@ CLASSIC = {  # name: (folder, documents, queries, qrels)
 
 def report_topics(qrels: Path, runs: list[Path]) -> list[str]:
     """The even-numbered topics the qrels judge and some run retrieved for."""
-    judged = set(read_qrels(qrels).topics)
+    judged = set(read_qrels(qrels).qids)
     retrieved = {q for path in runs for q in read_run(path).topics}
     return sorted((q for q in judged & retrieved if int(q) % 2 == 0), key=int)
 

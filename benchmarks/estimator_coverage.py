@@ -372,6 +372,87 @@ def calibrate_curve(data, cache: Path | None) -> list[str]:
     return [*lines, f"keys: {', '.join(calibration.low)}", f"sizes: {calibration.sizes}"]
 
 
+# the stopping rule's margin: multipliers of 1 - C for the one-sided bound's tail
+STOP_TAILS = (1.0, 0.5, 0.25, 0.1, 0.05, 0.02)
+STOP_TARGET, STOP_CONFIDENCE = 0.8, 0.95
+
+
+def stop_bounds(strategy: str, replay) -> list[tuple[int, int, list[int]]]:
+    """(judged, found, upper bound for each of STOP_TAILS) at every check of the rule."""
+    from judgeapp.pooling.simulate import replay_fit, stop_step
+
+    out = []
+    step = stop_step(replay.pool_size)
+    for n in range(step, replay.pool_size, step):
+        fit = replay_fit(strategy, replay, n)
+        tails = [(1.0 - STOP_CONFIDENCE) * m for m in STOP_TAILS]
+        out.append((n, fit.total_found, [fit.bounds(t)[1] for t in tails]))
+    return out
+
+
+def calibrate_stop(data, cache: Path | None) -> list[str]:
+    """STOP_TAIL: on the fit topics of every collection and depth, the stopping rule for
+    80% recall at 95% confidence replayed with each margin in STOP_TAILS (one pass: the
+    bounds at every check for every margin); the share of topics stopped at 80% recall or
+    more and the judgments spent against hindsight, per order. The largest margin whose
+    share is at least 0.95 for every order everywhere is STOP_TAIL."""
+    import pickle
+
+    out = [
+        "| collection | depth | order | topics | "
+        + " | ".join(f"x{m:g}: reached / cost" for m in STOP_TAILS)
+        + " |",
+        "|---|---:|---|---:|" + "---:|" * len(STOP_TAILS),
+    ]
+    worst = {m: 1.0 for m in STOP_TAILS}
+    for source, depths in DEPTHS.items():
+        for depth in depths:
+            path = cache / f"stops-{source}-{depth}.pickle" if cache else None
+            if path is not None and path.exists():
+                with path.open("rb") as fh:
+                    checks = pickle.load(fh)
+            else:
+                results = split(collection_replays(data, source, depth, cache), fit=True)
+                checks = {
+                    o: [(r, stop_bounds(o, r)) for r in rs]
+                    for o, rs in results.items()
+                    if o in REPORTED
+                }
+                if path is not None:
+                    with path.open("wb") as fh:
+                        pickle.dump(checks, fh)
+                print(f"  stopping bounds of {source} depth {depth}", file=sys.stderr, flush=True)
+            for order, replays in checks.items():
+                cells = []
+                for i, m in enumerate(STOP_TAILS):
+                    reached = spent = hindsight = 0
+                    for replay, bounds in replays:
+                        n = next(
+                            (
+                                n
+                                for n, found, upper in bounds
+                                if found + upper[i] == 0
+                                or found / (found + upper[i]) >= STOP_TARGET - 1e-12
+                            ),
+                            replay.pool_size,
+                        )
+                        found = int(replay.found[n - 1])
+                        reached += (
+                            replay.relevant == 0 or found >= STOP_TARGET * replay.relevant - 1e-9
+                        )
+                        spent += n
+                        hindsight += replay.judgments_needed(STOP_TARGET)
+                    share = reached / len(replays)
+                    worst[m] = min(worst[m], share)
+                    cells.append(f"{share:.3f} / {spent / max(hindsight, 1):.2f}")
+                out.append(
+                    f"| {source} | {depth} | {order} | {len(replays)} | " + " | ".join(cells) + " |"
+                )
+    chosen = max((m for m in STOP_TAILS if worst[m] >= STOP_CONFIDENCE), default=None)
+    out.append(f"\nlowest share per margin: {worst}; STOP_TAIL = {chosen}")
+    return out
+
+
 def calibrate_sample(data, seeds: int) -> list[str]:
     """The sampling prior (a mixture of Beta components) and weight on the tuning topics,
     Robust 601-625 and Cranfield 1-100: of the grid's mixtures, those with the fewest
@@ -421,8 +502,9 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=10, help="samples per topic and scenario")
     parser.add_argument(
         "--calibrate",
-        choices=("curve", "sample"),
-        help="fit the curve estimator's built-in calibration, or choose the sampling prior",
+        choices=("curve", "stop", "sample"),
+        help="fit the curve estimator's built-in calibration, choose the stopping rule's "
+        "margin, or choose the sampling prior",
     )
     parser.add_argument("--cache", type=Path, help="keep the replays in this folder")
     parser.add_argument("--only", choices=("curve", "sample"), help="report one estimator")
@@ -431,6 +513,8 @@ def main() -> int:
     data = load()
     if args.calibrate == "curve":
         print("\n".join(calibrate_curve(data, args.cache)))
+    elif args.calibrate == "stop":
+        print("\n".join(calibrate_stop(data, args.cache)))
     elif args.calibrate == "sample":
         print("\n".join(calibrate_sample(data, args.seeds)))
     else:

@@ -40,7 +40,7 @@ import numpy as np
 # then (bucket i holds FOUND_EDGES[i] up to the next edge), and the tail probabilities
 SHARES = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 FOUND_EDGES = (0, 3, 8, 18, 40)
-TAILS = (0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+TAILS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 # cases at a neighbouring share, or in a neighbouring found bucket, count this much in a
 # cell's fit (the levels change slowly with both; neighbours halve the noise of the tails)
 NEIGHBOUR_WEIGHT = 0.5

@@ -426,10 +426,13 @@ def check_estimates(
 
 
 def stop_step(pool_size: int) -> int:
-    """The stopping rule is checked after every hundredth of the pool (after every
-    judgment in pools under 200). Checking it after every judgment instead would cross its
-    bound early by chance a little more often than the simulation that vouches for it."""
-    return max(1, pool_size // 100) if pool_size >= 200 else 1
+    """The stopping rule is checked after every fiftieth of the pool (rounded up), 50 times
+    at most: each check is a chance to cross its bound early by chance, so the window
+    checks it where the simulation that vouches for it did."""
+    return max(1, math.ceil(pool_size / STOP_CHECKS))
+
+
+STOP_CHECKS = 50
 
 
 def stop_checkpoint(judged: int, pool_size: int) -> int:

@@ -291,10 +291,17 @@ class Workbench:
         qids = list(qids)
         estimates = {}
         stop = self.stop_target()
+        progress(0, len(qids) + 1, "calibrating on the topics judged whole")
+        calibration = self.pooling.project_calibration(pool, who, self.relevant_from())
         for i, qid in enumerate(qids):
-            progress(i, len(qids), f"estimating topic {qid}")
+            progress(i + 1, len(qids) + 1, f"estimating topic {qid}")
             estimate = self.pooling.estimate_relevant(
-                pool, qid, assessors=who, min_grade=self.relevant_from(), stop=stop
+                pool,
+                qid,
+                assessors=who,
+                min_grade=self.relevant_from(),
+                stop=stop,
+                calibration=calibration,
             )
             if estimate is not None:
                 estimates[qid] = estimate

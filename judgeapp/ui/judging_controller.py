@@ -53,26 +53,25 @@ def estimate_text(estimate: Estimate) -> tuple[str, str]:
     """The judging view's estimate line and its tooltip: the relevant documents left with
     their interval, whether the interval is calibrated, and the stopping advice."""
     low, high = estimate.missing_interval
-    level = f"{estimate.level:.0%}"
     left = (
-        f"After {estimate.judged:,} judged: about {estimate.missing:.0f} relevant left "
-        f"({level} interval {low:.0f}-{high:.0f})"
+        f"After {estimate.judged:,} judged: about {estimate.missing:.0f} relevant left, "
+        f"{estimate.level:.0%} interval {low:.0f}-{high:.0f}"
+        + ("" if estimate.calibrated else " (uncalibrated, conservative)")
+        + "."
     )
-    if not estimate.calibrated:
-        left += ", uncalibrated (conservative)"
-    lines = [left]
-    if estimate.advice is not None:
-        lines.append(estimate.advice.text() + ".")
-    detail = [left + ".", estimate.note] if estimate.note else [left + "."]
-    if estimate.advice is not None:
-        a = estimate.advice
+    lines, detail = [left], [left]
+    if estimate.note:
+        detail.append(estimate.note[0].upper() + estimate.note[1:] + ".")
+    a = estimate.advice
+    if a is not None:
+        lines.append(a.text())
         detail.append(
-            f"Stopping rule: stop once found / (found + U) >= {a.target:.0%}, U the "
-            f"relevant left at one-sided confidence {1 - (1 - a.confidence) * STOP_TAIL:.1%} (now "
-            f"{a.found} found, U = {a.bound}: recall at least {a.recall_low:.0%}). Checked "
-            f"at fixed points of the judging; on topics with known truth it stopped at "
+            f"Stopping rule: stop once found / (found + U) >= {a.target:.0%}, U the relevant "
+            f"left at one-sided confidence {1 - (1 - a.confidence) * STOP_TAIL:.1%} (now "
+            f"{a.found} found and U = {a.bound}: recall at least {a.recall_low:.0%}), checked "
+            "after every fiftieth of the pool. On topics whose truth was known it stopped at "
             f"{a.target:.0%} recall or more in at least {a.confidence:.0%} of them "
-            "(docs/estimators.md)."
+            "(docs/estimators.md)." + ("" if a.calibrated else f" Conservative bound: {a.reason}.")
         )
     return " ".join(lines), "\n".join(detail)
 

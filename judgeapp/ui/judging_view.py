@@ -339,7 +339,7 @@ class JudgingView(QWidget):
         self.progress_label.setObjectName("muted")
         # the estimate of the relevant documents left and the stopping advice (hidden in
         # blind mode and until the topic has one)
-        self.estimate_label = TextLine(3)
+        self.estimate_label = TextLine(4)
         self.estimate_label.setObjectName("estimate")
         self.estimate_label.setAccessibleName("Relevant documents left and when to stop")
         self.estimate_label.hide()

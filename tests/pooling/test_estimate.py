@@ -440,7 +440,7 @@ def test_stopping_advice_states_its_rule():
     relevant = rng.random(300) < 0.1  # a random order: the beta-binomial, a flat rate
     fit = fit_curve(relevant, 1200, order="blind", adaptive=False, calibration=None)
     found = int(relevant.sum())
-    for target, confidence in ((0.8, 0.95), (0.5, 0.9), (0.2, 0.8)):
+    for target, confidence in ((0.8, 0.95), (0.5, 0.9), (0.1, 0.8)):
         advice = fit.stop_advice(target, confidence)
         bound = fit.predictive.upper((1 - confidence) * STOP_TAIL)
         assert advice.bound == bound and advice.found == found
@@ -450,16 +450,20 @@ def test_stopping_advice_states_its_rule():
             rate = (0.5 + found) / (1 + 300)  # the posterior mean chance of relevance
             need = target * (found + bound) - found
             assert advice.more == pytest.approx(min(need / rate, 900), abs=1.0)
-            assert advice.text().startswith(f"Judge on: about {advice.more:,} more judgments")
+            assert advice.text() == (
+                f"Judge on: about {advice.more:,} more judgments until {confidence:.0%} "
+                f"confident that {target:.0%} are found."
+            )
         else:
             assert advice.more == 0
             assert advice.text() == (
-                f"Stop: {confidence:.0%} confident that {target:.0%} of the relevant are found"
+                f"Stop: {confidence:.0%} confident that {target:.0%} of the relevant are found."
             )
-    assert not fit.stop_advice(0.8, 0.95).stop and fit.stop_advice(0.2, 0.8).stop
+    assert not fit.stop_advice(0.8, 0.95).stop and fit.stop_advice(0.1, 0.8).stop
     # an adaptive order with nothing found: only the conservative bound, said so
     none = fit_curve(np.zeros(200, bool), 400, order="mtf").stop_advice(0.8, 0.95)
-    assert not none.calibrated and "uncalibrated: only 0 relevant found so far" in none.text()
+    assert not none.calibrated and none.reason == "only 0 relevant found so far"
+    assert none.text().endswith("are found (conservative bound).")
 
 
 def test_builtin_calibration_vouches_for_the_orders_and_pools_it_was_fitted_on():

@@ -180,7 +180,7 @@ def test_ridge_fusion_hands_every_other_turn_to_maxmean_once_it_has_gone_dry():
 
 def test_ridge_fusion_finds_what_only_a_run_it_weighs_down_holds_near_maxmean():
     """999 comes at judgment 80 of 171 from the fusion alone (dry=0), at 23 from MaxMean,
-    and at 35 from the fusion with MaxMean's turns (the default, dry=20)."""
+    and at 35 from the fusion with MaxMean's turns (the default, dry=10)."""
 
     def position(name, **params):
         topic, lists = pool_of(SAFETY_RUNS, depth=60)

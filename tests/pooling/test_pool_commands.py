@@ -296,8 +296,9 @@ def test_simulate_checks_the_estimates_against_the_truth(collection, capsys):
 
 def test_simulate_replays_the_stopping_rule(collection, capsys):
     """stopping.tsv: per order, the share of topics whose recall was at the target or above
-    when the rule first said stop (checked after every judgment in pools under 200), the
-    judgments spent, and the fewest that reached the target (worked out here)."""
+    when the rule first said stop (checked after every fiftieth of the pool, rounded up:
+    every second judgment here), the judgments spent, and the fewest that reached the
+    target (worked out here)."""
     from judgeapp.pooling.estimate import fit_curve
     from judgeapp.pooling.simulate import case_seed
 
@@ -318,7 +319,7 @@ def test_simulate_replays_the_stopping_rule(collection, capsys):
             stop = next(
                 (
                     n
-                    for n in range(1, size)
+                    for n in range(math.ceil(size / 50), size, math.ceil(size / 50))
                     if fit_curve(relevant[:n], size, order=strategy, seed=case_seed(0, qid, n))
                     .stop_advice(0.6, 0.9)
                     .stop

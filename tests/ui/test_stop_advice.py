@@ -80,7 +80,7 @@ def test_the_judging_view_tells_when_a_topic_may_stop(qtbot, tmp_path, make_wind
     text, detail = estimate_text(expected_estimate(controller))
     assert view.estimate_label.text() == text
     assert text.startswith("After 6 judged: about ")
-    assert "Judge on: about " in text and "more judgments expected before 95% confident" in text
+    assert "Judge on: about " in text and "more judgments until 95% confident that 80%" in text
     judge(qtbot, controller, truth, pooled - 7)
     late = settled_estimate(qtbot, controller, pooled - 1)
     assert late.advice is not None and late.advice.stop and late.calibrated
@@ -88,7 +88,7 @@ def test_the_judging_view_tells_when_a_topic_may_stop(qtbot, tmp_path, make_wind
     assert view.estimate_label.text() == text and view.estimate_label.toolTip() == detail
     assert "Stop: 95% confident that 80% of the relevant are found." in text
     assert "Stopping rule: stop once found / (found + U) >= 80%" in detail
-    assert "exact for a random order" in detail
+    assert "Exact for a random order." in detail
     assert view.estimate_label.isVisible()
     window.grab().save(str(tmp_path / "stop-advice.png"))
     view.grab().save(str(tmp_path / "stop-advice-view.png"))
@@ -108,9 +108,10 @@ def test_the_judging_view_says_when_it_cannot_vouch_for_the_estimate(qtbot, tmp_
     assert not estimate.calibrated and estimate.low == estimate.found
     text, detail = estimate_text(expected_estimate(controller))
     assert view.estimate_label.text() == text and view.estimate_label.toolTip() == detail
-    assert ", uncalibrated (conservative)" in text
-    assert f"uncalibrated: a pool of {pooled} documents (checked: " in detail
-    assert "(uncalibrated: a pool of" in text  # the advice says its bound is conservative
+    assert " (uncalibrated, conservative)." in text
+    assert f"Uncalibrated: a pool of {pooled} documents (checked: " in detail
+    assert "are found (conservative bound)." in text  # the advice says so too
+    assert f"Conservative bound: a pool of {pooled} documents" in detail
     window.grab().save(str(tmp_path / "uncalibrated.png"))
     view.grab().save(str(tmp_path / "uncalibrated-view.png"))
 
