@@ -411,7 +411,7 @@ def plot_coverage(path: Path, rows) -> None:
     levels = sorted({r.level for r in rows})
     cells = list(dict.fromkeys((r.strategy, r.share) for r in rows))
     by = {(r.strategy, r.share, r.level): r for r in rows}
-    fig = Figure(figsize=(max(6.0, 0.55 * len(cells) + 2), 4.5), dpi=120)
+    fig = Figure(figsize=(max(6.0, 0.6 * len(cells) + 2), 5.0), dpi=120)
     ax = fig.add_subplot()
     x = np.arange(len(cells))
     for i, lv in enumerate(levels):
@@ -424,7 +424,9 @@ def plot_coverage(path: Path, rows) -> None:
             color=colour,
             label=f"{lv:.0%} intervals",
         )
-    ax.set_xticks(x, [f"{s}\n{share:.0%}" for s, share in cells], fontsize=8)
+    ax.set_xticks(
+        x, [f"{s} {share:.0%}" for s, share in cells], fontsize=8, rotation=35, ha="right"
+    )
     ax.set_ylim(min(0.5, min(r.coverage for r in rows) - 0.05), 1.01)
     ax.set_ylabel("share of cases whose interval held the truth")
     ax.set_title("Recall estimates: coverage by judging order and share judged")
