@@ -23,31 +23,38 @@ Two estimators of a topic's total number of relevant documents:
     interval is its central part (mid-p, see `_central`), so it is skewed where the counts
     are small and never leaves what is certain or possible.
 
-(b) `curve_estimate`, from the found-vs-judged curve of any judging order: the chance that
-    the t-th judged document is relevant is modelled as logit p(t) = a + b u (plus c u^2 for
-    adaptive orders, whose curves bend as they move between runs), u = log t / log(pool
-    size), fitted by maximum a posteriori with N(0, 2.5^2) priors on the coefficients (a weak
-    prior that keeps the fit finite when no relevant document, or only relevant ones, have
-    been seen). Parameter draws from the Laplace approximation, each followed by Bernoulli
-    draws for every pooled document not judged yet, give the predictive distribution of the
-    relevant documents left in the pool; the interval is its central part (mid-p). For
-    adaptive orders the extrapolated log-odds also get a random discrepancy that grows with
-    the distance extrapolated, and a random offset that does not (DRIFT_*, see there): their
-    curves fall off faster than the model says, by an amount that varies from topic to topic. The width thus comes from the
-    topic's own judgments (how well they pin the curve), from how far it is extrapolated,
-    and from the order. Given the order's name, the interval is then read from the
-    predictive at a calibrated level (`calibrated_level`): the level at which, on the
-    tuning topics, intervals of that order family, share judged and pool size covered at
-    the stated rate, moved by a per-order offset. This estimate covers the pool only (an ordering says nothing about
-    documents no run pooled). Coverage on held-out collections:
-    benchmarks/estimator_coverage.py and the README.
+(b) `fit_curve` / `curve_estimate`, from the found-vs-judged curve of a judging order (the
+    relevance of the pooled documents judged so far, in the order judged). A random order
+    (blind) leaves a random part of the pool unjudged: the relevant documents left follow
+    the beta-binomial under Jeffreys' prior (BLIND_PRIOR), exactly. For an adaptive order
+    the chance that the t-th judged document is relevant is modelled as logit p(t) = a + b u
+    + c u^2, u = log t / log(pool size), fitted by maximum a posteriori with N(0, 2.5^2)
+    priors (a weak prior that keeps the fit finite when nothing, or everything, judged was
+    relevant); the extrapolated log-odds also get a random discrepancy that grows with the
+    distance extrapolated and a random offset that does not (DRIFT_*, see there): such
+    curves fall off faster than the model says, by an amount that varies from topic to
+    topic. Parameter draws from the Laplace approximation (CURVE_DRAWS), each summed over
+    the judgments still to come (`_future`'s quadrature), and binomial draws around them
+    give the predictive distribution of the relevant documents left (`Predictive`).
+    Its ends are read by mid-p at levels calibrated on topics with known truth, per order,
+    share judged and relevant found (judgeapp.pooling.calibration; the built-in table, or
+    a project's own topics judged whole). Where the calibration cannot vouch (an order,
+    pool size or share it has no cases of; an adaptive order with fewer than MIN_FOUND
+    relevant found) the estimate says so (`Estimate.calibrated`, `note`) and its interval
+    is conservative: from nothing left to at least the beta-binomial bound as if the
+    documents left were as likely relevant as those judged. This estimate covers the pool
+    only (an ordering says nothing about documents no run pooled). How it was checked:
+    docs/estimators.md.
 
-Stopping advice: `knee_advice` (Cormack and Grossman, SIGIR 2016: at the knee s of the gain
-curve, stop once the slope ratio (rel_s / s) / ((rel_n - rel_s + 1) / (n - s)) is at least 6
-and at least 150 documents were judged; the knee is where the curve lies furthest above the
-line from the origin to its end, as in Satopaa et al.'s Kneedle) and `recall_advice`
-(relevant found over the upper end of an estimate's interval is a lower confidence bound on
-recall; compare it with a target).
+Stopping advice: `CurveFit.stop_advice`, a rule with a stated guarantee (stop once found /
+(found + U) >= the target recall, U the calibrated one-sided bound on the relevant left,
+with a margin for being checked again and again: STOP_TAIL; on the topics it was checked
+on, at least the stated share of topics stopped at the target recall or more); and, kept
+for callers of before, `knee_advice` (Cormack and Grossman, SIGIR 2016: at the knee s of the
+gain curve, stop once the slope ratio (rel_s / s) / ((rel_n - rel_s + 1) / (n - s)) is at
+least 6 and at least 150 documents were judged; the knee is where the curve lies furthest
+above the line from the origin to its end, as in Satopaa et al.'s Kneedle) and
+`recall_advice` (relevant found over the upper end of an estimate's interval).
 """
 
 from __future__ import annotations
