@@ -12,6 +12,10 @@ the even-numbered ones: the built-in calibration was fitted on the odd-numbered 
 topic), mtf, maxmean, maxmean-shared, ridge-fusion; the estimator is asked at 25% and 50% of
 each pool judged, at 80% and 95%; the stopping rule aims at 80% recall with 95% confidence.
 Prints Markdown, and the wall and CPU time of each command with the load average.
+
+With --own-calibration each command also replays the odd-numbered topics and calibrates on
+them (`simulate --fit-topics`, the built-in calibration as a prior), as a project that had
+judged those topics whole would; the report topics are the even-numbered ones still.
 """
 
 from __future__ import annotations
@@ -43,11 +47,12 @@ CLASSIC = {  # name: (folder, documents, queries, qrels)
 }
 
 
-def report_topics(qrels: Path, runs: list[Path]) -> list[str]:
-    """The even-numbered topics the qrels judge and some run retrieved for."""
+def report_topics(qrels: Path, runs: list[Path], parity: int = 0) -> list[str]:
+    """The even-numbered (parity 1: odd-numbered) topics the qrels judge and some run
+    retrieved for."""
     judged = set(read_qrels(qrels).qids)
     retrieved = {q for path in runs for q in read_run(path).topics}
-    return sorted((q for q in judged & retrieved if int(q) % 2 == 0), key=int)
+    return sorted((q for q in judged & retrieved if int(q) % 2 == parity), key=int)
 
 
 def cpu_seconds() -> float:
@@ -56,14 +61,19 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def check(name: str, qrels: Path, runs: list[Path], depth: int, keep: Path) -> list[str]:
+def check(
+    name: str, qrels: Path, runs: list[Path], depth: int, keep: Path, own: bool = False
+) -> list[str]:
     """One `simulate` command; its tables as Markdown."""
-    out = keep / f"{name.lower().replace(' ', '-')}-{depth}"
+    out = keep / f"{name.lower().replace(' ', '-')}-{depth}{'-own' if own else ''}"
     topics = report_topics(qrels, runs)
+    fit = report_topics(qrels, runs, parity=1) if own else []
     argv = ["simulate", "--qrels", str(qrels), "--runs", *map(str, runs)]
     argv += ["--depth", str(depth), "--strategy", ORDERS, "--out", str(out), "--no-bias"]
     argv += ["--check-estimates", "--seeds", "3", "--stop-at", "0.8", "--confidence", "0.95"]
-    argv += ["--topics", *topics]
+    argv += ["--topics", *topics, *fit]
+    if fit:
+        argv += ["--fit-topics", *fit]
     wall, cpu = time.perf_counter(), cpu_seconds()
     err = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
@@ -74,7 +84,7 @@ def check(name: str, qrels: Path, runs: list[Path], depth: int, keep: Path) -> l
     summary = next(x for x in err.getvalue().splitlines() if " topics, " in x and "pooled" in x)
     load = os.getloadavg()[0]
     lines = [
-        f"### {name}, depth {depth}\n",
+        f"### {name}, depth {depth}{', own calibration' if own else ''}\n",
         f"{summary.strip()}. Report topics: {len(topics)} even-numbered ({topics[0]}-{topics[-1]}). "
         f"`simulate` took {wall:.0f} s wall, {cpu:.0f} s CPU (load average {load:.1f}).\n",
     ]
@@ -125,14 +135,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=("robust", "classic"))
     parser.add_argument("--keep", type=Path, help="keep simulate's output folders here")
+    parser.add_argument(
+        "--own-calibration",
+        action="store_true",
+        help="calibrate on each collection's odd-numbered topics (simulate --fit-topics)",
+    )
     args = parser.parse_args()
+    own = args.own_calibration
     with tempfile.TemporaryDirectory() as tmp:
         keep = args.keep or Path(tmp)
         if args.only != "classic":
             robust = SHARED / "robust03"
             runs = sorted((robust / "runs").glob("input.*.gz"))
             for depth in (100, 300, 500):
-                check("Robust 2003", robust / "robust03_qrels.txt", runs, depth, keep)
+                check("Robust 2003", robust / "robust03_qrels.txt", runs, depth, keep, own)
         if args.only != "robust":
             from make_runs import make_runs
 
@@ -143,7 +159,7 @@ def main() -> int:
                 with contextlib.redirect_stdout(io.StringIO()):
                     runs = make_runs(where / docs, where / queries, made)
                 for depth in (50, 100):
-                    check(name, where / rels, runs, depth, keep)
+                    check(name, where / rels, runs, depth, keep, own)
     return 0
 
 
