@@ -144,6 +144,7 @@ def render(
         elif view == "judging":
             if qid is not None:
                 controller.judging.open_topic(qid)
+            _wait_until(controller.estimates_settled)  # the estimate line and stop advice
             target = window.judging_view
         else:
             dashboard = find_dashboard(controller)

@@ -151,6 +151,7 @@ class MainController(QObject):
         topics.judge_button.clicked.connect(self._on_judge_clicked)
         self.judging.changed.connect(self._on_judging_changed)
         self.judging.topic_opened.connect(self._on_topic_opened)
+        self.estimates_updated.connect(self.judging.show_estimates)
         self.window.closing.connect(self._on_window_closing)
 
     # -- projects ---------------------------------------------------------------------------------
@@ -337,6 +338,7 @@ class MainController(QObject):
         if blind:
             self._stop_estimates()
             self.estimates = {}
+            self.estimates_updated.emit({})
             view.model.show_estimates = False
             view.show_estimates(False)
         self.blind_changed.emit(blind)
