@@ -362,6 +362,8 @@ def test_topics_judged_whole_calibrate_the_project_s_estimates(project_db):
     store = Store.open(project_db)
     try:
         store.add_runs([RunImport(run_file(tag, topics)) for tag, topics in runs.items()])
+        # people judge topics of the project (schema 0006 refuses others)
+        store.put_topics([(Topic(str(q), f"topic {q}"), "test") for q in range(1, 8)])
         service = PoolService(store)
         service.create_pool("p", params={"depth": 40}, judging_order="mtf", seed=2)
         grade = {}
