@@ -6,9 +6,9 @@ Each collection gives run tag -> qid -> doc ids (rank order) and qid -> (doc ids
   pool to depth 125 (tuning 601-625, held out 626-650); the older topics 303-448 (held out)
   are judged about 71% at depth 100, and a pooled document the qrels lack counts as
   non-relevant, as in `simulate`.
-- the classic collections (Cranfield, CISI, CACM): the seven systems of the demo's run
-  generator (resources/demo/make_runs.py) run over each collection's own documents and
-  queries, top 100 (every topic with qrels and with a query term the index knows).
+- the classic collections (Cranfield, CISI, CACM): the runs the demo's run generator
+  (resources/demo/make_runs.py) writes for each collection's own documents and queries, top
+  100 (every topic with qrels and with a query term the index knows).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "resources" / "demo"))
 
-from judgeapp.formats import iter_documents, read_qrels, read_run, read_topics  # noqa: E402
+from judgeapp.formats import read_qrels, read_run  # noqa: E402
 from judgeapp.measures import Judgments, Vocabulary  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
@@ -49,37 +49,24 @@ def robust03() -> tuple[Lists, Qrels]:
 
 
 def classic(name: str, depth: int = 100) -> tuple[Lists, Qrels]:
-    """The demo's seven systems over collection `name` (see the module docstring)."""
+    """The demo's seven systems over collection `name` (see the module docstring): the run
+    files resources/demo/make_runs.py writes, read back (top `depth`)."""
+    import contextlib
+    import io
+    import tempfile
+
     import make_runs as mr
 
     docs_file, queries_file, rels_file = CLASSIC[name]
     folder = SHARED / "collections" / name
-    docs = list(iter_documents(folder / docs_file))
-    topics = read_topics(folder / queries_file)
-    vocab = Vocabulary(d.docno for d in docs)
+    vocab = Vocabulary()
     judged = Judgments.from_qrels(read_qrels(folder / rels_file), vocab)
     qrels = {q: (t.docids, t.grades) for q, t in judged.topics.items()}
-    doc_ids = vocab.ids([d.docno for d in docs])
-    title_abstract = mr.Index([f"{d.title} {d.text}" for d in docs])
-    systems = [
-        ("bm25-ta", title_abstract, mr.bm25),
-        ("bm25-a", mr.Index([d.text or d.title for d in docs]), mr.bm25),
-        ("lm-dir", title_abstract, mr.lm_dirichlet),
-        ("lm-jm", title_abstract, mr.lm_jelinek_mercer),
-        ("tfidf", mr.Index([f"{d.title} {d.text}" for d in docs], stemming=False), mr.tfidf_cosine),
-        ("bm25-title", mr.Index([d.title for d in docs]), mr.bm25),
-        ("coord", title_abstract, mr.coordination),
-    ]
-    lists: Lists = {tag: {} for tag, _, _ in systems}
-    for topic in topics:
-        if topic.qid not in qrels:
-            continue
-        for tag, index, score in systems:
-            terms = index.query_terms(topic.title or topic.description)
-            if len(terms) == 0:
-                continue
-            scores = score(index, terms)
-            # best first, ties by descending docno as in make_runs (docnos sort as ids here)
-            best = np.lexsort((-np.arange(len(docs)), -scores))[:depth]
-            lists[tag][topic.qid] = doc_ids[best]
+    lists: Lists = {}
+    with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
+        for path in mr.make_runs(folder / docs_file, folder / queries_file, Path(tmp)):
+            run = read_run(path)
+            lists[run.tag] = {
+                q: vocab.ids(t.docnos[:depth]) for q, t in run.topics.items() if q in qrels
+            }
     return lists, qrels

@@ -1,26 +1,32 @@
-"""How often the estimators' intervals cover the true number of relevant documents, on
-topics whose truth is known, with every judgment the estimator should not see hidden, today's
-estimators beside what they were before issue 17's calibration (the curve estimator's
-predictive read at the stated level, without CURVE_CALIBRATION; the sampling estimator
-with its single Beta prior, PREVIOUS_SAMPLE_PRIOR). The legacy intervals before those
-(1.5x widening, normal interval) are in the results file's older sections.
+"""The recall estimators' intervals against the truth, and the curve estimator's built-in
+calibration.
 
-    python benchmarks/estimator_coverage.py [--seeds 10] > benchmarks/results/estimators.md
-    python benchmarks/estimator_coverage.py --calibrate [curve|sample|levels]   # the
-        constants, from the tuning topics
+    python benchmarks/estimator_coverage.py --calibrate curve [--cache DIR]
+        # fits judgeapp/pooling/calibration_table.py on the fit topics and writes it
+    python benchmarks/estimator_coverage.py [--cache DIR]
+        # the curve estimator on the report topics, and the sampling estimator
+    python benchmarks/estimator_coverage.py --calibrate sample   # the sampling prior
 
-Collections (benchmarks/coverage_data.py): Robust 2003 topics 601-625 and Cranfield queries
-1-100 (the only ones the constants were chosen on; Cranfield only for the curve's levels),
-Robust 626-650 and 303-448 (held out), and the classic collections Cranfield 101-225, CISI
-and CACM with the demo's seven runs (held out).
+Collections (benchmarks/coverage_data.py): Robust 2003 (17 runs, official qrels; pooled
+documents the qrels lack count as not relevant) at depths 100, 300 and 500 (pools of about
+490, 1,370 and 2,250 documents a topic), and Cranfield, CISI and CACM with the demo's seven
+runs at depths 50 and 100 (about 110-130 and 210-240).
 
-(a) the curve estimator: each judging order judges 25% or 50% of the pool (depth 100 on
-    Robust, 50 on the classic collections); the truth is the pool's relevant documents.
-(b) the sampling estimator: a stratified sample per topic (`sample_topic`), every sampled
-    document judged, the rest hidden; the truth is the relevant documents of the population.
-Prints Markdown tables: coverage (share of cases whose interval holds the truth) and median
-interval width, new and (in brackets) before, at 80% and 95%: the curve estimator by order,
-share judged and tuning / held-out Robust / classic collections, then by collection.
+(a) The curve estimator (docs/estimators.md). Its calibration is fitted on the
+    odd-numbered topics of every collection and depth (FIT), and reported on the
+    even-numbered ones: every judging order replays each topic with the qrels as the
+    assessor (blind: BLIND_SEEDS shuffles), the estimator is asked as the window asks it at
+    each share of the pool in SHARES, and each case's truth (the pool's relevant documents
+    not judged yet) is placed in its predictive (judgeapp.pooling.calibration). Robust and
+    the classic collections weigh the same in the fit (each depth of Robust a sixth, each
+    classic collection and depth a twelfth), whatever their numbers of topics.
+(b) The sampling estimator: a stratified sample per topic (`sample_topic`), every sampled
+    document judged, the rest hidden; the truth is the relevant documents of the
+    population. (Its constants date from issue 17; groups as then: Robust 601-625 and
+    Cranfield 1-100 tuned, the rest held out.)
+
+The tables of `simulate --check-estimates` on the report topics are made by
+benchmarks/check_estimates.py.
 """
 
 from __future__ import annotations
@@ -37,23 +43,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import coverage_data
 
+from judgeapp.pooling import ORDERS as JUDGING_ORDERS
 from judgeapp.pooling import PoolingError, depth_pool
-from judgeapp.pooling.estimate import (
-    _central,
-    calibrated_level,
-    curve_draws,
-    curve_estimate,
-    sample_estimate,
-    sample_predictive,
-    sample_topic,
+from judgeapp.pooling.calibration import Calibration, fit_calibration
+from judgeapp.pooling.estimate import _central, sample_estimate, sample_predictive, sample_topic
+from judgeapp.pooling.simulate import (
+    calibration_cases,
+    check_estimates,
+    grades_for,
+    replay_topic,
+    simulate,
 )
-from judgeapp.pooling.simulate import grades_for, replay_topic
 
-ORDERS = ("blind", "rank", "mtf", "hedge", "maxmean", "maxmean-ns")
-ADAPTIVE = ORDERS[1:]
-SHARES = (0.25, 0.5)
+ROOT = Path(__file__).resolve().parent.parent
+
+# every order that judges by the runs alone (not by text or an automatic judge)
+ORDERS = tuple(o for o, c in JUDGING_ORDERS.items() if not c.needs_text and o != "suggested")
+REPORTED = ("blind", "mtf", "maxmean", "maxmean-shared", "ridge-fusion")
+REPORT_SHARES = (0.25, 0.5)
 LEVELS = (0.8, 0.95)
-BLIND_SHUFFLES = 3
+BLIND_SEEDS = 3
+# collection: pool depths
+DEPTHS = {"robust": (100, 300, 500), "cranfield": (50, 100), "cisi": (50, 100), "cacm": (50, 100)}
 GROUPS = {
     "Robust 601-625 (tuning)": ("robust", lambda q: 601 <= int(q) <= 625),
     "Robust 626-650": ("robust", lambda q: 626 <= int(q) <= 650),
@@ -63,10 +74,6 @@ GROUPS = {
     "CISI": ("cisi", None),
     "CACM": ("cacm", None),
 }
-POOL_DEPTH = {"robust": 100, "cranfield": 50, "cisi": 50, "cacm": 50}
-
-
-# -- what was there before (judgeapp/pooling/estimate.py until issue 17) ----------------------
 
 
 # the sampling estimator's prior before issue 17's intervals: Beta(0.2, 4), judged documents
@@ -100,25 +107,43 @@ def topics_of(data, group: str) -> list[tuple[str, list[str], list[np.ndarray], 
     return out
 
 
-def replays(data, group: str):
-    """(order, seed, replay, pool) for every order (blind: BLIND_SHUFFLES seeds) judging
-    each of a group's topics to the end."""
-    depth = POOL_DEPTH[GROUPS[group][0]]
-    for qid, names, run_lists, qrels in topics_of(data, group):
-        pool = depth_pool(qid, names, run_lists, depth)
-        by_run = dict(zip(names, run_lists, strict=True))
-        for order in ORDERS:
-            for seed in range(BLIND_SHUFFLES if order == "blind" else 1):
-                yield order, seed, replay_topic(order, pool, by_run, {qid: qrels}, seed), pool
+def fit_topic(qid: str) -> bool:
+    """The calibration is fitted on the odd-numbered topics and reported on the others."""
+    return int(qid) % 2 == 1
 
 
-def curve_cases(data, group: str):
-    """(order, share, relevant judged so far, pool size, truth, seed) of a group's topics."""
-    for order, seed, replay, pool in replays(data, group):
-        for share in SHARES:
-            n = int(share * len(pool))
-            if n >= 1:
-                yield order, share, replay.relevant_at[:n], len(pool), replay.relevant, seed
+def collection_replays(data, source: str, depth: int, cache: Path | None) -> dict:
+    """order -> [TopicReplay] (blind: BLIND_SEEDS shuffles one after another) of every
+    topic of a collection some run retrieved for and the qrels judge, depth-`depth` pools."""
+    import pickle
+
+    path = cache / f"replays-{source}-{depth}.pickle" if cache else None
+    if path is not None and path.exists():
+        with path.open("rb") as fh:
+            return pickle.load(fh)
+    lists, qrels = data[source]
+    names = list(lists)
+    empty = np.empty(0, np.int64)
+    pool = {}
+    for qid in sorted(qrels, key=int):
+        run_lists = [lists[r].get(qid, empty) for r in names]
+        if any(len(x) for x in run_lists):
+            pool[qid] = depth_pool(qid, names, run_lists, depth)
+    got: dict[str, list] = {}
+    for order in ORDERS:
+        for seed in range(BLIND_SEEDS if order == "blind" else 1):
+            result = simulate([order], pool, lists, qrels, seed=seed)
+            got.setdefault(order, []).extend(result[order])
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fh:
+            pickle.dump(got, fh)
+    print(f"  replayed {source} depth {depth}", file=sys.stderr, flush=True)
+    return got
+
+
+def split(results: dict, fit: bool) -> dict:
+    return {o: [r for r in rs if fit_topic(r.qid) == fit] for o, rs in results.items()}
 
 
 def sampling_scenarios(source: str):
@@ -166,14 +191,6 @@ def sample_cases(data, group: str, seeds: int):
 # -- tables -------------------------------------------------------------------------------------
 
 
-SUPERGROUPS = {
-    "tuning: Robust 601-625": ("Robust 601-625 (tuning)",),
-    "tuning: Cranfield 1-100": ("Cranfield 1-100 (tuning)",),
-    "held out: Robust 626-650, 303-448": ("Robust 626-650", "Robust 303-448"),
-    "held out: Cranfield 101-225, CISI, CACM": ("Cranfield 101-225", "CISI", "CACM"),
-}
-
-
 def summary(rows: list) -> tuple[int, str, str]:
     """(cases, 'new (before)' coverage, 'new (before)' median width) of rows of
     (before covers, new covers, before width, new width)."""
@@ -183,69 +200,49 @@ def summary(rows: list) -> tuple[int, str, str]:
     return len(a), cover, width
 
 
-def curve_rows(data) -> dict[tuple, list]:
-    """(collection, order, share, level) -> rows of (before covers, new covers, before
-    width, new width); order "adaptive" pools the adaptive orders. Before: the predictive
-    read at the stated level (`curve_estimate` without the order); new: at the order's
-    calibrated level (with it). One set of draws serves both, as in `curve_estimate`."""
-    got: dict[tuple, list] = {}
-    for group in GROUPS:
-        for order, share, relevant, size, truth, seed in curve_cases(data, group):
-            adaptive = order != "blind"
-            draws = curve_draws(relevant, size, adaptive=adaptive, seed=seed)
-            pmf = np.bincount(draws, minlength=size - len(relevant) + 1).astype(float)
-            left = truth - int(relevant.sum())
-            for level in LEVELS:
-                old = _central(pmf, level)
-                new = _central(
-                    pmf, calibrated_level(level, order, len(relevant), size, adaptive=adaptive)
-                )
-                row = (
-                    old[0] <= left <= old[1],
-                    new[0] <= left <= new[1],
-                    old[1] - old[0],
-                    new[1] - new[0],
-                )
-                got.setdefault((group, order, share, level), []).append(row)
-                if adaptive:
-                    got.setdefault((group, "adaptive", share, level), []).append(row)
-        print(f"  curve: {group} done", file=sys.stderr, flush=True)
-    return got
-
-
-def curve_tables(got: dict[tuple, list]) -> list[str]:
+def curve_report(data, cache: Path | None) -> list[str]:
+    """Coverage on the report topics (`check_estimates`, as `simulate --check-estimates`
+    computes it), pooled over the reported orders and both shares per collection and
+    depth, and per order and share."""
     out = [
-        "Coverage and median width of the intervals, new (before: uncalibrated); cases per "
-        "cell in the detailed table below.\n",
-        "| order | judged | collections | 80% coverage | 95% coverage | 80% width | 95% width |",
-        "|---|---:|---|---:|---:|---:|---:|",
+        "| collection | depth | cases | 80% covers | 95% covers | lowest 95% cell "
+        "| uncalibrated cases |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for order in (*ORDERS, "adaptive"):
-        for share in SHARES:
-            for name, groups in SUPERGROUPS.items():
-                cells = []
-                for level in LEVELS:
-                    rows = [r for g in groups for r in got[g, order, share, level]]
-                    cells.append(summary(rows))
-                out.append(
-                    f"| {order} | {share:.0%} | {name} | {cells[0][1]} | {cells[1][1]} "
-                    f"| {cells[0][2]} | {cells[1][2]} |"
-                )
+    cells = []
+    for source, depths in DEPTHS.items():
+        for depth in depths:
+            results = split(collection_replays(data, source, depth, cache), fit=False)
+            results = {o: results[o] for o in REPORTED}
+            rows = check_estimates(results, REPORT_SHARES, LEVELS)
+            pooled = {
+                lv: sum(r.coverage * r.cases for r in rows if r.level == lv)
+                / sum(r.cases for r in rows if r.level == lv)
+                for lv in LEVELS
+            }
+            cases = sum(r.cases for r in rows if r.level == LEVELS[0])
+            loose = sum(r.uncalibrated for r in rows if r.level == LEVELS[0])
+            worst = min(r.coverage for r in rows if r.level == 0.95)
+            out.append(
+                f"| {source} | {depth} | {cases} | {pooled[0.8]:.3f} | {pooled[0.95]:.3f} "
+                f"| {worst:.2f} | {loose} |"
+            )
+            cells += [(source, depth, r) for r in rows]
     out += [
-        "\nBy collection:\n",
-        "| collection | order | judged | cases | 80% coverage | 95% coverage | 80% width "
-        "| 95% width |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "",
+        "| collection | depth | order | judged | cases | 80% covers | 95% covers "
+        "| 80% width | 95% width |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for group in GROUPS:
-        for order in (*ORDERS, "adaptive"):
-            for share in SHARES:
-                (n, c80, w80), (_, c95, w95) = (
-                    summary(got[group, order, share, lv]) for lv in LEVELS
-                )
-                out.append(
-                    f"| {group} | {order} | {share:.0%} | {n} | {c80} | {c95} | {w80} | {w95} |"
-                )
+    by = {(c, d, r.strategy, r.share, r.level): r for c, d, r in cells}
+    for c, d, strategy, share, level in by:
+        if level != LEVELS[0]:
+            continue
+        r80, r95 = by[c, d, strategy, share, 0.8], by[c, d, strategy, share, 0.95]
+        out.append(
+            f"| {c} | {d} | {strategy} | {share:.0%} | {r80.cases} | {r80.coverage:.2f} "
+            f"| {r95.coverage:.2f} | {r80.median_width:.0f} | {r95.median_width:.0f} |"
+        )
     return out
 
 
@@ -281,14 +278,6 @@ def sample_table(data, seeds: int) -> list[str]:
 
 # -- calibration (tuning topics only) -----------------------------------------------------------
 
-DRIFTS = [
-    (m, s, 0.3, shift)
-    for m in (-0.8, -0.9, -1.0, -1.1, -1.2)
-    for s in (0.3, 0.5, 0.65, 0.8)
-    for shift in (0.0, 0.3, 0.5, 0.7)
-]
-CURVE_SEEDS = 3  # Monte Carlo draws differ by seed: each case is scored with three
-TOP_SCORED = 5
 # the sampling prior's mixtures: the single Beta(0.2, 4) chosen before, and that component
 # beside a broader one
 SAMPLE_MIXTURES = [(((1.0, 0.2, 4.0),), 0.7)] + [
@@ -301,71 +290,166 @@ TUNING = "Robust 601-625 (tuning)"
 BAND_MIDDLE = {0.8: 0.83, 0.95: 0.955}  # of the targets 0.78-0.88 and 0.93-0.98
 
 
-def narrows(drift) -> bool:
-    """Whether the adaptive intervals of tests/pooling/test_estimate.py's synthetic curve
-    (a=0.5, b=-0.5, seed 8) still narrow as judgments accumulate and widen with the pool
-    left under `drift` (with little slope doubt and a strong mean pull, an interval
-    extrapolated from 100 judgments of 1600 came out narrower than one from 200)."""
-    t = np.arange(1.0, 1601)
-    rng = np.random.default_rng(8)
-    relevant = rng.random(1600) < 1.0 / (1.0 + np.exp(-(0.5 - 0.5 * np.log(t))))
-    w = {}
-    for n, pool in ((100, 400), (200, 400), (100, 1600), (200, 1600), (400, 1600)):
-        est = curve_estimate(relevant[:n], pool, adaptive=True, level=0.9, drift=drift)
-        w[n, pool] = est.high - est.low
-    return (
-        w[100, 1600] > w[200, 1600] > w[400, 1600] > 0
-        and w[100, 400] > w[200, 400] > 0
-        and w[100, 1600] > w[100, 400]
-        and w[200, 1600] > w[200, 400]
-    )
+def fit_cases(data, cache: Path | None) -> tuple[list, list[float], list[str]]:
+    """The calibration cases of the fit topics of every collection and depth, their weights
+    (Robust and the classic collections weigh the same) and a line per group."""
+    import pickle
 
-
-def calibrate_curve(data) -> list[str]:
-    """The curve's discrepancy (adaptive orders, both shares) on the tuning topics: the
-    mean log predictive score of the truth ranks the drifts whose intervals still narrow
-    with judgments (`narrows`); its differences between the best few are within the Monte
-    Carlo noise (about 0.015 from one stream of draws to another), so of the TOP_SCORED
-    best the one whose coverage lies nearest the middle of the target bands (squared
-    distance, summed over shares and levels) is chosen."""
-    cases = [c for c in curve_cases(data, TUNING) if c[0] != "blind"]
-    out = [
-        "| drift mean | drift sd | lead | shift | mean log score | 80% / 95% coverage at 25% "
-        "| at 50% |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    scored = []
-    for drift in DRIFTS:
-        if not narrows(drift):
-            out.append(
-                f"| {drift[0]} | {drift[1]} | {drift[2]} | {drift[3]} | (does not narrow) | | |"
-            )
-            continue
-        scores, hits = [], {}
-        for _order, share, relevant, size, truth, _seed in cases:
-            for seed in range(CURVE_SEEDS):
-                draws = curve_draws(relevant, size, adaptive=True, seed=seed, drift=drift)
-                pmf = np.bincount(draws, minlength=size - len(relevant) + 1).astype(float)
-                left = truth - int(relevant.sum())
-                scores.append(math.log((pmf[left] + 0.1) / (pmf.sum() + 0.1 * len(pmf))))
-                for level in LEVELS:
-                    low, high = _central(pmf, level)
-                    hits.setdefault((share, level), []).append(low <= left <= high)
-        cover = {k: float(np.mean(v)) for k, v in hits.items()}
-        score = float(np.mean(scores))
-        miss = sum((c - BAND_MIDDLE[level]) ** 2 for (_, level), c in cover.items())
-        scored.append((score, miss, drift))
-        out.append(
-            f"| {drift[0]} | {drift[1]} | {drift[2]} | {drift[3]} | {score:.4f} "
-            f"| {cover[0.25, 0.8]:.2f} / {cover[0.25, 0.95]:.2f} "
-            f"| {cover[0.5, 0.8]:.2f} / {cover[0.5, 0.95]:.2f} |"
+    groups = []
+    for source, depths in DEPTHS.items():
+        for depth in depths:
+            path = cache / f"cases-{source}-{depth}.pickle" if cache else None
+            if path is not None and path.exists():
+                with path.open("rb") as fh:
+                    got = pickle.load(fh)
+            else:
+                results = split(collection_replays(data, source, depth, cache), fit=True)
+                got = calibration_cases(results)
+                if path is not None:
+                    with path.open("wb") as fh:
+                        pickle.dump(got, fh)
+                print(f"  cases of {source} depth {depth}", file=sys.stderr, flush=True)
+            groups.append((source, depth, got))
+    per_family = {"robust": 0.5 / 3, "classic": 0.5 / 6}
+    cases, weights, lines = [], [], []
+    total = sum(len(g[2]) for g in groups)
+    for source, depth, got in groups:
+        share = per_family["robust" if source == "robust" else "classic"]
+        weights += [share * total / len(got)] * len(got)
+        cases += got
+        sizes = [c.pool_size for c in got]
+        lines.append(
+            f"{source} depth {depth}: {len(got)} cases, pools of {min(sizes)}-{max(sizes)}"
         )
-    top = sorted(scored, reverse=True)[:TOP_SCORED]
-    chosen = min(top, key=lambda x: x[1])[2]
-    out.append(
-        f"\nchosen (of the {TOP_SCORED} best scored, nearest the bands' middles): "
-        f"DRIFT_MEAN, DRIFT_SD, DRIFT_LEAD, DRIFT_SHIFT = {chosen}\n"
+    return cases, weights, lines
+
+
+def write_table(calibration: Calibration, lines: list[str], path: Path) -> None:
+    """The built-in calibration as a Python module (judgeapp.pooling.calibration_table):
+    the levels as JSON text in lines of 92 characters (as a literal, formatted, the table
+    would take twelve thousand lines)."""
+    import json
+
+    levels = json.dumps({"low": calibration.low, "high": calibration.high}, separators=(",", ":"))
+    chunks = [levels[i : i + 92] for i in range(0, len(levels), 92)]
+    text = [
+        '"""The curve estimator\'s built-in calibration (judgeapp.pooling.calibration).',
+        "",
+        "Written by `python benchmarks/estimator_coverage.py --calibrate curve`; do not edit.",
+        "Fitted on the odd-numbered topics of:",
+        *[f"- {line}" for line in lines],
+        '"""',
+        "",
+        "import json",
+        "",
+        f"SOURCE = {calibration.source!r}",
+        f"SHARES = {calibration.shares!r}",
+        f"TAILS = {calibration.tails!r}",
+        f"SIZES = {calibration.sizes!r}",
+        f"CASES = {calibration.cases!r}",
+        "# levels[low|high][order][found bucket][share][tail]",
+        "LEVELS = json.loads(",
+        *[f"    {chunk!r}" for chunk in chunks],
+        ")",
+        'LOW = LEVELS["low"]',
+        'HIGH = LEVELS["high"]',
+        "",
+    ]
+    path.write_text("\n".join(text))
+    import subprocess
+
+    subprocess.run([sys.executable, "-m", "ruff", "format", str(path)], check=True)
+
+
+def calibrate_curve(data, cache: Path | None) -> list[str]:
+    cases, weights, lines = fit_cases(data, cache)
+    source = (
+        "built in: odd-numbered topics of Robust 2003 (depths 100-500) and of Cranfield, "
+        "CISI and CACM (depths 50-100)"
     )
+    calibration = fit_calibration(cases, source, weights=weights)
+    write_table(calibration, lines, ROOT / "judgeapp" / "pooling" / "calibration_table.py")
+    return [*lines, f"keys: {', '.join(calibration.low)}", f"sizes: {calibration.sizes}"]
+
+
+# the stopping rule's margin: multipliers of 1 - C for the one-sided bound's tail
+STOP_TAILS = (1.0, 0.5, 0.25, 0.1, 0.05, 0.02)
+STOP_TARGET, STOP_CONFIDENCE = 0.8, 0.95
+
+
+def stop_bounds(strategy: str, replay) -> list[tuple[int, int, list[int]]]:
+    """(judged, found, upper bound for each of STOP_TAILS) at every check of the rule."""
+    from judgeapp.pooling.simulate import replay_fit, stop_step
+
+    out = []
+    step = stop_step(replay.pool_size)
+    for n in range(step, replay.pool_size, step):
+        fit = replay_fit(strategy, replay, n)
+        tails = [(1.0 - STOP_CONFIDENCE) * m for m in STOP_TAILS]
+        out.append((n, fit.total_found, [fit.bounds(t)[1] for t in tails]))
+    return out
+
+
+def calibrate_stop(data, cache: Path | None) -> list[str]:
+    """STOP_TAIL: on the fit topics of every collection and depth, the stopping rule for
+    80% recall at 95% confidence replayed with each margin in STOP_TAILS (one pass: the
+    bounds at every check for every margin); the share of topics stopped at 80% recall or
+    more and the judgments spent against hindsight, per order. The largest margin whose
+    share is at least 0.95 for every order everywhere is STOP_TAIL."""
+    import pickle
+
+    out = [
+        "| collection | depth | order | topics | "
+        + " | ".join(f"x{m:g}: reached / cost" for m in STOP_TAILS)
+        + " |",
+        "|---|---:|---|---:|" + "---:|" * len(STOP_TAILS),
+    ]
+    worst = {m: 1.0 for m in STOP_TAILS}
+    for source, depths in DEPTHS.items():
+        for depth in depths:
+            path = cache / f"stops-{source}-{depth}.pickle" if cache else None
+            if path is not None and path.exists():
+                with path.open("rb") as fh:
+                    checks = pickle.load(fh)
+            else:
+                results = split(collection_replays(data, source, depth, cache), fit=True)
+                checks = {
+                    o: [(r, stop_bounds(o, r)) for r in rs]
+                    for o, rs in results.items()
+                    if o in REPORTED
+                }
+                if path is not None:
+                    with path.open("wb") as fh:
+                        pickle.dump(checks, fh)
+                print(f"  stopping bounds of {source} depth {depth}", file=sys.stderr, flush=True)
+            for order, replays in checks.items():
+                cells = []
+                for i, m in enumerate(STOP_TAILS):
+                    reached = spent = hindsight = 0
+                    for replay, bounds in replays:
+                        n = next(
+                            (
+                                n
+                                for n, found, upper in bounds
+                                if found + upper[i] == 0
+                                or found / (found + upper[i]) >= STOP_TARGET - 1e-12
+                            ),
+                            replay.pool_size,
+                        )
+                        found = int(replay.found[n - 1])
+                        reached += (
+                            replay.relevant == 0 or found >= STOP_TARGET * replay.relevant - 1e-9
+                        )
+                        spent += n
+                        hindsight += replay.judgments_needed(STOP_TARGET)
+                    share = reached / len(replays)
+                    worst[m] = min(worst[m], share)
+                    cells.append(f"{share:.3f} / {spent / max(hindsight, 1):.2f}")
+                out.append(
+                    f"| {source} | {depth} | {order} | {len(replays)} | " + " | ".join(cells) + " |"
+                )
+    chosen = max((m for m in STOP_TAILS if worst[m] >= STOP_CONFIDENCE), default=None)
+    out.append(f"\nlowest share per margin: {worst}; STOP_TAIL = {chosen}")
     return out
 
 
@@ -413,163 +497,36 @@ def calibrate_sample(data, seeds: int) -> list[str]:
     return out
 
 
-# The curve's calibrated levels (CURVE_CALIBRATION, ORDER_OFFSETS): each case's predictive is
-# drawn once; the case is covered at every level whose tail z = logit(1 - level') is at most
-# its own largest covering z (coverage only grows with the level), so coverage at any z is a
-# count. Tuning sets: Robust 601-625 (the large pools) and Cranfield 1-100 (the small ones).
-LEVEL_TUNING = {"large": "Robust 601-625 (tuning)", "small": "Cranfield 1-100 (tuning)"}
-LEVEL_SHARES = (0.1, 0.25, 0.5, 0.75)
-Z_GRID = np.round(np.arange(-7.0, 1.0001, 0.025), 3)
-ALPHAS = np.round(np.arange(-5.0, 1.0001, 0.05), 2)
-BETAS = np.round(np.arange(-4.0, 4.0001, 0.25), 2)
-OFFSETS = np.round(np.arange(-1.5, 1.5001, 0.05), 2)
-
-
-def level_cases(data, group: str) -> list[tuple[str, float, float]]:
-    """(order, share judged, largest tail z on Z_GRID whose interval holds the truth) per case
-    of a tuning group at LEVEL_SHARES (-inf: not even the narrowest grid level misses)."""
-    out = []
-    for order, seed, replay, pool in replays(data, group):
-        for share in LEVEL_SHARES:
-            n = int(share * len(pool))
-            if not 1 <= n < len(pool):
-                continue
-            rel = replay.relevant_at[:n]
-            draws = curve_draws(rel, len(pool), adaptive=order != "blind", seed=seed)
-            pmf = np.bincount(draws, minlength=len(pool) - n + 1).astype(float)
-            left = replay.relevant - int(rel.sum())
-
-            def covered(z, pmf=pmf, left=left):
-                low, high = _central(pmf, 1.0 / (1.0 + math.exp(z)))
-                return low <= left <= high
-
-            lo, hi = 0, len(Z_GRID) - 1
-            if not covered(Z_GRID[lo]):
-                zmax = -math.inf
-            elif covered(Z_GRID[hi]):
-                zmax = math.inf
-            else:
-                while hi - lo > 1:
-                    mid = (lo + hi) // 2
-                    lo, hi = (mid, hi) if covered(Z_GRID[mid]) else (lo, mid)
-                zmax = float(Z_GRID[lo])
-            out.append((order, share, zmax))
-    return out
-
-
-def coverage_loss(zmax, shares, weights, z, level) -> float:
-    """Squared distance of the (weighted) coverage from the band's middle, summed over the
-    shares."""
-    loss = 0.0
-    for share in LEVEL_SHARES:
-        at = shares == share
-        if at.any():
-            cover = (weights[at] * (zmax[at] >= z[at])).sum() / weights[at].sum()
-            loss += (cover - BAND_MIDDLE[level]) ** 2
-    return loss
-
-
-def calibrate_levels(data) -> list[str]:
-    """CURVE_CALIBRATION: per pool size (tuning set), order family and stated level, the line
-    z = alpha + beta (share - 0.375) nearest the bands' middles over LEVEL_SHARES (adaptive
-    orders pooled); then ORDER_OFFSETS: per adaptive order and level, the offset added to
-    its tuning set's line nearest the middles over both tuning sets, each weighted 1/2."""
-    cases = {size: level_cases(data, group) for size, group in LEVEL_TUNING.items()}
-    lines: dict[tuple, tuple[float, float]] = {}
-    out = [
-        "| pool size | family | level | alpha | beta | tuning coverage at 10 / 25 / 50 / 75% |",
-        "|---|---|---:|---:|---:|---|",
-    ]
-    for size, rows in cases.items():
-        for family in ("blind", "adaptive"):
-            sel = [r for r in rows if (r[0] == "blind") == (family == "blind")]
-            zmax = np.array([r[2] for r in sel])
-            shares = np.array([r[1] for r in sel])
-            weights = np.ones(len(sel))
-            for level in LEVELS:
-                best = min(
-                    (coverage_loss(zmax, shares, weights, a + b * (shares - 0.375), level), a, b)
-                    for b in BETAS
-                    for a in ALPHAS
-                )
-                lines[size, family, level] = float(best[1]), float(best[2])
-                z = best[1] + best[2] * (shares - 0.375)
-                covers = " / ".join(
-                    f"{(zmax[shares == sh] >= z[shares == sh]).mean():.2f}" for sh in LEVEL_SHARES
-                )
-                out.append(f"| {size} | {family} | {level} | {best[1]} | {best[2]} | {covers} |")
-    out += [
-        "",
-        "| order | level | offset | coverage large / small pools at 25%, 50% |",
-        "|---|---:|---:|---|",
-    ]
-    for order in ADAPTIVE:
-        sel = [(size, r) for size, rows in cases.items() for r in rows if r[0] == order]
-        zmax = np.array([r[2] for _, r in sel])
-        shares = np.array([r[1] for _, r in sel])
-        counts = {size: sum(1 for s, _ in sel if s == size) for size in cases}
-        weights = np.array([1.0 / counts[size] for size, _ in sel])
-        for level in LEVELS:
-            base = np.array(
-                [
-                    lines[size, "adaptive", level][0]
-                    + lines[size, "adaptive", level][1] * (r[1] - 0.375)
-                    for size, r in sel
-                ]
-            )
-            best = min((coverage_loss(zmax, shares, weights, base + d, level), d) for d in OFFSETS)
-            hit = zmax >= base + best[1]
-            covers = "; ".join(
-                " / ".join(
-                    f"{hit[(shares == sh) & np.array([s == size for s, _ in sel])].mean():.2f}"
-                    for size in cases
-                )
-                for sh in (0.25, 0.5)
-            )
-            out.append(f"| {order} | {level} | {float(best[1])} | {covers} |")
-    out.append(
-        "\nCURVE_CALIBRATION = {"
-        + ", ".join(
-            f"({f!r}, {lv}): ({lines['small', f, lv]}, {lines['large', f, lv]})"
-            for f in ("blind", "adaptive")
-            for lv in LEVELS
-        )
-        + "}"
-    )
-    return out
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=10, help="samples per topic and scenario")
     parser.add_argument(
         "--calibrate",
-        nargs="?",
-        const="all",
-        choices=("all", "curve", "sample", "levels"),
-        help="choose the constants (the curve's drift, the sampling prior, the curve's "
-        "calibrated levels, or all)",
+        choices=("curve", "stop", "sample"),
+        help="fit the curve estimator's built-in calibration, choose the stopping rule's "
+        "margin, or choose the sampling prior",
     )
+    parser.add_argument("--cache", type=Path, help="keep the replays in this folder")
+    parser.add_argument("--only", choices=("curve", "sample"), help="report one estimator")
     args = parser.parse_args()
     start = time.perf_counter()
     data = load()
-    if args.calibrate:
-        if args.calibrate in ("all", "curve"):
-            print("\n".join(calibrate_curve(data)))
-        if args.calibrate in ("all", "sample"):
-            print("\n".join(calibrate_sample(data, args.seeds)))
-        if args.calibrate in ("all", "levels"):
-            print("\n".join(calibrate_levels(data)))
-        print(f"\n({time.perf_counter() - start:.0f} s)")
-        return 0
-    print("# Estimator coverage: intervals before and after calibration\n")
-    print(f"Produced by `python benchmarks/estimator_coverage.py --seeds {args.seeds}`.\n")
-    print("## (a) Curve estimator (relevant documents in the pool)\n")
-    print(f"Blind: {BLIND_SHUFFLES} shuffles per topic. Pools: depth 100 (Robust), 50 (classic).\n")
-    print("\n".join(curve_tables(curve_rows(data))))
-    print("\n## (b) Sampling estimator (Horvitz-Thompson over a stratified sample)\n")
-    print("\n".join(sample_table(data, args.seeds)))
-    print(f"\n({time.perf_counter() - start:.0f} s)")
+    if args.calibrate == "curve":
+        print("\n".join(calibrate_curve(data, args.cache)))
+    elif args.calibrate == "stop":
+        print("\n".join(calibrate_stop(data, args.cache)))
+    elif args.calibrate == "sample":
+        print("\n".join(calibrate_sample(data, args.seeds)))
+    else:
+        print("# Estimator coverage\n")
+        print(f"Produced by `python benchmarks/estimator_coverage.py --seeds {args.seeds}`.\n")
+        if args.only != "sample":
+            print("## (a) Curve estimator, report topics (even-numbered)\n")
+            print("\n".join(curve_report(data, args.cache)))
+        if args.only != "curve":
+            print("\n## (b) Sampling estimator (Horvitz-Thompson over a stratified sample)\n")
+            print("\n".join(sample_table(data, args.seeds)))
+    print(f"\n({time.perf_counter() - start:.0f} s)", file=sys.stderr)
     return 0
 
 

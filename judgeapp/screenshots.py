@@ -153,6 +153,7 @@ def render(
             if qid is not None:
                 controller.judging.open_topic(qid)
                 _settle()
+            _wait_until(controller.estimates_settled)  # the estimate line and stop advice
             target = window.judging_view
         elif view == "search":
             target = window.search_view

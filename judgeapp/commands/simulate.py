@@ -8,7 +8,7 @@ import csv
 import sys
 from pathlib import Path
 
-from judgeapp.commands import CommandError, progress_bar
+from judgeapp.commands import CommandError, plural, progress_bar
 from judgeapp.commands.pool import ORDER_CHOICES, add_topics_argument, select_topics
 from judgeapp.outputs import OutputError, replacing, writing
 
@@ -70,6 +70,62 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the topic statements (any topic format), for the cal order",
     )
     p.add_argument("--no-bias", action="store_true", help="skip the pool-bias test")
+    check = p.add_argument_group(
+        "checking the recall estimates and the stopping rule",
+        "Replay each order with the qrels as the assessor and ask the curve estimator, as "
+        "the judging window asks it, at each judged share of every pool; or replay the "
+        "stopping rule. Judgments of documents the qrels lack count as not relevant.",
+    )
+    check.add_argument(
+        "--check-estimates",
+        action="store_true",
+        help="write estimate_coverage.tsv (strategy, judged_share, level, cases, coverage, "
+        "median_width, uncalibrated) and estimate_coverage.png to --out: how often the "
+        "estimator's intervals held the relevant documents not judged yet",
+    )
+    check.add_argument(
+        "--shares",
+        default="0.25,0.5",
+        metavar="S,...",
+        help="shares of each pool judged at which to ask (default 0.25,0.5)",
+    )
+    check.add_argument(
+        "--levels",
+        default="0.8,0.95",
+        metavar="L,...",
+        help="stated coverage of the intervals checked (default 0.8,0.95)",
+    )
+    check.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="for the checks, judge each topic in the blind order N times, shuffled with "
+        "seeds SEED, SEED+1, ... (default 1)",
+    )
+    check.add_argument(
+        "--fit-topics",
+        nargs="+",
+        metavar="TOPIC",
+        help="calibrate the estimator on these topics (ids and ranges; the built-in "
+        "calibration as the prior) and check it, and the stopping rule, on the other topics "
+        "only: what a project calibrated on its own judged topics would get",
+    )
+    check.add_argument(
+        "--stop-at",
+        type=float,
+        metavar="R",
+        help="replay the stopping rule for target recall R: write stopping.tsv (per order: "
+        "the share of topics stopped at recall R or above, judgments spent, and the fewest "
+        "that reached R, in hindsight)",
+    )
+    check.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        metavar="C",
+        help="the stopping rule's confidence (default 0.95)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -90,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.depth < 1:
         raise CommandError("--depth must be at least 1")
+    shares, levels = _checks(args)
     if ("suggested" in strategies) != bool(args.suggestions):
         raise CommandError(
             "the suggested order replays an automatic judge: give --strategy suggested "
@@ -173,6 +230,22 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.flush()
 
     write_outputs(out, strategies, results, table, header, vocab.docnos)
+    if args.check_estimates or args.stop_at is not None:
+        checked = dict(results)
+        if "blind" in checked and args.seeds > 1:
+            with progress_bar("more blind shuffles", unit="topic") as progress:
+                for extra in range(1, args.seeds):
+                    again = simulate(
+                        ["blind"],
+                        pool,
+                        lists,
+                        qrels,
+                        seed=args.seed + extra,
+                        min_grade=args.relevance_level,
+                        progress=progress,
+                    )
+                    checked["blind"] = checked["blind"] + again["blind"]
+        check_recall(args, out, checked, shares, levels)
     bias = None
     if not args.no_bias:
         with progress_bar("pool bias", unit="run") as progress:
@@ -181,6 +254,251 @@ def run(args: argparse.Namespace) -> int:
         print(format_bias(bias), file=sys.stderr, end="")
     print(f"curves, tables and plot written to {out}/", file=sys.stderr)
     return 0
+
+
+def _fractions(text: str, option: str, *, closed: bool) -> list[float]:
+    """A comma-separated list of numbers in (0, 1) ((0, 1] with `closed`)."""
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise CommandError(f"{option} takes numbers separated by commas, not {text!r}") from None
+    bad = [v for v in values if not (0.0 < v < 1.0 or (closed and v == 1.0))]
+    if bad or not values:
+        rule = "in (0, 1]" if closed else "between 0 and 1"
+        raise CommandError(f"{option} values must lie {rule}, not {text!r}")
+    return values
+
+
+def _checks(args: argparse.Namespace) -> tuple[list[float], list[float]]:
+    """The shares and levels of --check-estimates, and the stopping rule's options,
+    checked before any work."""
+    shares = _fractions(args.shares, "--shares", closed=False)
+    levels = _fractions(args.levels, "--levels", closed=False)
+    if args.stop_at is not None and not 0.0 < args.stop_at <= 1.0:
+        raise CommandError(f"--stop-at is a recall in (0, 1], not {args.stop_at}")
+    if not 0.0 < args.confidence < 1.0:
+        raise CommandError(f"--confidence must lie between 0 and 1, not {args.confidence}")
+    if args.fit_topics and not (args.check_estimates or args.stop_at is not None):
+        raise CommandError("--fit-topics calibrates for --check-estimates or --stop-at")
+    if args.seeds < 1:
+        raise CommandError(f"--seeds must be at least 1, not {args.seeds}")
+    return shares, levels
+
+
+def check_recall(args, out: Path, results, shares, levels) -> None:
+    """--check-estimates and --stop-at: the estimator and the stopping rule replayed."""
+    from judgeapp.pooling.calibration import fit_calibration
+    from judgeapp.pooling.estimate import builtin_calibration
+    from judgeapp.pooling.simulate import calibration_cases, check_estimates, check_stopping
+
+    calibration = builtin_calibration()
+    if args.fit_topics:
+        qids = [r.qid for r in next(iter(results.values()))]
+        fit = set(select_topics(args.fit_topics, qids) or ())
+        chosen = {s: [r for r in rs if r.qid in fit] for s, rs in results.items()}
+        results = {s: [r for r in rs if r.qid not in fit] for s, rs in results.items()}
+        if not next(iter(results.values())):
+            raise CommandError("--fit-topics leaves no topic to check on")
+        with progress_bar("calibrating", unit="topic") as progress:
+            cases = calibration_cases(chosen, seed=args.seed, progress=progress)
+        if not cases:
+            raise CommandError("the --fit-topics give nothing to calibrate on")
+        calibration = fit_calibration(
+            cases, f"{plural(len(fit), 'topic')} of this collection", prior=calibration
+        )
+        reported = sorted({r.qid for r in next(iter(results.values()))}, key=str.encode)
+        print(
+            f"calibrated on {plural(len(fit), 'topic')}; checked on the other "
+            f"{plural(len(reported), 'topic')}: {_spec(reported)}",
+            file=sys.stderr,
+        )
+    if args.check_estimates:
+        with progress_bar("checking estimates", unit="topic") as progress:
+            rows = check_estimates(
+                results,
+                shares,
+                levels,
+                calibration=calibration,
+                seed=args.seed,
+                progress=progress,
+            )
+        write_coverage(out, rows)
+        print(format_coverage(rows), file=sys.stderr, end="")
+    if args.stop_at is not None:
+        with progress_bar("replaying the stopping rule", unit="topic") as progress:
+            stops = check_stopping(
+                results,
+                args.stop_at,
+                args.confidence,
+                calibration=calibration,
+                seed=args.seed,
+                progress=progress,
+            )
+        write_stopping(out, stops)
+        print(format_stopping(stops), file=sys.stderr, end="")
+
+
+def _spec(qids: list[str]) -> str:
+    """Topic ids as ranges where they run on: '601-625 627'."""
+    parts: list[str] = []
+    run: list[int] = []
+    for q in [*qids, None]:
+        if q is not None and q.isdigit() and run and int(q) == run[-1] + 1:
+            run.append(int(q))
+            continue
+        if run:
+            parts.append(f"{run[0]}-{run[-1]}" if len(run) > 2 else " ".join(map(str, run)))
+        run = [int(q)] if q is not None and q.isdigit() else []
+        if q is not None and not q.isdigit():
+            parts.append(q)
+    return " ".join(parts)
+
+
+COVERAGE_HEADER = [
+    "strategy",
+    "judged_share",
+    "level",
+    "cases",
+    "coverage",
+    "median_width",
+    "uncalibrated",
+]
+
+
+def write_tsv(path: Path, header: list[str], rows) -> None:
+    with writing(path, newline="") as fh:
+        w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def write_coverage(out: Path, rows) -> None:
+    lines = [
+        [
+            r.strategy,
+            f"{r.share:g}",
+            f"{r.level:g}",
+            r.cases,
+            f"{r.coverage:.4f}",
+            f"{r.median_width:g}",
+            r.uncalibrated,
+        ]
+        for r in rows
+    ]
+    write_tsv(out / "estimate_coverage.tsv", COVERAGE_HEADER, lines)
+    plot_coverage(out / "estimate_coverage.png", rows)
+
+
+def format_coverage(rows) -> str:
+    """The coverage table, pooled lines first (what docs/estimators.md shows)."""
+    levels = sorted({r.level for r in rows})
+    lines = [
+        "| strategy | judged | cases | "
+        + " | ".join(f"{lv:.0%} covers | {lv:.0%} width" for lv in levels)
+        + " | uncalibrated |",
+        "|---|---:|---:|" + "---:|---:|" * len(levels) + "---:|",
+    ]
+    by = {(r.strategy, r.share, r.level): r for r in rows}
+    for strategy, share in dict.fromkeys((r.strategy, r.share) for r in rows):
+        cells = [by[strategy, share, lv] for lv in levels]
+        lines.append(
+            f"| {strategy} | {share:.0%} | {cells[0].cases} | "
+            + " | ".join(f"{c.coverage:.3f} | {c.median_width:g}" for c in cells)
+            + f" | {cells[0].uncalibrated} |"
+        )
+    pooled = []
+    for lv in levels:
+        at = [r for r in rows if r.level == lv]
+        cases = sum(r.cases for r in at)
+        pooled.append(f"{lv:.0%}: {sum(r.coverage * r.cases for r in at) / cases:.3f}")
+    lines.append(f"\npooled over strategies and shares, coverage {', '.join(pooled)}")
+    return "\n".join(lines) + "\n"
+
+
+def plot_coverage(path: Path, rows) -> None:
+    """Coverage per strategy and share, one colour per stated level, the level drawn as a
+    line: a dot below its line is an interval that missed more often than it said."""
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    levels = sorted({r.level for r in rows})
+    cells = list(dict.fromkeys((r.strategy, r.share) for r in rows))
+    by = {(r.strategy, r.share, r.level): r for r in rows}
+    fig = Figure(figsize=(max(6.0, 0.6 * len(cells) + 2), 5.0), dpi=120)
+    ax = fig.add_subplot()
+    x = np.arange(len(cells))
+    for i, lv in enumerate(levels):
+        colour = f"C{i}"
+        ax.axhline(lv, color=colour, linewidth=0.8, linestyle=":")
+        ax.plot(
+            x,
+            [by[c[0], c[1], lv].coverage for c in cells],
+            "o",
+            color=colour,
+            label=f"{lv:.0%} intervals",
+        )
+    ax.set_xticks(
+        x, [f"{s} {share:.0%}" for s, share in cells], fontsize=8, rotation=35, ha="right"
+    )
+    ax.set_ylim(min(0.5, min(r.coverage for r in rows) - 0.05), 1.01)
+    ax.set_ylabel("share of cases whose interval held the truth")
+    ax.set_title("Recall estimates: coverage by judging order and share judged")
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    with replacing(path) as tmp:
+        fig.savefig(tmp)
+
+
+STOPPING_HEADER = [
+    "strategy",
+    "topics",
+    "target_recall",
+    "confidence",
+    "reached",
+    "judgments",
+    "hindsight",
+    "ratio",
+    "judged_whole",
+]
+
+
+def write_stopping(out: Path, rows) -> None:
+    lines = [
+        [
+            r.strategy,
+            r.topics,
+            f"{r.target:g}",
+            f"{r.confidence:g}",
+            f"{r.reached:.4f}",
+            r.spent,
+            r.hindsight,
+            f"{r.spent / r.hindsight:.3f}" if r.hindsight else "",
+            r.judged_whole,
+        ]
+        for r in rows
+    ]
+    write_tsv(out / "stopping.tsv", STOPPING_HEADER, lines)
+
+
+def format_stopping(rows) -> str:
+    lines = [
+        "| strategy | topics | stopped at the target or above | judgments | hindsight "
+        "| ratio | judged whole |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        ratio = f"{r.spent / r.hindsight:.2f}" if r.hindsight else ""
+        lines.append(
+            f"| {r.strategy} | {r.topics} | {r.reached:.3f} | {r.spent:,} | {r.hindsight:,} "
+            f"| {ratio} | {r.judged_whole} |"
+        )
+    if rows:
+        lines.append(
+            f"\ntarget recall {rows[0].target:g} at confidence {rows[0].confidence:g}: "
+            "'hindsight' is the fewest judgments that reached the target"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def _suggestions(path: str, vocab) -> dict[str, dict[int, float]]:

@@ -23,31 +23,38 @@ Two estimators of a topic's total number of relevant documents:
     interval is its central part (mid-p, see `_central`), so it is skewed where the counts
     are small and never leaves what is certain or possible.
 
-(b) `curve_estimate`, from the found-vs-judged curve of any judging order: the chance that
-    the t-th judged document is relevant is modelled as logit p(t) = a + b u (plus c u^2 for
-    adaptive orders, whose curves bend as they move between runs), u = log t / log(pool
-    size), fitted by maximum a posteriori with N(0, 2.5^2) priors on the coefficients (a weak
-    prior that keeps the fit finite when no relevant document, or only relevant ones, have
-    been seen). Parameter draws from the Laplace approximation, each followed by Bernoulli
-    draws for every pooled document not judged yet, give the predictive distribution of the
-    relevant documents left in the pool; the interval is its central part (mid-p). For
-    adaptive orders the extrapolated log-odds also get a random discrepancy that grows with
-    the distance extrapolated, and a random offset that does not (DRIFT_*, see there): their
-    curves fall off faster than the model says, by an amount that varies from topic to topic. The width thus comes from the
-    topic's own judgments (how well they pin the curve), from how far it is extrapolated,
-    and from the order. Given the order's name, the interval is then read from the
-    predictive at a calibrated level (`calibrated_level`): the level at which, on the
-    tuning topics, intervals of that order family, share judged and pool size covered at
-    the stated rate, moved by a per-order offset. This estimate covers the pool only (an ordering says nothing about
-    documents no run pooled). Coverage on held-out collections:
-    benchmarks/estimator_coverage.py and the README.
+(b) `fit_curve` / `curve_estimate`, from the found-vs-judged curve of a judging order (the
+    relevance of the pooled documents judged so far, in the order judged). A random order
+    (blind) leaves a random part of the pool unjudged: the relevant documents left follow
+    the beta-binomial under Jeffreys' prior (BLIND_PRIOR), exactly. For an adaptive order
+    the chance that the t-th judged document is relevant is modelled as logit p(t) = a + b u
+    + c u^2, u = log t / log(pool size), fitted by maximum a posteriori with N(0, 2.5^2)
+    priors (a weak prior that keeps the fit finite when nothing, or everything, judged was
+    relevant); the extrapolated log-odds also get a random discrepancy that grows with the
+    distance extrapolated and a random offset that does not (DRIFT_*, see there): such
+    curves fall off faster than the model says, by an amount that varies from topic to
+    topic. Parameter draws from the Laplace approximation (CURVE_DRAWS), each summed over
+    the judgments still to come (`_future`'s quadrature), and binomial draws around them
+    give the predictive distribution of the relevant documents left (`Predictive`).
+    Its ends are read by mid-p at levels calibrated on topics with known truth, per order,
+    share judged and relevant found (judgeapp.pooling.calibration; the built-in table, or
+    a project's own topics judged whole). Where the calibration cannot vouch (an order,
+    pool size or share it has no cases of; an adaptive order with fewer than MIN_FOUND
+    relevant found) the estimate says so (`Estimate.calibrated`, `note`) and its interval
+    is conservative: from nothing left to at least the beta-binomial bound as if the
+    documents left were as likely relevant as those judged. This estimate covers the pool
+    only (an ordering says nothing about documents no run pooled). How it was checked:
+    docs/estimators.md.
 
-Stopping advice: `knee_advice` (Cormack and Grossman, SIGIR 2016: at the knee s of the gain
-curve, stop once the slope ratio (rel_s / s) / ((rel_n - rel_s + 1) / (n - s)) is at least 6
-and at least 150 documents were judged; the knee is where the curve lies furthest above the
-line from the origin to its end, as in Satopaa et al.'s Kneedle) and `recall_advice`
-(relevant found over the upper end of an estimate's interval is a lower confidence bound on
-recall; compare it with a target).
+Stopping advice: `CurveFit.stop_advice`, a rule with a stated guarantee (stop once found /
+(found + U) >= the target recall, U the calibrated one-sided bound on the relevant left,
+with a margin for being checked again and again: STOP_TAIL; on the topics it was checked
+on, at least the stated share of topics stopped at the target recall or more); and, kept
+for callers of before, `knee_advice` (Cormack and Grossman, SIGIR 2016: at the knee s of the
+gain curve, stop once the slope ratio (rel_s / s) / ((rel_n - rel_s + 1) / (n - s)) is at
+least 6 and at least 150 documents were judged; the knee is where the curve lies furthest
+above the line from the origin to its end, as in Satopaa et al.'s Kneedle) and
+`recall_advice` (relevant found over the upper end of an estimate's interval).
 """
 
 from __future__ import annotations
@@ -58,6 +65,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judgeapp.pooling.calibration import ADAPTIVE, Calibration
 from judgeapp.pooling.pools import PoolingError, PoolTopic, candidates, subset
 
 DEFAULT_EDGES = (10, 20, 40, 80, 160, 320, 640)  # upper best ranks of strata 1, 2, ...
@@ -98,66 +106,6 @@ DRIFT_LEAD = 0.3
 DRIFT_SHIFT = 0.5
 
 
-# The level at which a curve interval is read from its predictive, per order (issue 17). The
-# predictive alone covered at its stated rate pooled over orders on Robust 2003, but on the
-# classic collections' small pools (a handful of relevant documents) its 80% intervals
-# covered 92-94% and its 95% ones 99-100%, and per order and share it strayed both ways. So
-# the tail 1 - level' of the central interval actually taken is z = logit(1 - level'),
-#   z = alpha + beta (share judged - 0.375) + ORDER_OFFSETS[order],
-# with (alpha, beta) per order family (blind or adaptive) and stated level (0.8, 0.95) at two
-# pool sizes, CALIBRATION_SIZES, interpolated in log pool size between them (held at the
-# nearer one outside), and z interpolated linearly in logit(1 - level) between the two stated
-# levels (extended beyond them). Fitted (`python benchmarks/estimator_coverage.py
-# --calibrate levels`) on Robust 2003 topics 601-625 (depth-100 pools, median 402 documents)
-# and Cranfield queries 1-100 with the demo's runs (depth 50, median 110): (alpha, beta) to
-# put coverage nearest the middle of the target bands (0.83 for 80%, 0.955 for 95%) at a
-# tenth, a quarter, half and three quarters of each pool judged, pooled over the adaptive
-# orders; then one offset per adaptive order and level over both tuning sets (weighted
-# equally) and every share. Orders not fitted (maxmean-shared, ridge-fusion, text orders)
-# take the pooled adaptive calibration; the share judged is held to [0.1, 0.75].
-CALIBRATION_SIZES = (110, 402)
-CURVE_CALIBRATION = {
-    # (family, stated level): ((alpha, beta) at 110 documents, (alpha, beta) at 402)
-    ("blind", 0.8): ((-1.05, -0.75), (-1.55, -1.0)),
-    ("blind", 0.95): ((-2.05, -1.25), (-2.8, -2.0)),
-    ("adaptive", 0.8): ((-0.65, 0.75), (-1.3, -0.5)),
-    ("adaptive", 0.95): ((-1.55, 0.25), (-2.4, -1.75)),
-}
-ORDER_OFFSETS = {  # order: (offset at 80%, at 95%); positive narrows
-    "rank": (0.1, 0.1),
-    "mtf": (-0.05, 0.2),
-    "hedge": (-0.1, -0.3),
-    "maxmean": (0.05, -0.1),
-    "maxmean-ns": (0.0, 0.1),
-}
-CALIBRATED_SHARES = (0.1, 0.75)
-
-
-def _logit(p: float) -> float:
-    return math.log(p / (1.0 - p))
-
-
-def calibrated_level(
-    level: float, order: str, judged: int, pool_size: int, *, adaptive: bool = True
-) -> float:
-    """The level of the predictive's central interval that an interval of stated `level`
-    takes for `order` (`adaptive` or not) with `judged` of `pool_size` documents judged (see
-    CURVE_CALIBRATION)."""
-    family = "adaptive" if adaptive else "blind"
-    share = min(max(judged / pool_size, CALIBRATED_SHARES[0]), CALIBRATED_SHARES[1]) - 0.375
-    small, large = (math.log(s) for s in CALIBRATION_SIZES)
-    w = min(max((math.log(max(pool_size, 1)) - small) / (large - small), 0.0), 1.0)
-    offsets = ORDER_OFFSETS.get(order, (0.0, 0.0))
-    z = []
-    for i, stated in enumerate((0.8, 0.95)):
-        (a0, b0), (a1, b1) = CURVE_CALIBRATION[family, stated]
-        z.append((1 - w) * (a0 + b0 * share) + w * (a1 + b1 * share) + offsets[i])
-    x80, x95 = _logit(0.2), _logit(0.05)
-    x = _logit(1.0 - level)
-    tail_z = z[0] + (x - x80) * (z[1] - z[0]) / (x95 - x80)
-    return 1.0 / (1.0 + math.exp(tail_z))
-
-
 @dataclass(frozen=True, slots=True)
 class Estimate:
     """An estimate of a topic's total number of relevant documents."""
@@ -170,6 +118,11 @@ class Estimate:
     level: float  # the interval's coverage, e.g. 0.95
     found: int  # relevant documents judged so far (in the estimate's population)
     judged: int  # documents judged so far (in the estimate's population)
+    # whether the interval is vouched for (calibrated, or exact by design); when not, it is
+    # the conservative one and `note` says why
+    calibrated: bool = True
+    note: str = ""  # what the interval was calibrated on, or why it could not be
+    advice: StopAdvice | None = None  # whether the topic may stop (curve estimates, if asked)
 
     @property
     def missing(self) -> float:
@@ -388,6 +341,66 @@ def _central(pmf: np.ndarray, level: float) -> tuple[int, int]:
 
 # -- (b) extrapolating the found-vs-judged curve ----------------------------------------------
 
+CURVE_DRAWS = 1000  # parameter draws of the adaptive model
+COUNT_DRAWS = 4  # binomial draws of the relevant documents left per parameter draw
+# a random order: Jeffreys' prior on the pool's share of relevant documents
+BLIND_PRIOR = (0.5, 0.5)
+# fewer relevant documents found than this, and an adaptive order's curve says nothing of
+# where the relevant documents lie: the conservative interval is shown instead
+MIN_FOUND = 1
+# the stopping rule's bound on the relevant documents left is one-sided at confidence
+# 1 - (1 - C) x STOP_TAIL: the rule is checked again and again as judging goes on, and each
+# check is a chance to cross the bound early by chance, so a bound at C itself stops too
+# many topics short of the target (on the fit topics, 80% recall at 95% confidence was
+# reached in as few as 79% of a collection's topics with a bound at 95%, 88% at 97.5%).
+# Chosen by `python benchmarks/estimator_coverage.py --calibrate stop` on the fit topics:
+# of 1, 0.5, 0.25, 0.1, 0.05 and 0.02, the largest with which every order reached the
+# target in at least 95% of the topics of every collection and depth (docs/estimators.md)
+STOP_TAIL = 0.02
+# the stopping advice's target recall and confidence unless the project says otherwise
+STOP_TARGET = 0.8
+STOP_CONFIDENCE = 0.95
+
+
+class Predictive:
+    """A distribution of the relevant documents not judged yet, over 0, 1, ..., rest.
+
+    Its ends are read by mid-p: a count k is at M(k) = P(X < k) + P(X = k) / 2, the level
+    a count of probability P(k) sits at when it counts half inside; with counts this small,
+    ends that hold their whole probability cover much more than stated (a count that is 0
+    with probability 0.85 would make [0, 0] an 80% interval holding 85%)."""
+
+    __slots__ = ("mid", "pmf")
+
+    def __init__(self, pmf: np.ndarray) -> None:
+        pmf = np.asarray(pmf, dtype=float)
+        self.pmf = pmf / pmf.sum()
+        self.mid = np.cumsum(self.pmf) - self.pmf / 2.0
+
+    @classmethod
+    def from_draws(cls, draws: np.ndarray, rest: int) -> Predictive:
+        return cls(np.bincount(np.asarray(draws, np.int64), minlength=rest + 1)[: rest + 1])
+
+    @property
+    def rest(self) -> int:
+        return len(self.pmf) - 1
+
+    @property
+    def mean(self) -> float:
+        return float(self.pmf @ np.arange(len(self.pmf)))
+
+    def lower(self, a: float) -> int:
+        """The lowest count k with M(k) > a (the rest when none)."""
+        return min(int(np.searchsorted(self.mid, a, side="right")), self.rest)
+
+    def upper(self, c: float) -> int:
+        """The highest count k with M(k) < 1 - c (0 when none)."""
+        return max(int(np.searchsorted(self.mid, 1.0 - c, side="left")) - 1, 0)
+
+    def level(self, k: int) -> float:
+        """M(k): where a count k sits in this distribution (its mid-p PIT)."""
+        return float(self.mid[min(max(int(k), 0), self.rest)])
+
 
 def _design(t_log: np.ndarray, degree: int) -> np.ndarray:
     return np.column_stack([t_log**k for k in range(degree + 1)])
@@ -410,6 +423,250 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return beta, np.linalg.inv(hess)
 
 
+def _future(judged: int, pool_size: int, nodes: int = 64, head: int = 16) -> tuple:
+    """Judgments t still to come, judged + 1 ... pool_size, as quadrature nodes and weights:
+    every one while there are few, else the first `head` and then a geometric grid, each
+    node standing for the judgments around it (trapezoids; the weights sum to the count).
+    The chance of relevance changes smoothly in log t, so a sum over a few dozen nodes is
+    within 0.2% of the sum over every judgment."""
+    rest = pool_size - judged
+    if rest <= nodes:
+        t = np.arange(judged + 1.0, pool_size + 1.0)
+        return t, np.ones(len(t))
+    first = np.arange(judged + 1.0, judged + head + 1.0)
+    tail = np.round(np.geomspace(judged + head, pool_size, nodes - head))
+    t = np.unique(np.r_[first, tail])
+    gaps = np.diff(t)
+    weights = np.zeros(len(t))
+    weights[:-1] += gaps / 2.0
+    weights[1:] += gaps / 2.0
+    weights[[0, -1]] += 0.5
+    return t, weights
+
+
+def curve_draws(
+    relevant: np.ndarray,
+    pool_size: int,
+    *,
+    draws: int = CURVE_DRAWS,
+    seed: int = 0,
+    drift: tuple[float, float, float, float] | None = None,
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """An adaptive order's curve model (module docstring): draws of the relevant documents
+    left (COUNT_DRAWS per parameter draw), and (t, weight, mean chance of relevance) at the
+    quadrature nodes of the judgments still to come."""
+    mean, sd, lead, shift = (
+        (DRIFT_MEAN, DRIFT_SD, DRIFT_LEAD, DRIFT_SHIFT) if drift is None else drift
+    )
+    y = np.asarray(relevant, dtype=float)
+    n = len(y)
+    rest = pool_size - n
+    # u = log t / log(pool size), in [0, 1]: the prior then means the same in every pool
+    scale = math.log(max(pool_size, 2))
+    beta, cov = _fit_logistic(_design(np.log(np.arange(1.0, n + 1)) / scale, 2), y)
+    from scipy.special import expit
+
+    rng = np.random.default_rng(seed)
+    params = beta + rng.standard_normal((draws, len(beta))) @ np.linalg.cholesky(cov).T
+    t, weight = _future(n, pool_size)
+    eta = params @ _design(np.log(t) / scale, 2).T
+    eta += (mean + sd * rng.standard_normal(draws))[:, None] * (lead + np.log(t / max(n, 1)))
+    eta += (shift * rng.standard_normal(draws))[:, None]
+    chance = expit(eta)
+    share = np.clip(chance @ weight / rest, 0.0, 1.0)
+    counts = rng.binomial(rest, np.repeat(share, COUNT_DRAWS))
+    return counts, (t, weight, chance.mean(axis=0))
+
+
+def curve_predictive(
+    relevant: Sequence[bool] | np.ndarray,
+    pool_size: int,
+    *,
+    adaptive: bool = True,
+    draws: int = CURVE_DRAWS,
+    seed: int = 0,
+    drift: tuple[float, float, float, float] | None = None,
+) -> tuple[Predictive, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The predictive of the relevant documents left in the pool after the judgments
+    `relevant` (in judging order), and the expected chance of relevance of the judgments
+    still to come as (t, weight, chance) nodes: the curve model for an adaptive order, the
+    beta-binomial for a random one (module docstring). At least one document is left."""
+    y = np.asarray(relevant, dtype=bool)
+    n, found = len(y), int(y.sum())
+    rest = pool_size - n
+    if not adaptive:
+        from scipy.stats import betabinom
+
+        a, b = BLIND_PRIOR[0] + found, BLIND_PRIOR[1] + n - found
+        k = np.arange(rest + 1)
+        t = np.arange(n + 1.0, pool_size + 1.0)
+        return Predictive(betabinom.pmf(k, rest, a, b)), (
+            t,
+            np.ones(rest),
+            np.full(rest, a / (a + b)),
+        )
+    counts, rate = curve_draws(y, pool_size, draws=draws, seed=seed, drift=drift)
+    return Predictive.from_draws(counts, rest), rate
+
+
+@dataclass(frozen=True)
+class CurveFit:
+    """The curve estimator's model of one topic, from which intervals, bounds and stopping
+    advice are read (`fit_curve`)."""
+
+    qid: str
+    order: str
+    adaptive: bool
+    pool_size: int  # of the order's curve: the pool without the documents kept apart
+    judged: int  # judgments on the order's curve
+    found: int  # relevant among them
+    predictive: Predictive
+    rate: tuple[np.ndarray, np.ndarray, np.ndarray]  # (t, weight, expected chance) to come
+    calibration: Calibration | None
+    reason: str  # why the calibration does not vouch for this case (empty: it does)
+    apart_judged: int = 0  # pooled documents judged outside the order (found by searching)
+    apart_found: int = 0  # relevant among them
+
+    @property
+    def calibrated(self) -> bool:
+        return not self.reason
+
+    @property
+    def share(self) -> float:
+        return self.judged / self.pool_size if self.pool_size else 1.0
+
+    @property
+    def total_found(self) -> int:
+        return self.found + self.apart_found
+
+    def bounds(self, tail: float) -> tuple[int, int]:
+        """(low, high) of the relevant documents left, each end missing the truth with
+        probability `tail`: read at calibrated levels, else conservatively (module
+        docstring)."""
+        p = self.predictive
+        if p.rest == 0:
+            return 0, 0
+        if self.calibrated:
+            a = c = tail
+            if self.calibration is not None:
+                a, c = self.calibration.levels(self.order, self.share, self.found, tail)
+            low = p.lower(a)
+            return low, max(p.upper(c), low)
+        # conservative: nothing certain left, and at most as many as if the documents left
+        # were as likely relevant as those judged (an order that judges likely documents
+        # first leaves fewer), or as the model says, whichever is more
+        as_judged, _ = curve_predictive(
+            np.r_[np.ones(self.found, bool), np.zeros(self.judged - self.found, bool)],
+            self.pool_size,
+            adaptive=False,
+        )
+        return 0, max(as_judged.upper(tail), p.upper(tail), p.lower(tail))
+
+    def interval(self, level: float) -> tuple[int, int]:
+        return self.bounds((1.0 - level) / 2.0)
+
+    def upper_bound(self, confidence: float) -> int:
+        """At most this many relevant documents left, with one-sided `confidence`."""
+        return self.bounds(1.0 - confidence)[1]
+
+    def estimate(self, level: float = 0.95) -> Estimate:
+        low, high = self.interval(level)
+        # the predictive's mean, held inside the interval shown with it
+        point = min(max(self.predictive.mean, float(low)), float(high))
+        if self.calibrated:
+            note = self.calibration.source if self.calibration is not None else ""
+            if not self.adaptive and not note:
+                note = "exact for a random order"
+        else:
+            note = f"uncalibrated: {self.reason}; conservative interval"
+        found = self.total_found
+        return Estimate(
+            self.qid,
+            "curve",
+            found + point,
+            float(found + low),
+            float(found + high),
+            level,
+            found,
+            self.judged + self.apart_judged,
+            self.calibrated,
+            note,
+        )
+
+    def expected_more(self, wanted: float) -> int:
+        """Judgments expected until `wanted` relevant documents are found in all (the rest
+        of the pool if the model never expects that many)."""
+        need = wanted - self.total_found
+        if need <= 0:
+            return 0
+        t, weight, chance = self.rate
+        cumulative = np.cumsum(chance * weight)
+        i = int(np.searchsorted(cumulative, need))
+        return int(t[i]) - self.judged if i < len(t) else self.pool_size - self.judged
+
+    def stop_advice(self, target: float = 0.8, confidence: float = 0.95) -> StopAdvice:
+        """Whether the topic may stop: stop once found / (found + U) >= target, U the upper
+        bound on the relevant left at one-sided confidence 1 - (1 - confidence) STOP_TAIL
+        (the conservative bound when the calibration cannot vouch)."""
+        bound = self.bounds((1.0 - confidence) * STOP_TAIL)[1]
+        total = self.total_found + bound
+        recall_low = self.total_found / total if total else 1.0
+        stop = recall_low >= target - 1e-12
+        more = 0 if stop else self.expected_more(target * total)
+        return StopAdvice(
+            stop, target, confidence, self.total_found, bound, more, self.calibrated, self.reason
+        )
+
+
+def fit_curve(
+    relevant: Sequence[bool] | np.ndarray,
+    pool_size: int,
+    *,
+    order: str | None = None,
+    adaptive: bool = True,
+    calibration: Calibration | str | None = "built-in",
+    qid: str = "",
+    draws: int = CURVE_DRAWS,
+    seed: int = 0,
+    drift: tuple[float, float, float, float] | None = None,
+    apart: tuple[int, int] = (0, 0),
+) -> CurveFit:
+    """The curve estimator's model of a topic from the relevance of its pooled documents
+    judged so far in the judging order, oldest first. Judgments of documents the order did
+    not lead to (found by searching the pool) say nothing of its curve: give them as
+    `apart` = (judged, relevant) and leave them out of `relevant`; they count as judged and
+    found. `order` names the judging order (None: an unnamed one, `adaptive` or not);
+    `calibration` is the built-in calibration unless given (None: the model's own levels,
+    uncalibrated)."""
+    if isinstance(calibration, str):
+        calibration = builtin_calibration()
+    y = np.asarray(relevant, dtype=bool)
+    n, found = len(y), int(y.sum())
+    size = pool_size - apart[0]
+    if n > size:
+        raise ValueError(f"{n + apart[0]} judgments of a pool of {pool_size} documents")
+    name = order if order is not None else (ADAPTIVE if adaptive else "blind")
+    if n == size:
+        predictive = Predictive(np.ones(1))
+        rate = (np.empty(0), np.empty(0), np.empty(0))
+    else:
+        predictive, rate = curve_predictive(
+            y, size, adaptive=adaptive, draws=draws, seed=seed, drift=drift
+        )
+    reason = ""
+    if calibration is not None and n < size:
+        reason = calibration.vouches(name, n / size, size)
+        if adaptive and not reason and found < MIN_FOUND:
+            reason = f"only {found} relevant found so far"
+        if not adaptive:
+            reason = ""  # the beta-binomial is exact for a random order: never conservative
+            if calibration.vouches(name, n / size, size):
+                calibration = None  # its levels do not reach here: the model's own
+    return CurveFit(
+        qid, name, adaptive, size, n, found, predictive, rate, calibration, reason, *apart
+    )
+
+
 def curve_estimate(
     relevant: Sequence[bool] | np.ndarray,
     pool_size: int,
@@ -417,86 +674,74 @@ def curve_estimate(
     adaptive: bool = True,
     level: float = 0.95,
     qid: str = "",
-    draws: int = 1000,
+    draws: int = CURVE_DRAWS,
     seed: int = 0,
     drift: tuple[float, float, float, float] | None = None,
     order: str | None = None,
+    calibration: Calibration | str | None = "built-in",
 ) -> Estimate:
     """Estimate of the relevant documents in a pool of `pool_size` from the relevance of the
-    documents judged so far, in judging order (see the module docstring). `adaptive` says
-    the order learns from judgments (every order but blind): the model then gets a second
-    term, u^2, because such orders change course as runs run dry, and the extrapolated
-    curve its discrepancy `drift` = (mean, sd, lead, shift) (DRIFT_MEAN, DRIFT_SD,
-    DRIFT_LEAD, DRIFT_SHIFT unless given; none for blind). With the judging `order`'s name
-    the interval is read at its calibrated level (`calibrated_level`; the estimate still
-    states `level`); without it, at `level` itself (the model's own predictive). The point
-    is the predictive's mean, held inside the interval."""
-    y = np.asarray(relevant, dtype=float)
-    n, found = len(y), int(y.sum())
-    if pool_size - n <= 0:
-        return Estimate(qid, "curve", found, found, found, level, found, n)
-    remaining = curve_draws(y, pool_size, adaptive=adaptive, draws=draws, seed=seed, drift=drift)
-    if order is None:
-        taken = level
-    else:
-        taken = calibrated_level(level, order, n, pool_size, adaptive=adaptive)
-    low, high = _central(np.bincount(remaining, minlength=pool_size - n + 1).astype(float), taken)
-    # the predictive's mean, held inside the interval shown with it: read at a calibrated
-    # level below the stated one, a skewed predictive's interval can end short of its mean
-    # (0.16 relevant left shown with [0, 0]); the interval itself is unchanged
-    point = min(max(float(remaining.mean()), float(low)), float(high))
-    return Estimate(
-        qid,
-        "curve",
-        found + point,
-        found + float(low),
-        found + float(high),
-        level,
-        found,
-        n,
+    documents judged so far, in judging order (`fit_curve`), with a `level` interval."""
+    fit = fit_curve(
+        relevant,
+        pool_size,
+        order=order,
+        adaptive=adaptive,
+        calibration=calibration,
+        qid=qid,
+        draws=draws,
+        seed=seed,
+        drift=drift,
     )
+    return fit.estimate(level)
 
 
-def curve_draws(
-    relevant: np.ndarray,
-    pool_size: int,
-    *,
-    adaptive: bool,
-    draws: int = 1000,
-    seed: int = 0,
-    drift: tuple[float, float, float, float] | None = None,
-) -> np.ndarray:
-    """Draws from the predictive distribution of the relevant documents among the pool's
-    documents not judged yet (see `curve_estimate`; at least one is left)."""
-    if drift is None:
-        drift = (DRIFT_MEAN, DRIFT_SD, DRIFT_LEAD, DRIFT_SHIFT) if adaptive else (0.0,) * 4
-    y = np.asarray(relevant, dtype=float)
-    n = len(y)
-    rest = pool_size - n
-    degree = 2 if adaptive else 1
-    # u = log t / log(pool size), in [0, 1]: the prior then means the same in every pool
-    scale = math.log(max(pool_size, 2))
-    beta, cov = _fit_logistic(_design(np.log(np.arange(1.0, n + 1)) / scale, degree), y)
-    rng = np.random.default_rng(seed)
-    params = rng.multivariate_normal(beta, cov, size=draws)
-    t_future = np.arange(n + 1.0, pool_size + 1)
-    future = _design(np.log(t_future) / scale, degree)
-    mean, sd, lead, shift = drift
-    reach = lead + np.log(t_future / max(n, 1))
-    slopes = mean + sd * rng.standard_normal(draws)
-    # (no draws for no shift: a blind order's stream of draws stays what it was)
-    shifts = shift * rng.standard_normal(draws) if shift else np.zeros(draws)
-    remaining = np.empty(draws, np.int64)
-    chunk = max(1, 4_000_000 // rest)  # bound the memory of the Bernoulli draws
-    for start in range(0, draws, chunk):
-        part = slice(start, start + chunk)
-        eta = params[part] @ future.T + slopes[part, None] * reach + shifts[part, None]
-        p = 1.0 / (1.0 + np.exp(-eta))
-        remaining[part] = (rng.random(p.shape) < p).sum(axis=1)
-    return remaining
+_BUILTIN: list[Calibration] = []
+
+
+def builtin_calibration() -> Calibration:
+    """The calibration shipped with judgeapp (judgeapp.pooling.calibration_table)."""
+    if not _BUILTIN:
+        from judgeapp.pooling import calibration_table as t
+
+        _BUILTIN.append(Calibration(t.SOURCE, t.SHARES, t.TAILS, t.LOW, t.HIGH, t.SIZES, t.CASES))
+    return _BUILTIN[0]
 
 
 # -- stopping -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StopAdvice:
+    """Whether a topic may stop being judged, with a stated guarantee (`CurveFit.stop_advice`)."""
+
+    stop: bool
+    target: float  # recall
+    confidence: float
+    found: int
+    bound: int  # at most this many relevant left, at the rule's one-sided confidence
+    more: int  # judgments expected still to need before the rule says stop (0: it does)
+    calibrated: bool
+    reason: str  # why the bound is the conservative one (empty: calibrated)
+
+    @property
+    def recall_low(self) -> float:
+        total = self.found + self.bound
+        return self.found / total if total else 1.0
+
+    def text(self) -> str:
+        """One sentence for the user (why the bound is conservative is `reason`)."""
+        loose = "" if self.calibrated else " (conservative bound)"
+        if self.stop:
+            return (
+                f"Stop: {self.confidence:.0%} confident that {self.target:.0%} of the relevant "
+                f"are found{loose}."
+            )
+        more = f"about {self.more:,} more judgment{'s' if self.more != 1 else ''}"
+        return (
+            f"Judge on: {more} until {self.confidence:.0%} confident that {self.target:.0%} "
+            f"are found{loose}."
+        )
 
 
 @dataclass(frozen=True, slots=True)

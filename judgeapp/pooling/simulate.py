@@ -10,16 +10,24 @@ only it contributed to the pool: for each run, those documents lose their judgme
 become unjudged, so non-relevant to AP), the run is evaluated again, and its change in score
 and in rank among the other runs (scored on the full judgments) is reported, with Kendall's
 tau between the ranking by full scores and the ranking by the reduced scores.
+
+`check_estimates` asks the curve estimator, as the window asks it, at given shares of each
+replayed pool and checks its intervals against the truth (`simulate --check-estimates`);
+`calibration_cases` gives what fitting a calibration needs (judgeapp.pooling.calibration);
+`check_stopping` replays the stopping rule (`simulate --stop-at R --confidence C`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+import zlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from judgeapp.pooling.calibration import SHARES, Calibration, CalibrationCase
+from judgeapp.pooling.estimate import MIN_FOUND, CurveFit, fit_curve
 from judgeapp.pooling.order import ORDERS, make_order
 from judgeapp.pooling.pools import PoolTopic, topic_seed
 
@@ -279,3 +287,217 @@ def pool_bias(
     else:
         tau, p = float("nan"), float("nan")
     return BiasReport(measure, rows, float(tau), float(p))
+
+
+# -- checking the recall estimates and the stopping rule -------------------------------------
+
+
+def case_seed(seed: int, qid: str, judged: int) -> int:
+    """The Monte Carlo seed of one estimate: fixed by the topic and the judgments made."""
+    return zlib.crc32(f"{seed}:{qid}:{judged}".encode())
+
+
+def replay_fit(
+    strategy: str,
+    replay: TopicReplay,
+    judged: int,
+    calibration: Calibration | str | None = "built-in",
+    seed: int = 0,
+) -> CurveFit:
+    """The curve estimator's model of a replayed topic after its first `judged` judgments,
+    as the window would have it."""
+    return fit_curve(
+        replay.relevant_at[:judged],
+        replay.pool_size,
+        order=strategy,
+        adaptive=ORDERS[strategy].adaptive if strategy in ORDERS else True,
+        calibration=calibration,
+        qid=replay.qid,
+        seed=case_seed(seed, replay.qid, judged),
+    )
+
+
+def _each_replay(
+    results: Mapping[str, Sequence[TopicReplay]], progress: ProgressFn | None, what: str
+) -> Iterator[tuple[str, TopicReplay]]:
+    """(strategy, replay) of every replayed topic, with progress."""
+    total = sum(len(r) for r in results.values())
+    done = 0
+    for strategy, replays in results.items():
+        for replay in replays:
+            if progress:
+                progress(done, total, f"{what} {strategy} {replay.qid}")
+            done += 1
+            yield strategy, replay
+    if progress:
+        progress(total, total, what)
+
+
+def _at_share(replay: TopicReplay, share: float) -> int:
+    return min(max(round(share * replay.pool_size), 1), replay.pool_size)
+
+
+def calibration_cases(
+    results: Mapping[str, Sequence[TopicReplay]],
+    shares: Sequence[float] = SHARES,
+    *,
+    seed: int = 0,
+    progress: ProgressFn | None = None,
+) -> list[CalibrationCase]:
+    """What fitting a calibration needs (judgeapp.pooling.calibration): each replayed topic
+    judged down to each share, its predictive (uncalibrated) and where the truth sits in
+    it. Topics an adaptive order has found nothing relevant in yet are left out (the
+    estimator is conservative there), as are pools judged whole by then."""
+    cases = []
+    for strategy, replay in _each_replay(results, progress, "calibration cases"):
+        found = replay.found
+        for share in shares:
+            n = _at_share(replay, share)
+            if n >= replay.pool_size:
+                continue
+            fit = replay_fit(strategy, replay, n, None, seed)
+            if fit.adaptive and fit.found < MIN_FOUND:
+                continue
+            left = replay.relevant - int(found[n - 1])
+            cases.append(
+                CalibrationCase(
+                    strategy,
+                    fit.adaptive,
+                    share,
+                    replay.pool_size,
+                    fit.found,
+                    fit.predictive.level(left),
+                )
+            )
+    return cases
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageRow:
+    """How often the estimator's intervals held the truth, over the cases of one cell."""
+
+    strategy: str
+    share: float  # of each pool judged
+    level: float  # stated coverage
+    cases: int
+    coverage: float
+    median_width: float  # of the interval of the relevant documents left
+    uncalibrated: int  # cases shown with the conservative interval
+
+
+def check_estimates(
+    results: Mapping[str, Sequence[TopicReplay]],
+    shares: Sequence[float],
+    levels: Sequence[float],
+    *,
+    calibration: Calibration | str | None = "built-in",
+    seed: int = 0,
+    progress: ProgressFn | None = None,
+) -> list[CoverageRow]:
+    """Every replayed topic judged down to each share, the estimator asked as the window
+    asks it (`replay_fit`), its intervals at each level checked against the truth: the
+    pool's relevant documents not judged yet."""
+    got: dict[tuple[str, float, float], list[tuple[bool, int, bool]]] = {}
+    for strategy, replay in _each_replay(results, progress, "estimates"):
+        for share in shares:
+            n = _at_share(replay, share)
+            fit = replay_fit(strategy, replay, n, calibration, seed)
+            left = replay.relevant - int(replay.found[n - 1])
+            for level in levels:
+                low, high = fit.interval(level)
+                got.setdefault((strategy, share, level), []).append(
+                    (low <= left <= high, high - low, not fit.calibrated)
+                )
+    rows = []
+    for (strategy, share, level), cells in got.items():
+        hits, widths, loose = zip(*cells, strict=True)
+        rows.append(
+            CoverageRow(
+                strategy,
+                share,
+                level,
+                len(cells),
+                float(np.mean(hits)),
+                float(np.median(widths)),
+                int(sum(loose)),
+            )
+        )
+    return rows
+
+
+def stop_step(pool_size: int) -> int:
+    """The stopping rule is checked after every fiftieth of the pool (rounded up), 50 times
+    at most: each check is a chance to cross its bound early by chance, so the window
+    checks it where the simulation that vouches for it did."""
+    return max(1, math.ceil(pool_size / STOP_CHECKS))
+
+
+STOP_CHECKS = 50
+
+
+def stop_checkpoint(judged: int, pool_size: int) -> int:
+    """The judgments up to the last check of the stopping rule (`stop_step`)."""
+    return judged - judged % stop_step(pool_size)
+
+
+@dataclass(frozen=True, slots=True)
+class StopRow:
+    """The stopping rule replayed on every topic of one judging order."""
+
+    strategy: str
+    topics: int
+    target: float
+    confidence: float
+    reached: float  # share of topics whose recall when stopped was at least the target
+    spent: int  # judgments made until the rule said stop (or the pool was judged), summed
+    hindsight: int  # judgments that first reached the target recall, summed
+    judged_whole: int  # topics whose rule never said stop before the pool was judged
+
+
+def stop_at(
+    strategy: str,
+    replay: TopicReplay,
+    target: float,
+    confidence: float,
+    *,
+    calibration: Calibration | str | None = "built-in",
+    seed: int = 0,
+) -> int:
+    """The judgments after which the stopping rule first says stop (the pool size when it
+    never does before the pool is judged), checked at every `stop_checkpoint`."""
+    size = replay.pool_size
+    step = stop_step(size)
+    for n in range(step, size, step):
+        fit = replay_fit(strategy, replay, n, calibration, seed)
+        if fit.stop_advice(target, confidence).stop:
+            return n
+    return size
+
+
+def check_stopping(
+    results: Mapping[str, Sequence[TopicReplay]],
+    target: float,
+    confidence: float,
+    *,
+    calibration: Calibration | str | None = "built-in",
+    seed: int = 0,
+    progress: ProgressFn | None = None,
+) -> list[StopRow]:
+    """Every replayed topic judged until the stopping rule says stop: how many stopped at
+    the target recall or above, and the judgments spent against the fewest that reached
+    it (hindsight)."""
+    counts: dict[str, list[int]] = {s: [0, 0, 0, 0, 0] for s in results}
+    for strategy, replay in _each_replay(results, progress, "stopping"):
+        n = stop_at(strategy, replay, target, confidence, calibration=calibration, seed=seed)
+        found = int(replay.found[n - 1]) if n else 0
+        recall = found / replay.relevant if replay.relevant else 1.0
+        tally = counts[strategy]
+        tally[0] += 1
+        tally[1] += recall >= target - 1e-12
+        tally[2] += n
+        tally[3] += replay.judgments_needed(target)
+        tally[4] += n >= replay.pool_size
+    return [
+        StopRow(s, n, target, confidence, reached / n if n else 0.0, spent, hindsight, whole)
+        for s, (n, reached, spent, hindsight, whole) in counts.items()
+    ]

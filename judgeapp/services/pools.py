@@ -10,12 +10,19 @@ estimator, what a replay means) has one home outside the store.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from judgeapp.pooling.estimate import Estimate, curve_estimate, sample_estimate
+from judgeapp.pooling.calibration import Calibration, fit_calibration
+from judgeapp.pooling.estimate import (
+    CurveFit,
+    Estimate,
+    builtin_calibration,
+    fit_curve,
+    sample_estimate,
+)
 from judgeapp.pooling.order import DEFAULT_ORDER, ORDERS, JudgingOrder, make_order
 from judgeapp.pooling.pools import (
     PoolingError,
@@ -27,6 +34,13 @@ from judgeapp.pooling.pools import (
     topic_lists,
     topic_seed,
 )
+from judgeapp.pooling.simulate import (
+    calibration_cases,
+    case_seed,
+    replay_topic,
+    stop_checkpoint,
+    stop_step,
+)
 from judgeapp.records import Changes, PoolInfo
 from judgeapp.services.policy import (
     DEFAULT_POLICY,
@@ -37,6 +51,12 @@ from judgeapp.services.policy import (
 from judgeapp.services.progress import ProgressFn, no_progress
 from judgeapp.store import Store, StoreError
 from judgeapp.store.base import utcnow
+
+# topics of a pool judged whole before the project's own calibration is used
+PROJECT_TOPICS = 5
+# the last project calibration made (replaying the topics is seconds at TREC scale), shared
+# by every PoolService of the process: the dashboard makes one per estimate
+_CALIBRATIONS: dict[tuple, Calibration | None] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,11 +205,16 @@ class PoolService:
         assessors: Sequence[str] | None = None,
         min_grade: int = 1,
         level: float = 0.95,
+        stop: tuple[float, float] | None = None,
+        calibration: Calibration | str | None = "project",
     ) -> Estimate | None:
         """The topic's total relevant documents, estimated with an interval: from the sample
         when the pool is one (None until every stratum has a judged document), else by
-        extrapolating the found-vs-judged curve over the pool (None before any judgment);
-        the curve's model follows whether the pool's judging order is adaptive."""
+        extrapolating the found-vs-judged curve over the pool in the pool's judging order
+        (None before any judgment), its interval calibrated by `project_calibration`
+        (else the built-in calibration; a caller estimating many topics passes what
+        `project_calibration` gave once). With `stop` = (target recall, confidence), a
+        curve estimate carries the stopping advice (`Estimate.advice`)."""
         strategy, judging_order = self.store.pool_kind(name)
         if strategy == "sample":
             topic = self.pool_topic(name, qid)
@@ -201,10 +226,102 @@ class PoolService:
         curve = self._curve(pooled, qid, assessors, min_grade)
         if not len(curve):
             return None
-        adaptive = ORDERS[judging_order].adaptive
-        return curve_estimate(
-            curve, len(pooled), adaptive=adaptive, level=level, qid=qid, order=judging_order
+        if isinstance(calibration, str):
+            calibration = self.project_calibration(name, assessors, min_grade)
+        fit = self._fit(curve, len(pooled), judging_order, qid, calibration)
+        estimate = fit.estimate(level)
+        if stop is None:
+            return estimate
+        # the rule is checked at fixed points of the judging (stop_checkpoint), as in the
+        # simulation that vouches for it
+        at = stop_checkpoint(len(curve), len(pooled))
+        if at in (0, len(curve)):
+            advice = fit.stop_advice(*stop)
+            if at == 0:  # not checked yet: the first check is after stop_step judgments
+                first = stop_step(len(pooled))
+                advice = replace(advice, stop=False, more=max(advice.more, first - len(curve)))
+        else:
+            checked = self._fit(curve[:at], len(pooled), judging_order, qid, calibration)
+            advice = checked.stop_advice(*stop)
+            if not advice.stop:
+                advice = replace(advice, more=max(advice.more - (len(curve) - at), 1))
+        return replace(estimate, advice=advice)
+
+    @staticmethod
+    def _fit(
+        curve: np.ndarray,
+        pool_size: int,
+        judging_order: str,
+        qid: str,
+        calibration: Calibration | None,
+    ) -> CurveFit:
+        """The curve estimator's model of a topic; its Monte Carlo seed follows the
+        judgments, so that the same judgments always show the same estimate."""
+        return fit_curve(
+            curve,
+            pool_size,
+            order=judging_order,
+            adaptive=ORDERS[judging_order].adaptive,
+            qid=qid,
+            seed=case_seed(0, qid, len(curve)),
+            calibration=calibration or builtin_calibration(),
         )
+
+    def project_calibration(
+        self, name: str, assessors: Sequence[str] | None = None, min_grade: int = 1
+    ) -> Calibration | None:
+        """The built-in calibration moved by this project's own topics: those of pool
+        `name` whose every pooled document the assessors have judged, each replayed in the
+        pool's judging order with their grades as the assessor (what `simulate
+        --fit-topics` does with qrels). None while fewer than PROJECT_TOPICS topics are
+        judged whole, and for orders that judge by text or an automatic judge. Kept until
+        those topics' judgments change."""
+        strategy, order = self.store.pool_kind(name)
+        if strategy == "sample" or ORDERS[order].needs_text or order == "suggested":
+            return None
+        whole = [
+            p
+            for p in self.pool_progress(name, assessors, min_grade)
+            if p.size and p.judged == p.size
+        ]
+        if len(whole) < PROJECT_TOPICS:
+            return None
+        key = (
+            self.store.url,
+            name,
+            tuple(assessors or ()),
+            min_grade,
+            tuple(astuple(p) for p in whole),
+        )
+        if key not in _CALIBRATIONS:
+            info = self.store.pool(name)
+            qids = [p.qid for p in whole]
+            lists = self.store.load_ranked_lists(runs=list(info.runs), qids=qids)
+            judged = effective_judgments(self.store, assessors, policy=self.policy).topics
+            replays = [
+                replay_topic(
+                    order,
+                    self.pool_topic(name, qid),
+                    dict(zip(info.runs, topic_lists(lists.runs, qid), strict=True)),
+                    {qid: judged[qid]},
+                    info.seed,
+                    min_grade,
+                )
+                for qid in qids
+            ]
+            cases = calibration_cases({order: replays})
+            _CALIBRATIONS.clear()  # one project, pool and set of topics at a time
+            _CALIBRATIONS[key] = (
+                fit_calibration(
+                    cases,
+                    f"{len(qids)} topics of this project judged whole, and the built-in "
+                    "calibration",
+                    prior=builtin_calibration(),
+                )
+                if cases
+                else None
+            )
+        return _CALIBRATIONS[key]
 
     # -- writing ---------------------------------------------------------------------------
     def pooled_without_text(self, name: str) -> tuple[int, int]:

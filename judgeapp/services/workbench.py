@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgeapp.pooling.estimate import Estimate
+from judgeapp.pooling.estimate import STOP_CONFIDENCE, STOP_TARGET, Estimate
 from judgeapp.records import (
     AssessorInfo,
     Changes,
@@ -404,14 +404,35 @@ class Workbench:
             qids = [p.qid for p in self.pooling.pool_progress(pool, who) if p.judged]
         qids = list(qids)
         estimates = {}
+        stop = self.stop_target()
+        progress(0, len(qids) + 1, "calibrating on the topics judged whole")
+        calibration = self.pooling.project_calibration(pool, who, self.relevant_from())
         for i, qid in enumerate(qids):
-            progress(i, len(qids), f"estimating topic {qid}")
+            progress(i + 1, len(qids) + 1, f"estimating topic {qid}")
             estimate = self.pooling.estimate_relevant(
-                pool, qid, assessors=who, min_grade=self.relevant_from()
+                pool,
+                qid,
+                assessors=who,
+                min_grade=self.relevant_from(),
+                stop=stop,
+                calibration=calibration,
             )
             if estimate is not None:
                 estimates[qid] = estimate
         return estimates
+
+    def stop_target(self) -> tuple[float, float]:
+        """(target recall, confidence) of the stopping advice: the project's settings
+        `estimate.stop_target` and `estimate.stop_confidence`, else 0.8 and 0.95."""
+        target = self.store.get_setting("estimate.stop_target", STOP_TARGET)
+        confidence = self.store.get_setting("estimate.stop_confidence", STOP_CONFIDENCE)
+        try:
+            target, confidence = float(target), float(confidence)
+        except (TypeError, ValueError):
+            return STOP_TARGET, STOP_CONFIDENCE
+        if not (0.0 < target <= 1.0 and 0.0 < confidence < 1.0):
+            return STOP_TARGET, STOP_CONFIDENCE
+        return target, confidence
 
     def topic_row(self, qid: str) -> TopicRow | None:
         rows = self.topic_rows([qid])

@@ -171,6 +171,7 @@ class MainController(QObject):
         self.judging.judgment_recorded.connect(self.search.follow)
         self.search.changed.connect(self.apply_changes)
         self.search.judgment_recorded.connect(self.judging.take_change)
+        self.estimates_updated.connect(self.judging.show_estimates)
         self.window.closing.connect(self._on_window_closing)
 
     # -- projects ---------------------------------------------------------------------------------
@@ -463,6 +464,7 @@ class MainController(QObject):
         if blind:
             self._stop_estimates()
             self.estimates = {}
+            self.estimates_updated.emit({})
             view.model.show_estimates = False
             view.show_estimates(False)
         self.blind_changed.emit(blind)

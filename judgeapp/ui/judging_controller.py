@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QMessageBox
 
+from judgeapp.pooling.estimate import STOP_TAIL, Estimate
 from judgeapp.records import DocumentRecord, GradeInfo, JudgmentChange, TopicRecord
 from judgeapp.services.highlight import Highlighter, parse_user_terms, topic_terms
 from judgeapp.services.judging import JudgingError, ProjectBusy
@@ -63,6 +64,33 @@ class PendingGrade:
     flagged: bool | None
     spent: float
     since: float
+
+
+def estimate_text(estimate: Estimate) -> tuple[str, str]:
+    """The judging view's estimate line and its tooltip: the relevant documents left with
+    their interval, whether the interval is calibrated, and the stopping advice."""
+    low, high = estimate.missing_interval
+    left = (
+        f"After {estimate.judged:,} judged: about {estimate.missing:.0f} relevant left, "
+        f"{estimate.level:.0%} interval {low:.0f}-{high:.0f}"
+        + ("" if estimate.calibrated else " (uncalibrated, conservative)")
+        + "."
+    )
+    lines, detail = [left], [left]
+    if estimate.note:
+        detail.append(estimate.note[0].upper() + estimate.note[1:] + ".")
+    a = estimate.advice
+    if a is not None:
+        lines.append(a.text())
+        detail.append(
+            f"Stopping rule: stop once found / (found + U) >= {a.target:.0%}, U the relevant "
+            f"left at one-sided confidence {1 - (1 - a.confidence) * STOP_TAIL:.1%} (now "
+            f"{a.found} found and U = {a.bound}: recall at least {a.recall_low:.0%}), checked "
+            "after every fiftieth of the pool. On topics whose truth was known it stopped at "
+            f"{a.target:.0%} recall or more in at least {a.confidence:.0%} of them "
+            "(docs/estimators.md)." + ("" if a.calibrated else f" Conservative bound: {a.reason}.")
+        )
+    return " ".join(lines), "\n".join(detail)
 
 
 class JudgingController(QObject):
@@ -117,6 +145,8 @@ class JudgingController(QObject):
         # proposes by the newest model ready
         self.training: object | None = None
         self._training_failed = False  # no retry until the judgments change
+        # the main controller's latest estimates ({qid: Estimate}); none in blind mode
+        self.estimates: dict[str, Estimate] = {}
         self._connect()
 
     # -- wiring: every signal of the view is connected here --------------------------------
@@ -160,6 +190,7 @@ class JudgingController(QObject):
     def set_workbench(self, workbench: Workbench | None) -> None:
         self._drop_pending()
         self.ops.invalidate(*self.READS)
+        self.estimates = {}
         self.workbench = workbench
         self.undo_stack.clear()
         self._forget_topic()
@@ -365,7 +396,23 @@ class JudgingController(QObject):
         self.view.grade_bar.show_state(item.grade, flagged)
         self.view.note.setText(self._pending_notes.get(self.current, item.note))
 
+    def show_estimates(self, estimates: dict[str, Estimate]) -> None:
+        """New estimates of the relevant documents left (the topic list's, computed after a
+        pause in the judging): the open topic's is shown with its stopping advice."""
+        self.estimates = dict(estimates)
+        self._show_estimate()
+
+    def _show_estimate(self) -> None:
+        queue = self.queue
+        estimate = self.estimates.get(queue.qid) if queue is not None else None
+        if estimate is None:
+            self.view.show_estimate("")
+            return
+        text, detail = estimate_text(estimate)
+        self.view.show_estimate(text, detail)
+
     def _update_labels(self) -> None:
+        self._show_estimate()
         queue = self.queue
         if queue is None:
             self.view.progress_label.setText("")

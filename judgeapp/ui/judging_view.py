@@ -337,6 +337,12 @@ class JudgingView(QWidget):
         # lines that change with every judgment must not relayout the view (see TextLine)
         self.progress_label = TextLine()
         self.progress_label.setObjectName("muted")
+        # the estimate of the relevant documents left and the stopping advice (hidden in
+        # blind mode and until the topic has one)
+        self.estimate_label = TextLine(4)
+        self.estimate_label.setObjectName("estimate")
+        self.estimate_label.setAccessibleName("Relevant documents left and when to stop")
+        self.estimate_label.hide()
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -348,6 +354,7 @@ class JudgingView(QWidget):
         left_layout.addLayout(search_row)
         left_layout.addWidget(self.list, 1)
         left_layout.addWidget(self.progress_label)
+        left_layout.addWidget(self.estimate_label)
 
         self.viewer = DocumentViewer()
         self.position_label = TextLine()
@@ -446,6 +453,12 @@ class JudgingView(QWidget):
         if self.notice.isVisible():
             self.notice.hide()
             self.notice.clear()
+
+    def show_estimate(self, text: str, detail: str = "") -> None:
+        """The estimate line (empty: hidden); `detail` is its tooltip."""
+        self.estimate_label.setText(text)
+        self.estimate_label.setToolTip(detail)
+        self.estimate_label.setVisible(bool(text))
 
     def set_scale(self, scale: Sequence[GradeInfo]) -> None:
         """Grade buttons and grade keys for the project's scale."""

@@ -13,18 +13,24 @@ from scipy.special import beta as beta_fn
 from scipy.stats import betabinom
 
 from judgeapp.pooling import PoolingError, depth_pool
+from judgeapp.pooling.calibration import ADAPTIVE, FOUND_EDGES, SHARES, TAILS, Calibration
 from judgeapp.pooling.estimate import (
     DRIFT_LEAD,
     DRIFT_MEAN,
     DRIFT_SD,
     SAMPLE_PRIOR,
     SAMPLE_WEIGHT,
+    STOP_TAIL,
     Estimate,
+    Predictive,
     _central,
+    _future,
     allocate,
-    calibrated_level,
+    builtin_calibration,
     curve_draws,
     curve_estimate,
+    curve_predictive,
+    fit_curve,
     knee_advice,
     recall_advice,
     sample_estimate,
@@ -196,30 +202,93 @@ def known_curve(rng, pool_size, a=1.0, b=-0.9):
     return rng.random(pool_size) < 1.0 / (1.0 + np.exp(-(a + b * np.log(t))))
 
 
-def test_curve_interval_is_near_its_level_where_the_model_holds():
-    """Blind orders: the curve model is the truth here (random a and b per topic), a
-    quarter of each pool judged; 80% intervals should cover about 80%, 95% about 95%."""
+def test_blind_predictive_is_the_beta_binomial_by_integration():
+    """A random order leaves a random part of the pool unjudged: with Jeffreys' prior on
+    the pool's share of relevant documents, the relevant left follow the beta-binomial.
+    Reference: the binomial integrated over the Beta posterior numerically (scipy.integrate,
+    not the closed form the estimator uses)."""
+    from scipy.integrate import quad
+    from scipy.stats import beta as beta_dist
+    from scipy.stats import binom
+
+    relevant = np.zeros(40, bool)
+    relevant[[0, 5, 17]] = True
+    predictive, _rate = curve_predictive(relevant, 60, adaptive=False)
+    posterior = beta_dist(0.5 + 3, 0.5 + 37)
+    for k in range(21):
+        value, _err = quad(lambda p, k=k: binom.pmf(k, 20, p) * posterior.pdf(p), 0, 1)
+        assert predictive.pmf[k] == pytest.approx(value, rel=1e-6, abs=1e-12)
+
+
+def test_predictive_ends_by_mid_p_by_hand():
+    # P = 0.18, 0.32, 0.26, 0.24: mid levels M = 0.09, 0.34, 0.63, 0.88
+    p = Predictive(np.array([0.18, 0.32, 0.26, 0.24]))
+    assert p.level(0) == pytest.approx(0.09) and p.level(3) == pytest.approx(0.88)
+    assert p.lower(0.1) == 1  # the first count whose M exceeds 0.1
+    assert p.lower(0.05) == 0
+    assert p.upper(0.1) == 3  # the last count whose M lies below 0.9
+    assert p.upper(0.15) == 2
+    assert p.upper(0.95) == 0  # none lies below 0.05: the bound cannot go under 0
+    assert p.lower(0.99) == 3  # none above 0.99: the last count
+    assert Predictive(np.array([2.0, 6.0])).level(1) == pytest.approx(0.625)  # any scale
+
+
+def test_quadrature_of_the_judgments_to_come_matches_their_sum():
+    """The adaptive model sums the chance of relevance over every judgment still to come
+    through a few dozen nodes: within 0.2% of the sum over each one, for curves falling
+    off slowly or fast, near the pool's start or end."""
+    for judged, size in ((10, 2000), (400, 1600), (1000, 2500), (50, 120)):
+        t, weight = _future(judged, size)
+        assert weight.sum() == pytest.approx(size - judged)
+        every = np.arange(judged + 1.0, size + 1.0)
+        for a, b in ((-2, -3), (-4, -1), (0, -6), (-1, -0.5)):
+
+            def curve(x, a=a, b=b, judged=judged):
+                return 1 / (1 + np.exp(-(a + b * np.log(x / judged))))
+
+            assert curve(t) @ weight == pytest.approx(curve(every).sum(), rel=2e-3)
+
+
+def test_blind_interval_covers_at_its_level_where_the_model_holds():
+    """Pools whose share of relevant documents is drawn from the prior itself, judged in a
+    random order: the model is the truth, so the model's own intervals (no calibration)
+    cover at about their level (mid-p ends: near, not above, as with any discrete count)."""
     rng = np.random.default_rng(3)
     hits = {0.8: 0, 0.95: 0}
-    for seed in range(150):
-        relevant = known_curve(rng, 300, a=rng.uniform(-1.5, 1.0), b=rng.uniform(-0.8, 0.0))
+    cases = 400
+    for seed in range(cases):
+        rate = rng.beta(0.5, 0.5)
+        relevant = rng.random(300) < rate
         for level in hits:
-            est = curve_estimate(relevant[:75], 300, adaptive=False, level=level, seed=seed)
+            est = curve_estimate(
+                relevant[:75], 300, adaptive=False, level=level, seed=seed, calibration=None
+            )
             hits[level] += est.low <= relevant.sum() <= est.high
-    # 150 cases: about three standard errors either side (0.033 at 80%, 0.018 at 95%)
-    assert 0.70 <= hits[0.8] / 150 <= 0.90
-    assert 0.90 <= hits[0.95] / 150 <= 0.995
+    # 400 cases: about three standard errors either side (0.06 at 80%, 0.033 at 95%)
+    assert 0.74 <= hits[0.8] / cases <= 0.86
+    assert 0.917 <= hits[0.95] / cases <= 0.983
 
 
 @pytest.mark.parametrize("adaptive", [False, True])
 def test_curve_interval_narrows_with_judgments_and_widens_with_what_is_left(adaptive):
+    """Widths averaged over four Monte Carlo seeds. An adaptive order's interval is set
+    mostly by the drift of its extrapolated curve early on: from 100 to 200 judgments of
+    1,600 it hardly narrows (within 5%), from 200 to 400 it does."""
     relevant = known_curve(np.random.default_rng(8), 1600, a=0.5, b=-0.5)
     width = {}
     for n, pool in ((100, 400), (200, 400), (100, 1600), (200, 1600), (400, 1600)):
-        est = curve_estimate(relevant[:n], pool, adaptive=adaptive, level=0.9)
-        width[n, pool] = est.high - est.low
+        widths = []
+        for seed in range(4):
+            est = curve_estimate(
+                relevant[:n], pool, adaptive=adaptive, level=0.9, calibration=None, seed=seed
+            )
+            widths.append(est.high - est.low)
+        width[n, pool] = np.mean(widths)
     # more judgments pin the curve down; a longer extrapolation leaves more to doubt
-    assert width[100, 1600] > width[200, 1600] > width[400, 1600] > 0
+    assert width[100, 1600] >= 0.95 * width[200, 1600]
+    assert width[200, 1600] > width[400, 1600] > 0
+    if not adaptive:
+        assert width[100, 1600] > width[200, 1600]
     assert width[100, 400] > width[200, 400] > 0
     assert width[100, 1600] > width[100, 400]
     assert width[200, 1600] > width[200, 400]
@@ -229,8 +298,8 @@ def test_adaptive_intervals_allow_for_a_curve_that_falls_off_faster():
     """An adaptive order's curve extrapolated with the model's own uncertainty only (no
     drift) and with the drift: the drift pulls the estimate down and widens the interval."""
     relevant = known_curve(np.random.default_rng(4), 400, a=0.5, b=-0.5)[:100]
-    plain = curve_estimate(relevant, 400, adaptive=True, drift=(0.0, 0.0, 0.0, 0.0))
-    drifting = curve_estimate(relevant, 400, adaptive=True)
+    plain = curve_estimate(relevant, 400, drift=(0.0, 0.0, 0.0, 0.0), calibration=None)
+    drifting = curve_estimate(relevant, 400, calibration=None)
     assert drifting.point < plain.point
     assert drifting.low < plain.low
     assert drifting.high - drifting.low > plain.high - plain.low
@@ -240,67 +309,95 @@ def test_adaptive_intervals_leave_room_for_nothing_left():
     """Half a pool judged in an adaptive order, the last relevant document 87 judgments ago:
     the drift's shift (DRIFT_SHIFT, a log-odds offset that does not grow with the reach)
     puts more of the predictive on nothing being left and on more being left than the
-    drift without it, so both intervals reach further (without it the tuning topics' 80%
-    intervals at half the pool covered too little, misses on either side)."""
+    drift without it."""
     rng = np.random.default_rng(5)
     t = np.arange(1, 201)
     relevant = rng.random(200) < np.clip(0.6 * (1 - t / 120), 0, None)
     assert np.flatnonzero(relevant)[-1] == 112
     no_shift = (DRIFT_MEAN, DRIFT_SD, DRIFT_LEAD, 0.0)
-    shifted = curve_draws(relevant, 400, adaptive=True)
-    plain = curve_draws(relevant, 400, adaptive=True, drift=no_shift)
+    shifted, _ = curve_draws(relevant, 400)
+    plain, _ = curve_draws(relevant, 400, drift=no_shift)
     assert (shifted == 0).mean() > (plain == 0).mean()
     assert np.percentile(shifted, 95) > np.percentile(plain, 95)
-    for level in (0.8, 0.95):
-        with_shift = curve_estimate(relevant, 400, level=level)
-        without = curve_estimate(relevant, 400, level=level, drift=no_shift)
-        assert with_shift.low <= without.low
-        assert with_shift.high > without.high
 
 
-def test_curve_interval_is_read_at_each_orders_calibrated_level():
-    """Same judgments, different orders: each interval is the central part of the same
-    predictive at its order's calibrated level (CURVE_CALIBRATION, ORDER_OFFSETS), stating
-    the level asked for; hedge's offsets widen its intervals, rank's narrow them, and an
-    order not fitted takes the pooled adaptive level, between the two."""
+def hand_calibration(low: float, high: float, sizes=(50, 5000)) -> Calibration:
+    """One order ("mtf") whose lower end is read at PIT level `low` x tail and whose upper
+    end leaves `high` x tail above it, in every cell."""
+    cells = [[[low * t for t in TAILS] for _ in SHARES] for _ in FOUND_EDGES]
+    upper = [[[high * t for t in TAILS] for _ in SHARES] for _ in FOUND_EDGES]
+    return Calibration("by hand", SHARES, TAILS, {"mtf": cells}, {"mtf": upper}, sizes, 0)
+
+
+def test_calibrated_interval_is_read_at_the_calibrated_levels():
+    """The ends of a calibrated interval are the predictive's mid-p quantiles at the levels
+    the calibration gives, not at the stated one."""
     relevant = known_curve(np.random.default_rng(4), 400, a=0.5, b=-0.5)[:100]
-    found = int(relevant.sum())
-    pmf = np.bincount(curve_draws(relevant, 400, adaptive=True), minlength=301).astype(float)
-    for level in (0.8, 0.95):
-        taken = {o: calibrated_level(level, o, 100, 400) for o in ("rank", "hedge", "ridge-fusion")}
-        assert taken["rank"] < taken["ridge-fusion"] < taken["hedge"]
-        width = {}
-        for order, at in taken.items():
-            est = curve_estimate(relevant, 400, level=level, order=order)
-            low, high = _central(pmf, at)
-            assert (est.low, est.high, est.level) == (found + low, found + high, level)
-            width[order] = est.high - est.low
-        assert width["rank"] <= width["ridge-fusion"] <= width["hedge"]
-        assert width["rank"] < width["hedge"]
-    # the same stated level, blind: its own family's calibration
-    assert calibrated_level(0.95, "blind", 100, 400, adaptive=False) != calibrated_level(
-        0.95, "ridge-fusion", 100, 400
+    own = fit_curve(relevant, 400, order="mtf", calibration=None)
+    for low, high in ((1.0, 1.0), (0.2, 0.5), (2.0, 3.0)):
+        fit = fit_curve(relevant, 400, order="mtf", calibration=hand_calibration(low, high))
+        assert fit.calibrated
+        for level in (0.8, 0.95):
+            tail = (1 - level) / 2
+            expected = own.predictive.lower(low * tail), own.predictive.upper(high * tail)
+            assert fit.interval(level) == (expected[0], max(expected))
+            est = fit.estimate(level)
+            assert (est.low, est.high) == (fit.found + expected[0], fit.found + max(expected))
+            assert est.note == "by hand"
+    wide = fit_curve(relevant, 400, order="mtf", calibration=hand_calibration(0.2, 0.2))
+    narrow = fit_curve(relevant, 400, order="mtf", calibration=hand_calibration(3.0, 3.0))
+    assert (
+        wide.interval(0.9)[1] - wide.interval(0.9)[0]
+        > narrow.interval(0.9)[1] - narrow.interval(0.9)[0]
     )
 
 
-def test_calibrated_level_grows_with_the_stated_level_and_narrows_small_pools():
-    """The calibrated level keeps the order of stated levels, and is lower (narrower
-    intervals) for the classic collections' small pools, whose uncalibrated adaptive
-    intervals covered 92-94% at 80%, than for Robust's depth-100 ones."""
-    for order in ("blind", "rank", "mtf", "hedge", "maxmean", "maxmean-ns", "text"):
-        adaptive = order != "blind"
-        for judged, size in ((10, 110), (55, 110), (100, 402), (300, 402), (5, 2000)):
-            levels = [
-                calibrated_level(lv, order, judged, size, adaptive=adaptive)
-                for lv in (0.5, 0.8, 0.9, 0.95, 0.99)
-            ]
-            assert 0 < levels[0] and levels[-1] < 1
-            assert all(np.diff(levels) > 0)
-        if adaptive:
-            for level in (0.8, 0.95):
-                assert calibrated_level(level, order, 27, 110) < calibrated_level(
-                    level, order, 100, 402
-                )
+def test_what_the_calibration_cannot_vouch_for_is_shown_conservatively():
+    """A pool size, an order or a share it was not checked on, or no relevant document
+    found yet: the estimate says so, and its interval reaches from nothing left to at least
+    as many as if the documents left were as likely relevant as those judged."""
+    relevant = known_curve(np.random.default_rng(4), 400, a=0.5, b=-0.5)[:100]
+    calibration = hand_calibration(1.0, 1.0, sizes=(100, 300))
+    checked = fit_curve(relevant, 300, order="mtf", calibration=calibration)
+    assert checked.calibrated
+    for fit, why in (
+        (fit_curve(relevant, 400, order="mtf", calibration=calibration), "a pool of 400"),
+        (fit_curve(relevant, 300, order="cal", calibration=calibration), "the cal order"),
+        (fit_curve(relevant[:10], 300, order="mtf", calibration=calibration), "less than 5%"),
+        (fit_curve(np.zeros(100, bool), 300, order="mtf", calibration=calibration), "only 0"),
+    ):
+        est = fit.estimate(0.95)
+        assert not fit.calibrated and not est.calibrated
+        assert why in fit.reason and est.note.startswith("uncalibrated: ")
+        assert est.low == est.found  # nothing certain left
+        as_judged = curve_estimate(
+            np.sort(relevant[: fit.judged])[::-1] if fit.found else np.zeros(fit.judged, bool),
+            fit.pool_size,
+            adaptive=False,
+            calibration=None,
+        )
+        assert est.high >= as_judged.high
+    assert (
+        checked.interval(0.95)[1]
+        < fit_curve(relevant, 400, order="mtf", calibration=calibration).interval(0.95)[1]
+    )
+    # a random order's beta-binomial is exact: never conservative
+    blind = fit_curve(relevant, 400, order="blind", adaptive=False, calibration=calibration)
+    assert blind.calibrated and blind.estimate().note == "exact for a random order"
+
+
+def test_judgments_kept_apart_count_as_found_but_not_on_the_curve():
+    """Documents found by searching the pool are judged and found, but say nothing of the
+    order's curve: the model extrapolates the order's judgments over the rest of the pool
+    without them."""
+    relevant = known_curve(np.random.default_rng(4), 400, a=0.5, b=-0.5)[:100]
+    alone = fit_curve(relevant, 380, order="mtf", calibration=None, seed=3)
+    apart = fit_curve(relevant, 400, order="mtf", calibration=None, seed=3, apart=(20, 5))
+    assert apart.predictive.rest == alone.predictive.rest == 280
+    assert np.array_equal(apart.predictive.pmf, alone.predictive.pmf)
+    a, b = apart.estimate(0.9), alone.estimate(0.9)
+    assert (a.found, a.judged) == (b.found + 5, b.judged + 20)
+    assert (a.low, a.high) == (b.low + 5, b.high + 5)
 
 
 def test_central_interval_by_hand():
@@ -317,6 +414,9 @@ def test_central_interval_by_hand():
 def test_curve_estimate_is_exact_when_the_pool_is_judged():
     est = curve_estimate([True, False, True], 3)
     assert (est.point, est.low, est.high, est.found) == (2, 2, 2, 2)
+    assert est.calibrated
+    advice = fit_curve([True, False, True], 3).stop_advice(0.8, 0.95)
+    assert advice.stop and advice.bound == 0
 
 
 def test_curve_interval_covers_the_truth_in_random_order():
@@ -332,9 +432,49 @@ def test_curve_interval_covers_the_truth_in_random_order():
     assert hits / 200 >= 0.85
 
 
-def test_curve_estimate_without_relevant_documents_stays_finite():
-    est = curve_estimate(np.zeros(100, bool), 1000, level=0.95)
-    assert est.low == 0 and 0 <= est.point < est.high < 1000
+def test_stopping_advice_states_its_rule():
+    """Stop once found / (found + U) reaches the target, U the upper bound on the relevant
+    left at one-sided confidence 1 - (1 - C) STOP_TAIL; the judgments still expected are
+    those after which the model expects found to reach target x (found + U)."""
+    rng = np.random.default_rng(6)
+    relevant = rng.random(300) < 0.1  # a random order: the beta-binomial, a flat rate
+    fit = fit_curve(relevant, 1200, order="blind", adaptive=False, calibration=None)
+    found = int(relevant.sum())
+    for target, confidence in ((0.8, 0.95), (0.5, 0.9), (0.1, 0.8)):
+        advice = fit.stop_advice(target, confidence)
+        bound = fit.predictive.upper((1 - confidence) * STOP_TAIL)
+        assert advice.bound == bound and advice.found == found
+        assert advice.recall_low == pytest.approx(found / (found + bound))
+        assert advice.stop == (found / (found + bound) >= target)
+        if not advice.stop:
+            rate = (0.5 + found) / (1 + 300)  # the posterior mean chance of relevance
+            need = target * (found + bound) - found
+            assert advice.more == pytest.approx(min(need / rate, 900), abs=1.0)
+            assert advice.text() == (
+                f"Judge on: about {advice.more:,} more judgments until {confidence:.0%} "
+                f"confident that {target:.0%} are found."
+            )
+        else:
+            assert advice.more == 0
+            assert advice.text() == (
+                f"Stop: {confidence:.0%} confident that {target:.0%} of the relevant are found."
+            )
+    assert not fit.stop_advice(0.8, 0.95).stop and fit.stop_advice(0.1, 0.8).stop
+    # an adaptive order with nothing found: only the conservative bound, said so
+    none = fit_curve(np.zeros(200, bool), 400, order="mtf").stop_advice(0.8, 0.95)
+    assert not none.calibrated and none.reason == "only 0 relevant found so far"
+    assert none.text().endswith("are found (conservative bound).")
+
+
+def test_builtin_calibration_vouches_for_the_orders_and_pools_it_was_fitted_on():
+    calibration = builtin_calibration()
+    low, high = calibration.sizes
+    assert low <= 100 and high >= 2500  # the pools of 100 to 2,500 documents the issue asks for
+    for order in ("blind", "mtf", "maxmean", "maxmean-shared", "ridge-fusion", ADAPTIVE):
+        assert calibration.vouches(order, 0.25, 1000) == ""
+        a, c = calibration.levels(order, 0.25, 10, 0.025)
+        assert 0 < a < 0.5 and 0 < c < 0.5
+    assert "the cal order" in calibration.vouches("cal", 0.25, 1000)
 
 
 @pytest.fixture(scope="module")
@@ -383,71 +523,63 @@ def test_robust03_sample_interval_covers_the_hidden_count(robust, level, judged_
     assert np.median(widths) < 60  # and the interval says something (pools hold ~470)
 
 
-@pytest.mark.slow
-def test_robust03_curve_interval_covers_in_blind_order(robust):
+def report_replays(robust, orders, seeds=1):
+    """(order, replay) of the even-numbered topics 602-650, on which the built-in
+    calibration was not fitted, judged to the end of their depth-100 pools."""
     from judgeapp.pooling.simulate import replay_topic
 
-    hits = cases = 0
-    for qid in ROBUST_TOPICS:
-        names, run_lists, (ids, grades) = robust_topic(robust, qid)
-        pool = depth_pool(qid, names, run_lists, 100)
-        for seed in range(6):
-            r = replay_topic(
-                "blind", pool, dict(zip(names, run_lists, strict=True)), {qid: (ids, grades)}, seed
-            )
-            half = len(pool) // 2
-            est = curve_estimate(r.relevant_at[:half], len(pool), adaptive=False, seed=seed)
-            hits += est.low <= r.relevant <= est.high
-            cases += 1
-    # 300 cases, nominal 0.95, tolerance 0.04 below
-    assert hits / cases >= 0.91
-
-
-def held_out_adaptive_replays(robust):
-    """(order, replay, pool) of every adaptive order judging each held-out Robust topic
-    (626-650) to the end of its depth-100 pool: 125 replays."""
-    from judgeapp.pooling.simulate import replay_topic
-
-    for qid in ROBUST_TOPICS[25:]:
+    for qid in ROBUST_TOPICS[1::2]:
         names, run_lists, (ids, grades) = robust_topic(robust, qid)
         pool = depth_pool(qid, names, run_lists, 100)
         by_run = dict(zip(names, run_lists, strict=True))
-        for order in ("rank", "mtf", "hedge", "maxmean", "maxmean-ns"):
-            yield order, replay_topic(order, pool, by_run, {qid: (ids, grades)}), pool
+        for order in orders:
+            for seed in range(seeds if order == "blind" else 1):
+                yield order, replay_topic(order, pool, by_run, {qid: (ids, grades)}, seed)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("share", [0.25, 0.5])
-def test_robust03_curve_interval_covers_in_adaptive_orders_on_held_out_topics(robust, share):
-    """The drift of adaptive curves (DRIFT_*) was chosen on topics 601-625: the other half
-    checks it. Every adaptive order judges `share` of the depth-100 pool; 125 cases at a
-    stated 95%."""
-    hits = cases = 0
-    for _order, r, pool in held_out_adaptive_replays(robust):
-        n = int(share * len(pool))
-        est = curve_estimate(r.relevant_at[:n], len(pool), adaptive=True)
-        hits += est.low <= r.relevant <= est.high
-        cases += 1
-    assert cases == 125 and hits / cases >= 0.95
+def test_robust03_calibrated_intervals_cover_on_topics_not_fitted_on(robust):
+    """The built-in calibration was fitted on odd-numbered topics; on 602-650 (25 topics),
+    MaxMean and ridge-fusion judging a quarter and half of each depth-100 pool, the
+    intervals the window shows cover about as stated (100 cases: 0.95 within three
+    standard errors, 0.8 within about two and a half either side)."""
+    from judgeapp.pooling.simulate import replay_fit
+
+    hits = {0.8: [], 0.95: []}
+    for order, replay in report_replays(robust, ("maxmean", "ridge-fusion")):
+        for share in (0.25, 0.5):
+            n = round(share * replay.pool_size)
+            fit = replay_fit(order, replay, n)
+            assert fit.calibrated
+            left = replay.relevant - int(replay.found[n - 1])
+            for level in hits:
+                low, high = fit.interval(level)
+                hits[level].append(low <= left <= high)
+    assert len(hits[0.8]) == 100
+    assert 0.70 <= np.mean(hits[0.8]) <= 0.90
+    assert 0.89 <= np.mean(hits[0.95]) <= 1.0
 
 
 @pytest.mark.slow
-def test_robust03_calibrated_intervals_cover_at_their_levels_on_held_out_topics(robust):
-    """The calibrated levels were fitted on topics 601-625 (and Cranfield 1-100): on
-    626-650, every adaptive order judging half of the depth-100 pool, the intervals read at
-    each order's calibrated level cover about as often as they say (125 cases: about three
-    standard errors either side at 80%, 0.04 below 95%)."""
-    hits = {0.8: 0, 0.95: 0}
-    cases = 0
-    for order, r, pool in held_out_adaptive_replays(robust):
-        n = len(pool) // 2
-        for level in hits:
-            est = curve_estimate(r.relevant_at[:n], len(pool), level=level, order=order)
-            hits[level] += est.low <= r.relevant <= est.high
-        cases += 1
-    assert cases == 125
-    assert 0.70 <= hits[0.8] / cases <= 0.90
-    assert 0.91 <= hits[0.95] / cases <= 0.99
+def test_robust03_stopping_rule_reaches_its_target_recall(robust):
+    """MaxMean on 602-650: the rule for 80% recall at 95% confidence stops every topic at
+    80% recall or more, or all but one (25 topics), before the pool is judged whole in
+    most of them, with judgments to spare against judging every pool whole (3.4x what
+    hindsight needed: the price of the guarantee, docs/estimators.md)."""
+    from judgeapp.pooling.simulate import stop_at
+
+    reached = spent = hindsight = whole = pooled = 0
+    replays = list(report_replays(robust, ("maxmean",)))
+    for order, replay in replays:
+        n = stop_at(order, replay, 0.8, 0.95)
+        reached += replay.found[n - 1] >= 0.8 * replay.relevant
+        spent += n
+        hindsight += replay.judgments_needed(0.8)
+        whole += n == replay.pool_size
+        pooled += replay.pool_size
+    assert reached >= len(replays) - 1
+    assert whole < len(replays) / 2
+    assert hindsight < spent < 0.8 * pooled
 
 
 def test_knee_method():
@@ -504,22 +636,22 @@ def test_incomplete_measures_by_hand():
 
 
 def test_calibrated_estimate_shows_a_point_inside_its_interval():
-    """Read at a calibrated level below the stated one, the interval of a skewed predictive
-    can end short of the predictive's mean; the estimate's point is then held at the
-    interval's end, so what is shown never lies outside its own interval. Small pools with
-    a few relevant documents found early (the classic collections' case) include such
-    cases, checked here to occur."""
+    """Read at calibrated levels, the interval of a skewed predictive can end short of the
+    predictive's mean; the estimate's point is then held at the interval's end, so what is
+    shown never lies outside its own interval. Small pools with a few relevant documents
+    found early (the classic collections' case) include such cases, checked here to occur."""
     rng = np.random.default_rng(11)
     outside = 0
     for trial in range(60):
-        size = int(rng.integers(60, 140))
+        size = int(rng.integers(80, 140))
         judged = int(size * rng.choice([0.25, 0.5]))
         relevant = np.zeros(judged, dtype=bool)
-        relevant[: int(rng.integers(0, 4))] = True
+        relevant[: int(rng.integers(1, 4))] = True
         for order in ("rank", "mtf", "hedge", "maxmean"):
             for level in (0.8, 0.95):
-                est = curve_estimate(relevant, size, level=level, order=order, seed=trial)
+                fit = fit_curve(relevant, size, order=order, seed=trial)
+                est = fit.estimate(level)
                 assert est.low <= est.point <= est.high
-                mean = est.found + curve_draws(relevant, size, adaptive=True, seed=trial).mean()
+                mean = est.found + fit.predictive.mean
                 outside += not (est.low <= mean <= est.high)
     assert outside > 0

@@ -137,6 +137,59 @@ def test_ridge_fusion_parameters():
         make_order("ridge-fusion", topic, lists, ridge=0)
     with pytest.raises(ValueError):
         make_order("ridge-fusion", topic, lists, prior_weight=-1)
+    with pytest.raises(ValueError):
+        make_order("ridge-fusion", topic, lists, dry=2.5)
+
+
+# runs A and B rank the relevant documents 1-10 high; C ranks the relevant 999 first and then
+# only documents nobody judges relevant, which D ranks too: the fusion learns to weigh C
+# down, and 999 with it
+SAFETY_RUNS = {
+    "A": list(range(1, 61)),
+    "B": list(range(1, 11)) + list(range(200, 250)),
+    "C": [999, *range(100, 160)],
+    "D": [*range(100, 160), 1, 2, 3],
+}
+SAFETY_RELEVANT = {*range(1, 11), 999}
+
+
+def test_ridge_fusion_hands_every_other_turn_to_maxmean_once_it_has_gone_dry():
+    """Until `dry` judgments in a row find nothing relevant the fusion proposes; from then
+    on MaxMean (fed every judgment, as a MaxMean replaying the same history is) proposes
+    every other document, until one is relevant."""
+    topic, lists = pool_of(SAFETY_RUNS, depth=60)
+    safe = make_order("ridge-fusion", topic, lists, dry=5)
+    events: list[tuple[int, int, bool]] = []
+    turns = []
+    while (doc := safe.next_doc()) is not None and len(events) < 120:
+        pure = make_order("ridge-fusion", topic, lists, dry=0).replay(events)
+        maxmean = make_order("maxmean", topic, lists).replay(events)
+        since = next((i for i, (_d, _g, rel) in enumerate(reversed(events)) if rel), len(events))
+        if since >= 5 and (since - 5) % 2 == 0:
+            assert doc == maxmean.next_doc()
+            turns.append("maxmean")
+        else:
+            assert doc == pure.next_doc()
+            turns.append("fusion")
+        relevant = doc in SAFETY_RELEVANT
+        safe.record(doc, int(relevant), relevant)
+        events.append((doc, int(relevant), relevant))
+    assert turns[:5] == ["fusion"] * 5 and "maxmean" in turns
+    assert safe.upcoming(3)[0] == safe.next_doc()
+
+
+def test_ridge_fusion_finds_what_only_a_run_it_weighs_down_holds_near_maxmean():
+    """999 comes at judgment 80 of 171 from the fusion alone (dry=0), at 23 from MaxMean,
+    and at 35 from the fusion with MaxMean's turns (the default, dry=10)."""
+
+    def position(name, **params):
+        topic, lists = pool_of(SAFETY_RUNS, depth=60)
+        seen = judge_all(make_order(name, topic, lists, **params), SAFETY_RELEVANT)
+        return seen.index(999) + 1
+
+    assert position("ridge-fusion", dry=0) == 80
+    assert position("maxmean") == 23
+    assert position("ridge-fusion") == 35
 
 
 # A: R R R N N N N N; B: N R

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import math
 
+import numpy as np
 import pytest
 
 from judgeapp.cli import main
@@ -215,3 +217,153 @@ def test_simulate_cal_reads_the_documents_and_the_statements(tmp_path, capsys):
     # the four flutter documents first (test_text_order): 2 judgments for half of them,
     # 4 for 80%, 90% and all
     assert capsys.readouterr().out.splitlines()[1:] == ["cal\t2\t4\t4\t4"]
+
+
+@pytest.fixture
+def collection(tmp_path):
+    """Eight topics, four runs of 60 documents from 150 per topic; 12 relevant documents a
+    topic, which the runs rank high more often than not."""
+    rng = np.random.default_rng(5)
+    runs: dict[str, dict[str, list[str]]] = {tag: {} for tag in "ABCD"}
+    lines = []
+    for q in range(1, 9):
+        docs = [f"t{q}d{i}" for i in range(150)]
+        relevant = set(rng.choice(150, 12, replace=False).tolist())
+        lines += [f"{q} 0 {docs[i]} {int(i in relevant)}\n" for i in range(150)]
+        for tag in runs:
+            score = rng.random(150) + 0.6 * np.isin(np.arange(150), list(relevant))
+            runs[tag][str(q)] = [docs[i] for i in np.argsort(-score)[:60]]
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("".join(lines))
+    paths = [write_run(tmp_path / f"{t}.run", t, topics) for t, topics in runs.items()]
+    return tmp_path, paths, str(qrels)
+
+
+def replayed(out, strategy):
+    """qid -> relevance in judging order, from the judging_orders.csv simulate wrote."""
+    got: dict[str, list[bool]] = {}
+    with open(out / "judging_orders.csv") as fh:
+        for r in csv.DictReader(fh):
+            if r["strategy"] == strategy:
+                got.setdefault(r["qid"], []).append(r["relevant"] == "1")
+    return got
+
+
+def test_simulate_checks_the_estimates_against_the_truth(collection, capsys):
+    """Each cell of estimate_coverage.tsv is the share of topics whose interval, asked after
+    the first share of the judging order, held the relevant documents judged after it
+    (worked out here from the judging orders simulate wrote and the estimator itself)."""
+    from judgeapp.pooling.estimate import fit_curve
+    from judgeapp.pooling.simulate import case_seed
+
+    tmp, runs, qrels = collection
+    out = tmp / "sim"
+    argv = ["simulate", "--qrels", qrels, "--runs", *runs, "--depth", "30", "--no-bias"]
+    argv += ["--strategy", "blind,mtf", "--out", str(out), "--check-estimates"]
+    argv += ["--shares", "0.25,0.5", "--levels", "0.8,0.95"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "pooled over strategies and shares, coverage 80%: " in err
+    with open(out / "estimate_coverage.tsv") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    assert list(rows[0]) == [
+        "strategy", "judged_share", "level", "cases", "coverage", "median_width", "uncalibrated",
+    ]  # fmt: skip
+    assert len(rows) == 8
+    for row in rows:
+        strategy, share, level = row["strategy"], float(row["judged_share"]), float(row["level"])
+        hits, widths, loose = [], [], 0
+        for qid, relevant in replayed(out, strategy).items():
+            n = round(share * len(relevant))
+            truth = sum(relevant[n:])
+            fit = fit_curve(
+                relevant[:n],
+                len(relevant),
+                order=strategy,
+                adaptive=strategy != "blind",
+                seed=case_seed(0, qid, n),
+            )
+            low, high = fit.interval(level)
+            hits.append(low <= truth <= high)
+            widths.append(high - low)
+            loose += not fit.calibrated
+        assert int(row["cases"]) == 8
+        assert float(row["coverage"]) == pytest.approx(np.mean(hits), abs=1e-4)
+        assert float(row["median_width"]) == pytest.approx(np.median(widths))
+        assert int(row["uncalibrated"]) == loose
+    assert (out / "estimate_coverage.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_simulate_replays_the_stopping_rule(collection, capsys):
+    """stopping.tsv: per order, the share of topics whose recall was at the target or above
+    when the rule first said stop (checked after every fiftieth of the pool, rounded up:
+    every second judgment here), the judgments spent, and the fewest that reached the
+    target (worked out here)."""
+    from judgeapp.pooling.estimate import fit_curve
+    from judgeapp.pooling.simulate import case_seed
+
+    tmp, runs, qrels = collection
+    out = tmp / "sim"
+    argv = ["simulate", "--qrels", qrels, "--runs", *runs, "--depth", "30", "--no-bias"]
+    argv += ["--strategy", "mtf,maxmean", "--out", str(out), "--stop-at", "0.6"]
+    argv += ["--confidence", "0.9"]
+    assert main(argv) == 0
+    assert "target recall 0.6 at confidence 0.9" in capsys.readouterr().err
+    with open(out / "stopping.tsv") as fh:
+        rows = {r["strategy"]: r for r in csv.DictReader(fh, delimiter="\t")}
+    for strategy, row in rows.items():
+        reached = spent = hindsight = whole = 0
+        topics = replayed(out, strategy)
+        for qid, relevant in topics.items():
+            size, total = len(relevant), sum(relevant)
+            stop = next(
+                (
+                    n
+                    for n in range(math.ceil(size / 50), size, math.ceil(size / 50))
+                    if fit_curve(relevant[:n], size, order=strategy, seed=case_seed(0, qid, n))
+                    .stop_advice(0.6, 0.9)
+                    .stop
+                ),
+                size,
+            )
+            reached += sum(relevant[:stop]) >= 0.6 * total
+            spent += stop
+            need = math.ceil(0.6 * total)
+            hindsight += next(n for n in range(size + 1) if sum(relevant[:n]) >= need)
+            whole += stop == size
+        assert int(row["topics"]) == len(topics) == 8
+        assert float(row["reached"]) == pytest.approx(reached / 8, abs=1e-4)
+        assert (int(row["judgments"]), int(row["hindsight"])) == (spent, hindsight)
+        assert int(row["judged_whole"]) == whole
+        assert float(row["ratio"]) == pytest.approx(spent / hindsight, abs=1e-3)
+
+
+def test_simulate_calibrates_on_the_fit_topics_and_checks_on_the_others(collection, capsys):
+    tmp, runs, qrels = collection
+    argv = ["simulate", "--qrels", qrels, "--runs", *runs, "--depth", "30", "--no-bias"]
+    argv += ["--strategy", "mtf", "--out", str(tmp / "sim"), "--check-estimates"]
+    assert main([*argv, "--fit-topics", "1-5"]) == 0
+    err = capsys.readouterr().err
+    assert "calibrated on 5 topics; checked on the other 3 topics: 6-8" in err
+    with open(tmp / "sim" / "estimate_coverage.tsv") as fh:
+        assert {r["cases"] for r in csv.DictReader(fh, delimiter="\t")} == {"3"}
+    assert main([*argv, "--fit-topics", "1-8"]) == 2
+    assert "--fit-topics leaves no topic to check on" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--check-estimates", "--shares", "0.5,1.5"], "--shares values must lie between 0"),
+        (["--check-estimates", "--levels", "x"], "--levels takes numbers"),
+        (["--stop-at", "0"], "--stop-at is a recall in (0, 1]"),
+        (["--stop-at", "0.8", "--confidence", "1"], "--confidence must lie between 0 and 1"),
+        (["--fit-topics", "1"], "--fit-topics calibrates for --check-estimates or --stop-at"),
+    ],
+)
+def test_simulate_refuses_bad_check_options_before_any_work(files, capsys, extra, message):
+    tmp, a, _, qrels = files
+    argv = ["simulate", "--qrels", qrels, "--runs", a, "--depth", "3", "--strategy", "mtf"]
+    assert main([*argv, "--out", str(tmp / "x"), *extra]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp / "x" / "found_vs_judged.csv").exists()

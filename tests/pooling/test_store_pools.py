@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from sqlalchemy import select
@@ -298,5 +301,131 @@ def test_a_schema_0001_project_with_a_pool_upgrades_and_keeps_it(tmp_path):
         assert topic.doc_ids.tolist() == [doc_id] and topic.stratum is None
         assert topic.contributors(doc_id) == [(info.runs[0], 2)]
         assert len(qrels_rows(store)) == 3  # the sample's judgments are still there
+    finally:
+        store.close()
+
+
+def test_curve_estimate_carries_the_stopping_advice_and_info_prints_it(store, project_db, capsys):
+    """The stopping advice of a pool's topic is the estimator's at the judgments made (the
+    rule's checkpoints are every judgment in a pool this small), and `info --estimates`
+    prints it with the estimate, marking an interval the estimator cannot vouch for."""
+    from judgeapp.cli import main
+    from judgeapp.pooling.estimate import fit_curve
+    from judgeapp.pooling.simulate import case_seed
+
+    service = PoolService(store)
+    service.create_pool("p", params={"depth": 4}, judging_order="mtf")
+    for docno, grade in (("a", 1), ("b", 0), ("c", 2)):
+        judge(store, "1", docno, grade)
+    est = service.estimate_relevant("p", "1", stop=(0.8, 0.95))
+    size = store.pool_sizes("p")["1"]
+    fit = fit_curve([True, False, True], size, order="mtf", qid="1", seed=case_seed(0, "1", 3))
+    assert est.advice == fit.stop_advice(0.8, 0.95)
+    assert (est.low, est.high) == (fit.estimate().low, fit.estimate().high)
+    assert not est.calibrated and f"a pool of {size} documents" in est.note
+    assert service.estimate_relevant("p", "1").advice is None  # only when asked
+    store.close()
+    assert main(["info", project_db, "--estimates", "p", "--stop-at", "0.8"]) == 0
+    out = capsys.readouterr().out
+    assert "estimates    pool p: relevant left, 95% interval; stop advice for 80% recall" in out
+    low, high = est.missing_interval
+    line = next(x for x in out.splitlines() if x.split()[:2] == ["1", str(size)])
+    assert line.split()[:6] == [
+        "1",
+        str(size),
+        "3",
+        "2",
+        f"{est.missing:.0f}",
+        f"{low:.0f}-{high:.0f}*",
+    ]
+    assert line.endswith(est.advice.text())
+    assert f"* uncalibrated: a pool of {size} documents" in out
+    assert main(["info", project_db, "--estimates", "nope"]) == 2
+    assert "no pool named 'nope'" in capsys.readouterr().err
+
+
+def test_topics_judged_whole_calibrate_the_project_s_estimates(project_db):
+    """Once five topics of a pool are judged whole, the estimates of the others are read at
+    levels fitted on them (each replayed in the pool's order with the project's grades as
+    the assessor), the built-in calibration as the prior: what `simulate --fit-topics`
+    does with qrels, here computed apart from the service."""
+    from judgeapp.pooling.calibration import fit_calibration
+    from judgeapp.pooling.estimate import builtin_calibration, fit_curve
+    from judgeapp.pooling.simulate import calibration_cases, case_seed, replay_topic
+
+    rng = np.random.default_rng(4)
+    runs = {tag: {} for tag in "ABCD"}
+    for q in range(1, 8):
+        docs = [f"q{q}d{i}" for i in range(200)]
+        for tag in runs:
+            runs[tag][str(q)] = [docs[i] for i in rng.permutation(200)[:60]]
+    store = Store.open(project_db)
+    try:
+        store.add_runs([RunImport(run_file(tag, topics)) for tag, topics in runs.items()])
+        # people judge topics of the project (schema 0006 refuses others)
+        store.put_topics([(Topic(str(q), f"topic {q}"), "test") for q in range(1, 8)])
+        service = PoolService(store)
+        service.create_pool("p", params={"depth": 40}, judging_order="mtf", seed=2)
+        grade = {}
+        for q in range(1, 8):
+            topic = service.pool_topic("p", str(q))
+            for docno in store.docnos_of(topic.doc_ids).values():
+                grade[str(q), docno] = int(rng.random() < 0.15)
+        for q in ("1", "2", "3", "4"):
+            for (qid, docno), g in grade.items():
+                if qid == q:
+                    judge(store, qid, docno, g)
+        assert service.project_calibration("p") is None  # four topics judged whole: too few
+        order = service.open_judging_order("p", "7")
+        for _ in range(20):  # topic 7 judged in the pool's order, 20 documents
+            doc = order.next_doc()
+            docno = store.docnos_of([doc])[doc]
+            judge(store, "7", docno, grade["7", docno])
+            order.record(doc, grade["7", docno], grade["7", docno] >= 1)
+        before = service.estimate_relevant("p", "7")
+        assert before.note.startswith("built in")
+        for (qid, docno), g in grade.items():
+            if qid == "5":
+                judge(store, qid, docno, g)
+        calibration = service.project_calibration("p")
+        assert calibration is not None and "5 topics of this project" in calibration.source
+        # apart: the five topics replayed in mtf order with the grades given
+        info = store.pool("p")
+        lists = store.load_ranked_lists(qids=[str(q) for q in range(1, 6)])
+        replays = []
+        for q in range(1, 6):
+            ids = store.intern_docnos([d for (qid, d) in grade if qid == str(q)])
+            qrels = {
+                str(q): (np.array(list(ids.values())), np.array([grade[str(q), d] for d in ids]))
+            }
+            run_lists = {
+                r: lists.runs[r].get(str(q), (np.empty(0, np.int64),))[0] for r in info.runs
+            }
+            replays.append(
+                replay_topic("mtf", service.pool_topic("p", str(q)), run_lists, qrels, 2)
+            )
+        expected = fit_calibration(
+            calibration_cases({"mtf": replays}), "apart", prior=builtin_calibration()
+        )
+        assert calibration.low == expected.low and calibration.high == expected.high
+        after = service.estimate_relevant("p", "7")
+        curve = service.judging_curve("p", "7")
+        fit = fit_curve(
+            curve, store.pool_sizes("p")["7"], order="mtf", qid="7",
+            seed=case_seed(0, "7", len(curve)), calibration=expected,
+        )  # fmt: skip
+        assert (after.low, after.high) == (fit.estimate().low, fit.estimate().high)
+        assert after.note == calibration.source
+        # the stopping advice is the rule's at its last check: after every fiftieth of the
+        # pool, rounded up (every third judgment here: the 18th, not the 20th)
+        size = store.pool_sizes("p")["7"]
+        assert math.ceil(size / 50) == 3 and len(curve) == 20
+        advised = service.estimate_relevant("p", "7", stop=(0.8, 0.95)).advice
+        checked = fit_curve(
+            curve[:18], size, order="mtf", qid="7", seed=case_seed(0, "7", 18),
+            calibration=expected,
+        ).stop_advice(0.8, 0.95)  # fmt: skip
+        assert not checked.stop
+        assert advised == replace(checked, more=max(checked.more - 2, 1))
     finally:
         store.close()

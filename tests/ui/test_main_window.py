@@ -436,13 +436,23 @@ def test_models_pass_the_model_tester(qtmodeltester, qtbot, project):
     qtmodeltester.check(window.judging_view.list_model)
 
 
-def test_screenshots_render_real_views(tmp_path, qtbot, project):
+def test_screenshots_render_real_views(tmp_path, qtbot, project, monkeypatch):
     from PySide6.QtGui import QImage
 
+    from judgeapp import screenshots
     from judgeapp.screenshots import render
 
     db, window, _controller = project
     window.close()
+    estimate_line = {}  # the judging view's estimate line when the picture is taken
+    save = screenshots._save
+
+    def save_noting(shown, out):
+        label = shown.judging_view.estimate_label
+        estimate_line[out.stem] = label.text() if label.isVisible() else None
+        return save(shown, out)
+
+    monkeypatch.setattr(screenshots, "_save", save_noting)
     for view in ("topics", "judging"):
         out = render(view, tmp_path / f"{view}.png", db, (1000, 700), simulate=5, topics=2)
         image = QImage(str(out))
@@ -450,6 +460,9 @@ def test_screenshots_render_real_views(tmp_path, qtbot, project):
         # not a blank picture: many distinct colours (text, highlights, bars)
         colours = {image.pixel(x, y) for x in range(0, 1000, 7) for y in range(0, 700, 7)}
         assert len(colours) > 20
+    # the picture waits for the estimate of what is left and the stopping advice
+    assert estimate_line["judging"].startswith("After 5 judged: about ")
+    assert "95% confident that 80%" in estimate_line["judging"]
     assert Store.open(db).pools() == []  # the picture was taken on a copy
     with pytest.raises(ValueError, match="unknown view"):
         render("nothing", tmp_path / "d.png", db)
