@@ -23,6 +23,7 @@ from PySide6.QtCore import QModelIndex, QObject, QSettings, Qt, QThreadPool, QTi
 from PySide6.QtGui import QAction, QUndoStack
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
+from judgeapp.lasting import import_for_good
 from judgeapp.pooling.estimate import Estimate
 from judgeapp.records import Changes
 from judgeapp.services.progress import Cancelled, ProgressFn
@@ -489,8 +490,14 @@ class MainController(QObject):
         if qids is not None and not qids:
             return
         gen = self._estimate_generation
+
+        def estimate(progress):
+            # the estimator's scipy, imported the first time here: frozen (judgeapp.lasting)
+            import_for_good("scipy.stats", "scipy.special")
+            return wb.topic_estimates(qids, progress)
+
         worker = self.ops.read(
-            lambda progress: wb.topic_estimates(qids, progress),
+            estimate,
             lambda result: self._on_estimates(gen, qids, result),
             failed=lambda _exc: None,  # cancelled, or the pool went away: nothing to show
             lane="estimates",

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QMessageBox
 
+from judgeapp.lasting import import_for_good
 from judgeapp.pooling.estimate import STOP_TAIL, Estimate
 from judgeapp.records import DocumentRecord, GradeInfo, JudgmentChange, TopicRecord
 from judgeapp.services.highlight import Highlighter, parse_user_terms, topic_terms
@@ -685,8 +686,14 @@ class JudgingController(QObject):
         if job is None:
             return
         order = queue.order
+
+        def fit():
+            # scikit-learn, imported the first time here: frozen (judgeapp.lasting)
+            import_for_good("sklearn.linear_model")
+            return job.fit()
+
         worker = self.ops.read(
-            job.fit,
+            fit,
             lambda model: self._on_training_succeeded(order, model),
             failed=self._on_training_failed,
             lane="training",
