@@ -62,3 +62,26 @@ def test_the_collector_runs_again_only_when_every_thread_is_done():
         gc.unfreeze()
         gc.enable()
     assert seen == {"second, after the first ended": False, "after both": True}
+
+
+def test_a_module_another_thread_is_importing_is_waited_for(tmp_path, monkeypatch):
+    """Two workers need the same module: the second returns only once the first has
+    imported it whole (it is in sys.modules, half made, meanwhile)."""
+    import time
+
+    name = "judgeapp_slow_module_for_test"
+    (tmp_path / f"{name}.py").write_text(
+        "import time\nSTARTED = True\ntime.sleep(0.3)\nDONE = True\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = threading.Thread(target=import_for_good, args=(name,))
+    try:
+        first.start()
+        while name not in sys.modules:
+            time.sleep(0.001)
+        import_for_good(name)
+        assert getattr(sys.modules[name], "DONE", False)
+    finally:
+        first.join(10)
+        sys.modules.pop(name, None)
+        gc.unfreeze()
