@@ -497,16 +497,6 @@ def _topics_of(names: list[str], lengths: np.ndarray) -> tuple[list[str], np.nda
     return distinct, topic, grouped
 
 
-def _greater(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise ``a > b`` of byte-order words (first differing word decides)."""
-    greater = np.zeros(len(a), dtype=bool)
-    decided = np.zeros(len(a), dtype=bool)
-    for c in range(a.shape[1]):
-        greater |= (a[:, c] > b[:, c]) & ~decided
-        decided |= a[:, c] != b[:, c]
-    return greater
-
-
 def trec_order(
     topic: np.ndarray, scores: np.ndarray, docnos: ByteKeys, float32: bool = False
 ) -> np.ndarray | None:
@@ -528,12 +518,9 @@ def trec_order(
     tied = np.flatnonzero(tied_pair)
     if tied.size == 0:
         return order
-    row = tied if order is None else order[tied]
-    following = tied + 1 if order is None else order[tied + 1]
-    words = docnos.take(np.concatenate((row, following))).order_words()
-    if _greater(words[: tied.size], words[tied.size :]).all():
-        return order
-    # sort every stretch of equal scores by docno, descending: only those rows move
+    # sort every stretch of equal scores by docno, descending: only those rows move (a
+    # file whose ties are in that order already costs one sort of sorted strings, which
+    # timsort does in linear time)
     tied_row = np.zeros(n, dtype=bool)
     tied_row[tied] = True
     tied_row[tied + 1] = True
@@ -542,11 +529,30 @@ def trec_order(
     joined[1:] = tied_pair[at[1:] - 1]  # tied to the row before it
     stretch = np.cumsum(~joined)
     rows = at if order is None else order[at]
-    words = docnos.take(rows).order_words()
-    keys = tuple(~words[:, c] for c in range(words.shape[1] - 1, -1, -1))
+    within = _by_docno_descending(stretch, docnos.take(rows))
+    if (within[1:] > within[:-1]).all():
+        return order
     full = np.arange(n) if order is None else order.copy()
-    full[at] = rows[np.lexsort((*keys, stretch))]
+    full[at] = rows[within]
     return full
+
+
+def _by_docno_descending(stretch: np.ndarray, docnos: ByteKeys) -> np.ndarray:
+    """The stable permutation ordering rows by ``stretch`` (nondecreasing), then by docno
+    descending in byte order. One sort of byte strings: the stretch number's big-endian
+    bytes, then each docno byte ``b`` as ``255 - b`` and its padding as 255 (so a docno
+    comes after the longer ones it begins, as in descending byte order). Past the
+    stretch number no byte is 0 (a docno holds no NUL and no 0xFF, which UTF-8 never
+    uses), and the stretches come in order: a stable sort (timsort) of these strings
+    costs a sixth of a lexsort of the stretch and the docno's words (43,000 tied rows of
+    13-byte docnos: 2.4 against 15 ms)."""
+    n, width = docnos.mat.shape
+    lead = 4 if n < 2**32 else 8
+    keys = np.empty((n, lead + width), dtype=np.uint8)
+    keys[:, :lead] = stretch.astype(f">u{lead}").view(np.uint8).reshape(n, lead)
+    np.subtract(255, docnos.mat, out=keys[:, lead:])
+    order: np.ndarray = np.argsort(keys.view(f"S{lead + width}").ravel(), kind="stable")
+    return order
 
 
 def has_duplicates(topic: np.ndarray, docnos: ByteKeys, hashes: np.ndarray) -> bool:

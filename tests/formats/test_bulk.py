@@ -355,3 +355,61 @@ def test_byte_order_of_sorted_stretches_is_the_byte_order(stretches, presort) ->
     expected = sorted(range(len(strings)), key=lambda i: strings[i].encode())  # stable
     assert keys.byte_order().tolist() == expected
     assert keys.byte_order(in_runs=True).tolist() == expected
+
+
+# ---- trec_eval order under heavy ties ------------------------------------------------------
+
+# docnos that begin one another ("a" < "ab" < "abc"), differ only past 8 or 16 bytes, or in
+# a multi-byte character: where an order on words or on padded rows could go wrong
+TIE_DOCNOS = st.sampled_from(
+    [
+        *("a", "ab", "abc", "b", "é", "éa", "中", "😀", "LA010189-0001", "LA010189-0002"),
+        *("clueweb22-en0000-00-00001", "clueweb22-en0000-00-00001-x", "X" * 17, "X" * 16),
+    ]
+)
+
+
+def reference_order(topic: list[int], scores: list[float], docnos: list[str]) -> list[int]:
+    """trec_eval's order by plain sorting: topic, score descending, docno descending in
+    byte order (two stable sorts, the later key first)."""
+    rows = sorted(range(len(topic)), key=lambda i: docnos[i].encode(), reverse=True)
+    return sorted(rows, key=lambda i: (topic[i], -scores[i]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.sampled_from([0.0, 1.5, 2.0, -1.0]), TIE_DOCNOS),
+        max_size=60,
+        unique_by=lambda row: (row[0], row[2]),
+    ),
+    st.booleans(),
+)
+def test_heavy_ties_are_put_in_trec_eval_order(rows, by_score) -> None:
+    rows.sort(key=lambda row: row[0])  # the reader hands rows grouped by topic
+    if by_score:  # in score order already (as most runs are written), ties in any order
+        rows.sort(key=lambda row: (row[0], -row[1]))
+    topic = [row[0] for row in rows]
+    scores = [row[1] for row in rows]
+    docnos = [row[2] for row in rows]
+    order = bulk.trec_order(
+        np.array(topic, dtype=np.int64), np.array(scores), ByteKeys.from_strings(docnos)
+    )
+    got = list(range(len(rows))) if order is None else order.tolist()
+    assert got == reference_order(topic, scores, docnos)
+
+
+def test_a_run_of_long_tie_stretches_reads_as_the_line_reader_reads_it(tmp_path: Path) -> None:
+    # 3-decimal scores over few values (stretches of dozens of rows, one of a whole topic),
+    # long docnos sharing their first 32 bytes, written by rank with ties in no order
+    rng = np.random.default_rng(28)
+    lines = []
+    for qid in ("301", "302", "303"):
+        docs = rng.choice(100_000, 400, replace=False)
+        scores = np.sort(rng.integers(0, 20, 400))[::-1] / 1000 if qid != "303" else [0.5] * 400
+        for rank, (doc, score) in enumerate(zip(docs.tolist(), scores, strict=True), 1):
+            docno = f"clueweb22-en0000-00-000{doc % 97:02d}-{'wiki/' * (doc % 3)}{doc}.html"
+            lines.append(f"{qid} Q0 {docno} {rank} {score:.3f} tied")
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    same_run(bulk._read_run(str(path), bulk.BLOCK_BYTES).to_run_file(), read_run_lines(path))
