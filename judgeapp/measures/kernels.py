@@ -24,7 +24,7 @@ ir_measures aliases and its trec_eval names. Adding a measure is adding a regist
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar
 
@@ -58,13 +58,18 @@ class TopicStats:
 
     grades: np.ndarray  # grades of every judged document (>= 0 only), any order
     num_judgments: int  # including negative grades
+    # relevant documents by level, counted once (the statistics outlive a batch of runs)
+    _num_rel: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     def num_rel(self, level: int) -> int:
         # form_res_rels.c: judgments with grade >= 0 and >= level
-        return int(np.count_nonzero(self.grades >= level))
+        found = self._num_rel.get(level)
+        if found is None:
+            found = self._num_rel[level] = int(np.count_nonzero(self.grades >= level))
+        return found
 
     def num_nonrel(self, level: int) -> int:
-        return int(np.count_nonzero(self.grades < level))
+        return int(self.grades.size) - self.num_rel(level)
 
     @property
     def has_unjudged(self) -> bool:
