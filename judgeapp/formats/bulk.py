@@ -35,7 +35,15 @@ import numpy as np
 from judgeapp.formats import textio
 from judgeapp.formats.columns import GRADE_LIMIT
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.keys import _LOW_MASKS, ByteKeys, Interner, Numbered, _windows, equal_pairs
+from judgeapp.formats.keys import (
+    _LOW_MASKS,
+    ByteKeys,
+    Interner,
+    Numbered,
+    ScatteredKeys,
+    _windows,
+    equal_pairs,
+)
 from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
 from judgeapp.formats.textio import PathArg
 
@@ -73,17 +81,33 @@ def keep_freed_memory() -> None:
     32 MB taken from the heap and up to 64 MB of free heap kept, 9,000 and 0.08 s, user
     time 10% less and the same peak memory (peak RSS is what was in use at once). For a
     command that reads many files and ends (glibc only: elsewhere nothing changes)."""
+    libc = _glibc()
+    if libc is not None:
+        libc.mallopt(_M_MMAP_THRESHOLD, _KEEP_FREED // 2)
+        libc.mallopt(_M_TRIM_THRESHOLD, _KEEP_FREED)
+
+
+def release_freed_memory() -> None:
+    """Give the memory of freed arrays back to the system now (glibc's malloc_trim), that
+    :func:`keep_freed_memory` lets this process keep: once after a large transient peak
+    (reading the qrels), so that the rest of the command, and the children it forks, do
+    not carry it. Elsewhere nothing happens."""
+    libc = _glibc()
+    if libc is not None:
+        libc.malloc_trim(0)
+
+
+def _glibc():  # type: ignore[no-untyped-def]
     if not sys.platform.startswith("linux"):
-        return
+        return None
     import ctypes  # numpy has imported it already
 
     try:
         libc = ctypes.CDLL(None)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
-        return
-    mallopt(_M_MMAP_THRESHOLD, _KEEP_FREED // 2)
-    mallopt(_M_TRIM_THRESHOLD, _KEEP_FREED)
+        libc.mallopt, libc.malloc_trim  # noqa: B018  (not glibc: musl has neither)
+    except (OSError, AttributeError):
+        return None
+    return libc
 
 
 class Irregular(Exception):
@@ -102,74 +126,117 @@ def _blocks(path: str, block_bytes: int) -> Iterator[_Block]:
     """The file's text in blocks of whole lines, checked as the line reader checks it
     (NUL, UTF-8, the length of a line, a decompression bomb) and with line ends made
     ``\\n``; anything amiss raises Irregular. Only regular files: a pipe or a device read
-    here could not be read again by the line reader."""
+    here could not be read again by the line reader.
+
+    The text is read into one buffer, reused for every block (a plain file straight into
+    it): a block's ``buf`` is a view of it, valid until the next block is asked for (its
+    consumers copy out what they keep). Reading a 2 MB run so makes no bytes object, join,
+    slice or padded copy per block."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise Irregular
         f, kind, raw = textio._open_binary(path, fast=True)
     except (OSError, FormatError):
         raise Irregular from None
+    readinto = getattr(f, "readinto", None) if kind is None else None
     try:
+        store = bytearray(2 * _PAD + block_bytes + 1)
         line = 1
-        done = 0
+        done = 0  # decompressed bytes read
+        size = 0  # bytes in store[_PAD : _PAD + size]: a carried line start, then new text
         first = True
-        carry = b""
         eof = False
         while not eof:
-            parts = [carry] if carry else []
-            size = len(carry)
+            carried = size
             # a carried line longer than a block still needs more bytes to end
-            while size < block_bytes or size == len(carry):
+            while size < block_bytes or size == carried:
+                want = block_bytes - size if size < block_bytes else block_bytes
+                if len(store) < 2 * _PAD + size + want + 1:
+                    store = _grown(store, 2 * _PAD + 2 * (size + want) + 1)
+                at = _PAD + size
                 try:
-                    want = block_bytes - size if size < block_bytes else block_bytes
-                    data = textio._read_block(path, f, want, kind, done)
-                    if kind is not None and done + len(data) > textio.EXPANSION_FLOOR:
-                        textio._check_expansion(path, kind, raw, done + len(data))
-                except FormatError:
+                    if readinto is not None:
+                        got = readinto(memoryview(store)[at : at + want])
+                    else:
+                        data = textio._read_block(path, f, want, kind, done)
+                        got = len(data)
+                        store[at : at + got] = data
+                        if kind is not None and done + got > textio.EXPANSION_FLOOR:
+                            textio._check_expansion(path, kind, raw, done + got)
+                except (OSError, FormatError):
                     raise Irregular from None
-                if not data:
+                if not got:
                     eof = True
                     break
-                if b"\x00" in data:
+                if store.find(b"\x00", at, at + got) >= 0:
                     raise Irregular  # binary data (/dev/zero): stop reading at once
-                done += len(data)
-                parts.append(data)
-                size += len(data)
-            data = b"".join(parts)
+                done += got
+                size += got
             if eof:
-                if not data:
+                if not size:
                     break
-                text, carry = (data if data.endswith(b"\n") else data + b"\n"), b""
+                if store[_PAD + size - 1] != 10:
+                    store[_PAD + size] = 10  # the last line's end (room kept for it)
+                    size += 1
+                cut = size
             else:
-                cut = textio._last_line_end(data)
+                cut = _line_end(store, _PAD, _PAD + size) - _PAD
                 if cut == 0:
-                    if len(data) > MAX_LINE:
+                    if size > MAX_LINE:
                         raise Irregular  # the line reader says which line is too long
-                    carry = data  # one line longer than a block: read on
-                    continue
-                text, carry = data[:cut], data[cut:]
+                    continue  # one line longer than a block: read on
             if first:
                 first = False
-                if text.startswith(_BOM):
-                    text = text[3:]
-            if not text.isascii():
+                if store.startswith(_BOM, _PAD):
+                    store[_PAD : _PAD + size - 3] = store[_PAD + 3 : _PAD + size]
+                    size, cut = size - 3, cut - 3
+            carry = bytes(store[_PAD + cut : _PAD + size])  # the next block's first line
+            if store.find(b"\r", _PAD, _PAD + cut) >= 0:
+                buf = _padded(bytes(store[_PAD : _PAD + cut]).replace(b"\r\n", b"\n"))
+            else:
+                store[_PAD + cut : 2 * _PAD + cut] = bytes(_PAD)
+                buf = np.frombuffer(store, dtype=np.uint8, count=2 * _PAD + cut)
+            # stale bytes past the text only make a pure-ASCII block checked again
+            if not store.isascii():
                 try:
-                    text.decode("utf-8")
+                    bytes(buf[_PAD:-_PAD]).decode("utf-8")
                 except UnicodeDecodeError:
                     raise Irregular from None
-            if b"\r" in text:
-                text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            buf = np.zeros(len(text) + 2 * _PAD, dtype=np.uint8)
-            buf[_PAD : _PAD + len(text)] = np.frombuffer(text, dtype=np.uint8)
-            block = _Block(buf, len(text), line)
-            # the block's text is in `buf`: the bytes go before the consumer's work begins
-            data = text = b""
-            parts = []
+            block = _Block(buf, len(buf) - 2 * _PAD, line)
             yield block
             # the consumer's tokenising counted the line ends (no second pass over the text)
             line += block.newlines if block.newlines >= 0 else int(np.count_nonzero(buf == 10))
+            del buf, block  # no view of store is left: it may be written again
+            size = len(carry)
+            store[_PAD : _PAD + size] = carry
     finally:
         f.close()
+
+
+def _grown(store: bytearray, size: int) -> bytearray:
+    bigger = bytearray(size)
+    bigger[: len(store)] = store
+    return bigger
+
+
+def _padded(text: bytes) -> np.ndarray:
+    """``text`` between _PAD zero bytes, as the reader's blocks hold it; ``\\r`` line ends
+    become ``\\n``."""
+    text = text.replace(b"\r", b"\n")
+    buf = np.zeros(len(text) + 2 * _PAD, dtype=np.uint8)
+    buf[_PAD : _PAD + len(text)] = np.frombuffer(text, dtype=np.uint8)
+    return buf
+
+
+def _line_end(store: bytearray, start: int, end: int) -> int:
+    """Where the text after the last complete line of ``store[start:end]`` starts (``start``:
+    no line end), as textio._last_line_end: a ``\\r`` that ends it may be the first half of
+    ``\\r\\n`` and waits for the next block."""
+    stop = end - 1 if store[end - 1] == 13 else end
+    cut = store.rfind(b"\n", start, stop) + 1
+    if store.find(b"\r", start, end) >= 0:
+        cut = max(cut, store.rfind(b"\r", start, stop) + 1)
+    return max(cut, start)
 
 
 @dataclass(slots=True)
@@ -498,7 +565,10 @@ def _topics_of(names: list[str], lengths: np.ndarray) -> tuple[list[str], np.nda
 
 
 def trec_order(
-    topic: np.ndarray, scores: np.ndarray, docnos: ByteKeys, float32: bool = False
+    topic: np.ndarray,
+    scores: np.ndarray,
+    docnos: ByteKeys | ScatteredKeys,
+    float32: bool = False,
 ) -> np.ndarray | None:
     """The permutation putting rows grouped by topic (``topic`` nondecreasing) in trec_eval
     order: score descending, then docno descending in byte order; None when they are in it
@@ -555,7 +625,7 @@ def _by_docno_descending(stretch: np.ndarray, docnos: ByteKeys) -> np.ndarray:
     return order
 
 
-def has_duplicates(topic: np.ndarray, docnos: ByteKeys, hashes: np.ndarray) -> bool:
+def has_duplicates(topic: np.ndarray, docnos: ByteKeys | ScatteredKeys, hashes: np.ndarray) -> bool:
     """Does a topic hold the same docno twice? Rows with equal (topic, docno hash) keys
     (:func:`~judgeapp.formats.keys.equal_pairs`) are confirmed on the bytes."""
     if len(topic) < 2:
@@ -637,33 +707,118 @@ def _run_blocks(
     return tag, qids, docnos, scores, lines
 
 
-def _read_run(path: str, block_bytes: int) -> RunColumns:
+@dataclass(slots=True)
+class RunRows:
+    """A run file's rows as read, with the permutation that puts them in trec_eval order
+    (``order``; None when they are in it): row ``i`` in that order is row ``order[i]``
+    here. The docnos stay in the blocks they were read in
+    (:class:`~judgeapp.formats.keys.ScatteredKeys`). :func:`read_run_columns` puts every
+    column in order and joins the docnos; `evaluate` looks the docnos up as they are and
+    puts only the ids found in order (judgeapp.measures.files), so a run's columns are
+    neither copied nor reordered."""
+
+    path: str
+    tag: str
+    qids: list[str]  # byte order
+    topic: np.ndarray  # int64, each row's index into qids
+    docnos: ScatteredKeys
+    hashes: np.ndarray  # uint64 hash of each docno (ByteKeys.hashes)
+    scores: np.ndarray  # float64
+    lines: np.ndarray  # int64 source line numbers
+    n_lines: int
+    order: np.ndarray | None = None
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """Topic ``k`` is rows ``bounds[k]:bounds[k+1]`` in trec_eval order."""
+        counts = np.bincount(self.topic, minlength=len(self.qids))
+        return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+    def in_order(self, column: np.ndarray) -> np.ndarray:
+        """A column of these rows (or made from them) in trec_eval order."""
+        return column if self.order is None else column[self.order]
+
+    def reordered(self, float32: bool) -> RunRows:
+        """Rows in trec_eval 10.0's order (:meth:`of_columns`) ordered for 9.x (``float32``:
+        scores compared as C floats, which may tie where doubles differ) or 10.0."""
+        assert self.order is None
+        order = trec_order(self.topic, self.scores, self.docnos, float32=float32)
+        return RunRows(
+            self.path,
+            self.tag,
+            self.qids,
+            self.topic,
+            self.docnos,
+            self.hashes,
+            self.scores,
+            self.lines,
+            self.n_lines,
+            order,
+        )
+
+    @classmethod
+    def of_columns(cls, run: RunColumns) -> RunRows:
+        """Columns already in trec_eval order (the line reader's, say)."""
+        return cls(
+            run.path,
+            run.tag,
+            run.qids,
+            run.topic,
+            ScatteredKeys([run.docnos]),
+            run.hashes,
+            run.scores,
+            run.lines,
+            run.n_lines,
+        )
+
+
+def _read_run_rows(path: str, block_bytes: int, float32: bool = False) -> RunRows:
     tag, qids, docnos, scores, lines = _run_blocks(path, block_bytes)
-    # each list is let go as soon as its column is joined: a run's columns exist once
+    # the blocks' docnos stay where they are; the other columns are joined, each list let
+    # go as soon as it is
     distinct, topic, grouped = qids.topics()
-    keys = _joined(docnos)
+    keys = ScatteredKeys(docnos)
+    docnos.clear()
+    hashes = keys.hashes()  # ByteKeys.hashes: one string, one hash, at any width
     score = _joined_array(scores)
     line = _joined_array(lines)
-    if not grouped:
-        gather = np.argsort(topic, kind="stable")
-        topic, keys, score, line = topic[gather], keys.take(gather), score[gather], line[gather]
-    order = trec_order(topic, score, keys)
-    if order is not None:
-        topic, keys, score, line = topic[order], keys.take(order), score[order], line[order]
-    hashes = keys.hashes()
+    # a docno twice in a topic, whatever the order of the rows
     if has_duplicates(topic, keys, hashes):
         raise Irregular
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(topic, minlength=len(distinct)))))
+    if grouped:
+        order = trec_order(topic, score, keys, float32=float32)
+    else:  # topics interleaved: grouped first (stably), then put in order
+        gather = np.argsort(topic, kind="stable")
+        order = trec_order(topic[gather], score[gather], keys.permuted(gather), float32=float32)
+        order = gather if order is None else gather[order]
+    return RunRows(path, tag, distinct, topic, keys, hashes, score, line, len(line), order)
+
+
+def read_run_rows(path: PathArg, float32: bool = False, block_bytes: int = BLOCK_BYTES) -> RunRows:
+    """A TREC run's rows in trec_eval order (10.0's, or 9.x's with ``float32``); a file the
+    bulk reader does not take as it is goes through the line-precise reader (which raises
+    the error, if there is one)."""
+    path = os.fspath(path)
+    try:
+        return _read_run_rows(path, block_bytes, float32)
+    except Irregular:
+        rows = RunRows.of_columns(columns_of_run(_precise_run(path)))
+        return rows.reordered(float32) if float32 else rows
+
+
+def _read_run(path: str, block_bytes: int) -> RunColumns:
+    rows = _read_run_rows(path, block_bytes)
+    docnos = rows.docnos if rows.order is None else rows.docnos.permuted(rows.order)
     return RunColumns(
         path=path,
-        tag=tag,
-        qids=distinct,
-        bounds=bounds.astype(np.int64),
-        docnos=keys,
-        hashes=hashes,
-        scores=score,
-        lines=line,
-        n_lines=len(line),
+        tag=rows.tag,
+        qids=rows.qids,
+        bounds=rows.bounds,
+        docnos=docnos.joined(),  # in their final order: one copy, made once
+        hashes=rows.in_order(rows.hashes),
+        scores=rows.in_order(rows.scores),
+        lines=rows.in_order(rows.lines),
+        n_lines=rows.n_lines,
     )
 
 
