@@ -13,10 +13,12 @@ bytes, and a URL-like path: 43 to 69 bytes); plain or gzipped files.
 Rankings are as real runs are: each retrieves the topic's relevant documents early more
 often than chance, judged non-relevant ones next, and the rest from the whole collection;
 lines are written by rank, tied entries in no particular order (a system's own, not
-trec_eval's docno order), so the reader has to put them in trec_eval's order.
+trec_eval's docno order), so the reader has to put them in trec_eval's order; with
+``lines="shuffled"`` the lines of a run come in random order (topics interleaved).
 
     python benchmarks/eval_shapes.py OUT_DIR [--runs N] [--judged N] [--ties many|none]
-                                     [--docnos short|base|long] [--gzip] [--seed N]
+                                     [--docnos short|base|long] [--gzip]
+                                     [--lines rank|shuffled] [--seed N]
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Shape:
     docnos: str = "base"  # "short" | "base" | "long"
     gzip: bool = False
     collection: int = 500_000  # documents in the collection
+    lines: str = "rank"  # "rank": written topic by topic, by rank; "shuffled": any order
     seed: int = 28
 
     def with_(self, **changes) -> Shape:
@@ -48,6 +51,7 @@ class Shape:
         return (
             f"{self.runs} runs x {self.topics} x {self.depth}, {self.judged} judged/topic, "
             f"ties {self.ties}, {self.docnos} docnos{', gzip' if self.gzip else ''}"
+            f"{', lines shuffled' if self.lines == 'shuffled' else ''}"
         )
 
 
@@ -109,6 +113,8 @@ def generate(shape: Shape, folder: Path) -> tuple[Path, list[Path]]:
                 f"{q} Q0 {names[d]} {i + 1} {s} {tag}\n"
                 for i, (d, s) in enumerate(zip(ranked.tolist(), scores, strict=True))
             )
+        if shape.lines == "shuffled":  # topics interleaved, ranks out of order
+            lines = [lines[i] for i in rng.permutation(len(lines)).tolist()]
         with opener(path) as f:
             f.write("".join(lines))
         paths.append(path)
@@ -155,9 +161,12 @@ def main() -> None:
     p.add_argument("--ties", choices=("many", "none"), default=base.ties)
     p.add_argument("--docnos", choices=("short", "base", "long"), default=base.docnos)
     p.add_argument("--gzip", action="store_true")
+    p.add_argument("--lines", choices=("rank", "shuffled"), default=base.lines)
     p.add_argument("--seed", type=int, default=base.seed)
     a = p.parse_args()
-    shape = Shape(a.runs, a.topics, a.depth, a.judged, a.ties, a.docnos, a.gzip, seed=a.seed)
+    shape = Shape(
+        a.runs, a.topics, a.depth, a.judged, a.ties, a.docnos, a.gzip, lines=a.lines, seed=a.seed
+    )
     qrels, runs = generate(shape, a.out)
     print(f"{shape.describe()}: {qrels}, {len(runs)} runs")
 

@@ -305,7 +305,7 @@ def _file_run(path: str, judged, float32: bool):
     with _readable(path) as real_path:
         try:
             if sniff(real_path) == "text":
-                rows = read_run_rows(real_path, float32)
+                rows = read_run_rows(real_path, float32, lines=False)
             else:
                 rows = RunRows.of_columns(columns_of_run(read_run_any(real_path)))
                 rows = rows.reordered(float32) if float32 else rows

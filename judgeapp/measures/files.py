@@ -90,7 +90,7 @@ def run_from_columns(
 def read_run(path: str | os.PathLike[str], judged: JudgedDocnos, *, float32: bool = False) -> Run:
     """A TREC run file (read in bulk) as a :class:`Run` named by its path; ``float32`` as
     for :func:`run_from_columns`."""
-    return run_from_rows(read_run_rows(path, float32), judged, name=os.fspath(path))
+    return run_from_rows(read_run_rows(path, float32, lines=False), judged, name=os.fspath(path))
 
 
 def iter_runs(

@@ -101,7 +101,8 @@ def nonzero2d(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _segment_starts(row: np.ndarray, n_rows: int) -> np.ndarray:
-    return np.searchsorted(row, np.arange(n_rows + 1))
+    # the probes in the entries' own integer type: numpy would otherwise copy them all
+    return np.searchsorted(row, np.arange(n_rows + 1, dtype=row.dtype))
 
 
 def _safe_div(num: np.ndarray | float, den: np.ndarray | float) -> np.ndarray:
@@ -263,8 +264,12 @@ class BatchView:
     # -- sparse entries ------------------------------------------------------------------
     @cached_property
     def judged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(row, rank0, grade) of every judged retrieved document, row-major, by rank."""
+        """(row, rank0, grade) of every judged retrieved document, row-major, by rank; rows
+        and ranks as 32-bit integers (half the memory of a batch's largest arrays; a batch
+        has far fewer than 2**31 cells, see engine.BATCH_CELLS)."""
         flat = np.flatnonzero(self.codes >= 0)
+        if self.codes.size < 2**31:
+            flat = flat.astype(np.int32)
         row, pos = np.divmod(flat, max(self.depth, 1))
         return row, pos, self.codes.ravel()[flat]
 

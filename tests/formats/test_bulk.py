@@ -491,3 +491,24 @@ def test_run_rows_in_bulk_equal_the_line_readers_in_either_order(tmp_path, float
     assert in_order(got) == in_order(want)
     if float32:  # the three equal floats of topic 2 by docno descending, not file order
         assert in_order(got)[0][3:] == ["c", "b", "a"]
+
+
+def test_a_run_in_no_order_reads_as_the_line_reader_reads_it(tmp_path: Path) -> None:
+    # every line a stretch of its own (more than _FEW_STRETCHES a block), ties, qids that
+    # share their first 8 bytes; blocks of 4 KiB
+    rng = np.random.default_rng(7)
+    lines = [
+        f"{qid} Q0 D{doc} {rank} {score} r"
+        for qid in ("topic-000001", "topic-000002", "3", "topic-0000010")
+        for rank, (doc, score) in enumerate(
+            zip(
+                rng.choice(5000, 300, replace=False).tolist(), rng.integers(0, 40, 300), strict=True
+            ),
+            1,
+        )
+    ]
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines[i] for i in rng.permutation(len(lines))) + "\n")
+    columns = bulk._read_run(str(path), 4096)
+    same_run(columns.to_run_file(), read_run_lines(path))
+    assert columns.qids == ["3", "topic-000001", "topic-0000010", "topic-000002"]
