@@ -9,6 +9,11 @@ copy, printing 17 digits instead of 5), ir_measures' compat and accuracy provide
 tests/measures/diversity_data.py), and trec_eval 10.0 built from source for rbp and yaap
 (``--trec-eval PATH``; it prints 4 decimals, so 5e-5 is the floor there).
 
+A second table gives the references the runs as they are, tied scores included, in file
+order: each orders ties its own way, and judgeapp is asked for that way with ``ties=``
+(docs/interop.md); beside it, the difference with judgeapp's default (trec_eval's) order,
+which is what a user comparing numbers without ``--ties`` sees.
+
     python benchmarks/parity_measures.py [--trec-eval /tmp/trec_eval/trec_eval] [--out FILE]
 """
 
@@ -60,6 +65,60 @@ def worst(got, ref):
     return max((abs(got[q] - v) for q, v in ref.items()), default=0.0), len(ref)
 
 
+def raw_run(rf, qrels):
+    """{qid: {docno: score}} with the file's scores, in the file's order."""
+    from judgeapp.formats.ties import in_file_order
+
+    out = {}
+    for q, t in rf.topics.items():
+        if q in qrels:
+            docs, scores, _ = in_file_order(t)
+            out[q] = dict(zip(docs, scores.tolist(), strict=True))
+    return out
+
+
+def tie_references(qrels, raw, tmp, sub_qrels, nested):
+    """(row name, tie order, judgeapp's values for a tie order, the reference's values)."""
+    import ir_measures
+    import ranx
+
+    def ours_with(m, q=qrels, r=raw):
+        return lambda ties: ours(m, q, r, ties)
+
+    for m in ("RBP(rel=1)", "INST(max_rel=2)", "SDCG(max_rel=2)@10"):
+        yield f"`{m}` (cwl_eval)", "file", ours_with(m), reference("cwl_eval", m, qrels, raw)[0]
+    yield (
+        "`Compat` (ir_measures compat)",
+        "docno",
+        ours_with("Compat"),
+        reference("compat", "Compat", qrels, raw)[0],
+    )
+    yield (
+        "`Judged@10` (ir_measures judged)",
+        "docno",
+        ours_with("Judged@10"),
+        reference("judged", "Judged@10", qrels, raw)[0],
+    )
+    yield "`ERR@20` (gdeval)", "trec_eval", ours_with("ERR@20"), gdeval_err(tmp, qrels, raw, 20)
+    for m, rm in (("AP", "map"), ("nDCG@10", "ndcg@10"), ("Hits@10", "hits@10")):
+        values = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(raw), rm, return_mean=False)
+        ref = dict(zip(sorted(raw), [float(v) for v in values], strict=True))
+        yield f"`{m}` (ranx {rm})", "ranx", ours_with(m), ref
+    p = ir_measures.providers.registry["pyndeval"]
+    div = {q: docs for q, docs in raw.items() if q in nested}
+    m = ir_measures.parse_measure("alpha_nDCG@20")
+    ref = {x.query_id: x.value for x in p.iter_calc([m], sub_qrels, div)}
+    yield (
+        "`alpha_nDCG@20` (pyndeval)",
+        "file",
+        lambda ties: {
+            x.query_id: x.value
+            for x in judgeapp.iter_calc(["alpha_nDCG@20"], nested, div, topics="run", ties=ties)
+        },
+        ref,
+    )
+
+
 def trec_eval(binary, measure, qrels_path, run_path):
     out = subprocess.run(
         [binary, "-q", "-m", measure, str(qrels_path), str(run_path)],
@@ -93,6 +152,7 @@ def main() -> None:
     table: dict[str, list[float]] = {}
     counts: dict[str, int] = {}
     notes: dict[str, str] = {}
+    tied: dict[str, list] = {}
 
     def record(name, value, n):
         table.setdefault(name, []).append(value)
@@ -142,6 +202,13 @@ def main() -> None:
                 x.query_id: x.value for x in judgeapp.iter_calc([m], nested, div_run, topics="run")
             }
             record(m, *worst(got, ref_div[m]))
+        raw = raw_run(rf, qrels)
+        for name, ties, got_of, ref in tie_references(qrels, raw, tmp, sub_qrels, nested):
+            tied.setdefault(name, [0.0, 0.0, 0, ties])
+            matched, n = worst(got_of(ties), ref)
+            default, _ = worst(got_of("trec_eval"), ref)
+            row = tied[name]
+            row[0], row[1], row[2] = max(row[0], matched), max(row[1], default), row[2] + n
         if args.trec_eval:
             qpath = ROBUST / "robust03_qrels.txt"
             rpath = tmp / "run.txt"
@@ -181,6 +248,17 @@ def main() -> None:
         lines.append(f"| `{name}` | {ref} | {counts[name]} | {max(values):.1e} |")
     for name, note in notes.items():
         lines.append(f"\n{name}: {note}")
+    lines += [
+        "",
+        f"The same {len(paths)} runs as they are (tied scores included, file order), each "
+        "reference ordering ties its own way:",
+        "",
+        "| measure (reference) | its tie order | topics | max abs diff, judgeapp with that "
+        "`--ties` | max abs diff, judgeapp's default order |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for name, (matched, default, n, ties) in tied.items():
+        lines.append(f"| {name} | `{ties}` | {n} | {matched:.1e} | {default:.1e} |")
     text = "\n".join(lines) + "\n"
     Path(args.out).write_text(text)
     print(text)

@@ -63,7 +63,9 @@ def build_demo_project(path: Path, progress: ProgressFn = no_progress) -> Path:
         progress(3, steps, "judgments")
         imports.import_qrels(store, [DEMO_INPUTS / "cranqrel.gz"], [QRELS_SOURCE])
         progress(4, steps, "pool")
-        PoolService(store).create_pool(DEMO_POOL, strategy="depth", params={"depth": 10}, seed=DEMO_SEED)
+        PoolService(store).create_pool(
+            DEMO_POOL, strategy="depth", params={"depth": 10}, seed=DEMO_SEED
+        )
         progress(5, steps, "settings")
         store.set_setting("project_name", "Cranfield demo")
         store.set_setting("demo_version", DEMO_VERSION)

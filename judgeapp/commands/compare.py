@@ -13,7 +13,6 @@ judgeapp.measures.significance.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -90,9 +89,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
         "--correction",
-        choices=("holm", "bonferroni", "bh", "none"),
+        choices=(
+            "holm",
+            "bonferroni",
+            "bh",
+            "by",
+            "sidak",
+            "holm-sidak",
+            "hochberg",
+            "hommel",
+            "none",
+        ),
         default="holm",
-        help="multiple-comparison correction across runs (default holm; bh: Benjamini-Hochberg)",
+        help="multiple-comparison correction across runs (default holm; bh/by: "
+        "Benjamini-Hochberg/-Yekutieli false discovery rate; sidak, holm-sidak, hochberg, "
+        "hommel)",
+    )
+    p.add_argument(
+        "--tukey",
+        choices=("blocked", "randomised", "oneway"),
+        default="blocked",
+        help="with --all-pairs: Tukey's HSD with topics as blocks (two-way ANOVA; default), "
+        "Carterette's randomised Tukey HSD (--permutations, --seed), or one-way (runs as "
+        "independent groups, as ranx)",
     )
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for '*'")
     p.add_argument(
@@ -169,6 +188,8 @@ def run(args: argparse.Namespace) -> int:
                     interval=args.ci,
                     confidence=args.confidence,
                     seed=args.seed,
+                    tukey=args.tukey,
+                    permutations=args.permutations,
                 )
             )
             continue
@@ -198,19 +219,24 @@ def run(args: argparse.Namespace) -> int:
             "markdown": report.pairs_markdown,
             "latex": report.pairs_latex,
         }[args.fmt]
-        sys.stdout.write(writer(comparisons, args.alpha))
+        if args.fmt == "json":
+            sys.stdout.write(
+                report.pairs_json(comparisons, args.alpha, args.seed, args.permutations)
+            )
+        else:
+            sys.stdout.write(writer(comparisons, args.alpha))
         return 0
     if args.fmt in ("markdown", "latex"):
         paper = report.paper_markdown if args.fmt == "markdown" else report.paper_latex
         sys.stdout.write(paper(comparisons, args.alpha, marks))
         return 0
-    if tests != ("t", "rand") or args.bootstrap:
+    if tests != ("t", "rand") or args.bootstrap or args.fmt == "json":  # one JSON layout
         writer = {"table": report.full_table, "csv": report.full_csv, "json": report.full_json}[
             args.fmt
         ]
         sys.stdout.write(writer(comparisons, args.alpha, marks))
         return 0
-    writer = {"table": _table, "csv": _csv, "json": _json}[args.fmt]
+    writer = {"table": _table, "csv": _csv}[args.fmt]
     sys.stdout.write(writer(comparisons, args.alpha))
     return 0
 
@@ -311,35 +337,3 @@ def _csv(comparisons, alpha: float) -> str:
             ]
         )
     return buf.getvalue()
-
-
-def _json(comparisons, alpha: float) -> str:
-    out = []
-    for c in comparisons:
-        sig = c.significant(alpha)
-        out.append(
-            {
-                "measure": c.measure,
-                "baseline": c.runs[c.baseline],
-                "topics": c.topics,
-                "correction": c.correction,
-                "permutations": c.permutations,
-                "seed": c.seed,
-                "runs": [
-                    {
-                        "run": name,
-                        "mean": float(c.mean[r]),
-                        "delta": float(c.delta[r]),
-                        "cohens_d": float(c.effect_size[r]),
-                        "t": float(c.t[r]),
-                        "p_t": float(c.p_t[r]),
-                        "p_t_adjusted": float(c.p_t_adjusted[r]),
-                        "p_rand": float(c.p_rand[r]),
-                        "p_rand_adjusted": float(c.p_rand_adjusted[r]),
-                        "significant": bool(sig[r]),
-                    }
-                    for r, name in enumerate(c.runs)
-                ],
-            }
-        )
-    return json.dumps(out, indent=2) + "\n"

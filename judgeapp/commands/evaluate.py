@@ -98,6 +98,13 @@ def add_trec_options(p: argparse.ArgumentParser) -> None:
         help="format of the runs (trec_eval -T; only trec_results)",
     )
     p.add_argument(
+        "--ties",
+        choices=("trec_eval", "docno", "file", "ranx"),
+        default="trec_eval",
+        help="order of equal scores in a run: trec_eval (docno descending; default), docno "
+        "(ascending), file (the file's order), ranx (as ranx sorts); see docs/interop.md",
+    )
+    p.add_argument(
         "--subtopics",
         action="store_true",
         help="QRELS are diversity judgments (qid subtopic docno grade, TREC Web track): "
@@ -258,6 +265,10 @@ def load_inputs(args: argparse.Namespace, run_files: list[str]):
                 raise FormatError("stdin", exc.line, exc.problem, byte=exc.byte) from None
         if rel_format in ("prefs", "qrels_prefs"):
             run_file = _ties_by_docno_ascending(run_file)
+        elif getattr(args, "ties", "trec_eval") != "trec_eval":
+            from judgeapp.formats.ties import reorder
+
+            run_file = reorder(run_file, args.ties, rescore=True)
         runs.append(Run.from_run_file(run_file, vocab, name=path, float32_scores=args.version < 10))
     return judgments, runs
 
@@ -268,6 +279,8 @@ def _bulk_applies(args: argparse.Namespace) -> bool:
     from judgeapp.formats.interop import sniff
 
     if getattr(args, "subtopics", False) or getattr(args, "rel_format", "qrels") != "qrels":
+        return False
+    if getattr(args, "ties", "trec_eval") != "trec_eval":  # runs re-ranked by load_inputs
         return False
     return sniff(args.qrels) == "text"
 
@@ -365,6 +378,8 @@ def evaluate(args: argparse.Namespace, measure_args: list[str], run_files: list[
     options = evaluation_options(args)
     if not args.db and (args.judgments or args.runs or args.policy != "newest"):
         raise CommandError("--judgments, --runs and --policy go with --db")
+    if args.db and getattr(args, "ties", "trec_eval") != "trec_eval":
+        raise CommandError("--ties goes with RUN files (a project's runs keep no file order)")
     if args.db or not args.qrels or not run_files or not _bulk_applies(args):
         judgments, runs = load_inputs(args, run_files)
         if not runs:

@@ -1,10 +1,14 @@
 """`fuse RUN... --method M --out FUSED`: many runs into one TREC run (judgeapp.fusion).
 
-Methods rrf, combsum, combmnz, combmax, combmin, combanz, borda, isr, wsum; scores
-normalised first (--norm; default minmax for the score-based methods, none for the
-rank-based rrf, isr and borda). With --optimize-on QRELS --measure M --topics SPEC, wsum's
-weights (or rrf's k) are chosen on the training topics by grid or coordinate search; the
-choice and its training score go to stderr, the fused run (every topic) to --out.
+Every method and normalisation of ranx, under ranx's names (judgeapp's older names combsum,
+combmnz, combanz, combmax, combmin, borda still work). Scores are normalised first (--norm;
+default minmax for score methods, none where only places count). With --optimize-on QRELS
+--topics SPEC, a method's parameters (weights, k, gamma, sigma, phi, segments, window) are
+chosen, and the supervised methods (probfuse, segfuse, slidefuse, posfuse, mapfuse,
+bayesfuse) trained, on the training topics as ranx does it; the choice and its training
+score (the measure on the fused training topics exactly as written, so `evaluate` on the
+written run with those qrels prints the same number) go to stderr, the fused run (every
+topic) to --out.
 """
 
 from __future__ import annotations
@@ -15,28 +19,70 @@ import sys
 from judgeapp.commands import CommandError
 
 ORDER = 62
+DEPTH = 1000
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from judgeapp.fusion import METHODS, NORMS
+    from judgeapp.formats.ties import TIES
+    from judgeapp.fusion import ALIASES, METHODS, NORM_ALIASES, NORMS
 
     p = sub.add_parser(
         "fuse",
-        help="fuse runs (RRF, CombSUM, CombMNZ, Borda, weighted sum, ...) into one TREC run",
+        help="fuse runs (RRF, CombSUM, CombMNZ, Borda, Condorcet, ProbFuse, ... all of ranx's "
+        "methods) into one TREC run",
         description="Fuse RUN files (TREC, ranx JSON or Parquet) into one TREC run.",
     )
     p.add_argument("runs", nargs="+", metavar="RUN", help="run files to fuse")
-    p.add_argument("--method", choices=METHODS, default="rrf", help="fusion method (default rrf)")
-    p.add_argument("--norm", choices=NORMS, help="score normalisation per run and topic")
-    p.add_argument("--weights", help="wsum: one weight per run, comma-separated")
+    p.add_argument(
+        "--method",
+        choices=(*METHODS, *ALIASES),
+        default="rrf",
+        metavar="METHOD",
+        help=f"fusion method, ranx's names (default rrf): {', '.join(METHODS)}; "
+        f"also {', '.join(ALIASES)}",
+    )
+    p.add_argument(
+        "--norm",
+        choices=(*NORMS, *NORM_ALIASES),
+        metavar="NORM",
+        help=f"score normalisation per run and topic: {', '.join(NORMS)} (default minmax for "
+        "score methods, none for rank methods)",
+    )
+    p.add_argument("--weights", help="weighted methods: one weight per run, comma-separated")
     p.add_argument("--k", type=float, default=60.0, help="rrf's k (default 60)")
-    p.add_argument("--depth", type=int, default=1000, help="documents kept per topic (0: all)")
+    p.add_argument("--gamma", type=float, help="gmnz's exponent of the number of runs")
+    p.add_argument("--sigma", type=float, default=0.01, help="logn_isr's sigma (default 0.01)")
+    p.add_argument("--phi", type=float, help="rbc's persistence, in [0, 1)")
+    p.add_argument("--window", type=int, help="slidefuse's window (+-w places)")
+    p.add_argument(
+        "--depth",
+        type=int,
+        default=DEPTH,
+        help=f"documents kept per topic in the fused run (default {DEPTH}; 0: all)",
+    )
+    p.add_argument(
+        "--ties",
+        choices=TIES,
+        default="trec_eval",
+        help="order of equal scores, in the input runs and the fused one: trec_eval (docno "
+        "descending, default), docno (ascending), file (as given), ranx (as ranx sorts)",
+    )
     p.add_argument("--tag", default="fused", help="run tag written in the file (default fused)")
     p.add_argument("--out", required=True, metavar="FUSED", help="the fused run file")
-    p.add_argument("--optimize-on", metavar="QRELS", help="choose wsum weights or rrf's k on these")
+    p.add_argument(
+        "--optimize-on",
+        metavar="QRELS",
+        help="train the method on these judgments: choose its parameters, or learn the "
+        "supervised methods' probabilities",
+    )
     p.add_argument("--measure", default="AP", help="measure to maximise (default AP)")
     p.add_argument("--topics", help="training topics: qids and ranges (301-350,401) or @FILE")
-    p.add_argument("--search", choices=("grid", "coordinate"), default="grid")
+    p.add_argument(
+        "--search",
+        choices=("grid", "coordinate"),
+        default="grid",
+        help="weights: ranx's grid (default) or coordinate search",
+    )
     p.add_argument("--step", type=float, default=0.1, help="weight grid step (default 0.1)")
     p.add_argument(
         "--trec-eval",
@@ -49,30 +95,47 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from judgeapp.formats.interop import read_run_any
-    from judgeapp.fusion import RANK_METHODS, Fusion, fuse, write_run
+def _fusion(args: argparse.Namespace, n_runs: int) -> dict:
+    from judgeapp.fusion import WEIGHTED, default_norm, method_name
 
-    norm = args.norm or ("none" if args.method in RANK_METHODS else "minmax")
+    method = method_name(args.method)
     weights = None
     if args.weights:
         try:
             weights = tuple(float(w) for w in args.weights.split(","))
         except ValueError as exc:
             raise CommandError(f"--weights must be numbers: {args.weights!r}") from exc
-        if args.method != "wsum":
-            raise CommandError("--weights go with --method wsum")
-        if len(weights) != len(args.runs):
-            raise CommandError(f"--weights needs {len(args.runs)} numbers, one per run")
+        if method not in WEIGHTED:
+            raise CommandError(f"--weights go with --method {', '.join(WEIGHTED)}")
+        if len(weights) != n_runs:
+            raise CommandError(f"--weights needs {n_runs} numbers, one per run")
+    return dict(
+        method=method,
+        norm=args.norm or default_norm(method),
+        weights=weights,
+        k=args.k,
+        gamma=args.gamma,
+        sigma=args.sigma,
+        phi=args.phi,
+        window=args.window,
+        ties=args.ties,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from judgeapp.formats.interop import read_run_any
+    from judgeapp.fusion import Fusion, fuse, write_run
+
     if not 0 < args.step <= 1:
         raise CommandError("--step must be in (0, 1]")
+    if args.depth < 0:
+        raise CommandError("--depth must be 0 (all) or more")
+    if args.topics and not args.optimize_on:
+        raise CommandError("--topics goes with --optimize-on")
     runs = [read_run_any(path) for path in args.runs]
     try:
-        fusion = Fusion(args.method, norm, weights, args.k)
-        if args.optimize_on:
-            fusion = _optimized(args, runs, fusion)
-        elif args.topics:
-            raise CommandError("--topics goes with --optimize-on")
+        spec = _fusion(args, len(runs))
+        fusion = _trained(args, runs, spec) if args.optimize_on else Fusion(**spec)
         fused = fuse(runs, fusion, tag=args.tag, depth=args.depth)
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
@@ -80,36 +143,58 @@ def run(args: argparse.Namespace) -> int:
     sys.stderr.write(
         f"fused {len(runs)} runs ({fusion.method}, norm {fusion.norm}): {n} lines in {args.out}\n"
     )
+    if args.ties != "trec_eval":
+        sys.stderr.write(
+            f"equal fused scores are in {args.ties} order: evaluate with --ties file to keep it\n"
+        )
     return 0
 
 
-def _optimized(args: argparse.Namespace, runs: list, base):
+def _trained(args: argparse.Namespace, runs: list, spec: dict):
     import judgeapp
     from judgeapp.formats import read_qrels
-    from judgeapp.fusion import optimize, parse_topics
+    from judgeapp.formats.ties import reorder
+    from judgeapp.fusion import parse_topics
+    from judgeapp.fusion_train import bare, train
 
     qrels: dict[str, dict[str, int]] = {}
     for q, d, g in read_qrels(args.optimize_on):
         qrels.setdefault(q, {})[d] = g
-    spec = args.topics or ",".join(qrels)
-    train = parse_topics(spec, {q for r in runs for q in r.topics} & set(qrels))
-    train_qrels = {q: qrels[q] for q in train}
+    topics_spec = args.topics or ",".join(qrels)
+    train_qids = parse_topics(topics_spec, {q for r in runs for q in r.topics} & set(qrels))
+    train_qrels = {q: qrels[q] for q in train_qids}
     try:
         ev = judgeapp.evaluator([args.measure], train_qrels, version=args.version)
+        ap = judgeapp.evaluator(["AP"], train_qrels, version=args.version)
     except ValueError as exc:
         raise CommandError(f"--measure: {exc}") from exc
     measure = ev.measures[0]
 
-    def score(fused) -> float:
-        return float(ev.calc_aggregate(fused)[measure])
+    def as_written(fused):
+        # the order the fused run has when written (equal scores in the chosen order are
+        # kept only by an evaluation that keeps them: --ties file)
+        return fused if args.ties == "trec_eval" else reorder(fused, "file", rescore=True)
 
-    choice = optimize(runs, base, score, search=args.search, step=args.step)
-    what = (
-        f"weights {','.join(f'{w:g}' for w in choice.fusion.weights or ())}"
-        if choice.fusion.method == "wsum"
-        else f"k {choice.fusion.k:g}"
+    def score(fused) -> float:
+        return float(ev.calc_aggregate(as_written(fused))[measure])
+
+    def mean_ap(one) -> float:
+        return float(ap.calc_aggregate(one)[ap.measures[0]])
+
+    base = bare(spec)
+    choice = train(
+        runs,
+        base,
+        train_qrels,
+        train_qids,
+        score,
+        mean_ap,
+        depth=args.depth,
+        search=args.search,
+        step=args.step,
     )
     sys.stderr.write(
-        f"optimised on {len(train)} topics ({choice.tried} tried): {what}, {measure} {choice.score:.4f}\n"
+        f"optimised on {len(train_qids)} topics ({choice.tried} tried): "
+        f"{choice.fusion.describe()}, {measure} {choice.score:.4f}\n"
     )
     return choice.fusion

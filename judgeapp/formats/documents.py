@@ -294,9 +294,7 @@ def _trec(path: str) -> Iterator[Document]:
             else:
                 match = None if layout is None or attrs else layout.pattern.fullmatch(body)
                 if match is not None and layout is not None:
-                    raw.append(
-                        _parse_by_layout(path, line, match.groups(), layout, contents, body)
-                    )
+                    raw.append(_parse_by_layout(path, line, match.groups(), layout, contents, body))
                 else:
                     doc, names = _parse_trec(path, line, attrs, body, contents)
                     raw.append(doc)

@@ -247,7 +247,13 @@ class Measure:
         return self._text
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Measure) and other._text == self._text
+        if isinstance(other, Measure):
+            return other._text == self._text
+        # ir_measures' measure objects: equal when their text names this measure (their
+        # hash is that of the same text, so they find each other in dicts too)
+        if type(other).__module__.split(".")[0] == "ir_measures":
+            return repr(other) == self._text
+        return False
 
     def __hash__(self) -> int:
         return hash(self._text)

@@ -12,8 +12,12 @@
   deviation (n - 1); 0 when every difference is 0;
 - bootstrap confidence intervals (``scipy.stats.bootstrap``, seeded; percentile or BCa) for
   each run's mean, for its mean difference from the baseline and for d_z;
-- all pairs at once: Tukey's HSD (``scipy.stats.tukey_hsd``, the runs as groups, as ranx
-  compares them).
+- all pairs at once, Tukey's HSD three ways: ``blocked`` (default; as papers report it:
+  a two-way ANOVA with topics as blocks, its residual mean square and (runs-1)(topics-1)
+  degrees of freedom in the studentized range), ``randomised`` (Carterette 2012: the
+  runs' values are shuffled within each topic, and a pair's p is the share of shuffles whose
+  largest difference of run means reaches the pair's), ``oneway`` (``scipy.stats.tukey_hsd``,
+  the runs as independent groups: what ranx computes; it ignores that topics are shared).
 
 No Qt, no SQL: the dashboard calls :func:`compare_to_baseline` with a (runs x topics) array.
 """
@@ -26,7 +30,21 @@ from typing import Literal
 
 import numpy as np
 
-Correction = Literal["holm", "bonferroni", "bh", "none"]
+Correction = Literal[
+    "holm", "bonferroni", "bh", "by", "sidak", "holm-sidak", "hochberg", "hommel", "none"
+]
+CORRECTIONS = (
+    "holm",
+    "bonferroni",
+    "bh",
+    "by",
+    "sidak",
+    "holm-sidak",
+    "hochberg",
+    "hommel",
+    "none",
+)
+TUKEY = ("blocked", "randomised", "oneway")
 Interval = Literal["percentile", "bca"]
 TESTS = ("t", "rand", "wilcoxon", "sign")
 
@@ -80,11 +98,47 @@ def adjust(p: np.ndarray, method: Correction = "holm") -> np.ndarray:
         out = np.empty(m)
         out[order] = np.minimum(stepped, 1.0)
         return out
-    if method == "bh":
+    if method in ("bh", "by"):
         from scipy import stats
 
-        return np.asarray(stats.false_discovery_control(p, method="bh"), dtype=np.float64)
-    raise ValueError(f"unknown correction {method!r} (holm, bonferroni, bh or none)")
+        return np.asarray(stats.false_discovery_control(p, method=method), dtype=np.float64)
+    if method == "sidak":
+        return 1.0 - (1.0 - p) ** m
+    order = np.argsort(p, kind="stable")
+    ranked = p[order]
+    out = np.empty(m)
+    if method == "holm-sidak":  # step-down: 1 - (1 - p_(i))^(m - i + 1), made monotone
+        out[order] = np.minimum(
+            np.maximum.accumulate(1.0 - (1.0 - ranked) ** (m - np.arange(m))), 1
+        )
+        return out
+    if method == "hochberg":  # step-up: (m - i + 1) p_(i), the smallest from the largest down
+        stepped = np.minimum.accumulate((ranked * (m - np.arange(m)))[::-1])[::-1]
+        out[order] = np.minimum(stepped, 1.0)
+        return out
+    if method == "hommel":
+        out[order] = _hommel(ranked)
+        return out
+    raise ValueError(f"unknown correction {method!r} ({', '.join(CORRECTIONS)})")
+
+
+def _hommel(p: np.ndarray) -> np.ndarray:
+    """Hommel's adjusted p-values of ascending ``p`` (Wright 1992's procedure: for each
+    size j of the closed family, the smallest of j p_(i) / i over its members bounds the
+    hypotheses it contains)."""
+    m = p.size
+    if m < 2:
+        return p.copy()
+    q = np.full(m, float(np.min(m * p / np.arange(1, m + 1))))
+    adj = q.copy()
+    for j in range(m - 1, 1, -1):
+        head = slice(0, m - j + 1)
+        tail = np.arange(m - j + 1, m)
+        bound = float(np.min(j * p[tail] / np.arange(2, j + 1)))
+        q[head] = np.minimum(j * p[head], bound)
+        q[tail] = q[m - j]
+        adj = np.maximum(adj, q)
+    return np.minimum(np.maximum(adj, p), 1.0)
 
 
 def wilcoxon_test(base: np.ndarray, runs: np.ndarray) -> np.ndarray:
@@ -188,6 +242,58 @@ def tukey_hsd(values: np.ndarray) -> np.ndarray:
     if values.shape[0] < 2:
         return np.ones((values.shape[0], values.shape[0]))
     return np.asarray(stats.tukey_hsd(*values).pvalue, dtype=np.float64)
+
+
+def tukey_blocked(values: np.ndarray) -> np.ndarray:
+    """(runs, runs) p-values of Tukey's HSD with topics as blocks: the two-way ANOVA
+    (runs x topics, one value per cell) gives the residual mean square MSE on
+    (k-1)(n-1) degrees of freedom; a pair's q = |mean_i - mean_j| / sqrt(MSE / n), and
+    its p is the studentized range's upper tail (k runs, those degrees of freedom)."""
+    from scipy import stats
+
+    k, n = values.shape
+    if k < 2 or n < 2:
+        return np.ones((k, k))
+    grand = values.mean()
+    run_means = values.mean(axis=1)
+    topic_means = values.mean(axis=0)
+    resid = values - run_means[:, None] - topic_means[None, :] + grand
+    df = (k - 1) * (n - 1)
+    mse = float((resid**2).sum()) / df
+    diff = np.abs(run_means[:, None] - run_means[None, :])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = diff / np.sqrt(mse / n)
+    p = np.where(diff == 0, 1.0, 0.0)
+    if mse > 0:
+        p = np.where(diff == 0, 1.0, stats.studentized_range.sf(q, k, df))
+    np.fill_diagonal(p, 1.0)
+    return np.asarray(p, dtype=np.float64)
+
+
+def tukey_randomised(
+    values: np.ndarray, *, permutations: int = 10_000, seed: int = 0
+) -> np.ndarray:
+    """(runs, runs) p-values of Carterette's randomised Tukey HSD: each of ``permutations``
+    times, every topic's values are shuffled among the runs (the draws: one
+    ``rng.permuted`` of the (topics x runs) table along its rows per shuffle, ``rng =
+    numpy.random.default_rng(seed)``); p of a pair = (1 + number of shuffles whose range of
+    run means is at least the pair's observed difference) / (1 + permutations)."""
+    k, n = values.shape
+    if k < 2 or n == 0:
+        return np.ones((k, k))
+    rng = np.random.default_rng(seed)
+    table = values.T.copy()  # topics x runs
+    ranges = np.empty(permutations)
+    for b in range(permutations):
+        means = rng.permuted(table, axis=1).mean(axis=0)
+        ranges[b] = means.max() - means.min()
+    observed = np.abs(values.mean(axis=1)[:, None] - values.mean(axis=1)[None, :])
+    ranges.sort()
+    # shuffles at least as extreme, with the same tolerance as the randomization test
+    extreme = permutations - np.searchsorted(ranges, observed - 1e-12, side="left")
+    p = (1.0 + extreme) / (1.0 + permutations)
+    np.fill_diagonal(p, 1.0)
+    return p
 
 
 def cohens_d_paired(base: np.ndarray, runs: np.ndarray) -> np.ndarray:
@@ -341,6 +447,7 @@ class AllPairs:
     mean: np.ndarray
     p_tukey: np.ndarray
     ci_mean: np.ndarray | None = None
+    tukey: str = "blocked"
 
     def better_than(self, alpha: float = 0.05) -> list[list[int]]:
         """For each run, the runs it is significantly better than (higher mean)."""
@@ -363,15 +470,25 @@ def compare_all_pairs(
     interval: Interval = "bca",
     confidence: float = 0.95,
     seed: int = 0,
+    tukey: str = "blocked",
+    permutations: int = 10_000,
 ) -> AllPairs:
-    """Tukey's HSD over every pair of runs (rows of ``values``); topics with a NaN for any
-    run are left out."""
+    """Tukey's HSD over every pair of runs (rows of ``values``; ``tukey``: blocked,
+    randomised or oneway); topics with a NaN for any run are left out."""
     values = np.asarray(values, dtype=np.float64)
     data = values[:, ~np.isnan(values).any(axis=0)]
     mean = data.T.sum(axis=0) / data.shape[1] if data.shape[1] else np.full(len(data), np.nan)
+    if tukey == "blocked":
+        p = tukey_blocked(data)
+    elif tukey == "randomised":
+        p = tukey_randomised(data, permutations=permutations, seed=seed)
+    elif tukey == "oneway":
+        p = tukey_hsd(data)
+    else:
+        raise ValueError(f"unknown Tukey HSD {tukey!r} ({', '.join(TUKEY)})")
     ci = None
     if bootstrap:
         ci = _bootstrap(
             data, _mean, method=interval, confidence=confidence, n_resamples=bootstrap, seed=seed
         )
-    return AllPairs(measure, tuple(run_names), int(data.shape[1]), mean, tukey_hsd(data), ci)
+    return AllPairs(measure, tuple(run_names), int(data.shape[1]), mean, p, ci, tukey)

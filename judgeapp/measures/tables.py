@@ -129,6 +129,9 @@ def full_csv(comparisons: Sequence[Comparison], alpha: float, marks: str) -> str
 def full_json(comparisons: Sequence[Comparison], alpha: float, marks: str) -> str:
     c0 = comparisons[0]
     meta = {
+        "comparison": "baseline",
+        "baseline": c0.runs[c0.baseline],
+        "tukey": None,
         "correction": c0.correction,
         "permutations": c0.permutations,
         "seed": c0.seed,
@@ -296,7 +299,8 @@ def pairs_table(pairs: Sequence[AllPairs], alpha: float) -> str:
             )
         )
     return (
-        _grid(rows) + f"# {pairs[0].topics} topics; Tukey's HSD over all pairs; * = p < {alpha}\n"
+        _grid(rows) + f"# {pairs[0].topics} topics; Tukey's HSD ({pairs[0].tukey}) over all pairs; "
+        f"* = p < {alpha}\n"
     )
 
 
@@ -309,10 +313,23 @@ def pairs_csv(pairs: Sequence[AllPairs], alpha: float) -> str:
     return buf.getvalue()
 
 
-def pairs_json(pairs: Sequence[AllPairs], alpha: float) -> str:
-    return (
-        json.dumps(
-            {"test": "tukey_hsd", "alpha": alpha, "rows": _pair_rows(pairs, alpha)}, indent=2
-        )
-        + "\n"
-    )
+def pairs_json(
+    pairs: Sequence[AllPairs], alpha: float, seed: int = 0, permutations: int = 0
+) -> str:
+    """The same layout as :func:`full_json`: settings, then one record per row."""
+    tukey = pairs[0].tukey
+    randomised = tukey == "randomised"
+    meta = {
+        "comparison": "all_pairs",
+        "baseline": None,
+        "tukey": tukey,
+        "correction": None,
+        "permutations": permutations if randomised else None,
+        "seed": seed if randomised else None,
+        "alpha": alpha,
+        "marks": "tukey",
+        "interval": None,
+        "confidence": None,
+        "resamples": None,
+    }
+    return json.dumps({**meta, "rows": _pair_rows(pairs, alpha)}, indent=2) + "\n"

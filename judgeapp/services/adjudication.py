@@ -88,7 +88,9 @@ def disagreements(
                     for j in sorted(votes, key=lambda j: j.assessor)
                 ),
                 tuple(
-                    Vote(j.assessor, AUTOMATIC, j.grade, j.note, scores.get((qid, docno, j.assessor)))
+                    Vote(
+                        j.assessor, AUTOMATIC, j.grade, j.note, scores.get((qid, docno, j.assessor))
+                    )
                     for j in js
                     if kinds.get(j.assessor) == AUTOMATIC
                 ),

@@ -95,7 +95,9 @@ def prepare_campaign(db: str, topics: int = 12, per_topic: int = 15, seed: int =
         sizes = store.pool_sizes(pool)
         qids = sorted((q for q in sizes if sizes[q] > 0), key=natural_key)[:topics]
         plan = team.assign(store, qids, list(CAMPAIGN), pool=pool, overlap=0.5, seed=seed)
-        truth = {(j.qid, j.doc_id): j.grade for j in store.judgments() if j.assessor not in CAMPAIGN}
+        truth = {
+            (j.qid, j.doc_id): j.grade for j in store.judgments() if j.assessor not in CAMPAIGN
+        }
         top = max(g.grade for g in store.scale())
         for a in plan:
             service = JudgingService(store, a.assessor)

@@ -129,7 +129,6 @@ def create_project_engine(
             conn.exec_driver_sql("BEGIN IMMEDIATE" if is_write(conn) else "BEGIN")
 
         if path is not None:
-
             # a damaged page, a full disk, a read-only file: one message naming the file,
             # wherever the statement ran (judgeapp.store.files)
             @event.listens_for(engine, "handle_error")

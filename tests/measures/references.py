@@ -11,8 +11,11 @@ from pathlib import Path
 import judgeapp
 
 
-def ours(measure: str, qrels, run) -> dict[str, float]:
-    return {m.query_id: m.value for m in judgeapp.iter_calc([measure], qrels, run, topics="run")}
+def ours(measure: str, qrels, run, ties: str = "trec_eval") -> dict[str, float]:
+    return {
+        m.query_id: m.value
+        for m in judgeapp.iter_calc([measure], qrels, run, topics="run", ties=ties)
+    }
 
 
 def reference(provider: str, measure: str, qrels, run) -> tuple[dict[str, float], int]:

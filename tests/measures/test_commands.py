@@ -155,9 +155,10 @@ def test_compare_csv_json_and_seed(suite, capsys):
     code, again, _ = cli(capsys, *args, "--format", "csv", "--seed", "3")
     assert again == out
     code, out, _ = cli(capsys, *args, "--format", "json", "--correction", "bonferroni")
-    data = json.loads(out)
-    assert [d["measure"] for d in data] == ["AP", "Bpref"]
-    assert data[0]["correction"] == "bonferroni" and data[0]["topics"] == 3
+    data = json.loads(out)  # the one layout of compare's JSON: settings, then rows
+    assert data["comparison"] == "baseline" and data["correction"] == "bonferroni"
+    assert [d["measure"] for d in data["rows"]] == ["AP"] * 2 + ["Bpref"] * 2
+    assert {d["topics"] for d in data["rows"]} == {3}
 
 
 @pytest.mark.parametrize(

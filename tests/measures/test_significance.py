@@ -74,7 +74,7 @@ def test_corrections():
     assert adjust(p, "holm").tolist() == pytest.approx([0.04, 0.09, 0.09, 0.5])
     assert adjust(p, "none").tolist() == p.tolist()
     with pytest.raises(ValueError, match="unknown correction"):
-        adjust(p, "sidak")
+        adjust(p, "fisher")
 
 
 def test_cohens_d_is_mean_over_sd_of_differences():
