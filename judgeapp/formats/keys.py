@@ -134,9 +134,17 @@ class ByteKeys:
         padding words are zero and leave the hash alone)."""
         words = self.words()
         h = words[:, 0] * _MIX1
+        # a word is padding (zero) exactly where the string ends before it (no NUL in the
+        # strings): the words every string reaches are mixed in place, with no mask and no
+        # temporary (long docnos: most of their words), only the others through a mask
+        shortest = int(self.lengths.min()) if len(self) else 0
         for j in range(1, words.shape[1]):
             col = words[:, j]
-            nonzero = col != 0
+            if 8 * j < shortest:
+                h ^= col
+                h *= _MIX2
+                continue
+            nonzero = self.lengths > 8 * j
             if nonzero.any():
                 h = np.where(nonzero, (h ^ col) * _MIX2, h)
         h ^= h >> _SHIFT
