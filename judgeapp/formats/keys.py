@@ -157,17 +157,7 @@ class ByteKeys:
         at a time (the gathered rows of both sides, never more than _CHUNK_ROWS of each),
         on the words both widths have: strings of equal length end within the narrower
         width, so the wider side's other words are padding."""
-        if isinstance(other, ScatteredKeys):
-            return other.rows_equal(j, self, i)
-        same: np.ndarray = self.lengths[i] == other.lengths[j]
-        words = min(self.width, other.width) // 8
-        for at in range(0, len(same), _CHUNK_ROWS):
-            part = slice(at, at + _CHUNK_ROWS)
-            a = self.row_words(i[part])
-            b = other.row_words(j[part])
-            for c in range(words):
-                same[part] &= a[:, c] == b[:, c]
-        return same
+        return _rows_equal(self, i, other, j)
 
     def row_words(self, index: np.ndarray) -> np.ndarray:
         """(len(index), W/8) words of the rows ``index`` (each row gathered whole, as one
@@ -302,17 +292,30 @@ class ScatteredKeys:
     def rows_equal(
         self, i: np.ndarray, other: ByteKeys | ScatteredKeys, j: np.ndarray
     ) -> np.ndarray:
-        """``self[i[k]] == other[j[k]]`` for every k, exactly (as ByteKeys.rows_equal,
-        _CHUNK_ROWS rows of this side gathered at a time)."""
-        same = np.zeros(len(i), dtype=bool)
-        for at in range(0, len(i), _CHUNK_ROWS):
-            part = slice(at, at + _CHUNK_ROWS)
-            mine = self.take(i[part])
-            same[part] = mine.rows_equal(np.arange(len(mine)), other, j[part])
-        return same
+        """``self[i[k]] == other[j[k]]`` for every k, exactly (as ByteKeys.rows_equal)."""
+        return _rows_equal(self, i, other, j)
 
     def order_words(self) -> np.ndarray:
         return self.joined().order_words()
+
+
+def _rows_equal(
+    x: ByteKeys | ScatteredKeys, i: np.ndarray, y: ByteKeys | ScatteredKeys, j: np.ndarray
+) -> np.ndarray:
+    """``x[i[k]] == y[j[k]]`` for every k: the rows of each side gathered whole (``take``)
+    _CHUNK_ROWS at a time and compared on the words both widths have (strings of equal
+    length end within the narrower width, so the wider side's other words are padding);
+    each row is gathered once, and compared where it was gathered."""
+    same = np.empty(len(i), dtype=bool)
+    for at in range(0, len(i), _CHUNK_ROWS):
+        part = slice(at, at + _CHUNK_ROWS)
+        a, b = x.take(i[part]), y.take(j[part])
+        out = same[part]
+        np.equal(a.lengths, b.lengths, out=out)
+        a_words, b_words = a.words(), b.words()
+        for c in range(min(a.width, b.width) // 8):
+            out &= a_words[:, c] == b_words[:, c]
+    return same
 
 
 def hash_groups(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
