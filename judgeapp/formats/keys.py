@@ -48,6 +48,17 @@ def _windows(buf: np.ndarray, width: int) -> np.ndarray:
     return np.ndarray((len(buf) - width + 1,), dtype=f"V{width}", buffer=buf, strides=(1,))
 
 
+def _gather_rows(mat: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The rows ``index`` of an (n, W) uint8 matrix, as n opaque items of W bytes. By
+    ``np.take``, not ``[index]``: numpy's fancy indexing copies an item wider than 16
+    bytes through a per-item transfer function, ``take`` by one memmove each (43,000 rows
+    of 72 bytes out of 230,000: 1.7 against 4.1 ms). Only for a contiguous source:
+    ``take`` first copies a strided one whole (so :meth:`ByteKeys.gather`'s overlapping
+    windows are still indexed)."""
+    rows = np.ascontiguousarray(mat)
+    return np.take(rows.view(f"V{rows.shape[1]}").reshape(-1), index)
+
+
 @dataclass(slots=True)
 class ByteKeys:
     """``n`` byte strings: ``mat`` (n, W) uint8 zero-padded rows, ``lengths`` int64."""
@@ -162,8 +173,7 @@ class ByteKeys:
     def row_words(self, index: np.ndarray) -> np.ndarray:
         """(len(index), W/8) words of the rows ``index`` (each row gathered whole, as one
         opaque item: a 2-D gather of rows of bytes is some four times slower)."""
-        mat = np.ascontiguousarray(self.mat)
-        rows = mat.view(f"V{self.width}").reshape(-1)[index]
+        rows = _gather_rows(self.mat, index)
         words: np.ndarray = rows.view(_LE).reshape(len(rows), self.width // 8)
         return words
 
@@ -273,7 +283,7 @@ class ScatteredKeys:
         for k, (keys, mine) in enumerate(zip(self.parts, shares, strict=True)):
             local = rows[mine] - self._offsets[k]
             if len(local):
-                out[mine] = np.ascontiguousarray(keys.mat).view(out.dtype).reshape(-1)[local]
+                out[mine] = _gather_rows(keys.mat, local)
                 lengths[mine] = keys.lengths[local]
         return ByteKeys(out.view(np.uint8).reshape(len(rows), width), lengths)
 
