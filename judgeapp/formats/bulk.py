@@ -993,6 +993,9 @@ class QrelsColumns:
     docnos: ByteKeys
     grades: np.ndarray  # int64
     lines: np.ndarray  # int64
+    # ByteKeys.hashes of docnos, when the reader made them (its check for a docno twice
+    # in a topic does): evaluate's numbering and table of the docnos use them again
+    hashes: np.ndarray | None = None
 
     def to_qrels_file(self) -> QrelsFile:
         return QrelsFile(
@@ -1024,7 +1027,8 @@ def _read_qrels(path: str, block_bytes: int) -> QrelsColumns:
         raise Irregular
     keys = ByteKeys.concat(docnos)
     distinct, topic, _ = _topics(ByteKeys.concat(qids))
-    if has_duplicates(topic, keys, keys.hashes()):
+    hashes = keys.hashes()
+    if has_duplicates(topic, keys, hashes):
         raise Irregular
     return QrelsColumns(
         path=path,
@@ -1033,6 +1037,7 @@ def _read_qrels(path: str, block_bytes: int) -> QrelsColumns:
         docnos=keys,
         grades=np.concatenate(grades),
         lines=np.concatenate(lines),
+        hashes=hashes,
     )
 
 

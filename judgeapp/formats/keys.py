@@ -229,7 +229,11 @@ class ByteKeys:
         if n == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         first, inverse = hash_groups(self.hashes() if hashes is None else hashes)
-        if self.rows_equal(np.arange(n), self, first[inverse]).all():
+        # only a row that is not its group's first need be compared with it (most rows of
+        # a qrels file are a docno's only one)
+        leader = first[inverse]
+        others = np.flatnonzero(leader != np.arange(n))
+        if self.rows_equal(others, self, leader[others]).all():
             return first, inverse
         # two different strings share a hash: sort the strings themselves
         as_text = self.mat.view(f"S{self.width}").ravel()
@@ -599,9 +603,11 @@ class KeyTable:
 
     __slots__ = ("_exact", "_filter", "_filter_shift", "_slots", "keys")
 
-    def __init__(self, keys: ByteKeys) -> None:
+    def __init__(self, keys: ByteKeys, hashes: np.ndarray | None = None) -> None:
+        """``hashes``: ``keys.hashes()`` if known."""
         self.keys = keys
-        hashes = keys.hashes()
+        if hashes is None:
+            hashes = keys.hashes()
         # at most half full: a third of the memory of a quarter-full table (12 bytes a
         # slot), no slower when most strings looked up are found (5,000 judged a topic)
         self._slots = HashSlots(hashes, spread=2)

@@ -40,8 +40,9 @@ class JudgedDocnos:
 
 
 def judgments_from_columns(qrels: QrelsColumns) -> JudgedDocnos:
-    first, ids = qrels.docnos.unique()
-    table = KeyTable(qrels.docnos.take(first))
+    first, ids = qrels.docnos.unique(qrels.hashes)
+    hashes = None if qrels.hashes is None else qrels.hashes[first]
+    table = KeyTable(qrels.docnos.take(first), hashes)
     # by topic, then id: one sort of a combined key (a third of lexsort's time on the
     # 128,796 Robust 2003 judgments)
     order = np.argsort(qrels.topic * (len(first) + 1) + ids, kind="stable")
