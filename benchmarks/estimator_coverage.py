@@ -115,12 +115,10 @@ def fit_topic(qid: str) -> bool:
 def collection_replays(data, source: str, depth: int, cache: Path | None) -> dict:
     """order -> [TopicReplay] (blind: BLIND_SEEDS shuffles one after another) of every
     topic of a collection some run retrieved for and the qrels judge, depth-`depth` pools."""
-    import pickle
+    return cached(cache, f"replays-{source}-{depth}", lambda: _replays(data, source, depth))
 
-    path = cache / f"replays-{source}-{depth}.pickle" if cache else None
-    if path is not None and path.exists():
-        with path.open("rb") as fh:
-            return pickle.load(fh)
+
+def _replays(data, source: str, depth: int) -> dict:
     lists, qrels = data[source]
     names = list(lists)
     empty = np.empty(0, np.int64)
@@ -134,11 +132,24 @@ def collection_replays(data, source: str, depth: int, cache: Path | None) -> dic
         for seed in range(BLIND_SEEDS if order == "blind" else 1):
             result = simulate([order], pool, lists, qrels, seed=seed)
             got.setdefault(order, []).extend(result[order])
+    print(f"  replayed {source} depth {depth}", file=sys.stderr, flush=True)
+    return got
+
+
+def cached(cache: Path | None, name: str, make):
+    """What `make()` returns, kept in `cache`/`name`.pickle: read from there when it is
+    there, else made and written there (no cache: made every time)."""
+    import pickle
+
+    path = cache / f"{name}.pickle" if cache else None
+    if path is not None and path.exists():
+        with path.open("rb") as fh:
+            return pickle.load(fh)
+    got = make()
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as fh:
             pickle.dump(got, fh)
-    print(f"  replayed {source} depth {depth}", file=sys.stderr, flush=True)
     return got
 
 
@@ -293,23 +304,18 @@ BAND_MIDDLE = {0.8: 0.83, 0.95: 0.955}  # of the targets 0.78-0.88 and 0.93-0.98
 def fit_cases(data, cache: Path | None) -> tuple[list, list[float], list[str]]:
     """The calibration cases of the fit topics of every collection and depth, their weights
     (Robust and the classic collections weigh the same) and a line per group."""
-    import pickle
 
     groups = []
     for source, depths in DEPTHS.items():
         for depth in depths:
-            path = cache / f"cases-{source}-{depth}.pickle" if cache else None
-            if path is not None and path.exists():
-                with path.open("rb") as fh:
-                    got = pickle.load(fh)
-            else:
+
+            def make(source=source, depth=depth):
                 results = split(collection_replays(data, source, depth, cache), fit=True)
                 got = calibration_cases(results)
-                if path is not None:
-                    with path.open("wb") as fh:
-                        pickle.dump(got, fh)
                 print(f"  cases of {source} depth {depth}", file=sys.stderr, flush=True)
-            groups.append((source, depth, got))
+                return got
+
+            groups.append((source, depth, cached(cache, f"cases-{source}-{depth}", make)))
     per_family = {"robust": 0.5 / 3, "classic": 0.5 / 6}
     cases, weights, lines = [], [], []
     total = sum(len(g[2]) for g in groups)
@@ -396,7 +402,6 @@ def calibrate_stop(data, cache: Path | None) -> list[str]:
     bounds at every check for every margin); the share of topics stopped at 80% recall or
     more and the judgments spent against hindsight, per order. The largest margin whose
     share is at least 0.95 for every order everywhere is STOP_TAIL."""
-    import pickle
 
     out = [
         "| collection | depth | order | topics | "
@@ -407,21 +412,18 @@ def calibrate_stop(data, cache: Path | None) -> list[str]:
     worst = {m: 1.0 for m in STOP_TAILS}
     for source, depths in DEPTHS.items():
         for depth in depths:
-            path = cache / f"stops-{source}-{depth}.pickle" if cache else None
-            if path is not None and path.exists():
-                with path.open("rb") as fh:
-                    checks = pickle.load(fh)
-            else:
+
+            def make(source=source, depth=depth):
                 results = split(collection_replays(data, source, depth, cache), fit=True)
                 checks = {
                     o: [(r, stop_bounds(o, r)) for r in rs]
                     for o, rs in results.items()
                     if o in REPORTED
                 }
-                if path is not None:
-                    with path.open("wb") as fh:
-                        pickle.dump(checks, fh)
                 print(f"  stopping bounds of {source} depth {depth}", file=sys.stderr, flush=True)
+                return checks
+
+            checks = cached(cache, f"stops-{source}-{depth}", make)
             for order, replays in checks.items():
                 cells = []
                 for i, m in enumerate(STOP_TAILS):

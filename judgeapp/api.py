@@ -41,9 +41,9 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, cast
+from typing import Any, Literal, NamedTuple, TypeVar, cast
 
 import numpy as np
 
@@ -635,19 +635,35 @@ def calc(measures: Iterable[object] | object, qrels: object, run: object, **opti
 
 # -- ir_measures' readers and names --------------------------------------------------------
 
+R = TypeVar("R")
+
 GenericQrel = Qrel
 GenericScoredDoc = ScoredDoc
+
+
+def _parsed(
+    file: object, parse: Callable[[Iterable[str]], Iterator[R]], *, gzipped: bool = False
+) -> Iterator[R]:
+    """`parse` over the lines of `file`: text with newlines, or a path (with `gzipped`, a
+    path ending in .gz is decompressed)."""
+    text = str(file)
+    if "\n" in text:
+        yield from parse(text.splitlines())
+        return
+    if gzipped and text.endswith(".gz"):
+        import gzip
+
+        with gzip.open(text, "rt", encoding="utf-8", errors="surrogateescape") as fh:
+            yield from parse(fh)
+        return
+    with open(text, encoding="utf-8", errors="surrogateescape") as fh:
+        yield from parse(fh)
 
 
 def read_trec_qrels(file: object) -> Iterator[Qrel]:
     """Qrel(query_id, doc_id, relevance, iteration) rows of a qrels file (a path, or text
     with newlines), in file order, as ``ir_measures.read_trec_qrels``."""
-    text = str(file)
-    if "\n" in text:
-        yield from parse_trec_qrels(text.splitlines())
-        return
-    with open(text, encoding="utf-8", errors="surrogateescape") as fh:
-        yield from parse_trec_qrels(fh)
+    yield from _parsed(file, parse_trec_qrels)
 
 
 def parse_trec_qrels(lines: Iterable[str]) -> Iterator[Qrel]:
@@ -664,18 +680,7 @@ def parse_trec_qrels(lines: Iterable[str]) -> Iterator[Qrel]:
 def read_trec_run(file: object) -> Iterator[ScoredDoc]:
     """ScoredDoc(query_id, doc_id, score) rows of a run file (a path, or text with
     newlines), in file order, as ``ir_measures.read_trec_run``."""
-    text = str(file)
-    if "\n" in text:
-        yield from parse_trec_run(text.splitlines())
-        return
-    if text.endswith(".gz"):
-        import gzip
-
-        with gzip.open(text, "rt", encoding="utf-8", errors="surrogateescape") as fh:
-            yield from parse_trec_run(fh)
-        return
-    with open(text, encoding="utf-8", errors="surrogateescape") as fh:
-        yield from parse_trec_run(fh)
+    yield from _parsed(file, parse_trec_run, gzipped=True)
 
 
 def parse_trec_run(lines: Iterable[str]) -> Iterator[ScoredDoc]:

@@ -312,21 +312,22 @@ def _worth_forking(paths: list[str]) -> bool:
 
 def _file_run(path: str, judged, float32: bool):
     from judgeapp.formats import FormatError
-    from judgeapp.formats.bulk import columns_of_run, read_run_columns
+    from judgeapp.formats.bulk import RunRows, columns_of_run, read_run_rows
     from judgeapp.formats.interop import read_run_any, sniff
-    from judgeapp.measures.files import run_from_columns
+    from judgeapp.measures.files import run_from_rows
 
     with _readable(path) as real_path:
         try:
             if sniff(real_path) == "text":
-                columns = read_run_columns(real_path)
+                rows = read_run_rows(real_path, float32, lines=False)
             else:
-                columns = columns_of_run(read_run_any(real_path))
+                rows = RunRows.of_columns(columns_of_run(read_run_any(real_path)))
+                rows = rows.reordered(float32) if float32 else rows
         except FormatError as exc:  # said of stdin, not of its copy
             if real_path == path:
                 raise
             raise FormatError("stdin", exc.line, exc.problem, byte=exc.byte) from None
-    return run_from_columns(columns, judged, name=path, float32=float32)
+    return run_from_rows(rows, judged, name=path)
 
 
 def _ties_by_docno_ascending(run_file):
@@ -401,12 +402,14 @@ def evaluate(args: argparse.Namespace, measure_args: list[str], run_files: list[
 
 def _evaluate_files(args: argparse.Namespace, run_files: list[str], measures, options):
     """Runs read and evaluated a batch at a time: memory does not grow with their number."""
-    from judgeapp.formats.bulk import keep_freed_memory
+    from judgeapp.formats.bulk import keep_freed_memory, release_freed_memory
     from judgeapp.measures import EvaluationError, evaluate_stream
     from judgeapp.measures.files import read_judged
 
     keep_freed_memory()  # the readers' temporaries are reused, not faulted in per block
     judged = read_judged(args.qrels)
+    # the qrels' temporaries are gone: not kept by this process, nor by its forked readers
+    release_freed_memory()
     runs = _file_runs(run_files, judged, args.version < 10, getattr(args, "jobs", None))
     try:
         return evaluate_stream(judged.judgments, runs, measures, options)

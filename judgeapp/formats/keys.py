@@ -18,6 +18,8 @@ import contextlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +35,9 @@ _JSON_PLAIN = np.ones(256, dtype=bool)
 _JSON_PLAIN[1:32] = False
 _JSON_PLAIN[[ord('"'), ord("\\")]] = False
 _BE = np.dtype(">u8")
+# rows gathered at a time to compare strings: the temporaries of a comparison stay a few
+# hundred KB however many rows it has (a run's hits among the qrels: 50,000 and more)
+_CHUNK_ROWS = 8192
 
 
 def _windows(buf: np.ndarray, width: int) -> np.ndarray:
@@ -41,6 +46,17 @@ def _windows(buf: np.ndarray, width: int) -> np.ndarray:
     cost of copying one 64-bit word (a column of words at a time costs that per word, and
     rows of a strided 2-D window view four times as much)."""
     return np.ndarray((len(buf) - width + 1,), dtype=f"V{width}", buffer=buf, strides=(1,))
+
+
+def _gather_rows(mat: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The rows ``index`` of an (n, W) uint8 matrix, as n opaque items of W bytes. By
+    ``np.take``, not ``[index]``: numpy's fancy indexing copies an item wider than 16
+    bytes through a per-item transfer function, ``take`` by one memmove each (43,000 rows
+    of 72 bytes out of 230,000: 1.7 against 4.1 ms). Only for a contiguous source:
+    ``take`` first copies a strided one whole (so :meth:`ByteKeys.gather`'s overlapping
+    windows are still indexed)."""
+    rows = np.ascontiguousarray(mat)
+    return np.take(rows.view(f"V{rows.shape[1]}").reshape(-1), index)
 
 
 @dataclass(slots=True)
@@ -129,29 +145,35 @@ class ByteKeys:
         padding words are zero and leave the hash alone)."""
         words = self.words()
         h = words[:, 0] * _MIX1
+        # a word is padding (zero) exactly where the string ends before it (no NUL in the
+        # strings): the words every string reaches are mixed in place, with no mask and no
+        # temporary (long docnos: most of their words), only the others through a mask
+        shortest = int(self.lengths.min()) if len(self) else 0
         for j in range(1, words.shape[1]):
             col = words[:, j]
-            nonzero = col != 0
+            if 8 * j < shortest:
+                h ^= col
+                h *= _MIX2
+                continue
+            nonzero = self.lengths > 8 * j
             if nonzero.any():
                 h = np.where(nonzero, (h ^ col) * _MIX2, h)
         h ^= h >> _SHIFT
         return h
 
-    def rows_equal(self, i: np.ndarray, other: ByteKeys, j: np.ndarray) -> np.ndarray:
-        """``self[i[k]] == other[j[k]]`` for every k, exactly."""
-        width = max(self.width, other.width)
-        a = self.widen(width).row_words(i)
-        b = other.widen(width).row_words(j)
-        same: np.ndarray = self.lengths[i] == other.lengths[j]
-        for c in range(width // 8):
-            same &= a[:, c] == b[:, c]
-        return same
+    def rows_equal(
+        self, i: np.ndarray, other: ByteKeys | ScatteredKeys, j: np.ndarray
+    ) -> np.ndarray:
+        """``self[i[k]] == other[j[k]]`` for every k, exactly. Rows are compared a slice
+        at a time (the gathered rows of both sides, never more than _CHUNK_ROWS of each),
+        on the words both widths have: strings of equal length end within the narrower
+        width, so the wider side's other words are padding."""
+        return _rows_equal(self, i, other, j)
 
     def row_words(self, index: np.ndarray) -> np.ndarray:
         """(len(index), W/8) words of the rows ``index`` (each row gathered whole, as one
         opaque item: a 2-D gather of rows of bytes is some four times slower)."""
-        mat = np.ascontiguousarray(self.mat)
-        rows = mat.view(f"V{self.width}").reshape(-1)[index]
+        rows = _gather_rows(self.mat, index)
         words: np.ndarray = rows.view(_LE).reshape(len(rows), self.width // 8)
         return words
 
@@ -207,12 +229,107 @@ class ByteKeys:
         if n == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         first, inverse = hash_groups(self.hashes() if hashes is None else hashes)
-        if self.rows_equal(np.arange(n), self, first[inverse]).all():
+        # only a row that is not its group's first need be compared with it (most rows of
+        # a qrels file are a docno's only one)
+        leader = first[inverse]
+        others = np.flatnonzero(leader != np.arange(n))
+        if self.rows_equal(others, self, leader[others]).all():
             return first, inverse
         # two different strings share a hash: sort the strings themselves
         as_text = self.mat.view(f"S{self.width}").ravel()
         _, first, inverse = np.unique(as_text, return_index=True, return_inverse=True)
         return first.astype(np.int64), inverse.astype(np.int64).ravel()
+
+
+class ScatteredKeys:
+    """The rows of several :class:`ByteKeys` (a file's blocks) as one column, seen through
+    an optional permutation (row ``i`` is row ``order[i]`` of the parts one after another),
+    without joining them: what reading a run needs of its docnos before they are in their
+    final order (the docnos of tied rows, of rows whose hashes meet, of the rows a lookup
+    finds) comes from the parts themselves, and :meth:`joined` makes the column once, in
+    its final order (or it is never made: `evaluate` only looks the docnos up). The parts
+    are kept at one width (a narrower one is widened, which a block of shorter docnos than
+    the first needs), so that rows are gathered whole, as opaque items."""
+
+    __slots__ = ("_offsets", "order", "parts")
+
+    def __init__(self, parts: Sequence[ByteKeys], order: np.ndarray | None = None) -> None:
+        kept = [p for p in parts if len(p)]
+        width = max((p.width for p in kept), default=8)
+        self.parts = [p.widen(width) for p in kept]
+        self._offsets = np.cumsum([0] + [len(p) for p in self.parts])
+        self.order = order
+
+    def __len__(self) -> int:
+        return int(self._offsets[-1]) if self.order is None else len(self.order)
+
+    def permuted(self, order: np.ndarray) -> ScatteredKeys:
+        """Row ``i`` of the result is row ``order[i]`` of this one."""
+        return ScatteredKeys(self.parts, order if self.order is None else self.order[order])
+
+    def take(self, index: np.ndarray) -> ByteKeys:
+        """Rows ``index`` (of this view) as keys of their own. Rows in increasing order (a
+        selection of tied rows, of rows found) are gathered a part at a time, each part's
+        share a slice of them; others are sorted out by part first."""
+        rows = np.asarray(index) if self.order is None else self.order[index]
+        if len(self.parts) <= 1:
+            return self.parts[0].take(rows) if self.parts else ByteKeys.empty()
+        width = self.parts[0].width
+        out = np.empty(len(rows), dtype=f"V{width}")
+        lengths = np.empty(len(rows), dtype=np.int64)
+        shares: list[Any]  # slices of rows, or row positions
+        if len(rows) < 2 or bool((rows[1:] >= rows[:-1]).all()):
+            cuts = np.searchsorted(rows, self._offsets).tolist()
+            shares = [slice(a, b) for a, b in pairwise(cuts)]
+        else:
+            part = np.searchsorted(self._offsets, rows, side="right") - 1
+            shares = [np.flatnonzero(part == k) for k in range(len(self.parts))]
+        for k, (keys, mine) in enumerate(zip(self.parts, shares, strict=True)):
+            local = rows[mine] - self._offsets[k]
+            if len(local):
+                out[mine] = _gather_rows(keys.mat, local)
+                lengths[mine] = keys.lengths[local]
+        return ByteKeys(out.view(np.uint8).reshape(len(rows), width), lengths)
+
+    def joined(self) -> ByteKeys:
+        """Every row, in this view's order, as one column."""
+        if self.order is None:
+            return ByteKeys.concat(self.parts)
+        return self.take(np.arange(len(self)))
+
+    def hashes(self) -> np.ndarray:
+        """:meth:`ByteKeys.hashes` of every row, in this view's order."""
+        parts = [p.hashes() for p in self.parts]
+        joined = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+        return joined if self.order is None else joined[self.order]
+
+    def rows_equal(
+        self, i: np.ndarray, other: ByteKeys | ScatteredKeys, j: np.ndarray
+    ) -> np.ndarray:
+        """``self[i[k]] == other[j[k]]`` for every k, exactly (as ByteKeys.rows_equal)."""
+        return _rows_equal(self, i, other, j)
+
+    def order_words(self) -> np.ndarray:
+        return self.joined().order_words()
+
+
+def _rows_equal(
+    x: ByteKeys | ScatteredKeys, i: np.ndarray, y: ByteKeys | ScatteredKeys, j: np.ndarray
+) -> np.ndarray:
+    """``x[i[k]] == y[j[k]]`` for every k: the rows of each side gathered whole (``take``)
+    _CHUNK_ROWS at a time and compared on the words both widths have (strings of equal
+    length end within the narrower width, so the wider side's other words are padding);
+    each row is gathered once, and compared where it was gathered."""
+    same = np.empty(len(i), dtype=bool)
+    for at in range(0, len(i), _CHUNK_ROWS):
+        part = slice(at, at + _CHUNK_ROWS)
+        a, b = x.take(i[part]), y.take(j[part])
+        out = same[part]
+        np.equal(a.lengths, b.lengths, out=out)
+        a_words, b_words = a.words(), b.words()
+        for c in range(min(a.width, b.width) // 8):
+            out &= a_words[:, c] == b_words[:, c]
+    return same
 
 
 def hash_groups(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -269,27 +386,29 @@ def equal_pairs(keys: np.ndarray) -> np.ndarray:
 
 class HashSlots:
     """An open-addressing hash table of 64-bit hashes, each with a value (linear probing,
-    at most a quarter full), filled and probed for many hashes at once: each round puts (or
-    looks for) every pending hash in its current slot, the others move one slot on.
-    ``HashSlots(hashes)`` holds each hash with its index; filling notes which hashes met an
-    equal one already there (``repeats``: pairs of values), so it also finds repeated keys
-    in one pass, without sorting them."""
+    at most a quarter full, or half with ``spread=2``), filled and probed for many hashes
+    at once: each round puts (or looks for) every pending hash in its current slot, the
+    others move one slot on. ``HashSlots(hashes)`` holds each hash with its index; filling
+    notes which hashes met an equal one already there (``repeats``: pairs of values), so
+    it also finds repeated keys in one pass, without sorting them. Values below 2**31 are
+    held in 4 bytes (a table of n hashes: 12 bytes a slot)."""
 
-    __slots__ = ("_count", "_index", "_mask", "_shift", "_table", "repeats")
+    __slots__ = ("_count", "_index", "_mask", "_shift", "_spread", "_table", "repeats")
 
-    def __init__(self, hashes: np.ndarray | None = None) -> None:
+    def __init__(self, hashes: np.ndarray | None = None, *, spread: int = 4) -> None:
         self._count = 0
+        self._spread = spread
         self._alloc(0 if hashes is None else len(hashes))
         self.repeats = np.zeros((0, 2), dtype=np.int64)
         if hashes is not None:
             self.repeats = self._place(hashes | np.uint64(1), np.arange(len(hashes)))
 
     def _alloc(self, m: int) -> None:
-        bits = max(6, (4 * m).bit_length())
+        bits = max(6, (self._spread * m).bit_length())
         self._mask = (1 << bits) - 1
         self._shift = np.uint64(64 - bits)
         self._table = np.zeros(1 << bits, dtype=np.uint64)  # 0: a free slot
-        self._index = np.zeros(1 << bits, dtype=np.int64)
+        self._index: np.ndarray = np.zeros(1 << bits, dtype=_number_dtype(1 << bits))
 
     def _place(self, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Put keys (low bit set) with their values; pairs (value held, value) of repeats."""
@@ -319,7 +438,7 @@ class HashSlots:
 
     def insert(self, hashes: np.ndarray, values: np.ndarray) -> None:
         """Add hashes that are not in the table yet, with their values (distinct)."""
-        if 4 * (self._count + len(hashes)) > len(self._table):
+        if self._spread * (self._count + len(hashes)) > len(self._table):
             held = self._table != 0
             old_keys, old_values = self._table[held], self._index[held]
             self._alloc(2 * (self._count + len(hashes)))
@@ -484,29 +603,35 @@ class KeyTable:
 
     __slots__ = ("_exact", "_filter", "_filter_shift", "_slots", "keys")
 
-    def __init__(self, keys: ByteKeys) -> None:
+    def __init__(self, keys: ByteKeys, hashes: np.ndarray | None = None) -> None:
+        """``hashes``: ``keys.hashes()`` if known."""
         self.keys = keys
-        hashes = keys.hashes()
-        self._slots = HashSlots(hashes)
+        if hashes is None:
+            hashes = keys.hashes()
+        # at most half full: a third of the memory of a quarter-full table (12 bytes a
+        # slot), no slower when most strings looked up are found (5,000 judged a topic)
+        self._slots = HashSlots(hashes, spread=2)
         # a collision among the table's own strings: look up by the strings instead
         self._exact = len(self._slots.repeats) > 0
-        # a flag per value of the hashes' top bits (32 a string: ~3% of other strings
+        # a flag per value of the hashes' top bits (16 a string: ~6% of other strings
         # pass; the top bits are the well mixed ones): most strings looked up among qrels'
         # docnos are not there, and one gather turns them away before the probing
-        self._filter_shift = np.uint64(64 - max(10, (32 * len(keys)).bit_length()))
+        self._filter_shift = np.uint64(64 - max(10, (16 * len(keys)).bit_length()))
         self._filter = np.zeros(1 << (64 - int(self._filter_shift)), dtype=bool)
         self._filter[(hashes >> self._filter_shift).astype(np.intp)] = True
 
     def __len__(self) -> int:
         return len(self.keys)
 
-    def lookup(self, keys: ByteKeys, hashes: np.ndarray | None = None) -> np.ndarray:
+    def lookup(
+        self, keys: ByteKeys | ScatteredKeys, hashes: np.ndarray | None = None
+    ) -> np.ndarray:
         """Each string's row in the table or -1; ``hashes`` are ``keys.hashes()`` if known."""
         n, m = len(keys), len(self.keys)
         if n == 0 or m == 0:
             return np.full(n, -1, dtype=np.int64)
         if self._exact:
-            return self._lookup_exact(keys)
+            return self._lookup_exact(keys if isinstance(keys, ByteKeys) else keys.joined())
         if hashes is None:
             hashes = keys.hashes()
         found = np.full(n, -1, dtype=np.int64)

@@ -289,6 +289,9 @@ class Evaluator:
             if m.family == "relstring"
         }
         self._ideals: dict[tuple, Ideal] = {} if ideals is None else ideals
+        # what each topic's judgments say whatever the runs: kept while they stay, and
+        # shared by the evaluators of evaluate_stream's batches (see _judged)
+        self._judged_cache: dict[str, tuple[TopicStats, np.ndarray]] = {}
         self._done = np.zeros(n_t, dtype=bool)
         self._text_rows = [i for i, m in enumerate(self.measures) if m.aggregate == "text"]
         # trec_eval.c's clean-up after the bogus ranking of a missing topic
@@ -345,15 +348,26 @@ class Evaluator:
         self._matrices[qid] = found
         return found
 
+    def _judged(self, qid: str) -> tuple[TopicStats, np.ndarray]:
+        """The topic's statistics and the relevance code of each judged document (its
+        grade, or UNJUDGED for a negative grade), in the order of its docids."""
+        found = self._judged_cache.get(qid)
+        if found is None:
+            tj = self.judgments.topics[qid]
+            code = np.where(tj.grades < 0, UNJUDGED, tj.grades).astype(np.int32)
+            found = self._judged_cache[qid] = (_topic_stats(tj), code)
+        return found
+
     def _codes(self, qid: str, mat: np.ndarray) -> np.ndarray:
         """trec_eval's relevance codes of every retrieved document: the grade, -1 not in
         the judgments, -2 judged with a negative grade (pooled, unjudged), PAD past the end."""
-        tj = self.judgments.topics[qid]
-        inside = tj.docids < self._pad_id  # ids no run retrieved need no code
-        ids = tj.docids[inside]
-        grades = tj.grades[inside]
+        ids = self.judgments.topics[qid].docids
+        code = self._judged(qid)[1]
+        if ids.size and ids[-1] >= self._pad_id:  # judged since, and retrieved by no run
+            inside = ids < self._pad_id
+            ids, code = ids[inside], code[inside]
         table = self._table
-        table[ids] = np.where(grades < 0, UNJUDGED, grades).astype(np.int32)
+        table[ids] = code
         codes = np.take(table, mat)  # faster than table[mat]
         table[ids] = NONPOOL
         return codes
@@ -381,7 +395,7 @@ class Evaluator:
                         f"{', '.join(missing)} (trec_eval 10.0 stops here; -c counts missing "
                         "topics as 0)"
                     )
-        stats = [_topic_stats(self.judgments.topics[q]) for q in qids]
+        stats = [self._judged(q)[0] for q in qids]
         if n_topics == 1:
             codes = self._codes(qids[0], mats[0][0])
         else:
@@ -490,6 +504,7 @@ class Evaluator:
     def set_topic_judgments(self, qid: str, docids: object, grades: object) -> None:
         """Replace one topic's judgments (a new qid becomes a new topic)."""
         self.judgments.set_topic(qid, docids, grades)
+        self._judged_cache.pop(qid, None)
         # documents no run retrieved change R and the ideal ranking, not the codes
         self._ideals = {k: v for k, v in self._ideals.items() if k[0] != self._topic_index.get(qid)}
         if qid not in self._topic_index:
@@ -517,6 +532,7 @@ class Evaluator:
         if t is None:
             return
         del self.judgments.topics[qid]
+        self._judged_cache.pop(qid, None)
         self._qids = self.judgments.qids
         self._topic_index = {q: i for i, q in enumerate(self._qids)}
         self._values = np.delete(self._values, t, axis=0)
@@ -558,10 +574,12 @@ def evaluate_stream(
     parts: list[Results] = []
     resolved: list[Measure | str] = list(measures)
     ideals: dict[tuple, Ideal] = {}
+    judged: dict[str, tuple[TopicStats, np.ndarray]] = {}
     for batch in _batches(runs, batch_entries):
         evaluator = Evaluator(judgments, batch, resolved, options)
         resolved = list(evaluator.measures)  # parsed once
         evaluator._ideals = ideals
+        evaluator._judged_cache = judged
         parts.append(evaluator.evaluate())
         del batch, evaluator
     if not parts:

@@ -18,10 +18,10 @@ import numpy as np
 from judgeapp.formats.bulk import (
     QrelsColumns,
     RunColumns,
+    RunRows,
     qrels_columns_of,
     read_qrels_columns,
-    read_run_columns,
-    trec_order,
+    read_run_rows,
 )
 from judgeapp.formats.keys import KeyTable
 from judgeapp.measures.data import Judgments, Run, TopicJudgments
@@ -40,8 +40,9 @@ class JudgedDocnos:
 
 
 def judgments_from_columns(qrels: QrelsColumns) -> JudgedDocnos:
-    first, ids = qrels.docnos.unique()
-    table = KeyTable(qrels.docnos.take(first))
+    first, ids = qrels.docnos.unique(qrels.hashes)
+    hashes = None if qrels.hashes is None else qrels.hashes[first]
+    table = KeyTable(qrels.docnos.take(first), hashes)
     # by topic, then id: one sort of a combined key (a third of lexsort's time on the
     # 128,796 Robust 2003 judgments)
     order = np.argsort(qrels.topic * (len(first) + 1) + ids, kind="stable")
@@ -66,17 +67,11 @@ def read_judged(path: str | os.PathLike[str]) -> JudgedDocnos:
     return judgments_from_columns(qrels_columns_of(read_qrels(path)))
 
 
-def run_from_columns(
-    run: RunColumns, judged: JudgedDocnos, *, name: str | None = None, float32: bool = False
-) -> Run:
-    """A :class:`Run` over the judged documents' ids. ``float32`` orders by C float scores
-    (ties by docno), as trec_eval 9.x does."""
-    docnos, hashes = run.docnos, run.hashes
-    if float32:
-        order = trec_order(run.topic, run.scores, docnos, float32=True)
-        if order is not None:
-            docnos, hashes = docnos.take(order), hashes[order]
-    ids = judged.table.lookup(docnos, hashes)
+def run_from_rows(run: RunRows, judged: JudgedDocnos, *, name: str | None = None) -> Run:
+    """A :class:`Run` over the judged documents' ids, its docnos looked up where they were
+    read (never joined into one column)."""
+    # looked up in the order read (rows found come a block at a time), then put in order
+    ids = run.in_order(judged.table.lookup(run.docnos, run.hashes))
     ids[ids < 0] = judged.unjudged_id
     bounds = run.bounds.tolist()
     topics = {qid: ids[bounds[k] : bounds[k + 1]] for k, qid in enumerate(run.qids)}
@@ -84,9 +79,24 @@ def run_from_columns(
     return Run(stem, topics, run.tag or stem)
 
 
+def run_from_columns(
+    run: RunColumns, judged: JudgedDocnos, *, name: str | None = None, float32: bool = False
+) -> Run:
+    """A :class:`Run` over the judged documents' ids. ``float32`` orders by C float scores
+    (ties by docno), as trec_eval 9.x does."""
+    rows = RunRows.of_columns(run)
+    return run_from_rows(rows.reordered(float32) if float32 else rows, judged, name=name)
+
+
+def read_run(path: str | os.PathLike[str], judged: JudgedDocnos, *, float32: bool = False) -> Run:
+    """A TREC run file (read in bulk) as a :class:`Run` named by its path; ``float32`` as
+    for :func:`run_from_columns`."""
+    return run_from_rows(read_run_rows(path, float32, lines=False), judged, name=os.fspath(path))
+
+
 def iter_runs(
     paths: Sequence[str], judged: JudgedDocnos, *, float32: bool = False
 ) -> Iterator[Run]:
     """Each run file as a :class:`Run` named by its path, read when it is asked for."""
     for path in paths:
-        yield run_from_columns(read_run_columns(path), judged, name=path, float32=float32)
+        yield read_run(path, judged, float32=float32)

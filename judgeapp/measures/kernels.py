@@ -24,7 +24,7 @@ ir_measures aliases and its trec_eval names. Adding a measure is adding a regist
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar
 
@@ -58,13 +58,18 @@ class TopicStats:
 
     grades: np.ndarray  # grades of every judged document (>= 0 only), any order
     num_judgments: int  # including negative grades
+    # relevant documents by level, counted once (the statistics outlive a batch of runs)
+    _num_rel: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     def num_rel(self, level: int) -> int:
         # form_res_rels.c: judgments with grade >= 0 and >= level
-        return int(np.count_nonzero(self.grades >= level))
+        found = self._num_rel.get(level)
+        if found is None:
+            found = self._num_rel[level] = int(np.count_nonzero(self.grades >= level))
+        return found
 
     def num_nonrel(self, level: int) -> int:
-        return int(np.count_nonzero(self.grades < level))
+        return int(self.grades.size) - self.num_rel(level)
 
     @property
     def has_unjudged(self) -> bool:
@@ -96,7 +101,8 @@ def nonzero2d(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _segment_starts(row: np.ndarray, n_rows: int) -> np.ndarray:
-    return np.searchsorted(row, np.arange(n_rows + 1))
+    # the probes in the entries' own integer type: numpy would otherwise copy them all
+    return np.searchsorted(row, np.arange(n_rows + 1, dtype=row.dtype))
 
 
 def _safe_div(num: np.ndarray | float, den: np.ndarray | float) -> np.ndarray:
@@ -258,8 +264,12 @@ class BatchView:
     # -- sparse entries ------------------------------------------------------------------
     @cached_property
     def judged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(row, rank0, grade) of every judged retrieved document, row-major, by rank."""
+        """(row, rank0, grade) of every judged retrieved document, row-major, by rank; rows
+        and ranks as 32-bit integers (half the memory of a batch's largest arrays; a batch
+        has far fewer than 2**31 cells, see engine.BATCH_CELLS)."""
         flat = np.flatnonzero(self.codes >= 0)
+        if self.codes.size < 2**31:
+            flat = flat.astype(np.int32)
         row, pos = np.divmod(flat, max(self.depth, 1))
         return row, pos, self.codes.ravel()[flat]
 

@@ -26,24 +26,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 
 Correction = Literal[
     "holm", "bonferroni", "bh", "by", "sidak", "holm-sidak", "hochberg", "hommel", "none"
 ]
-CORRECTIONS = (
-    "holm",
-    "bonferroni",
-    "bh",
-    "by",
-    "sidak",
-    "holm-sidak",
-    "hochberg",
-    "hommel",
-    "none",
-)
+CORRECTIONS: tuple[Correction, ...] = get_args(Correction)
 TUKEY = ("blocked", "randomised", "oneway")
 Interval = Literal["percentile", "bca"]
 TESTS = ("t", "rand", "wilcoxon", "sign")
