@@ -21,7 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, QSettings, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QUndoStack
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from judgeapp.lasting import import_for_good
 from judgeapp.pooling.estimate import Estimate
@@ -88,7 +88,7 @@ class MainController(QObject):
         self.judging = JudgingController(
             window.judging_view, self.undo_stack, parent=self, ops=self.ops
         )
-        window.judging_view.watch_activity(QApplication.instance())
+        window.judging_view.watch_activity()
         self.worker: Worker | None = None
         self.dialog: TaskDialog | None = None
         self.file_dialog: QFileDialog | None = None

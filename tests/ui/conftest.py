@@ -106,9 +106,9 @@ def trec_project(trec_project_file, tmp_path) -> Path:
 def gui_watchdog(qtbot):
     """A heartbeat watchdog on the GUI thread (tests/ui/watchdog.py), started; the test
     calls its `check()` at the end."""
-    from tests.ui.watchdog import GuiWatchdog
+    from tests.ui.watchdog import SUITE_FAIL_MS, GuiWatchdog
 
-    dog = GuiWatchdog()
+    dog = GuiWatchdog(fail_ms=SUITE_FAIL_MS)
     dog.start()
     yield dog
     dog.stop()
