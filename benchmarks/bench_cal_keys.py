@@ -121,7 +121,10 @@ def judge(args, db: Path, truth_of, gap: float, inline: bool, folder: Path):
     waiting = EventWait(app)  # (benchmarks/qt_wait.py)
     wait_for, idle = waiting.until, waiting.idle
 
+    from judgeapp.ui.ops import Ops
+
     controller.open_project(str(db))
+    wait_for(Ops.all_idle, 120)  # read in a worker
     idle(0.5)
     judging = controller.judging
     shown = [0.0]
@@ -131,6 +134,7 @@ def judge(args, db: Path, truth_of, gap: float, inline: bool, folder: Path):
     for qid in truth_of:
         t0 = time.perf_counter()
         controller.open_topic(qid)
+        wait_for(Ops.all_idle, 120)  # the topic is read in a worker
         opened.append(time.perf_counter() - t0)
         order = judging.queue.order
         if inline:

@@ -190,7 +190,9 @@ def store_rows(lists, args) -> None:
         print(f"pool_sizes (all topics)      {t * 1e3:8.1f} ms")
         t, _ = timed(lambda: PoolService(store).pool_progress("bench"), 5)
         print(f"pool_progress (all topics)   {t * 1e3:8.1f} ms")
-        t, _ = timed(lambda: PoolService(store).open_judging_order("bench", qid, order="maxmean"), 5)
+        t, _ = timed(
+            lambda: PoolService(store).open_judging_order("bench", qid, order="maxmean"), 5
+        )
         print(f"open_judging_order (maxmean) {t * 1e3:8.1f} ms")
         store.close()
 

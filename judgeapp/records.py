@@ -167,6 +167,7 @@ class HistoryEvent:
     flagged: bool
     time_spent: float
     at: datetime
+    query: str | None = None  # origin "search": the query that found the document
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +208,10 @@ class JudgmentChange:
     after: JudgmentState
     changes: Changes
     time_spent: float = 0.0  # seconds this change added (an undo takes them back)
+    # how the document came to be judged (pool, search) and the query that found it: a
+    # redo that makes the judgment again makes it so again
+    found_by: str = "pool"
+    query: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +289,15 @@ class PoolInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class PoolHeader:
+    """A pool by name, without counting its documents (the window's menu and status)."""
+
+    name: str
+    strategy: str
+    judging_order: str
+
+
+@dataclass(frozen=True, slots=True)
 class PoolRows:
     """The pooled documents of one topic as stored: parallel arrays sorted by document id
     (`judgeapp.pooling.pools.PoolTopic` adds the pooling operations on top).
@@ -325,3 +339,37 @@ class PoolRows:
     def n_runs(self) -> np.ndarray:
         """How many runs contributed each document."""
         return np.diff(self.offsets)
+
+
+@dataclass(frozen=True, slots=True)
+class TextQuery:
+    """A full-text search as the store runs it: phrases of one or more words (a word is a
+    phrase of one); every phrase required (`require_all`) or any of them, ranked; with
+    `prefix_last` the last word also matches the words it begins (the word being typed)."""
+
+    phrases: tuple[tuple[str, ...], ...]
+    require_all: bool = False
+    prefix_last: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One document a search found, with its score (BM25 on SQLite, ts_rank on PostgreSQL:
+    higher is better, comparable within one search only)."""
+
+    doc_id: int
+    docno: str
+    title: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class SearchLogEntry:
+    """One search an assessor made: over the whole collection or within a topic's pool."""
+
+    assessor: str
+    qid: str | None
+    scope: str  # collection, pool
+    query: str
+    results: int
+    at: datetime

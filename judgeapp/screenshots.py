@@ -4,8 +4,8 @@ Like `app`, this module sits above the UI and the services: it builds the window
 `python main.py` does and shows it a prepared copy of a project
 (`judgeapp.services.showcase`), so taking a picture never changes the project.
 
-    python main.py screenshot topics|judging|dashboard OUT.png [--db DB] [--size WxH]
-        [--scale F]
+    python main.py screenshot topics|judging|search|dashboard OUT.png [--db DB]
+        [--size WxH] [--scale F]
     python -m judgeapp.screenshots OUT_DIR [--db DB]     # the extra dashboard pictures
 
 The scale factor is Qt's (QT_SCALE_FACTOR, set before Qt starts), so the picture shows the
@@ -26,7 +26,7 @@ from typing import Any
 from judgeapp.outputs import OutputError, check_writable, replacing
 from judgeapp.services import showcase
 
-VIEWS = ("topics", "judging", "dashboard", "team", "agreement")
+VIEWS = ("topics", "judging", "search", "dashboard", "team", "agreement")
 ASSESSOR = showcase.ASSESSOR
 
 
@@ -37,6 +37,13 @@ def _wait_until(condition: Callable[[], bool], seconds: float = 60.0) -> None:
     while not condition() and time.monotonic() < end:
         QApplication.processEvents()
         time.sleep(0.01)
+
+
+def _settle(seconds: float = 60.0) -> None:
+    """Until what the window asked of the project is on screen (judgeapp.ui.ops)."""
+    from judgeapp.ui.ops import Ops
+
+    _wait_until(Ops.all_idle, seconds)
 
 
 def _open_copy(
@@ -78,6 +85,7 @@ def _open_copy(
     window.resize(*size)
     window.show()
     controller.open_project(copy)
+    _settle()
     return window, controller, qid
 
 
@@ -144,8 +152,13 @@ def render(
         elif view == "judging":
             if qid is not None:
                 controller.judging.open_topic(qid)
+                _settle()
             _wait_until(controller.estimates_settled)  # the estimate line and stop advice
             target = window.judging_view
+        elif view == "search":
+            target = window.search_view
+            if qid is not None:
+                _show_search(controller, qid)
         else:
             dashboard = find_dashboard(controller)
             if dashboard is None:
@@ -162,6 +175,29 @@ def render(
         window.close()
         QApplication.processEvents()
     return out
+
+
+def _show_search(controller: Any, qid: str) -> None:
+    """The search panel on topic `qid`: its statement's first content words searched for
+    over the whole collection, and the first result the pool missed judged (found by
+    search), so that both marks show."""
+    from judgeapp.services.search import STOP_WORDS, WORD
+
+    controller.judging.open_topic(qid)
+    _settle()
+    topic = controller.judging.topic
+    words = [w for w in WORD.findall((topic.title if topic else "").lower()) if w not in STOP_WORDS]
+    search = controller.search
+    search.view.query.setText(" ".join(words[:5]))
+    search.search()
+    _settle()
+    hits = search.view.model.items
+    outside = next((k for k, h in enumerate(hits) if not h.pooled and h.grade is None), None)
+    if outside is not None:
+        search.show(outside)
+        _settle()
+        search.view.grade_requested.emit(2)  # as the grade key does
+        _settle()
 
 
 def render_more(out_dir: str | Path, db: str | None = None, size=(1280, 800)) -> list[Path]:

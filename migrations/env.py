@@ -8,7 +8,7 @@ running the `alembic` command get a fresh engine from `sqlalchemy.url` instead.
 from alembic import context
 from sqlalchemy import engine_from_config, pool
 
-from judgeapp.store.models import metadata
+from judgeapp.store.models import metadata, modelled
 
 config = context.config
 target_metadata = metadata
@@ -16,7 +16,12 @@ target_metadata = metadata
 
 def _run(connection) -> None:
     # render_as_batch: SQLite cannot ALTER most things, so Alembic rebuilds tables instead.
-    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=True,
+        include_object=modelled,  # the full-text index is not in the models
+    )
     with context.begin_transaction():
         context.run_migrations()
 

@@ -1,4 +1,4 @@
--- the SQLite schema at revision 0006, as the migrations leave it; written by
+-- the SQLite schema at revision 0007, as the migrations leave it; written by
 -- `python migrations/write_head_sqlite.py`, not by hand
 
 CREATE TABLE alembic_version (
@@ -140,11 +140,11 @@ CREATE TABLE write_lock (
 	CONSTRAINT pk_write_lock PRIMARY KEY (id)
 );
 
-CREATE TABLE "judgments" (id INTEGER NOT NULL, qid VARCHAR NOT NULL, doc_id INTEGER NOT NULL, assessor_id INTEGER NOT NULL, grade INTEGER NOT NULL, note TEXT NOT NULL, flagged BOOLEAN NOT NULL, time_spent FLOAT NOT NULL, created_at DATETIME NOT NULL, updated_at DATETIME NOT NULL, score FLOAT, CONSTRAINT pk_judgments PRIMARY KEY (id), CONSTRAINT fk_judgments_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id), CONSTRAINT fk_judgments_doc_id_docnos FOREIGN KEY(doc_id) REFERENCES docnos (id), CONSTRAINT uq_judgments_qid_doc_id_assessor_id UNIQUE (qid, doc_id, assessor_id), CONSTRAINT ck_judgments_grade CHECK (typeof(grade) = 'integer' AND grade BETWEEN -1000 AND 1000), CONSTRAINT ck_judgments_time_spent CHECK (time_spent BETWEEN 0 AND 31536000), CONSTRAINT ck_judgments_score CHECK (score IS NULL OR score BETWEEN -1e300 AND 1e300), CONSTRAINT ck_judgments_note CHECK (length(note) <= 65536), CONSTRAINT ck_judgments_qid CHECK (length(qid) BETWEEN 1 AND 4096), CONSTRAINT ck_judgments_times CHECK (created_at >= '1970-01-01' AND updated_at >= '1970-01-01'), CONSTRAINT ck_judgments_flagged CHECK (flagged = 0 OR flagged = 1));
+CREATE TABLE "judgments" (id INTEGER NOT NULL, qid VARCHAR NOT NULL, doc_id INTEGER NOT NULL, assessor_id INTEGER NOT NULL, grade INTEGER NOT NULL, note TEXT NOT NULL, flagged BOOLEAN NOT NULL, time_spent FLOAT NOT NULL, created_at DATETIME NOT NULL, updated_at DATETIME NOT NULL, score FLOAT, found_by VARCHAR DEFAULT 'pool' NOT NULL, "query" TEXT, CONSTRAINT pk_judgments PRIMARY KEY (id), CONSTRAINT fk_judgments_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id), CONSTRAINT fk_judgments_doc_id_docnos FOREIGN KEY(doc_id) REFERENCES docnos (id), CONSTRAINT uq_judgments_qid_doc_id_assessor_id UNIQUE (qid, doc_id, assessor_id), CONSTRAINT ck_judgments_grade CHECK (typeof(grade) = 'integer' AND grade BETWEEN -1000 AND 1000), CONSTRAINT ck_judgments_time_spent CHECK (time_spent BETWEEN 0 AND 31536000), CONSTRAINT ck_judgments_score CHECK (score IS NULL OR score BETWEEN -1e300 AND 1e300), CONSTRAINT ck_judgments_note CHECK (length(note) <= 65536), CONSTRAINT ck_judgments_qid CHECK (length(qid) BETWEEN 1 AND 4096), CONSTRAINT ck_judgments_times CHECK (created_at >= '1970-01-01' AND updated_at >= '1970-01-01'), CONSTRAINT ck_judgments_flagged CHECK (flagged = 0 OR flagged = 1));
 
 CREATE INDEX ix_judgments_assessor_qid ON judgments (assessor_id, qid);
 
-CREATE TABLE "judgment_history" (id INTEGER NOT NULL, qid VARCHAR NOT NULL, doc_id INTEGER NOT NULL, assessor_id INTEGER NOT NULL, action VARCHAR NOT NULL, origin VARCHAR NOT NULL, grade INTEGER, previous_grade INTEGER, note TEXT NOT NULL, flagged BOOLEAN NOT NULL, time_spent FLOAT NOT NULL, at DATETIME NOT NULL, uid VARCHAR, score FLOAT, CONSTRAINT pk_judgment_history PRIMARY KEY (id), CONSTRAINT fk_judgment_history_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id), CONSTRAINT fk_judgment_history_doc_id_docnos FOREIGN KEY(doc_id) REFERENCES docnos (id), CONSTRAINT ck_judgment_history_grade CHECK (grade IS NULL OR (typeof(grade) = 'integer' AND grade BETWEEN -1000 AND 1000)), CONSTRAINT ck_judgment_history_previous_grade CHECK (previous_grade IS NULL OR (typeof(previous_grade) = 'integer' AND previous_grade BETWEEN -1000 AND 1000)), CONSTRAINT ck_judgment_history_action CHECK (CASE action WHEN 'delete' THEN grade IS NULL WHEN 'create' THEN grade IS NOT NULL WHEN 'update' THEN grade IS NOT NULL ELSE 0 END), CONSTRAINT ck_judgment_history_time_spent CHECK (time_spent BETWEEN -31536000 AND 31536000), CONSTRAINT ck_judgment_history_score CHECK (score IS NULL OR score BETWEEN -1e300 AND 1e300), CONSTRAINT ck_judgment_history_note CHECK (length(note) <= 65536), CONSTRAINT ck_judgment_history_words CHECK (length(qid) BETWEEN 1 AND 4096 AND length(origin) BETWEEN 1 AND 64 AND (uid IS NULL OR length(uid) <= 64)), CONSTRAINT ck_judgment_history_at CHECK (at >= '1970-01-01'));
+CREATE TABLE "judgment_history" (id INTEGER NOT NULL, qid VARCHAR NOT NULL, doc_id INTEGER NOT NULL, assessor_id INTEGER NOT NULL, action VARCHAR NOT NULL, origin VARCHAR NOT NULL, grade INTEGER, previous_grade INTEGER, note TEXT NOT NULL, flagged BOOLEAN NOT NULL, time_spent FLOAT NOT NULL, at DATETIME NOT NULL, uid VARCHAR, score FLOAT, "query" TEXT, CONSTRAINT pk_judgment_history PRIMARY KEY (id), CONSTRAINT fk_judgment_history_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id), CONSTRAINT fk_judgment_history_doc_id_docnos FOREIGN KEY(doc_id) REFERENCES docnos (id), CONSTRAINT ck_judgment_history_grade CHECK (grade IS NULL OR (typeof(grade) = 'integer' AND grade BETWEEN -1000 AND 1000)), CONSTRAINT ck_judgment_history_previous_grade CHECK (previous_grade IS NULL OR (typeof(previous_grade) = 'integer' AND previous_grade BETWEEN -1000 AND 1000)), CONSTRAINT ck_judgment_history_action CHECK (CASE action WHEN 'delete' THEN grade IS NULL WHEN 'create' THEN grade IS NOT NULL WHEN 'update' THEN grade IS NOT NULL ELSE 0 END), CONSTRAINT ck_judgment_history_time_spent CHECK (time_spent BETWEEN -31536000 AND 31536000), CONSTRAINT ck_judgment_history_score CHECK (score IS NULL OR score BETWEEN -1e300 AND 1e300), CONSTRAINT ck_judgment_history_note CHECK (length(note) <= 65536), CONSTRAINT ck_judgment_history_words CHECK (length(qid) BETWEEN 1 AND 4096 AND length(origin) BETWEEN 1 AND 64 AND (uid IS NULL OR length(uid) <= 64)), CONSTRAINT ck_judgment_history_at CHECK (at >= '1970-01-01'));
 
 CREATE INDEX ix_judgment_history_key ON judgment_history (qid, doc_id, assessor_id, at);
 
@@ -189,4 +189,24 @@ END;
 CREATE TRIGGER judgments_recorded_delete BEFORE DELETE ON judgments WHEN (SELECT h.grade FROM judgment_history h WHERE h.qid = OLD.qid AND h.doc_id = OLD.doc_id AND h.assessor_id = OLD.assessor_id ORDER BY h.at DESC, h.id DESC LIMIT 1) IS NOT NULL BEGIN
   SELECT RAISE(ABORT, 'judgeapp: a judgment changes only with the history event that says so') WHERE 1;
 END;
+
+CREATE TABLE search_log (
+	id INTEGER NOT NULL, 
+	assessor_id INTEGER NOT NULL, 
+	qid VARCHAR, 
+	scope VARCHAR NOT NULL, 
+	"query" TEXT NOT NULL, 
+	results INTEGER NOT NULL, 
+	at DATETIME NOT NULL, 
+	CONSTRAINT pk_search_log PRIMARY KEY (id), 
+	CONSTRAINT fk_search_log_assessor_id_assessors FOREIGN KEY(assessor_id) REFERENCES assessors (id), 
+	CONSTRAINT ck_search_log_scope CHECK (scope IN ('collection', 'pool')), 
+	CONSTRAINT ck_search_log_query CHECK (length(query) <= 65536 AND (qid IS NULL OR length(qid) BETWEEN 1 AND 4096)), 
+	CONSTRAINT ck_search_log_results CHECK (results >= 0), 
+	CONSTRAINT ck_search_log_at CHECK (at >= '1970-01-01')
+);
+
+CREATE INDEX ix_search_log_assessor_id ON search_log (assessor_id);
+
+CREATE VIRTUAL TABLE documents_fts USING fts5(title, text, content='documents', content_rowid='doc_id', tokenize='porter unicode61 remove_diacritics 2');
 

@@ -86,10 +86,14 @@ class PgServer:
             "--no-locale", "--no-sync",
         )  # fmt: skip
         self.port = _free_port()
-        options = f"-p {self.port} -k {self.base} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        options = (
+            f"-p {self.port} -k {self.base} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        )
         if not self.durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        self._run("pg_ctl", "-D", str(data), "-o", options, "-l", str(self.base / "log"), "-w", "start")
+        self._run(
+            "pg_ctl", "-D", str(data), "-o", options, "-l", str(self.base / "log"), "-w", "start"
+        )
         return self
 
     def stop(self) -> None:

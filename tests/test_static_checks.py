@@ -45,4 +45,3 @@ def test_mypy_settings_keep_the_core_strict():
     for override in overrides:
         if override.get("ignore_errors"):  # a ratchet for the shell only, never the core
             assert all(m.startswith("judgeapp.ui") for m in override["module"]), override
-

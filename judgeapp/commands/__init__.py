@@ -6,7 +6,6 @@ the file, line and problem). Heavy imports belong inside handlers."""
 from __future__ import annotations
 
 import contextlib
-import gc
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -31,23 +30,6 @@ POLICY_HELP = (
 def plural(n: int, word: str, words: str | None = None) -> str:
     """'1 topic', '2 topics', '1,000 documents'."""
     return f"{n:,} {word if n == 1 else (words or word + 's')}"
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Loading the modules a command needs (SQLAlchemy, the store) and opening a project:
-    Python's cycle collector is paused, as it would otherwise walk the hundreds of
-    thousands of objects the modules make, again and again while they load (0.06 s of CPU
-    in `import run`, measured); after, they are frozen (gc.freeze: kept out of later
-    collections, as they live until the command ends) and collection goes on."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
 
 
 class CommandError(UserError):

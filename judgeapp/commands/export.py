@@ -1,4 +1,5 @@
-"""`export qrels|judgments DB [--out FILE]`: judgments as TREC qrels, or with every field."""
+"""`export qrels|judgments|searches DB [--out FILE]`: judgments as TREC qrels, or with every
+field; or the assessors' search log."""
 
 from __future__ import annotations
 
@@ -19,18 +20,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         "document was judged more than once, --policy chooses which judgment counts (the "
         "newest by default). `export judgments`: every assessor's judgment with every field "
         "(topic, docno, assessor, kind, grade, score, note, flagged, time_spent, created_at, "
-        "updated_at, origin) as JSON Lines or CSV; `import judgments` reads it back.",
+        "updated_at, origin, found_by, query) as JSON Lines or CSV; `import judgments` reads it "
+        "back. found_by says how the document came to be judged: from a pool (pool) or found "
+        "by searching the collection (search, with the query). `export searches`: every search "
+        "the assessors made (assessor, topic, scope: collection or pool, query, results, at), "
+        "the search log TREC keeps with a collection.",
     )
-    p.add_argument("kind", choices=["qrels", "judgments"])
+    p.add_argument("kind", choices=["qrels", "judgments", "searches"])
     p.add_argument("db", metavar="DB")
     p.add_argument(
         "--assessor",
         action="append",
-        help="only this assessor's or qrels source's judgments (repeatable)",
+        help="only this assessor's or qrels source's judgments, or searches (repeatable)",
     )
     p.add_argument("--policy", default="newest", help=f"qrels: {POLICY_HELP}")
     p.add_argument(
-        "--format", dest="fmt", choices=["jsonl", "csv"], default="jsonl", help="judgments: format"
+        "--format",
+        dest="fmt",
+        choices=["jsonl", "csv"],
+        default="jsonl",
+        help="judgments and searches: format",
     )
     p.add_argument("--out", "-o", help="output file (default: standard output)")
     p.set_defaults(handler=run)
@@ -38,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from judgeapp.formats import write_qrels
-    from judgeapp.formats.judgments import write_judgments
+    from judgeapp.formats.judgments import write_judgments, write_searches
     from judgeapp.outputs import writing
     from judgeapp.services.policy import PolicyError, parse_policy, qrels_rows
     from judgeapp.store import StoreError
@@ -47,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.kind == "qrels":
             rows = qrels_rows(store, args.assessor, parse_policy(args.policy))
+        elif args.kind == "searches":
+            entries = store.search_log(args.assessor)
         else:
             wanted = set(args.assessor or ())
             lines = [r for r in store.judgment_export() if not wanted or r.assessor in wanted]
@@ -61,10 +72,22 @@ def run(args: argparse.Namespace) -> int:
         else:
             write_qrels(rows, sys.stdout)
         return 0
+    if args.kind == "searches":
+        write, count, what = (
+            (lambda fh: write_searches(entries, fh, args.fmt)),
+            len(entries),
+            "searches",
+        )
+    else:
+        write, count, what = (
+            (lambda fh: write_judgments(lines, fh, args.fmt)),
+            len(lines),
+            "judgments",
+        )
     if args.out:
         with writing(args.out, newline="") as fh:  # whole or not at all
-            write_judgments(lines, fh, args.fmt)
-        print(f"wrote {len(lines)} judgments to {args.out}", file=sys.stderr)
+            write(fh)
+        print(f"wrote {count} {what} to {args.out}", file=sys.stderr)
     else:
-        write_judgments(lines, sys.stdout, args.fmt)
+        write(sys.stdout)
     return 0

@@ -7,7 +7,8 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING
 
-from judgeapp.commands import CommandError, collector_paused, open_store, progress_bar
+from judgeapp.commands import CommandError, open_store, progress_bar
+from judgeapp.lasting import collector_paused
 
 if TYPE_CHECKING:
     from collections.abc import Callable

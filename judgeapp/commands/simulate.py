@@ -27,7 +27,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "to --out. Also runs Zobel's pool-bias test (per run: MAP without the documents "
         "only it pooled, and Kendall's tau between the system rankings).",
     )
-    p.add_argument("--qrels", required=True, help="the assessor: TREC qrels")
+    p.add_argument(
+        "--qrels",
+        required=True,
+        help="the assessor: TREC qrels, or judgments as `export judgments` writes them "
+        "(JSON Lines or CSV; judgments of documents found by searching the collection are "
+        "then left out, as the simulation replays judging from the pool alone, and where "
+        "several assessors judged a document the newest judgment counts)",
+    )
     p.add_argument("--runs", required=True, nargs="+", metavar="RUN", help="TREC run files")
     p.add_argument("--depth", required=True, type=int, help="pool depth")
     p.add_argument(
@@ -125,7 +132,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from judgeapp.formats import read_qrels, read_run
+    from judgeapp.formats import read_run
     from judgeapp.measures import Judgments, Vocabulary
     from judgeapp.pooling import ORDERS, depth_pool
     from judgeapp.pooling.simulate import FRACTIONS, needed_table, pool_bias, simulate
@@ -156,7 +163,13 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise OutputError(f"cannot write {out}: {exc.strerror or exc}") from None
     vocab = Vocabulary()
-    qrels_file = read_qrels(args.qrels)
+    qrels_file, searched = _assessor(args.qrels)
+    if searched:
+        print(
+            f"{searched} judgments of documents found by searching the collection are left "
+            "out: the simulation replays judging from the pool alone",
+            file=sys.stderr,
+        )
     judgments = Judgments.from_qrels(qrels_file, vocab)
     lists: dict[str, dict[str, np.ndarray]] = {}
     with progress_bar("reading runs") as progress:
@@ -500,6 +513,35 @@ def _suggestions(path: str, vocab) -> dict[str, dict[int, float]]:
         score = line.score if line.score is not None else float(line.grade)
         priors.setdefault(line.topic, {})[doc_id] = score
     return priors
+
+
+def _assessor(path: str):
+    """The simulated assessor's grades as a QrelsFile, and how many judgments of documents
+    found by searching the collection were left out (a judgments file says which)."""
+    from datetime import datetime
+
+    import numpy as np
+
+    from judgeapp.formats import read_qrels
+    from judgeapp.formats.judgments import JudgmentLine, detect_format, read_judgments
+    from judgeapp.formats.model import QrelsFile
+
+    if detect_format(path) == "qrels":
+        return read_qrels(path), 0
+    lines = read_judgments(path)
+    kept = [r for r in lines if r.found_by != "search"]
+    newest: dict[tuple[str, str], JudgmentLine] = {}
+    for r in sorted(kept, key=lambda r: (r.updated_at or datetime.min, r.line)):
+        newest[(r.topic, r.docno)] = r
+    rows = sorted(newest.values(), key=lambda r: r.line)
+    qrels = QrelsFile(
+        path,
+        [r.topic for r in rows],
+        [r.docno for r in rows],
+        np.array([r.grade for r in rows], dtype=np.int64),
+        np.array([r.line for r in rows], dtype=np.int64),
+    )
+    return qrels, len(lines) - len(kept)
 
 
 def _texts(docs: list[str], queries: str | None, vocab) -> tuple[dict[int, str], dict[str, str]]:

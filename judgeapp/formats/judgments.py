@@ -4,8 +4,10 @@ score, a probability of relevance, beside the grade).
 
 A record: ``topic``, ``docno``, ``grade`` (required), ``assessor``, ``kind`` (person,
 source, automatic, adjudicator), ``score``, ``note``, ``flagged``, ``time_spent`` (seconds),
-``created_at``, ``updated_at`` (ISO 8601), ``origin`` (what made the last change). A file
-that leaves out the assessor gets the one named on the command line.
+``created_at``, ``updated_at`` (ISO 8601), ``origin`` (what made the last change: judge,
+search, cli, import, undo, redo), ``found_by`` (how the document came to be judged: pool,
+the default, or search) and ``query`` (what the search that found it was for). A file that
+leaves out the assessor gets the one named on the command line.
 """
 
 from __future__ import annotations
@@ -45,7 +47,10 @@ FIELDS = (
     "created_at",
     "updated_at",
     "origin",
+    "found_by",
+    "query",
 )
+FOUND_BY = ("pool", "search")
 KINDS = ("person", "source", "automatic", "adjudicator")
 FORMATS = ("jsonl", "csv", "qrels")
 
@@ -65,6 +70,8 @@ class JudgmentLine:
     created_at: datetime | None = None
     updated_at: datetime | None = None
     origin: str | None = None
+    found_by: str = "pool"
+    query: str | None = None
 
     def record(self) -> dict[str, Any]:
         """The JSON-able record written by `write_judgments`."""
@@ -176,6 +183,9 @@ def _checked(path: PathArg, line: int, record: dict[str, Any]) -> JudgmentLine:
     kind = text("kind")
     if kind is not None and kind not in KINDS:
         raise FormatError(path, line, f"kind {kind!r} is not one of {', '.join(KINDS)}")
+    found_by = text("found_by") or "pool"
+    if found_by not in FOUND_BY:
+        raise FormatError(path, line, f"found_by {found_by!r} is not one of {', '.join(FOUND_BY)}")
     seconds = number("time_spent", float)
     if seconds is not None and seconds < 0:
         raise FormatError(path, line, f"time_spent {seconds} is negative")
@@ -193,6 +203,8 @@ def _checked(path: PathArg, line: int, record: dict[str, Any]) -> JudgmentLine:
         created_at=when("created_at"),
         updated_at=when("updated_at"),
         origin=text("origin"),
+        found_by=found_by,
+        query=str(record["query"]) if record.get("query") not in (None, "") else None,
     )
 
 
@@ -261,3 +273,33 @@ def judgments_text(rows: Iterable[JudgmentLine], fmt: str = "jsonl") -> str:
     buffer = io.StringIO()
     write_judgments(rows, buffer, fmt)
     return buffer.getvalue()
+
+
+SEARCH_FIELDS = ("assessor", "topic", "scope", "query", "results", "at")
+
+
+def write_searches(entries: Iterable[Any], out: TextIO, fmt: str = "jsonl") -> int:
+    """Write a search log (records with the fields of SEARCH_FIELDS; `topic` is their
+    `qid`) as JSON Lines or CSV; returns how many."""
+    n = 0
+    writer = None
+    if fmt == "csv":
+        writer = csv.DictWriter(out, fieldnames=SEARCH_FIELDS, lineterminator="\n")
+        writer.writeheader()
+    elif fmt != "jsonl":
+        raise ValueError(f"cannot write searches as {fmt!r} (jsonl or csv)")
+    for e in entries:
+        record = {
+            "assessor": e.assessor,
+            "topic": e.qid,
+            "scope": e.scope,
+            "query": e.query,
+            "results": e.results,
+            "at": e.at.isoformat(),
+        }
+        if writer is None:
+            out.write(json_text(record, ensure_ascii=False) + "\n")
+        else:
+            writer.writerow({k: "" if v is None else v for k, v in record.items()})
+        n += 1
+    return n

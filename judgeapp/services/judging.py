@@ -98,9 +98,12 @@ class JudgingService:
         flagged: bool | None = None,
         time_spent: float = 0.0,
         origin: str = "judge",
+        query: str | None = None,
     ) -> JudgmentChange:
         """Judge `doc` for `qid` with `grade`. A note or flag left as None keeps the one the
-        judgment has."""
+        judgment has. With `query` the document was found by searching the collection for
+        it: the judgment is noted as found by that search (origin "search"), and counts as
+        any other, except where a count assumes judging from a pool alone."""
         check_grade(grade, self.grades)
 
         def judged(current: JudgmentState) -> JudgmentState:
@@ -117,7 +120,9 @@ class JudgingService:
             self.assessor.id,
             judged,
             time_spent=time_spent,
-            origin=origin,
+            origin=origin if query is None else "search",
+            found_by="pool" if query is None else "search",
+            query=query,
             new_assessor=new,
         )
         if new is not None:  # made with this judgment
@@ -153,4 +158,6 @@ class JudgingService:
             target,
             time_spent=-change.time_spent if undo else change.time_spent,
             origin="undo" if undo else "redo",
+            found_by=change.found_by,
+            query=change.query,
         )

@@ -173,7 +173,9 @@ class PoolService:
         min_grade: int = 1,
     ) -> np.ndarray:
         """Relevance (bool) of the topic's judged pooled documents in the order they were
-        first judged, by their current grades: the found-vs-judged curve is its cumsum."""
+        first judged, by their current grades: the found-vs-judged curve is its cumsum.
+        Documents found by searching the collection are left out (judged outside the
+        order, they would bend the curve the estimate extrapolates)."""
         return self._curve(self._pooled(name, qid), qid, assessors, min_grade)
 
     def _pooled(self, name: str, qid: str) -> set[int]:
@@ -182,10 +184,13 @@ class PoolService:
     def _curve(
         self, pooled: set[int], qid: str, assessors: Sequence[str] | None, min_grade: int
     ) -> np.ndarray:
+        # documents found by searching the collection were judged outside the judging
+        # order: the curve (and the estimate drawn from it) follows the order alone
+        searched = self.store.found_by_search(qid, assessors).get(qid, set())
         first: dict[int, None] = {}
         current: dict[int, int | None] = {}
         for doc, grade in self.judging_events(qid, assessors):
-            if doc in pooled:
+            if doc in pooled and doc not in searched:
                 first.setdefault(doc, None)
                 current[doc] = grade
         return np.array(

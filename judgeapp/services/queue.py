@@ -49,7 +49,6 @@ class JudgingQueue:
         self.hide_others = hide_others  # a blind assessor learns nothing of others' work
         self.relevant_from = relevant_from  # the project's lowest relevant grade
         self._skipped: set[int] = set()
-        self._texts: dict[int, str] | None = None
         self._build()
 
     # -- building ------------------------------------------------------------------------------
@@ -173,9 +172,15 @@ class JudgingQueue:
         change = self.service.record(
             self.qid, doc_id, grade, note=note, flagged=flagged, time_spent=time_spent
         )
-        self._skipped.discard(doc_id)
-        self.apply(change)
+        self.recorded(change)
         return change
+
+    def recorded(self, change: JudgmentChange) -> None:
+        """Take a grade recorded for this topic (by `record`, or by the window's writing
+        thread through the service): the document is no longer skipped, and the list and
+        the order follow."""
+        self._skipped.discard(change.doc_id)
+        self.apply(change)
 
     def annotate(
         self, doc_id: int, *, note: str | None = None, flagged: bool | None = None
@@ -214,25 +219,3 @@ class JudgingQueue:
         self._judged += (after.grade is not None) - (before.grade is not None)
         self._relevant += self._is_relevant(after.grade) - self._is_relevant(before.grade)
         return item
-
-    # -- search --------------------------------------------------------------------------------
-    def _load_texts(self) -> dict[int, str]:
-        if self._texts is None:
-            texts = {}
-            for item in self.items:
-                record = self.store.document_by_id(item.doc_id)
-                body = "" if record is None else f"{record.title}\n{record.text}"
-                texts[item.doc_id] = f"{item.docno}\n{body}".lower()
-            self._texts = texts
-        return self._texts
-
-    def search(self, text: str) -> list[int]:
-        """Pooled documents whose docno, title or text contain every word of `text`, in list
-        order (case-insensitive)."""
-        words = text.lower().split()
-        if not words:
-            return [item.doc_id for item in self.items]
-        texts = self._load_texts()
-        return [
-            item.doc_id for item in self.items if all(word in texts[item.doc_id] for word in words)
-        ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from judgeapp.records import (
     Changes,
     DocumentRecord,
     GradeInfo,
+    PoolHeader,
     PoolInfo,
     TopicRecord,
 )
@@ -33,6 +35,7 @@ from judgeapp.services.pools import PoolService
 from judgeapp.services.progress import ProgressFn, no_progress
 from judgeapp.services.queue import JudgingQueue
 from judgeapp.services.rows import TopicRow
+from judgeapp.services.search import PoolIndex, SearchService
 from judgeapp.store import Store
 from judgeapp.store.feed import ChangeFeed
 
@@ -41,6 +44,27 @@ if TYPE_CHECKING:
     from judgeapp.services.live_eval import DashboardConfig, LiveEvaluation
 
 IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkbenchState:
+    """What the window shows of a project, read in one go (`Workbench.state`)."""
+
+    title: str
+    assessor: str | None
+    persons: list[str]
+    blind: bool
+    assignments: dict[str, bool]
+    topic_rows: list[TopicRow]
+    pools: list[PoolHeader]
+    pool: PoolHeader | None  # the pool being judged
+    runs: list[str]  # in import order
+    run_topics: list[str]  # the topics any run retrieved documents for
+    last_topic: str | None
+    scale: list[GradeInfo]
+    guidelines: str
+    relevant_from: int
+    check_due: bool  # the last session ended without closing the file: a check is due
 
 
 def location_shown(location: str) -> str:
@@ -200,6 +224,53 @@ class Workbench:
 
     def document(self, doc_id: int) -> DocumentRecord | None:
         return self.store.document_by_id(doc_id)
+
+    def documents(self, doc_ids: Iterable[int]) -> dict[int, DocumentRecord]:
+        """The documents of `doc_ids` with text in the project, by doc id (batched)."""
+        return self.store.documents_by_id(doc_ids)
+
+    def pool_texts(self, queue: JudgingQueue) -> tuple[dict[int, DocumentRecord], PoolIndex]:
+        """Every document of a judging queue that has text, and a full-text index of them
+        for the search box (`PoolIndex`): what the judging view keeps while the topic is
+        open, so that neither the next document nor a search waits for the database."""
+        records = self.documents(item.doc_id for item in queue.items)
+        index = PoolIndex(
+            (item.doc_id, item.docno, r.title, r.text)
+            for item in queue.items
+            for r in [records.get(item.doc_id)]
+            if r is not None
+        )
+        return records, index
+
+    def search(self) -> SearchService:
+        """Searches of the collection by the current assessor (judgeapp.services.search)."""
+        if self.judging is None:
+            raise ValueError("choose who searches first")
+        return SearchService(self.store, self.judging.assessor.id, self.judging.assessor.name)
+
+    def state(self) -> WorkbenchState:
+        """What the window shows of the project, read at once (in a worker: the window
+        never waits for the database): its name, the assessor's place and visibility, the
+        topic list, the pools, the scale."""
+        pool = self.pool_name()
+        pools = self.store.pool_headers()
+        return WorkbenchState(
+            title=self.display_name(),
+            assessor=self.assessor,
+            persons=self.persons(),
+            blind=self.is_blind(),
+            assignments=self.assignments(),
+            topic_rows=self.topic_rows(),
+            pools=pools,
+            pool=next((p for p in pools if p.name == pool), None),
+            runs=self.run_names(),
+            run_topics=self.run_topics(),
+            last_topic=self.last_topic(),
+            scale=self.scale(),
+            guidelines=self.guidelines(),
+            relevant_from=self.relevant_from(),
+            check_due=self.store.check_due,
+        )
 
     # -- assessors ----------------------------------------------------------------------------
     def assessors(self) -> list[AssessorInfo]:

@@ -16,7 +16,14 @@ from sqlalchemy import Connection, CursorResult, Engine
 from judgeapp.errors import UserError
 from judgeapp.records import Changes
 from judgeapp.store import models as m
-from judgeapp.store.files import REPAIR_HINT, ProjectFileError, discard_staged, release
+from judgeapp.store.files import (
+    REPAIR_HINT,
+    ProjectFileError,
+    check_passed,
+    discard_staged,
+    end_session,
+    release,
+)
 from judgeapp.store.locking import DEFAULT_WAIT_S, OnWait, begin_write
 
 
@@ -120,7 +127,11 @@ class StoreBase:
         self.on_wait: OnWait | None = None
         self._local = threading.local()
         self.token = uuid.uuid4().hex  # marks this store's entries in the change log
-        self._sound = self.dialect != "sqlite"  # SQLite's file passed quick_check (below)
+        # SQLite: the last session of the file ended without closing it (a crash, a kill,
+        # a power cut; judgeapp.store.files.session_mark), and it has not been checked
+        # since: the first write checks it first (`check`)
+        self.check_due = False
+        self._session: int | None = None  # the descriptor holding the session lock
         self._held_file: tuple[int, int] | None = None  # judgeapp.store.files.hold
         # (file, its place) of a new project not yet put in its place (`Store.build`)
         self._building: tuple[Path, Path] | None = None
@@ -157,6 +168,8 @@ class StoreBase:
         self._engine.dispose()
         held, self._held_file = self._held_file, None
         release(held)
+        session, self._session = self._session, None
+        end_session(session)
         building, self._building = self._building, None
         if building is not None:
             discard_staged(building[0])
@@ -170,7 +183,7 @@ class StoreBase:
             raise self._owner_only()
         wait, on_wait = self._wait_policy()
         with begin_write(self._engine, wait, on_wait) as conn:
-            if not self._sound:
+            if self.check_due:
                 self._quick_check(conn)
             conn.info["judgeapp_changes"] = []
             try:
@@ -178,6 +191,27 @@ class StoreBase:
                 self._log_changes(conn, conn.info["judgeapp_changes"])
             finally:
                 conn.info.pop("judgeapp_changes", None)
+
+    def check(self, *, full: bool = False) -> list[str]:
+        """SQLite's own check of the project file: `PRAGMA quick_check` (every page read
+        once, about 1.6 s per GB), or with `full` `PRAGMA integrity_check` (indexes
+        cross-checked too, several times longer). Returns what it finds, ["ok"] for a sound
+        file; a sound file is no longer due for a check (`check_due`). Never run on its own
+        except before the first write after a crash: `judgeapp check`, the window (in the
+        background after a crash, and on demand) ask for it. A file too damaged to be read
+        raises ProjectFileError. PostgreSQL checks its own pages: ["ok"]."""
+        if self.dialect != "sqlite":
+            return ["ok"]
+        pragma = "integrity_check" if full else "quick_check"
+        with self._read() as conn:
+            found = [str(r[0]) for r in conn.exec_driver_sql(f"PRAGMA {pragma}").fetchall()]
+        if found == ["ok"]:
+            self._passed()
+        return found or ["no answer"]
+
+    def _passed(self) -> None:
+        self.check_due = False
+        check_passed(self._session)
 
     def _wait_policy(self) -> tuple[float, OnWait | None]:
         policy: tuple[float, OnWait | None] | None = getattr(self._local, "policy", None)
@@ -200,17 +234,10 @@ class StoreBase:
         with begin_write(self._engine, wait, on_wait, lock="none") as conn:
             yield conn
 
-    def verify(self) -> None:
-        """Raise ProjectFileError if the project file fails SQLite's `quick_check` (the GUI
-        asks when it opens a project; every store asks before its first write)."""
-        if not self._sound:
-            with self._read() as conn:
-                self._quick_check(conn)
-
     def _quick_check(self, conn: Connection) -> None:
         """Nothing is written into a damaged file: a write there could spread the damage
-        (and SQLite often accepts it without a word). `quick_check` reads every page once,
-        without cross-checking indexes: about 1.6 s per GB, once per store."""
+        (and SQLite often accepts it without a word). Run before the first write after a
+        crash only (`check_due`): `quick_check` reads every page once, about 1.6 s per GB."""
         found = [row[0] for row in conn.exec_driver_sql("PRAGMA quick_check").fetchall()]
         if found != ["ok"]:
             first = str(found[0]) if found else "no answer"
@@ -218,7 +245,7 @@ class StoreBase:
                 f"{conn.engine.url.database}: the project file is damaged (SQLite's check "
                 f"finds: {first}); nothing was written; {REPAIR_HINT}"
             )
-        self._sound = True
+        self._passed()
 
     @staticmethod
     def _changed(conn: Connection, changes: Changes) -> None:

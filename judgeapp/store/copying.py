@@ -8,6 +8,7 @@ from sqlalchemy import func, select, text
 
 from judgeapp.store import models as m
 from judgeapp.store.base import StoreBase, StoreError
+from judgeapp.store.search import rebuild_index
 
 BATCH = 5000
 
@@ -37,6 +38,7 @@ def copy_project(source: StoreBase, target: StoreBase) -> int:
             while rows := result.fetchmany(BATCH):
                 dst.execute(table.insert(), [dict(r._mapping) for r in rows])
                 copied += len(rows)
+        rebuild_index(dst)  # SQLite: the documents' search index (PostgreSQL makes its own)
         if dst.dialect.name == "postgresql":  # serial ids continue after the copied ones
             for table in tables:
                 for column in table.primary_key.columns:

@@ -7,12 +7,14 @@ it, before any connection: SQLite would otherwise turn an empty file into a proj
 later with less to say. Failures SQLite reports while a project is open (a damaged page, a
 full disk, a read-only file, an I/O error) become a `ProjectFileError` naming the file, by an
 engine hook (`translate`), wherever in judgeapp the statement ran. Writes are refused before
-anything is written when the file fails `PRAGMA quick_check` (`judgeapp.store.base`).
+anything is written after a crash until the file passes `PRAGMA quick_check`
+(`judgeapp.store.base`; `session_mark` says when a check is due).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import sqlite3
 import stat
@@ -89,12 +91,12 @@ def check_project_file(path: Path, *, create: bool) -> None:
             return
     try:
         with open(path, "rb") as fh:
-            head = fh.read(len(SQLITE_HEADER))
+            head = fh.read(100)
     except OSError as exc:
         raise ProjectFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if head != SQLITE_HEADER:
+    if head[: len(SQLITE_HEADER)] != SQLITE_HEADER:
         raise ProjectFileError(f"{path}: not a judgeapp project (not an SQLite database)")
-    if info.st_size < 512:
+    if info.st_size < 512 or info.st_size < _size_in_header(head, path):
         raise ProjectFileError(f"{path}: the project file is damaged (cut short); {REPAIR_HINT}")
     _peek_schema(path, create=create)
 
@@ -131,6 +133,18 @@ def _peek_schema(path: Path, *, create: bool) -> None:
         )
     if not create:
         raise ProjectFileError(f"{path}: not a judgeapp project (an empty database)")
+
+
+def _size_in_header(head: bytes, path: Path) -> int:
+    """The file's size as its header gives it (page size x pages), or 0 when the header
+    cannot say: its page count is valid only while the "version valid for" field equals
+    the change counter, and a WAL beside the file may hold newer pages. A check that costs
+    nothing, where `PRAGMA quick_check` reads every page: a file cut short fails it."""
+    if len(head) < 100 or head[92:96] != head[24:28] or os.path.exists(f"{path}-wal"):
+        return 0
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    return page * int.from_bytes(head[28:32], "big")
 
 
 def copy_project_file(source: Path, target: Path) -> None:
@@ -221,7 +235,7 @@ def discard_staged(staged: Path) -> None:
 
 
 def _remove_beside(staged: Path) -> None:
-    for suffix in ("-journal", "-wal", "-shm", "-judgeapp-lock"):
+    for suffix in ("-journal", "-wal", "-shm", "-judgeapp-lock", SESSION_SUFFIX):
         with contextlib.suppress(OSError):
             staged.with_name(staged.name + suffix).unlink(missing_ok=True)
 
@@ -281,3 +295,57 @@ def lock_file_error(path: str, exc: OSError) -> ProjectFileError:
         f"{path}: cannot take the write lock ({exc.strerror or exc}): the project is "
         f"read-only here (its folder {where} must be writable to write to it)"
     )
+
+
+# -- whether the last session ended cleanly --------------------------------------------
+# Every store of a project file holds a shared flock(2) on a file beside it for as long as
+# it is open. SQLite removes the project's WAL when its last connection closes; so a WAL
+# found while no store holds that lock was left by a process that never closed (killed,
+# crashed, or the machine lost power), and the file is checked (`PRAGMA quick_check`)
+# before anything is written to it. Until a check passes, the file says so (its content),
+# so that a reader opening the project meanwhile does not make the evidence go away.
+SESSION_SUFFIX = "-judgeapp-open"
+CHECK_DUE = b"check due\n"
+
+
+def session_mark(path: Path) -> tuple[int | None, bool]:
+    """(a descriptor holding the project's session lock, whether a check is due). No
+    descriptor where the folder cannot be written (a read-only project is never written,
+    so never checked before a write either)."""
+    try:
+        fd = os.open(f"{path}{SESSION_SUFFIX}", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return None, False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            alone = True
+        except BlockingIOError:
+            alone = False
+        due = os.pread(fd, len(CHECK_DUE), 0) == CHECK_DUE
+        if alone and not due:
+            try:
+                due = os.path.getsize(f"{path}-wal") > 0
+            except OSError:
+                due = False
+            if due:
+                os.pwrite(fd, CHECK_DUE, 0)
+                os.fsync(fd)
+        fcntl.flock(fd, fcntl.LOCK_SH)  # others may open it now
+    except OSError:
+        os.close(fd)
+        return None, False
+    return fd, due
+
+
+def check_passed(fd: int | None) -> None:
+    """The file passed its check: no check is due any more."""
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+
+
+def end_session(fd: int | None) -> None:
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)  # releases the shared lock

@@ -208,6 +208,11 @@ Judgment = Table(
     Column("updated_at", DateTime, nullable=False),
     # automatic judges: a real-valued score beside the grade (a probability of relevance)
     Column("score", Float, nullable=True),
+    # how the document came to be judged: "pool" (a pool, the command line, an imported
+    # file) or "search" (found by searching the collection, with `query`); kept from the
+    # judgment's creation on (schema 0007)
+    Column("found_by", String, nullable=False, server_default="pool"),
+    Column("query", Text, nullable=True),
     UniqueConstraint("qid", "doc_id", "assessor_id"),
     Index("ix_judgments_assessor_qid", "assessor_id", "qid"),
 )
@@ -225,7 +230,7 @@ JudgmentEvent = Table(
     Column("doc_id", Integer, ForeignKey("docnos.id"), nullable=False),
     Column("assessor_id", Integer, ForeignKey("assessors.id"), nullable=False),
     Column("action", String, nullable=False),  # create, update, delete
-    Column("origin", String, nullable=False),  # judge, undo, redo, import, cli
+    Column("origin", String, nullable=False),  # judge, search, undo, redo, import, cli
     Column("grade", Integer, nullable=True),
     Column("previous_grade", Integer, nullable=True),
     Column("note", Text, nullable=False, default=""),
@@ -233,6 +238,7 @@ JudgmentEvent = Table(
     Column("time_spent", Float, nullable=False, default=0.0),
     Column("at", DateTime, nullable=False),
     Column("score", Float, nullable=True),
+    Column("query", Text, nullable=True),  # origin "search": the query that found the document
     # (schema 0006: with the time, so a judgment's newest event is the last of its key)
     Index("ix_judgment_history_key", "qid", "doc_id", "assessor_id", "at"),
     Index("ix_judgment_history_uid", "uid", unique=True),
@@ -273,3 +279,42 @@ Assignment = Table(
     Column("shared", Boolean, nullable=False, default=False),
     Column("created_at", DateTime, nullable=False),
 )
+
+
+# Every search an assessor made (TREC keeps the search log with the collection): over the
+# whole collection (scope "collection") or within a topic's pool ("pool"), with the topic
+# open at the time and how many documents it found (schema 0007).
+SearchLog = Table(
+    "search_log",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("assessor_id", Integer, ForeignKey("assessors.id"), nullable=False),
+    Column("qid", String, nullable=True),
+    Column("scope", String, nullable=False),
+    Column("query", Text, nullable=False),
+    Column("results", Integer, nullable=False),
+    Column("at", DateTime, nullable=False),
+    Index("ix_search_log_assessor_id", "assessor_id"),
+)
+
+
+# The full-text index lives outside these tables: on SQLite an FTS5 virtual table
+# (`documents_fts` and the tables FTS5 keeps for it) with triggers on `documents`, on
+# PostgreSQL a generated tsvector column `documents.search` and its GIN index (schema
+# 0007). Schema comparisons (Alembic's autogenerate, the tests) leave them out.
+FTS_TABLE = "documents_fts"
+UNMODELLED_COLUMNS = {("documents", "search")}
+UNMODELLED_INDEXES = {"ix_documents_search"}
+
+
+def modelled(
+    obj: object, name: str | None, type_: str, reflected: bool, compare_to: object
+) -> bool:
+    """Alembic's `include_object`: False for the parts of the full-text index above."""
+    if type_ == "table" and name is not None and name.startswith(FTS_TABLE):
+        return False
+    if type_ == "column" and (getattr(getattr(obj, "table", None), "name", None), name) in (
+        UNMODELLED_COLUMNS
+    ):
+        return False
+    return not (type_ == "index" and name in UNMODELLED_INDEXES)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sqlalchemy import func, select
 
-from judgeapp.records import Changes, PoolInfo, PoolRows
+from judgeapp.records import Changes, PoolHeader, PoolInfo, PoolRows
 from judgeapp.store import models as m
 from judgeapp.store.base import StoreBase, StoreError, raw
 
@@ -42,6 +42,14 @@ class PoolStoreMixin(StoreBase):
         with self._read() as conn:
             ids = [i for (i,) in conn.execute(select(m.Pool.c.id).order_by(m.Pool.c.id))]
             return [self._pool_info(conn, i) for i in ids]
+
+    def pool_headers(self) -> list[PoolHeader]:
+        """Every pool's name, strategy and judging order, oldest first; nothing counted
+        (`pools()` counts every pool's documents: a scan of its index each)."""
+        p = m.Pool.c
+        with self._read() as conn:
+            rows = conn.execute(select(p.name, p.strategy, p.judging_order).order_by(p.id))
+            return [PoolHeader(*row) for row in rows]
 
     def pool_names(self) -> list[str]:
         """The pools' names, oldest first (what `pools()` lists, without counting documents)."""

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 MIGRATIONS = ROOT / "migrations"
 # The newest revision this code writes. A test keeps it equal to Alembic's head, so opening
 # an up-to-date project needs no Alembic import at all (it costs ~0.2 s of start-up).
-SCHEMA_HEAD = "0006"
+SCHEMA_HEAD = "0007"
 # A new SQLite project is made from this file, the schema that Alembic's migrations leave at
 # SCHEMA_HEAD (its statements, as SQLite keeps them, in the order it made them), instead of
 # replaying every migration: ~0.2 s less to create one, as Rails loads schema.rb. A test
@@ -67,6 +67,11 @@ CHECKS = {
     "ck_assessors_name": "an assessor has a name of 1 to 1024 characters",
     "ck_topics_qid": "a topic id has 1 to 4096 characters",
     "ck_docnos_docno": "a docno has 1 to 4096 characters",
+    # schema 0007
+    "ck_search_log_scope": "a search is of the collection or of a pool",
+    "ck_search_log_query": "a query has at most 65536 characters, a topic id 1 to 4096",
+    "ck_search_log_results": "a search finds 0 or more documents",
+    "ck_search_log_at": "a search's time lies between 1970 and now",
 }
 _CHECK_NAME = re.compile(r"\b(ck_\w+)")
 

@@ -52,10 +52,12 @@ from judgeapp.store.files import (
     ProjectFileError,
     check_project_file,
     discard_staged,
+    end_session,
     file_error,
     hold,
     put_in_place,
     release,
+    session_mark,
     staged_file,
 )
 from judgeapp.store.locking import DEFAULT_WAIT_S, WAIT_SETTING
@@ -68,6 +70,7 @@ from judgeapp.store.schema import (
     sqlite_path,
     upgrade,
 )
+from judgeapp.store.search import SearchStoreMixin, index_documents, unindex_documents
 from judgeapp.store.team import TeamStoreMixin
 
 RELEVANT_FROM_KEY = "scale.relevant_from"
@@ -112,7 +115,13 @@ def _fold(events: Sequence[Any]) -> dict[str, Any] | None:
             state = None
             continue
         if state is None:
-            state = {"time_spent": 0.0, "created_at": e.at}
+            search = getattr(e, "origin", None) == "search"
+            state = {
+                "time_spent": 0.0,
+                "created_at": e.at,
+                "found_by": "search" if search else "pool",
+                "query": getattr(e, "query", None) if search else None,
+            }
         state.update(
             grade=e.grade,
             note=e.note,
@@ -246,8 +255,9 @@ class RunImport:
         return run.columns if run.columns is not None else columns_of_run(run)
 
 
-class Store(PoolStoreMixin, TeamStoreMixin):
-    """One open project database. Pool methods live in `judgeapp.store.pools`."""
+class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
+    """One open project database. Pool methods live in `judgeapp.store.pools`, full-text
+    search in `judgeapp.store.search`."""
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
@@ -317,6 +327,12 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         limits = {"wait": DEFAULT_WAIT_S}
         engine = create_project_engine(url, read_only=read_only, built_for=built_for, limits=limits)
         held = hold(path) if path is not None else None
+        # before SQLite opens the file (and recovers a WAL a crash left)
+        session, due = (
+            session_mark(path)
+            if path is not None and not read_only and built_for is None
+            else (None, False)
+        )
         try:
             if path is not None and not create and current_revision(engine) is None:
                 raise ProjectFileError(f"{path}: not a judgeapp project (an empty database)")
@@ -325,18 +341,21 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 held = hold(path)
             store = cls(engine, url, backup)
             store._held_file = held  # released by close (or below, if this fails)
+            store._session, store.check_due = session, due
             store.limits = limits
             store._settle()
             store._ensure_defaults()
         except (DBAPIError, Refused) as exc:  # the server refused us, or is not there
             engine.dispose()
             release(held)
+            end_session(session)
             orig = getattr(exc, "orig", None)
             reason = str(orig or exc).strip().splitlines()[0]
             raise StoreError(f"cannot open the project: {reason}") from None
         except BaseException:
             engine.dispose()
             release(held)
+            end_session(session)
             raise
         return store
 
@@ -787,6 +806,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 ids = self._intern(conn, [d.docno for d, _ in batch])
                 seen.add(batch, ids)
                 id_list = ids.tolist()
+                unindex_documents(conn, id_list)  # those replaced, out of the search index
                 conn.execute(table.delete().where(table.c.doc_id.in_(id_list)))
                 conn.execute(
                     table.insert(),
@@ -801,6 +821,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         for doc_id, (d, source) in zip(id_list, batch, strict=True)
                     ],
                 )
+                # into the search index by one statement per batch: FTS5 writes a segment
+                # per statement (per row, as triggers would, took 3.5 times the CPU time)
+                index_documents(conn, id_list)
                 batch.clear()
 
             stream = iter(documents)
@@ -848,6 +871,23 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
     def document_by_id(self, doc_id: int) -> DocumentRecord | None:
         return self._document(m.Document.c.doc_id == doc_id)
+
+    def documents_by_id(self, doc_ids: Iterable[int]) -> dict[int, DocumentRecord]:
+        """The documents of `doc_ids` the project holds (with text), by doc id: one query
+        per 900 (a topic's pool: a few tenths of a second for 3,000 documents of 3 KB)."""
+        wanted = sorted({int(i) for i in doc_ids})
+        found: dict[int, DocumentRecord] = {}
+        d = m.Document.c
+        with self._read() as conn:
+            for start in range(0, len(wanted), 900):  # under SQLite's bound-variable limit
+                chunk = wanted[start : start + 900]
+                rows = conn.execute(
+                    select(d.doc_id, m.Docno.c.docno, d.title, d.text, d.fields, d.source)
+                    .join(m.Docno, m.Docno.c.id == d.doc_id)
+                    .where(d.doc_id.in_(chunk))
+                )
+                found.update((int(r[0]), DocumentRecord(*r)) for r in rows)
+        return found
 
     def document_texts(self, doc_ids: Iterable[int]) -> dict[int, str]:
         """Title and text (one string) of each of `doc_ids` the project holds, by doc id."""
@@ -1193,8 +1233,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         return {int(d): float(s) for d, s in rows}
 
     def judgment_export(self) -> list[JudgmentLine]:
-        """Every current judgment with every field, the last change's origin among them, by
-        topic, document and assessor."""
+        """Every current judgment with every field, the last change's origin and how the
+        document was found among them, by topic, document and assessor."""
         j, d, a = m.Judgment, m.Docno, m.Assessor
         h = m.JudgmentEvent.alias()
         last = (
@@ -1220,13 +1260,15 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     j.c.created_at,
                     j.c.updated_at,
                     last,
+                    j.c.found_by,
+                    j.c.query,
                 )
                 .join(d, d.c.id == j.c.doc_id)
                 .join(a, a.c.id == j.c.assessor_id)
             ).all()
         out = [
-            JudgmentLine(0, q, dn, g, an, ak, sc, nt or "", bool(fl), float(ts), c, u, o)
-            for q, dn, an, ak, g, sc, nt, fl, ts, c, u, o in rows
+            JudgmentLine(0, q, dn, g, an, ak, sc, nt or "", bool(fl), float(ts), c, u, o, fb, qy)
+            for q, dn, an, ak, g, sc, nt, fl, ts, c, u, o, fb, qy in rows
         ]
         return sorted(out, key=lambda r: (r.topic.encode(), r.docno.encode(), r.assessor or ""))
 
@@ -1307,6 +1349,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         # when this project learnt of it: the history's newest event says
                         # what the judgment is now (the judgment keeps the file's times)
                         "at": self._event_time(conn, r.topic, doc, who.id),
+                        "query": r.query if r.origin == "search" else None,
                     },
                 )
                 if old is None:
@@ -1317,6 +1360,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                             "doc_id": doc,
                             "assessor_id": who.id,
                             "created_at": r.created_at or r.updated_at or now,
+                            "found_by": r.found_by,
+                            "query": r.query if r.found_by == "search" else None,
                             **state,
                         },
                     )
@@ -1336,10 +1381,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             conn.exec_driver_sql("SET LOCAL judgeapp.keep_times = 'on'")
 
     def _state(self, conn: Connection, qid: str, doc_id: int, assessor_id: int) -> Any:
+        j = m.Judgment.c
         return conn.execute(
-            select(
-                m.Judgment.c.id, m.Judgment.c.grade, m.Judgment.c.note, m.Judgment.c.flagged
-            ).where(
+            select(j.id, j.grade, j.note, j.flagged, j.found_by, j.query).where(
                 m.Judgment.c.qid == qid,
                 m.Judgment.c.doc_id == doc_id,
                 m.Judgment.c.assessor_id == assessor_id,
@@ -1355,6 +1399,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         *,
         time_spent: float = 0.0,
         origin: str = "judge",
+        found_by: str = "pool",
+        query: str | None = None,
         new_assessor: tuple[str, str] | None = None,
     ) -> JudgmentChange:
         """Make the judgment of (qid, doc, assessor) equal `state` (grade None removes it),
@@ -1366,12 +1412,16 @@ class Store(PoolStoreMixin, TeamStoreMixin):
 
         `state` may be a function of the current state (read in the same transaction), for
         changes such as "this grade, keeping the note"; an exception from it changes nothing.
-        A team member's role writes through the server's `judgeapp_judge` (schema 0006),
-        which takes the state read before and writes nothing if it changed meanwhile (this
-        then reads it again).
+        A judgment made now takes `found_by` ("search": the document was found by searching
+        the collection, with `query`); one that exists keeps its own. An event of origin
+        "search" notes the query too. A team member's role writes through the server's
+        `judgeapp_judge` (schema 0006, found_by and query since 0007), which takes the state
+        read before and writes nothing if it changed meanwhile (this then reads it again).
         """
         if self.scope is not None:
-            return self._member_judgment(qid, doc_id, assessor_id, state, time_spent, origin)
+            return self._member_judgment(
+                qid, doc_id, assessor_id, state, time_spent, origin, found_by, query
+            )
         table = m.Judgment
         with self._begin() as conn:
             if new_assessor is not None:
@@ -1385,6 +1435,10 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     self._changed(conn, Changes(assessors=True))
             row = self._state(conn, qid, doc_id, assessor_id)
             before = JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
+            if row is not None:
+                found_by, query_kept = str(row[4]), row[5]
+            else:
+                query_kept = query if found_by == "search" else None
             if callable(state):
                 state = state(before)
             if state.grade is None and row is None:
@@ -1407,6 +1461,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     "time_spent": time_spent,
                     "at": now,
                     "uid": uuid.uuid4().hex,
+                    "query": query if origin == "search" else None,
                 },
             )
             if row is None:
@@ -1422,6 +1477,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         "time_spent": min(max(time_spent, 0.0), MAX_TIME_S),
                         "created_at": now,
                         "updated_at": now,
+                        "found_by": found_by,
+                        "query": query_kept,
                     },
                 )
             elif state.grade is None:
@@ -1444,7 +1501,9 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                 )
             changes = Changes(topics=frozenset([qid]), judged=((qid, doc_id),))
             self._changed(conn, changes)
-        return JudgmentChange(qid, doc_id, assessor_id, before, state, changes, time_spent)
+        return JudgmentChange(
+            qid, doc_id, assessor_id, before, state, changes, time_spent, found_by, query_kept
+        )
 
     @staticmethod
     def _later_events(conn: Connection, assessor_id: int, now: Any) -> dict[tuple[str, int], Any]:
@@ -1481,14 +1540,19 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         state: JudgmentState | Callable[[JudgmentState], JudgmentState],
         time_spent: float,
         origin: str,
+        found_by: str,
+        query: str | None,
     ) -> JudgmentChange:
+        query = query if found_by == "search" or origin == "search" else None
         for _try in range(8):
-            before = self.judgment_state(qid, doc_id, assessor_id)
+            with self._read() as conn:
+                row = self._state(conn, qid, doc_id, assessor_id)
+            before = JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
             after = state(before) if callable(state) else state
             with self._member_write() as conn:
                 done = raw(
                     conn,
-                    "SELECT judgeapp_judge(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "SELECT judgeapp_judge(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         qid,
                         int(doc_id),
@@ -1502,6 +1566,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         float(time_spent),
                         origin,
                         self.token,
+                        found_by,
+                        query if found_by == "search" else None,
                     ),
                 ).scalar_one()
             if done != "changed":
@@ -1514,7 +1580,11 @@ class Store(PoolStoreMixin, TeamStoreMixin):
         if done == "none":
             return JudgmentChange(qid, doc_id, assessor_id, before, before, Changes())
         changes = Changes(topics=frozenset([qid]), judged=((qid, doc_id),))
-        return JudgmentChange(qid, doc_id, assessor_id, before, after, changes, time_spent)
+        if row is not None:  # the judgment keeps where it was found
+            found_by, query = str(row[4]), row[5]
+        return JudgmentChange(
+            qid, doc_id, assessor_id, before, after, changes, time_spent, found_by, query
+        )
 
     def judgment_state(self, qid: str, doc_id: int, assessor_id: int) -> JudgmentState:
         with self._read() as conn:
@@ -1570,6 +1640,24 @@ class Store(PoolStoreMixin, TeamStoreMixin):
             grades=np.fromiter((r[3] for r in rows), dtype=np.int64, count=n),
             docnos=[r[4] for r in rows] if docnos else None,
         )
+
+    def found_by_search(
+        self, qid: str | None = None, assessors: Sequence[str] | None = None
+    ) -> dict[str, set[int]]:
+        """Per topic, the documents whose judgments (of `assessors`, all by default) were
+        found by searching the collection (`found_by` "search")."""
+        with self._read() as conn:
+            clause, params = self._judgment_where(self._assessor_ids(conn, assessors), qid)
+            where = f"{clause} AND" if clause else "WHERE"
+            rows = raw(
+                conn,
+                f"SELECT j.qid, j.doc_id FROM judgments AS j {where} j.found_by = 'search'",
+                params,
+            ).fetchall()
+        out: dict[str, set[int]] = {}
+        for q, doc in rows:
+            out.setdefault(str(q), set()).add(int(doc))
+        return out
 
     def judgments(
         self, qid: str | None = None, assessors: Sequence[str] | None = None
@@ -1628,6 +1716,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     h.c.flagged,
                     h.c.time_spent,
                     h.c.at,
+                    h.c.query,
                 )
                 .join(d, d.c.id == h.c.doc_id)
                 .join(a, a.c.id == h.c.assessor_id)
@@ -1692,6 +1781,7 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                         "flagged": e.flagged,
                         "time_spent": e.time_spent,
                         "at": e.at,
+                        "query": e.query,
                     }
                     for e in sorted(fresh, key=lambda e: e.at)
                 ],
@@ -1709,6 +1799,8 @@ class Store(PoolStoreMixin, TeamStoreMixin):
                     h.c.flagged,
                     h.c.time_spent,
                     h.c.at,
+                    h.c.origin,
+                    h.c.query,
                 )
                 .where(h.c.assessor_id.in_(assessor_ids))
                 .order_by(h.c.at, h.c.id)

@@ -3,7 +3,8 @@ the topic, the document, the assessors' grades and notes (unless hidden) and the
 judges' suggestions; a grade key records the decision (committed, undoable) and moves on.
 
 `AdjudicationView` holds the layout; `AdjudicationController` connects it to the
-workbench's `AdjudicationService` and the shared undo stack.
+workbench's `AdjudicationService` and the shared undo stack; every read and decision goes
+through the window's ops (judgeapp.ui.ops), off the GUI thread.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from judgeapp.services.workbench import Workbench
 from judgeapp.ui.document_viewer import DocumentViewer
 from judgeapp.ui.judging_view import GradeBar, TopicPanel, replace_grade_actions
 from judgeapp.ui.models import FixedColumnsTableModel
+from judgeapp.ui.ops import Ops
 from judgeapp.ui.undo import JudgmentCommand
 
 Index = QModelIndex | QPersistentModelIndex
@@ -138,12 +140,19 @@ class AdjudicationView(QWidget):
 class AdjudicationController(QObject):
     changed = Signal(object)  # Changes of each decision, undo and redo
 
+    updated = Signal()  # the disagreements are shown (read again)
+
     def __init__(
-        self, view: AdjudicationView, undo_stack: QUndoStack, parent: QObject | None = None
+        self,
+        view: AdjudicationView,
+        undo_stack: QUndoStack,
+        parent: QObject | None = None,
+        ops: Ops | None = None,
     ) -> None:
         super().__init__(parent)
         self.view = view
         self.undo_stack = undo_stack
+        self.ops = ops or Ops(self)
         self.workbench: Workbench | None = None
         self.service: AdjudicationService | None = None
         self.current: int | None = None  # row
@@ -160,17 +169,27 @@ class AdjudicationController(QObject):
     def open(self, workbench: Workbench) -> None:
         """The current project's disagreements, decided as the current assessor."""
         self.workbench = workbench
-        self.service = workbench.adjudicator()
-        self.view.set_scale(workbench.scale())
-        self.reload()
+
+        def read() -> tuple[AdjudicationService, list[GradeInfo], list[Disagreement]]:
+            return workbench.adjudicator(), workbench.scale(), workbench.disagreements()
+
+        def opened(found: tuple[AdjudicationService, list[GradeInfo], list[Disagreement]]) -> None:
+            self.service, scale, items = found
+            self.view.set_scale(scale)
+            self._show_items(items)
+
+        self.ops.read(read, opened, key="disagreements")
 
     def reload(self) -> None:
-        if self.workbench is None:
-            return
-        items = self.workbench.disagreements()
+        wb = self.workbench
+        if wb is not None:
+            self.ops.read(wb.disagreements, self._show_items, key="disagreements")
+
+    def _show_items(self, items: list[Disagreement]) -> None:
         self.view.model.set_items(items)
         undecided = [i for i, d in enumerate(items) if d.decided is None]
         self.show(undecided[0] if undecided else (0 if items else None))
+        self.updated.emit()
 
     def _update_summary(self) -> None:
         items = self.view.model.items
@@ -192,8 +211,18 @@ class AdjudicationController(QObject):
             return
         item = v.model.items[row]
         v.table.selectRow(row)
-        v.topic_panel.show_topic(self.workbench.topic(item.qid))
-        v.viewer.show_document(item.doc_id, item.docno, self.workbench.document(item.doc_id))
+        wb = self.workbench
+        v.viewer.show_loading(item.doc_id, item.docno)
+
+        def shown(found: tuple[Any, Any]) -> None:
+            topic, record = found
+            if self.current == row and v.model.items[row].doc_id == item.doc_id:
+                v.topic_panel.show_topic(topic)
+                v.viewer.show_document(item.doc_id, item.docno, record)
+
+        self.ops.read(
+            lambda: (wb.topic(item.qid), wb.document(item.doc_id)), shown, key="adjudicated"
+        )
         v.votes.setText(self._votes_text(item))
         v.grade_bar.show_state(item.decided, False)
         v.viewer.text.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -227,34 +256,42 @@ class AdjudicationController(QObject):
             return
         row = self.current
         item = self.view.model.items[row]
-        try:
-            change = self.service.decide(item, grade)
-        except JudgingError as exc:
-            self.view.votes.setText(f"Not recorded: {exc}")
-            return
-        self.undo_stack.push(
-            JudgmentCommand(f"decide {item.docno} as {grade}", change, self._restore)
-        )
-        self._set_decided(row, grade)
-        self.changed.emit(change.changes)
-        items = self.view.model.items
-        later = [i for i in range(row + 1, len(items)) if items[i].decided is None]
-        earlier = [i for i in range(row) if items[i].decided is None]
-        following = (later or earlier or [row])[0]
-        self.show(following)
+        service = self.service
+
+        def decided(change: JudgmentChange) -> None:
+            self.undo_stack.push(
+                JudgmentCommand(f"decide {item.docno} as {grade}", change, self._restore)
+            )
+            self._set_decided(row, grade)
+            self.changed.emit(change.changes)
+            items = self.view.model.items
+            later = [i for i in range(row + 1, len(items)) if items[i].decided is None]
+            earlier = [i for i in range(row) if items[i].decided is None]
+            following = (later or earlier or [row])[0]
+            self.show(following)
+
+        def failed(exc: BaseException) -> None:
+            reason = str(exc) if isinstance(exc, JudgingError) else f"{type(exc).__name__}: {exc}"
+            self.view.votes.setText(f"Not recorded: {reason}")
+
+        self.ops.write(lambda: service.decide(item, grade), decided, failed=failed)
 
     def _set_decided(self, row: int, grade: int | None) -> None:
         item = self.view.model.items[row]
         self.view.model.update_item(row, replace(item, decided=grade))
 
     def _restore(self, change: JudgmentChange, undo: bool) -> None:
-        if self.service is None:
+        service = self.service
+        if service is None:
             return
-        result = self.service.restore(change, undo=undo)
-        items = self.view.model.items
-        for row, item in enumerate(items):
-            if item.qid == change.qid and item.doc_id == change.doc_id:
-                self._set_decided(row, result.after.grade)
-                self.show(row)
-                break
-        self.changed.emit(result.changes)
+
+        def restored(result: JudgmentChange) -> None:
+            items = self.view.model.items
+            for row, item in enumerate(items):
+                if item.qid == change.qid and item.doc_id == change.doc_id:
+                    self._set_decided(row, result.after.grade)
+                    self.show(row)
+                    break
+            self.changed.emit(result.changes)
+
+        self.ops.write(lambda: service.restore(change, undo=undo), restored)

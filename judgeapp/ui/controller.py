@@ -1,9 +1,13 @@
 """The main window's controller: projects, assessors, imports, pools, export, topic list.
 
 Every signal of the main window is connected in `_connect` and handled by an `_on_...`
-slot. Long work (imports, pooling, building the demo) runs in a `Worker`; its dialog shows
-progress and can cancel. After every change the controller re-broadcasts the store's change
-descriptor as `changes_applied(Changes)`, so each view refreshes only what changed.
+slot. Nothing here waits for the database: every query and write runs through `self.ops`
+(judgeapp.ui.ops) and its result comes back to a slot; what the window shows of the project
+(`WorkbenchState`: the topic list, the pools, the scale, who judges) is read in one go when
+the project opens and again when a change touches it. Long work (imports, pooling, building
+the demo) runs in a `Worker` whose dialog shows progress and can cancel. After every change
+the controller re-broadcasts the store's change descriptor as `changes_applied(Changes)`,
+so each view refreshes only what changed.
 """
 
 from __future__ import annotations
@@ -17,13 +21,14 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, QSettings, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QUndoStack
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from judgeapp.lasting import import_for_good
 from judgeapp.pooling.estimate import Estimate
 from judgeapp.records import Changes
 from judgeapp.services.progress import Cancelled, ProgressFn
 from judgeapp.services.rows import TopicRow
-from judgeapp.services.workbench import ChangeFeed, Workbench, location_shown
+from judgeapp.services.workbench import ChangeFeed, Workbench, WorkbenchState, location_shown
 from judgeapp.ui.adjudication import AdjudicationController, AdjudicationView
 from judgeapp.ui.dialogs import (
     AssessorDialog,
@@ -34,8 +39,10 @@ from judgeapp.ui.dialogs import (
 )
 from judgeapp.ui.judging_controller import JudgingController
 from judgeapp.ui.main_window import MainWindow
+from judgeapp.ui.ops import Ops
 from judgeapp.ui.plain import plain
 from judgeapp.ui.save_folders import SaveFolders
+from judgeapp.ui.search_view import SearchController
 from judgeapp.ui.team_view import TeamController, TeamView
 from judgeapp.ui.worker import Worker
 
@@ -51,6 +58,7 @@ class MainController(QObject):
     task_finished = Signal(object)  # the Worker, with its result or error, once it is done
     estimates_updated = Signal(object)  # {qid: Estimate} now shown in the topic list
     blind_changed = Signal(bool)  # the current assessor judges blind (or no longer)
+    exported = Signal(int)  # qrels written (how many judgments)
 
     def __init__(
         self,
@@ -67,14 +75,20 @@ class MainController(QObject):
         self.settings = settings
         self.demo = demo
         self.thread_pool = thread_pool or QThreadPool.globalInstance()
+        self.ops = Ops(self)  # every query and write of the window (judgeapp.ui.ops)
+        self.ops.on_error = self._on_op_failed
         self.workbench: Workbench | None = None
+        self.state: WorkbenchState | None = None  # what the window shows of the project
+        self.opening: str | None = None  # a project being opened
         self.blind = False  # the current assessor judges blind (judgeapp.services.team)
         self.adjudication: AdjudicationController | None = None  # made when first asked for
         self.team: TeamController | None = None  # the same
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(0)  # no limit: every judgment of the session
-        self.judging = JudgingController(window.judging_view, self.undo_stack, parent=self)
-        window.judging_view.watch_activity(QApplication.instance())
+        self.judging = JudgingController(
+            window.judging_view, self.undo_stack, parent=self, ops=self.ops
+        )
+        window.judging_view.watch_activity()
         self.worker: Worker | None = None
         self.dialog: TaskDialog | None = None
         self.file_dialog: QFileDialog | None = None
@@ -86,20 +100,20 @@ class MainController(QObject):
         )
         self.last_error: str | None = None
         self.last_warning: str | None = None
+        self.last_check: list[str] | None = None  # what the last check of the file found
         self._had_pool = False  # the topic list had a pool to show (pooled topics only)
         # the topic list's "estimated missing relevant": computed in a worker of its own
         self.estimates: dict[str, Estimate] = {}
         self._estimate_pending: set[str] | None = set()  # None: every judged topic
         self._estimate_worker: Worker | None = None
         self._estimate_generation = 0
-        self.estimate_pool = QThreadPool(self)
-        self.estimate_pool.setMaxThreadCount(1)
         self.estimate_timer = QTimer(self)
         self.estimate_timer.setSingleShot(True)
         self.estimate_timer.setInterval(ESTIMATE_DELAY_MS)
         self.estimate_timer.timeout.connect(self._run_estimates)
         # what other processes (assessors, imports) commit appears here within a moment
         self.feed: ChangeFeed | None = None
+        self._polling = False  # a poll of the feed is running
         self.feed_timer = QTimer(self)
         self.feed_timer.setInterval(FEED_MS)
         self.feed_timer.timeout.connect(self._on_feed_timer_timeout)
@@ -116,6 +130,9 @@ class MainController(QObject):
         )
         window.add_undo_actions(self.undo_action, self.redo_action)
         self.judging.next_topic_finder = self.next_topic_after
+        self.search = SearchController(
+            window.search_view, self.undo_stack, parent=self, ops=self.ops
+        )
         self._connect()
         self._rebuild_recent_menu()
         self.window.actions_by_name["open_demo"].setEnabled(demo is not None)
@@ -138,6 +155,7 @@ class MainController(QObject):
         a["team"].triggered.connect(self._on_team_triggered)
         a["show_topics"].triggered.connect(lambda: self.window.show_view(self.window.topics_view))
         a["show_judging"].triggered.connect(lambda: self.window.show_view(self.window.judging_view))
+        a["show_search"].triggered.connect(self.show_search)
         a["shortcuts"].triggered.connect(self.judging._on_help_triggered)
         topics = self.window.topics_view
         topics.filter.textChanged.connect(topics.proxy.set_filter_text)
@@ -151,50 +169,150 @@ class MainController(QObject):
         topics.judge_button.clicked.connect(self._on_judge_clicked)
         self.judging.changed.connect(self._on_judging_changed)
         self.judging.topic_opened.connect(self._on_topic_opened)
+        self.judging.judgment_recorded.connect(self.search.follow)
+        self.search.changed.connect(self.apply_changes)
+        self.search.judgment_recorded.connect(self.judging.take_change)
         self.estimates_updated.connect(self.judging.show_estimates)
         self.window.closing.connect(self._on_window_closing)
 
     # -- projects ---------------------------------------------------------------------------------
-    def open_project(self, db: str) -> Workbench | None:
-        """Open `db` (created if new), with the assessor remembered for it."""
-        try:
-            workbench = self.opener(db)
-        except Exception as exc:  # a file that is not a project, a newer schema, ...
-            self._error("Cannot open project", f"{db}: {exc}")
-            return None
+    def open_project(self, db: str) -> None:
+        """Open `db` (created if new), with the assessor remembered for it, in a worker; the
+        window shows it once it is read (`project_opened`). Opening reads nothing of the
+        project through (a check of the file runs only after a crash, in the background)."""
+        self.opening = db
+        self.window.statusBar().showMessage(f"Opening {db}…")
+        by_project = self._assessors_by_project()
+        fallback = self.settings.value("assessor")
+        opener = self.opener
+
+        def load() -> tuple[Workbench, WorkbenchState, str | None]:
+            workbench = opener(db)
+            try:
+                assessor = _assessor_for(workbench, by_project, fallback)
+                refused = None
+                try:
+                    workbench.set_assessor(assessor)
+                except Exception as exc:  # a read-only project that does not know this name, ...
+                    refused = (
+                        f"{db}: judgments cannot be recorded as {assessor!r}: {exc}\n\nThe "
+                        "project is shown; choose a known assessor (Judging ▸ Assessor…) to judge."
+                    )
+                return workbench, workbench.state(), refused
+            except BaseException:
+                workbench.close()
+                raise
+
+        self.ops.write(
+            load,
+            lambda opened: self._on_project_loaded(db, *opened),
+            failed=lambda exc: self._on_open_failed(db, exc),
+            what="opening the project",
+        )
+
+    def _on_open_failed(self, db: str, exc: BaseException) -> None:
+        if self.opening == db:
+            self.opening = None
+            self.window.statusBar().clearMessage()
+        self._error("Cannot open project", f"{db}: {exc}")  # not a project, a newer schema, ...
+
+    def _on_project_loaded(
+        self, db: str, workbench: Workbench, state: WorkbenchState, refused: str | None = None
+    ) -> None:
+        if self.opening != db:  # another project was asked for meanwhile
+            self.ops.write(workbench.close, what="closing a project")
+            return
+        self.opening = None
+        self.window.statusBar().clearMessage()
         if self.workbench is not None:
             self._stop_estimates()
             self._stop_feed()
-            self.workbench.close()
+            old = self.workbench
+            self.ops.write(old.close, what="closing the project")  # after its writes
         self.workbench = workbench
         self._start_feed(workbench)
-        assessor = self._remembered_assessor(workbench)
-        try:
-            workbench.set_assessor(assessor)
-        except Exception as exc:  # a read-only project that does not know this name yet, ...
-            self._warn(
-                "Opened for reading only",
-                f"{db}: judgments cannot be recorded as {assessor!r}: {exc}\n\nThe project "
-                "is shown; choose a known assessor (Judging ▸ Assessor…) to judge.",
-            )
+        if refused is not None:
+            self._warn("Opened for reading only", refused)
         self._remember_project(db)
+        self._remember_assessor(workbench.path, state.assessor)
         self.judging.set_workbench(workbench)
-        self.window.setWindowTitle(f"{workbench.display_name()} — judgeapp")
-        self._apply_visibility()
+        self.search.set_workbench(workbench)
+        self.search.set_topic(None, None, None)
+        self.window.setWindowTitle(f"{state.title} — judgeapp")
+        self._show_state(state)
         self._reset_estimates()
-        self.refresh_topics()
-        self._rebuild_pool_menu()
-        self._update_status()
-        last = workbench.last_topic()
-        if last is not None and self.judging.open_topic(last):
+        last = state.last_topic
+        row = self.window.topics_view.model.row_of(last) if last is not None else None
+        pooled = row is not None and self.window.topics_view.model.topic(row).pool_size > 0
+        if last is not None and pooled and self.judging.open_topic(last):
             # reopening resumes on the first unjudged document of the last topic
             self.window.topics_view.select_qid(last)
             self.window.show_view(self.window.judging_view)
         else:
             self.window.show_view(self.window.topics_view)
             self.window.topics_view.table.setFocus()
+        if state.check_due:
+            self._check_file(workbench, after_crash=True)
         self.project_opened.emit(workbench)
-        return workbench
+
+    def _show_state(self, state: WorkbenchState) -> None:
+        """Show what was read of the project: scale, who sees what, topic list, pools."""
+        self.state = state
+        self.judging.apply_scale(state.scale, state.guidelines, state.relevant_from)
+        self.judging.has_pool = state.pool is not None
+        self.search.set_scale(state.scale)
+        self.search.set_blind(state.blind)
+        if self.adjudication is not None:
+            self.adjudication.view.set_scale(state.scale)
+        self._apply_visibility(state.blind, state.assignments)
+        self._show_topic_rows(state.topic_rows)
+        self._rebuild_pool_menu()
+        self._update_status()
+
+    def refresh_state(self) -> None:
+        """Read again what the window shows of the project (after a change of runs, pools,
+        assessors, the scale or the topics)."""
+        wb = self.workbench
+        if wb is not None:
+            self.ops.read(wb.state, self._on_state_read, key="state", lane="rows")
+
+    def _on_state_read(self, state: WorkbenchState) -> None:
+        was = self.blind
+        self._show_state(state)
+        if self.team is not None:
+            self.team.persons = list(state.persons)
+        if was != self.blind and self.workbench is not None:
+            # the open topic as this assessor may now see it
+            qid = self.judging.queue.qid if self.judging.queue is not None else None
+            self.judging.set_workbench(self.workbench)
+            self.judging.apply_scale(state.scale, state.guidelines, state.relevant_from)
+            if qid is not None:
+                self.judging.open_topic(qid)
+
+    def check_file(self) -> None:
+        """Check the project file for damage (SQLite's quick_check), in the background."""
+        if self.workbench is not None:
+            self._check_file(self.workbench, after_crash=False)
+
+    def _check_file(self, workbench: Workbench, *, after_crash: bool) -> None:
+        # in the writing lane: a judgment waits for it, and is never written into a
+        # damaged file (Store.check_due)
+        why = "after a session that ended without closing it" if after_crash else "on request"
+        self.window.statusBar().showMessage(f"Checking the project file ({why})…")
+
+        def checked(found: list[str]) -> None:
+            self.last_check = found
+            if found == ["ok"]:
+                self.window.statusBar().showMessage("The project file is sound.", 8000)
+            else:
+                self._error("The project file is damaged", "\n".join(found[:10]))
+
+        def failed(exc: BaseException) -> None:
+            self.last_check = [str(exc)]
+            self.window.statusBar().clearMessage()
+            self._error("The project file is damaged", str(exc))
+
+        self.ops.write(workbench.store.check, checked, failed=failed, what="checking the file")
 
     def reopen_last(self) -> bool:
         """Open the project used last, if it is still there; True when it opened."""
@@ -204,7 +322,8 @@ class MainController(QObject):
         last = str(last)
         if "://" not in last and not Path(last).is_file():
             return False  # moved or deleted since: the caller opens the demo instead
-        return self.open_project(last) is not None
+        self.open_project(last)
+        return True
 
     def _remember_project(self, db: str) -> None:
         recent = [p for p in self._recent() if p != db]
@@ -235,44 +354,53 @@ class MainController(QObject):
             return {}
         return value if isinstance(value, dict) else {}
 
-    def _remembered_assessor(self, workbench: Workbench) -> str:
-        connected = workbench.connected_as()
-        if connected is not None:  # a team member's role judges as its own assessor only
-            return connected
-        name = self._assessors_by_project().get(workbench.path) or self.settings.value("assessor")
-        if name and name not in workbench.persons():
-            # a name remembered from elsewhere is fine unless it is an imported source here
-            if name in workbench.sources():
-                name = None
-        return str(name) if name else _login_name()
+    def _remember_assessor(self, path: str, name: str | None) -> None:
+        if not name:
+            return
+        by_project = self._assessors_by_project()
+        by_project[path] = name
+        self.settings.setValue("assessors_by_project", json.dumps(by_project))
+        self.settings.setValue("assessor", name)
 
     def set_assessor(self, name: str) -> None:
+        """Judge as `name` from now on (created if new), in the writing lane."""
         wb = self.workbench
         if wb is None:
             return
-        try:
+
+        def work() -> WorkbenchState:
             wb.set_assessor(name)
-        except Exception as exc:
-            self._error("Cannot judge as this assessor", str(exc))
+            return wb.state()
+
+        self.ops.write(
+            work,
+            lambda state: self._on_assessor_set(wb, name, state),
+            failed=lambda exc: self._error("Cannot judge as this assessor", str(exc)),
+            what="choosing the assessor",
+        )
+
+    def _on_assessor_set(self, wb: Workbench, name: str, state: WorkbenchState) -> None:
+        if wb is not self.workbench:
             return
-        by_project = self._assessors_by_project()
-        by_project[wb.path] = name
-        self.settings.setValue("assessors_by_project", json.dumps(by_project))
-        self.settings.setValue("assessor", name)
-        qid = self.judging.queue.qid if self.judging.queue is not None else wb.last_topic()
+        self._remember_assessor(wb.path, name)
+        qid = self.judging.queue.qid if self.judging.queue is not None else state.last_topic
         self.judging.set_workbench(wb)
-        self._apply_visibility()
+        self._show_state(state)
         self._reset_estimates()
-        self.refresh_topics()
-        self._update_status()
         if qid is not None:
             self.judging.open_topic(qid)
 
     # -- topic list ---------------------------------------------------------------------------------
     def refresh_topics(self) -> None:
-        view = self.window.topics_view
+        """Read every topic row again (one grouped query, in a worker)."""
         wb = self.workbench
-        rows = [] if wb is None else wb.topic_rows()
+        if wb is None:
+            self._show_topic_rows([])
+            return
+        self.ops.read(wb.topic_rows, self._show_topic_rows, key="topic rows", lane="rows")
+
+    def _show_topic_rows(self, rows: list[TopicRow]) -> None:
+        view = self.window.topics_view
         view.model.set_rows([self._with_estimate(r) for r in rows])
         view.show_estimates(view.model.show_estimates)
         # once a pool exists, the topics it leaves out are hidden (a box shows them again)
@@ -311,18 +439,17 @@ class MainController(QObject):
         self.request_estimates(None, delay=False)
 
     # -- who sees what ---------------------------------------------------------------------------
-    def _apply_visibility(self) -> None:
+    def _apply_visibility(self, blind: bool, assignments: dict[str, bool]) -> None:
         """Blind mode for the current assessor: no dashboard, no estimates, no run names or
         ranks (the judging queue), no building pools or importing runs (both show runs)."""
-        wb = self.workbench
-        blind = wb is not None and wb.is_blind()
         view = self.window.topics_view
-        view.show_assignments(wb is not None and bool(wb.assignments()))
+        view.show_assignments(bool(assignments))
         hidden = ("build_pool", "import_runs", "import_qrels", "adjudicate", "team", "scale")
         # every judgment would include other assessors' work (and imported qrels)
         for name in (*hidden, "export_qrels"):
             self.window.actions_by_name[name].setEnabled(not blind)
         # a team member's role may not change the project (the server refuses): not offered
+        wb = self.workbench
         member = wb is not None and wb.store.scope is not None
         for name in ("import_topics", "import_documents"):
             self.window.actions_by_name[name].setEnabled(not member)
@@ -349,9 +476,9 @@ class MainController(QObject):
 
     def _stop_estimates(self) -> None:
         self.estimate_timer.stop()
+        self._estimate_generation += 1
         if self._estimate_worker is not None:
-            self._estimate_worker.cancel()
-        self.estimate_pool.waitForDone()
+            self._estimate_worker.cancel()  # its result is for the project closing
 
     def _run_estimates(self) -> None:
         wb = self.workbench
@@ -363,11 +490,22 @@ class MainController(QObject):
         if qids is not None and not qids:
             return
         gen = self._estimate_generation
-        worker = Worker(lambda progress: wb.topic_estimates(qids, progress), "estimates")
+
+        def estimate(progress):
+            # the estimator's scipy, imported the first time here: frozen (judgeapp.lasting)
+            import_for_good("scipy.stats", "scipy.special")
+            return wb.topic_estimates(qids, progress)
+
+        worker = self.ops.read(
+            estimate,
+            lambda result: self._on_estimates(gen, qids, result),
+            failed=lambda _exc: None,  # cancelled, or the pool went away: nothing to show
+            lane="estimates",
+            what="estimates",
+            cancellable=True,
+            finished=self._on_estimates_finished,
+        )
         self._estimate_worker = worker
-        worker.signals.succeeded.connect(lambda result: self._on_estimates(gen, qids, result))
-        worker.signals.finished.connect(self._on_estimates_finished)
-        worker.start(self.estimate_pool)
 
     def _on_estimates(self, gen: int, qids, result: dict[str, Estimate]) -> None:
         if gen != self._estimate_generation:
@@ -415,15 +553,15 @@ class MainController(QObject):
         self._update_summary()
 
     def _update_status(self) -> None:
-        wb = self.workbench
+        state = self.state
         w = self.window
-        if wb is None:
+        if self.workbench is None or state is None:
             for label in (w.project_label, w.assessor_label, w.pool_label):
                 label.setText("")
             return
-        w.project_label.setText(f"Project: {wb.display_name()}")
-        w.assessor_label.setText(f"Assessor: {wb.assessor}")
-        info = wb.pool_info()
+        w.project_label.setText(f"Project: {state.title}")
+        w.assessor_label.setText(f"Assessor: {state.assessor}")
+        info = state.pool
         w.pool_label.setText(
             "No pool yet" if info is None else f"Pool: {info.name} ({info.judging_order} order)"
         )
@@ -431,12 +569,12 @@ class MainController(QObject):
     def _rebuild_pool_menu(self) -> None:
         menu = self.window.pool_menu
         menu.clear()
-        wb = self.workbench
-        if wb is None:
+        state = self.state
+        if self.workbench is None or state is None:
             menu.setEnabled(False)
             return
-        current = wb.pool_name()
-        for info in wb.pools():
+        current = state.pool.name if state.pool is not None else None
+        for info in state.pools:
             action = menu.addAction(f"{info.name}  ({info.strategy}, {info.judging_order})")
             action.setCheckable(True)
             action.setChecked(info.name == current)
@@ -444,9 +582,10 @@ class MainController(QObject):
         menu.setEnabled(bool(menu.actions()))
 
     def choose_pool(self, name: str) -> None:
-        if self.workbench is None:
+        wb = self.workbench
+        if wb is None:
             return
-        self.apply_changes(self.workbench.choose_pool(name))
+        self.ops.write(lambda: wb.choose_pool(name), self.apply_changes, what="choosing a pool")
 
     def open_topic(self, qid: str) -> None:
         self.judging.open_topic(qid)
@@ -464,6 +603,14 @@ class MainController(QObject):
 
     def _on_topic_opened(self, qid: str) -> None:
         self.window.topics_view.select_qid(qid)
+        pool = self.state.pool.name if self.state is not None and self.state.pool else None
+        self.search.set_topic(qid, self.judging.topic, pool, self.window.judging_view.terms.text())
+
+    def show_search(self) -> None:
+        """The search of the whole collection, for the topic open in the judging view."""
+        self.window.show_view(self.window.search_view)
+        self.search.view.query.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search.view.query.selectAll()
 
     def _on_topic_filter_return_pressed(self) -> None:
         """Enter in the filter judges the chosen topic, or the first one the filter shows."""
@@ -537,7 +684,8 @@ class MainController(QObject):
         message = f"{'Undone' if undo else 'Redone'}: {text}{where}"
         self.window.statusBar().showMessage(message, 8000)
         if elsewhere and on_judging:
-            judging.show_notice(message + f" (topic {change.qid} is open now).")
+            # shown once that topic is open (read in a worker after the undo is committed)
+            self.judging.notice_after_load = message + f" (topic {change.qid} is open now)."
 
     # -- changes ------------------------------------------------------------------------------------
     def apply_changes(self, changes: Changes) -> None:
@@ -547,15 +695,11 @@ class MainController(QObject):
             return
         wb.invalidate(changes)
         if changes.scale:
-            if wb.judging is not None:
-                wb.judging.refresh_scale()
+            service = wb.judging
+            if service is not None:
+                self.ops.write(service.refresh_scale, what="reading the scale")
             self.judging.refresh_scale()
-            if self.adjudication is not None:
-                self.adjudication.view.set_scale(wb.scale())
-            self.refresh_topics()  # relevant counts follow the lowest relevant grade
         if changes.pools:
-            self._rebuild_pool_menu()
-            self._update_status()
             current = self.judging.queue.qid if self.judging.queue is not None else None
             if current is not None:
                 self.judging.open_topic(current)
@@ -565,7 +709,15 @@ class MainController(QObject):
             self.request_estimates(changes.topics)
         if self.team is not None and (changes.topics or changes.assessors):
             self.team.schedule()
-        if changes.topic_list or changes.pools or len(changes.topics) > 5:
+        if (
+            changes.topic_list
+            or changes.pools
+            or changes.scale
+            or changes.assessors
+            or (changes.runs)
+        ):
+            self.refresh_state()  # rows, pools, scale, who sees what: one read
+        elif len(changes.topics) > 5:
             self.refresh_topics()  # one grouped query for all rows
         elif changes.topics:
             self._refresh_topic_rows(changes.topics)
@@ -577,64 +729,79 @@ class MainController(QObject):
         wb = self.workbench
         if wb is None or changes.empty:
             return
-        wb.invalidate(changes)
-        if changes.assessors or changes.topic_list:  # roles, assignments, blind mode
-            was = self.blind
-            self._apply_visibility()
-            if was != self.blind:  # the open topic as this assessor may now see it
-                qid = self.judging.queue.qid if self.judging.queue is not None else None
-                self.judging.set_workbench(wb)
-                if qid is not None:
-                    self.judging.open_topic(qid)
         queue = self.judging.queue
         if queue is not None and not changes.pools and queue.qid in changes.topics:
             self.judging.reload_topic()
         self.apply_changes(changes)
-        self._update_status()
 
     # -- following other processes ----------------------------------------------------------
     def _start_feed(self, workbench: Workbench) -> None:
-        try:
-            self.feed = workbench.change_feed()
-        except Exception as exc:  # a server that refuses a second connection, ...
-            self.feed = None
+        def started(feed: ChangeFeed) -> None:
+            if workbench is self.workbench:
+                self.feed = feed
+                self.feed_timer.start()
+            else:
+                self.ops.read(feed.close, lane="feed", what="closing the feed")
+
+        def failed(exc: BaseException) -> None:  # a server that refuses a second connection
             self.window.statusBar().showMessage(f"Not following other writers: {exc}", 10000)
-            return
-        self.feed_timer.start()
+
+        self.ops.read(workbench.change_feed, started, failed=failed, lane="feed")
 
     def _stop_feed(self) -> None:
         self.feed_timer.stop()
         if self.feed is not None:
-            self.feed.close()
-            self.feed = None
+            feed, self.feed = self.feed, None
+            self.ops.read(feed.close, lane="feed", what="closing the feed")  # after its poll
+        self._polling = False
 
     def _on_feed_timer_timeout(self) -> None:
-        if self.feed is None:
+        feed = self.feed
+        if feed is None or self._polling:
             return
-        try:
-            changes = self.feed.poll()
-        except Exception as exc:  # the file moved away, the server went down: say so once
-            self._stop_feed()
-            self.window.statusBar().showMessage(f"Stopped following other writers: {exc}")
-            return
-        if changes is not None:
-            self.apply_external(changes)
+        self._polling = True
+
+        def polled(changes: Changes | None) -> None:
+            self._polling = False
+            if changes is not None and feed is self.feed:
+                self.apply_external(changes)
+
+        def failed(exc: BaseException) -> None:
+            # the file moved away, the server went down: say so once
+            self._polling = False
+            if feed is self.feed:
+                self._stop_feed()
+                self.window.statusBar().showMessage(f"Stopped following other writers: {exc}")
+
+        self.ops.read(feed.poll, polled, failed=failed, lane="feed", what="following others")
 
     def _refresh_topic_rows(self, qids) -> None:
+        """The rows of `qids` again: the open topic's from its queue (in memory: no query
+        per key), the others read in a worker."""
         model = self.window.topics_view.model
         queue = self.judging.queue
+        others = []
         for qid in qids:
             row = model.row_of(qid)
             if row is None:
                 continue
             old = model.topic(row)
             if queue is not None and queue.qid == qid:
-                pooled, judged, relevant = queue.counts()  # in memory: no query per key
+                pooled, judged, relevant = queue.counts()
                 new = dataclasses.replace(old, pool_size=pooled, judged=judged, relevant=relevant)
-            else:
-                new = self.workbench.topic_row(qid) if self.workbench else None
-            if new is not None:
                 model.update_row(self._with_estimate(new))
+            else:
+                others.append(qid)
+        self._update_summary()
+        wb = self.workbench
+        if others and wb is not None:
+            self.ops.read(lambda: wb.topic_rows(others), self._update_topic_rows, lane="rows")
+
+    def _update_topic_rows(self, rows: list[TopicRow]) -> None:
+        model = self.window.topics_view.model
+        for row in rows:
+            if model.row_of(row.qid) is not None:
+                model.update_row(self._with_estimate(row))
         self._update_summary()
 
     def _on_judging_changed(self, changes: Changes) -> None:
@@ -651,7 +818,9 @@ class MainController(QObject):
             return None
         if self.adjudication is None:
             view = AdjudicationView()
-            self.adjudication = AdjudicationController(view, self.undo_stack, parent=self)
+            self.adjudication = AdjudicationController(
+                view, self.undo_stack, parent=self, ops=self.ops
+            )
             self.adjudication.changed.connect(self.apply_changes)
         view = self.adjudication.view
         if self.window.tabs.indexOf(view) < 0:
@@ -669,12 +838,14 @@ class MainController(QObject):
         if wb is None or self.blind:
             return None
         if self.team is None:
-            self.team = TeamController(TeamView(), parent=self, save_folders=self.save_folders)
+            self.team = TeamController(
+                TeamView(), parent=self, save_folders=self.save_folders, ops=self.ops
+            )
             self.team.changed.connect(self.apply_changes)
         view = self.team.view
         if self.window.tabs.indexOf(view) < 0:
             self.window.add_view("Team", view)
-        self.team.open(wb)
+        self.team.open(wb, self.state.persons if self.state is not None else ())
         self.window.show_view(view)
         return self.team
 
@@ -750,8 +921,11 @@ class MainController(QObject):
             return None
         from judgeapp.pooling import DEFAULT_ORDER, ORDERS, STRATEGIES
 
-        runs = wb.run_names()
-        taken = {p.name for p in wb.pools()}
+        state = self.state
+        if state is None:
+            return None
+        runs = state.runs
+        taken = {p.name for p in state.pools}
         name = next(f"pool-{i}" for i in range(1, len(taken) + 2) if f"pool-{i}" not in taken)
         dialog = PoolDialog(
             runs,
@@ -759,8 +933,8 @@ class MainController(QObject):
             list(ORDERS),
             name,
             self.window,
-            topics=list(wb.topics()),
-            run_topics=wb.run_topics(),
+            topics=[r.qid for r in state.topic_rows],
+            run_topics=state.run_topics,
         )
         dialog.set_order(DEFAULT_ORDER)
         dialog.submitted.connect(lambda: self._on_pool_submitted(dialog))
@@ -815,7 +989,11 @@ class MainController(QObject):
         wb = self.workbench
         if wb is None or self.blind:
             return None
-        dialog = ScaleDialog(scale.current(wb.store), scale.PRESETS, self.window)
+        state = self.state
+        if state is None:
+            return None
+        spec = scale.ScaleSpec(tuple(state.scale), state.relevant_from, state.guidelines)
+        dialog = ScaleDialog(spec, scale.PRESETS, self.window)
         dialog.chosen.connect(lambda spec: self._on_scale_chosen(dialog, spec))
         self.scale_dialog = dialog
         dialog.open()
@@ -827,14 +1005,20 @@ class MainController(QObject):
         wb = self.workbench
         if wb is None:
             return
-        try:
-            changes = scale.apply(wb.store, spec)
-        except Exception as exc:  # people's grades dropped, a database refusing the owner's
-            dialog.show_error(str(exc))  # change (an assessor's connection), ...
-            return
-        dialog.accept()
-        self.apply_changes(changes)
-        self.window.statusBar().showMessage("The scale is saved; every window shows it.", 8000)
+
+        def saved(changes: Changes) -> None:
+            dialog.accept()
+            self.apply_changes(changes)
+            self.window.statusBar().showMessage("The scale is saved; every window shows it.", 8000)
+
+        # refused: people's grades dropped, a database refusing the owner's change (an
+        # assessor's connection), ...
+        self.ops.write(
+            lambda: scale.apply(wb.store, spec),
+            saved,
+            failed=lambda exc: dialog.show_error(str(exc)),
+            what="saving the scale",
+        )
 
     # -- export -------------------------------------------------------------------------------------
     def _on_export_qrels_triggered(self) -> None:
@@ -853,27 +1037,35 @@ class MainController(QObject):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
         dialog.setNameFilters(["TREC qrels (*.qrels *.txt)", "All files (*)"])
-        name = f"{self.workbench.display_name().replace(' ', '-')}.qrels"
+        title = self.state.title if self.state is not None else "judgments"
+        name = f"{title.replace(' ', '-')}.qrels"
         self.save_folders.prepare(dialog, name)
         dialog.fileSelected.connect(lambda path: self.export_qrels(path, mine=mine))
         self.file_dialog = dialog
         dialog.open()
         return dialog
 
-    def export_qrels(self, path: str, mine: bool = False) -> int:
+    def export_qrels(self, path: str, mine: bool = False) -> None:
+        """Write the qrels to `path` in a worker; the status bar says how many
+        (`exported(count)` too)."""
         wb = self.workbench
         if wb is None:
-            return 0
+            return
         if self.blind and not mine:  # (the menu item is disabled: this is its guard)
             self._error("Export qrels", "An assessor judging blind exports their own judgments.")
-            return 0
-        try:
-            count = wb.export_qrels(path, [wb.assessor] if mine and wb.assessor else None)
-        except Exception as exc:
-            self._error("Export failed", str(exc))
-            return 0
-        self.window.statusBar().showMessage(f"Wrote {count} judgments to {path}", 8000)
-        return count
+            return
+        who = [wb.assessor] if mine and wb.assessor else None
+
+        def wrote(count: int) -> None:
+            self.window.statusBar().showMessage(f"Wrote {count} judgments to {path}", 8000)
+            self.exported.emit(count)
+
+        self.ops.read(
+            lambda: wb.export_qrels(path, who),
+            wrote,
+            failed=lambda exc: self._error("Export failed", str(exc)),
+            what="exporting qrels",
+        )
 
     # -- project dialogs -----------------------------------------------------------------------------
     def _project_file_dialog(self, title: str, save: bool) -> QFileDialog:
@@ -920,7 +1112,8 @@ class MainController(QObject):
             return None
         connected = wb.connected_as()
         # a team member's role judges as its own assessor, and no other name is offered
-        names = [connected] if connected is not None else wb.persons()
+        persons = self.state.persons if self.state is not None else []
+        names = [connected] if connected is not None else persons
         dialog = AssessorDialog(names, wb.assessor, self.window, fixed=connected is not None)
         dialog.chosen.connect(self.set_assessor)
         self.assessor_dialog = dialog
@@ -936,14 +1129,23 @@ class MainController(QObject):
             self.thread_pool.waitForDone()
         self.settings.setValue("geometry", self.window.saveGeometry())
         self.settings.sync()
+        # the judgments on their way are committed first (the writing lane is waited for)
+        self.ops.close()
+        if self.team is not None:
+            self.team.timer.stop()
         if self.workbench is not None:
-            self.workbench.close()  # every judgment is committed already
+            self.workbench.close()
             self.workbench = None
 
     def restore_geometry(self) -> None:
         geometry = self.settings.value("geometry")
         if geometry is not None:
             self.window.restoreGeometry(geometry)
+
+    def _on_op_failed(self, what: str, exc: BaseException) -> None:
+        """An op that had nothing of its own to say about a failure."""
+        self.window.statusBar().showMessage(f"Failed: {what}: {exc}", 10000)
+        self.last_error = f"{what}: {exc}"
 
     def _warn(self, title: str, text: str) -> None:
         box = plain(QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window))
@@ -955,6 +1157,19 @@ class MainController(QObject):
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.open()
         self.last_error = text
+
+
+def _assessor_for(workbench: Workbench, by_project: dict[str, str], fallback: Any) -> str:
+    """Who judges when a project opens: the assessor remembered for it, else the one
+    chosen last anywhere (unless that name is an imported qrels source here), else the
+    login name. A team member's role judges as its own assessor only."""
+    connected = workbench.connected_as()
+    if connected is not None:
+        return connected
+    name = by_project.get(workbench.path) or fallback
+    if name and name not in workbench.persons() and name in workbench.sources():
+        name = None
+    return str(name) if name else _login_name()
 
 
 def _login_name() -> str:

@@ -55,6 +55,7 @@ class DocumentViewer(QWidget):
         self.meta.setAccessibleName("Document details")
         self.doc_id: int | None = None
         self.has_text = False  # the document on screen has its text in the project
+        self.loading = False  # its text is being read (show_loading)
         self.highlighter = Highlighter(None, None)
         self.search_highlighter = Highlighter(None, None)  # the words searched for (/)
         self.truncated_highlights = False
@@ -92,10 +93,22 @@ class DocumentViewer(QWidget):
         """A new topic: documents seen before are seen afresh."""
         self._scroll.clear()
 
-    def show_document(self, doc_id: int, docno: str, record: DocumentRecord | None) -> None:
+    def show_loading(self, doc_id: int, docno: str) -> None:
+        """A document whose text is being read (a moment; `show_document` follows)."""
         if self.doc_id is not None:
             self._scroll[self.doc_id] = self.top_position()
         self.doc_id = doc_id
+        self.has_text = False
+        self.loading = True
+        self.set_header(docno, "")
+        self._painter.set_spans([], [], [])
+        self.text.setPlainText("")
+
+    def show_document(self, doc_id: int, docno: str, record: DocumentRecord | None) -> None:
+        if self.doc_id is not None and not self.loading:
+            self._scroll[self.doc_id] = self.top_position()
+        self.doc_id = doc_id
+        self.loading = False
         self.has_text = record is not None
         if record is None:
             self.set_header(
@@ -125,10 +138,11 @@ class DocumentViewer(QWidget):
         self.meta.setToolTip(tooltip(meta))
 
     def clear(self) -> None:
-        if self.doc_id is not None:
+        if self.doc_id is not None and not self.loading:
             self._scroll[self.doc_id] = self.top_position()
         self.doc_id = None
         self.has_text = False
+        self.loading = False
         self.header.setText("")
         self.meta.setText("")
         self._painter.set_spans([], [], [])

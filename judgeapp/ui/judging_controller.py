@@ -1,8 +1,11 @@
 """Wires the judging view to a judging queue: keys, undo, notes, flags, time.
 
-Every change goes through the queue (and so `JudgingService`), which returns only after the
-judgment is committed; only then does the next document appear. Changes are pushed on the
-shared `QUndoStack` and re-broadcast as `changed(Changes)` for the other views.
+Nothing here waits for the database (`judgeapp.ui.ops`): a topic's queue is built in a
+worker, and the texts of its pooled documents are read there with a full-text index of them
+for the search box, so the next document and every search come from memory. A grade goes
+to the writing lane through `JudgingService`, and the next document appears when the
+judgment is committed, not before. Changes are pushed on the shared `QUndoStack` and
+re-broadcast as `changed(Changes)` for the other views.
 """
 
 from __future__ import annotations
@@ -11,22 +14,24 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QMessageBox
 
+from judgeapp.lasting import import_for_good
 from judgeapp.pooling.estimate import STOP_TAIL, Estimate
-from judgeapp.records import JudgmentChange
+from judgeapp.records import DocumentRecord, GradeInfo, JudgmentChange, TopicRecord
 from judgeapp.services.highlight import Highlighter, parse_user_terms, topic_terms
 from judgeapp.services.judging import JudgingError, ProjectBusy
 from judgeapp.services.queue import JudgingQueue
+from judgeapp.services.search import PoolIndex
 from judgeapp.services.timing import ActiveTimer
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.dialogs import ShortcutSheet
 from judgeapp.ui.judging_view import JudgingView
+from judgeapp.ui.ops import Ops
 from judgeapp.ui.plain import plain
 from judgeapp.ui.undo import JudgmentCommand
-from judgeapp.ui.worker import Worker
 
 WRITE_TRY_S = 0.2  # how long one try of a grade key waits for another writer
 RETRY_MS = 150  # then it is tried again this soon, the window staying live meanwhile
@@ -35,6 +40,19 @@ BUSY_TEXT = (
     "Another process is writing to the project (an import, or another assessor's long "
     "change). Nothing was changed; try again in a moment."
 )
+
+
+@dataclass(slots=True)
+class TopicLoad:
+    """A topic read in a worker: its queue (None without pooled documents), statement,
+    the assessor's own highlight terms, and the document to show first with its text."""
+
+    qid: str
+    queue: JudgingQueue | None
+    topic: TopicRecord | None
+    terms: str
+    first: int | None
+    record: DocumentRecord | None
 
 
 @dataclass(slots=True)
@@ -88,15 +106,31 @@ class JudgingController(QObject):
         undo_stack: QUndoStack,
         clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
+        ops: Ops | None = None,
     ) -> None:
         super().__init__(parent)
         self.view = view
         self.undo_stack = undo_stack
         self.clock = clock
+        self.ops = ops or Ops(self)
         self.timer = ActiveTimer()
         self.workbench: Workbench | None = None
         self.queue: JudgingQueue | None = None
         self.current: int | None = None
+        self.topic: TopicRecord | None = None  # the open topic's statement
+        self.loading: str | None = None  # a topic being read in a worker
+        self.has_pool = False  # the project has a pool (the main controller says)
+        # the open topic's documents with text, read in a worker; complete once
+        # `texts_loaded` (a document missing then has no text)
+        self.records: dict[int, DocumentRecord] = {}
+        self.texts_loaded = False
+        self.pool_index: PoolIndex | None = None
+        self._matches: set[int] | None = None  # the search box's matches (None: no search)
+        self._hidden: set[int] = set()  # the list's rows hidden by the filter or search
+        self._searching = False  # the index has yet to answer the last key
+        self._go_to_match = False  # Enter came before the search's result
+        self._show_after_load: int | None = None
+        self.notice_after_load: str | None = None  # said once the topic being read is shown
         self._pending_notes: dict[int, str] = {}
         self._pending_flags: dict[int, bool] = {}
         self._sheet: ShortcutSheet | None = None
@@ -107,12 +141,10 @@ class JudgingController(QObject):
         self.retry_timer = QTimer(self)
         self.retry_timer.setSingleShot(True)
         self.retry_timer.timeout.connect(self._on_retry_timer_timeout)
-        # an order that learns from the judgments (cal) refits its model here, one fit at a
-        # time, so that a grade key never waits for a fit; the order proposes by the newest
-        # model ready
-        self.training_pool = QThreadPool(self)
-        self.training_pool.setMaxThreadCount(1)
-        self.training: Worker | None = None
+        # an order that learns from the judgments (cal) refits its model in a lane of its
+        # own, one fit at a time, so that a grade key never waits for a fit; the order
+        # proposes by the newest model ready
+        self.training: object | None = None
         self._training_failed = False  # no retry until the judgments change
         # the main controller's latest estimates ({qid: Estimate}); none in blind mode
         self.estimates: dict[str, Estimate] = {}
@@ -154,46 +186,96 @@ class JudgingController(QObject):
         v.unknown_key.connect(self._on_unknown_key)
 
     # -- project and topic -----------------------------------------------------------------------
+    READS = ("topic", "texts", "document", "pool search", "scale")
+
     def set_workbench(self, workbench: Workbench | None) -> None:
         self._drop_pending()
+        self.ops.invalidate(*self.READS)
         self.estimates = {}
         self.workbench = workbench
         self.undo_stack.clear()
+        self._forget_topic()
         self.queue = None
         self.current = None
+        self.topic = None
+        self.loading = None
         self.view.viewer.clear()
-        self.view.list_model.set_items([], blind=True)
+        self._set_items([], blind=True)
         self.view.topic_panel.show_topic(None)
-        if workbench is not None:
-            self.refresh_scale()
         self._update_labels()
 
+    def _forget_topic(self) -> None:
+        self.records = {}
+        self.texts_loaded = False
+        if self.pool_index is not None:
+            index, self.pool_index = self.pool_index, None
+            self.ops.read(index.close, what="closing a pool's index")  # after its searches
+        self._matches = None
+        self._searching = False
+        self._go_to_match = False
+
     def refresh_scale(self) -> None:
-        """The project's scale, definitions and guidelines as they are now (the owner may
+        """Read the project's scale, definitions and guidelines again (the owner may
         change them while the window is open)."""
         wb = self.workbench
         if wb is None:
             return
-        self.view.set_scale(wb.scale())
-        self.view.set_guidelines(wb.guidelines())
+        self.ops.read(
+            lambda: (wb.scale(), wb.guidelines(), wb.relevant_from()),
+            lambda found: self.apply_scale(*found),
+            key="scale",
+        )
+
+    def apply_scale(self, scale: list[GradeInfo], guidelines: str, relevant_from: int) -> None:
+        """Show the scale, definitions and guidelines read (see `refresh_scale`)."""
+        self.view.set_scale(scale)
+        self.view.set_guidelines(guidelines)
         self._sheet = None  # made again, with the new grades, when next asked for
         if self.queue is not None:
-            self.queue.relevant_from = wb.relevant_from()
-            self.view.list_model.set_items(self.queue.items, blind=self.queue.blind)
+            self.queue.relevant_from = relevant_from
+            self._set_items(self.queue.items, blind=self.queue.blind)
             self._apply_row_filter()
             if self.current is not None:
                 self.view.select_row(self.queue.row_of(self.current))
                 self._show_state()
             self._update_labels()
 
-    def open_topic(self, qid: str) -> bool:
-        """Show topic `qid` and its first unjudged document. False when it has no pool."""
+    def open_topic(self, qid: str, show: int | None = None) -> bool:
+        """Open topic `qid`: its queue is read in a worker, then its first unjudged
+        document (or `show`) appears and `topic_opened` is emitted. False when there is
+        nothing to open it with (no project or assessor)."""
         wb = self.workbench
         if wb is None or wb.judging is None:
             return False
         self._drop_pending()
-        queue = wb.queue(qid, background=True)
-        topic = wb.topic(qid)
+        self.loading = qid
+        self._show_after_load = show
+
+        def load() -> TopicLoad:
+            queue = wb.queue(qid, background=True)
+            first = record = None
+            if queue is not None:
+                first = show if show is not None and queue.row_of(show) is not None else None
+                if first is None:
+                    first = queue.first_unjudged()
+                if first is None:
+                    first = queue.neighbour(None, 0)
+                record = wb.document(first) if first is not None else None
+            return TopicLoad(qid, queue, wb.topic(qid), wb.user_terms(qid), first, record)
+
+        self.ops.read(load, self._on_topic_loaded, key="topic", failed=self._on_read_failed)
+        return True
+
+    def _on_topic_loaded(self, load: TopicLoad) -> None:
+        wb = self.workbench
+        if wb is None:
+            return
+        self.loading = None
+        self._drop_pending()
+        self.ops.invalidate("texts", "document", "pool search")
+        self._forget_topic()
+        queue, topic, qid = load.queue, load.topic, load.qid
+        self.topic = topic
         self.view.topic_panel.show_topic(topic)
         self.view.viewer.forget_positions()
         self.view.search.blockSignals(True)
@@ -205,12 +287,12 @@ class JudgingController(QObject):
         self.current = None
         self._train(changed=True)
         words = topic_terms(topic.title, topic.description, topic.narrative) if topic else []
-        self.view.terms.setText(wb.user_terms(qid))
+        self.view.terms.setText(load.terms)
         self.view.viewer.set_highlighter(
             Highlighter.build(words, parse_user_terms(self.view.terms.text()))
         )
         if queue is None:
-            self.view.list_model.set_items([], blind=True)
+            self._set_items([], blind=True)
             self.view.viewer.clear()
             self.view.viewer.set_header(
                 "This topic has no pool yet.",
@@ -218,16 +300,33 @@ class JudgingController(QObject):
             )
             self._update_labels()
             self.topic_opened.emit(qid)
-            return False
-        self.view.list_model.set_items(queue.items, blind=queue.blind)
+            return
+        if load.record is not None:
+            self.records[load.record.doc_id] = load.record
+        self._set_items(queue.items, blind=queue.blind)
         self.view.viewer.set_search_terms([])
         self._apply_row_filter()
         self.view.configure_list()
-        wb.remember_topic(qid)
+        self.ops.write(lambda: wb.remember_topic(qid), what="remembering the topic")
         self.topic_opened.emit(qid)
-        first = queue.first_unjudged()
-        self.show_document(first if first is not None else queue.neighbour(None, 0))
-        return True
+        self.show_document(load.first)
+        if self.notice_after_load:
+            self.view.show_notice(self.notice_after_load)
+        self.notice_after_load = None
+        # every pooled document's text, and an index of them for the search box
+        self.ops.read(lambda: wb.pool_texts(queue), self._on_texts_loaded, key="texts")
+
+    def _on_texts_loaded(self, found: tuple[dict[int, DocumentRecord], PoolIndex]) -> None:
+        records, index = found
+        self.records.update(records)
+        self.texts_loaded = True
+        self.pool_index = index
+        if self.view.search.text().strip():
+            self._on_search_text_changed(self.view.search.text())  # typed while it loaded
+
+    def _on_read_failed(self, exc: BaseException) -> None:
+        self.loading = None
+        self.view.show_notice(f"The topic could not be read: {exc}")
 
     # -- showing -----------------------------------------------------------------------------------
     def show_document(self, doc_id: int | None) -> None:
@@ -252,7 +351,16 @@ class JudgingController(QObject):
             self.view.select_row(None)
         else:
             item = queue.item(doc_id)
-            self.view.viewer.show_document(doc_id, item.docno, wb.document(doc_id))
+            record = self.records.get(doc_id)
+            if record is not None or self.texts_loaded:
+                self.view.viewer.show_document(doc_id, item.docno, record)
+            else:  # not read yet (the topic's texts are on their way): read this one now
+                self.view.viewer.show_loading(doc_id, item.docno)
+                self.ops.read(
+                    lambda: wb.document(doc_id),
+                    lambda record: self._on_document_read(doc_id, record),
+                    key="document",
+                )
             self.view.select_row(queue.row_of(doc_id))
             self._show_state()
         self.view.actions_by_name["next_topic"].setEnabled(finished)
@@ -262,6 +370,13 @@ class JudgingController(QObject):
         self.view.focus_document()
         if doc_id is not None:
             self.document_shown.emit(doc_id)
+
+    def _on_document_read(self, doc_id: int, record: DocumentRecord | None) -> None:
+        if record is not None:
+            self.records[doc_id] = record
+        queue = self.queue
+        if doc_id == self.current and queue is not None and queue.row_of(doc_id) is not None:
+            self.view.viewer.show_document(doc_id, queue.item(doc_id).docno, record)
 
     def _next_topic(self, qid: str) -> str | None:
         finder = self.next_topic_finder
@@ -326,7 +441,7 @@ class JudgingController(QObject):
             self.view.show_notice(
                 "Nothing was recorded: no topic is open. Choose one in the topic list "
                 "(Ctrl+1, then Enter)."
-                if self.workbench is None or self.workbench.pool_name() is not None
+                if self.workbench is None or self.has_pool
                 else "Nothing was recorded: the project has no pool yet (Judging ▸ Build pool…)."
             )
             return
@@ -339,6 +454,12 @@ class JudgingController(QObject):
                     if following is not None
                     else "No other topic has documents left for you to judge."
                 )
+            )
+            return
+        if self.view.viewer.loading:
+            self.view.show_notice(
+                f"Nothing was recorded: {queue.item(doc).docno} is still being read. "
+                "Judge it once it is on screen."
             )
             return
         if not self.view.viewer.has_text and self._textless_warned != doc:
@@ -370,20 +491,36 @@ class JudgingController(QObject):
         self.view.clear_notice()
 
     def _try_pending(self) -> None:
-        """Record the waiting grade key if the project is free (trying for a moment), else
-        try again soon; the view says so once it has waited a second. Nothing is dropped
-        silently: a judgment that cannot be recorded is reported, and the key can be pressed
-        again."""
+        """Record the waiting grade key in the writing lane (trying for a moment if another
+        process writes), else try again soon; the view says so once it has waited a second.
+        Nothing is dropped silently: a judgment that cannot be recorded is reported, and
+        the key can be pressed again."""
         p, queue, wb = self.pending, self.queue, self.workbench
         if p is None or queue is None or wb is None or queue.row_of(p.doc) is None:
             self._drop_pending()
             return
-        try:
+        service, qid = wb.judging, queue.qid
+        if service is None:
+            self._drop_pending()
+            return
+
+        def record() -> JudgmentChange:
             with wb.short_writes(WRITE_TRY_S):
-                change = queue.record(
-                    p.doc, p.grade, note=p.note, flagged=p.flagged, time_spent=p.spent
+                return service.record(
+                    qid, p.doc, p.grade, note=p.note, flagged=p.flagged, time_spent=p.spent
                 )
-        except ProjectBusy:
+
+        self.ops.write(
+            record,
+            lambda change: self._on_recorded(p, queue, change),
+            failed=lambda exc: self._on_record_failed(p, queue, exc),
+            what="recording a judgment",
+        )
+
+    def _on_record_failed(self, p: PendingGrade, queue: JudgingQueue, exc: BaseException) -> None:
+        if self.pending is not p:
+            return  # another topic was opened meanwhile: its view has nothing to say
+        if isinstance(exc, ProjectBusy):
             waited = self.clock() - p.since
             if waited >= TELL_AFTER_S:
                 docno = queue.item(p.doc).docno
@@ -393,29 +530,31 @@ class JudgingController(QObject):
                 )
             self.retry_timer.start(RETRY_MS)
             return
-        except Exception as exc:  # refused (JudgingError) or failed (the store): say so
-            self._drop_pending()
-            self._restore_pending_fields(p)
-            reason = str(exc) if isinstance(exc, JudgingError) else f"{type(exc).__name__}: {exc}"
-            self._warn(f"{reason}\n\nNothing was recorded; press the grade key again to retry.")
-            return
+        # refused (JudgingError) or failed (the store): say so
         self._drop_pending()
+        self._restore_pending_fields(p)
+        reason = str(exc) if isinstance(exc, JudgingError) else f"{type(exc).__name__}: {exc}"
+        self._warn(f"{reason}\n\nNothing was recorded; press the grade key again to retry.")
+
+    def _on_recorded(self, p: PendingGrade, queue: JudgingQueue, change: JudgmentChange) -> None:
+        """The judgment is committed: now it may be undone, shown and broadcast."""
+        if self.pending is p:
+            self._drop_pending()
         doc, grade = p.doc, p.grade
-        # committed: now it may be undone, shown and broadcast
         label = self.view.grade_bar.buttons[grade].text().split(None, 1)[-1]
-        self.undo_stack.push(
-            JudgmentCommand(f"judge {queue.item(doc).docno} {label}", change, self._restore)
-        )
+        docno = queue.item(doc).docno
+        self.undo_stack.push(JudgmentCommand(f"judge {docno} {label}", change, self._restore))
+        if queue is not self.queue:  # another topic is open now: only say it happened
+            self.judgment_recorded.emit(change)
+            self.changed.emit(change.changes)
+            return
+        queue.recorded(change)
         self._refresh_item(doc)
+        if doc == self.current:  # the next document first, then the rest of the window
+            self.show_document(queue.next_unjudged(doc))
         self._train(changed=True)
         self.judgment_recorded.emit(change)
         self.changed.emit(change.changes)
-        if doc == self.current:
-            self.show_document(queue.next_unjudged(doc))
-
-    def _short_writes(self):
-        assert self.workbench is not None
-        return self.workbench.short_writes(WRITE_TRY_S * 5)
 
     def _restore_pending_fields(self, p: PendingGrade) -> None:
         if p.note is not None:
@@ -429,13 +568,22 @@ class JudgingController(QObject):
         queue, wb = self.queue, self.workbench
         if queue is None or wb is None or self.pending is not None:
             return
-        current = self.current
-        fresh = wb.queue(queue.qid, background=True)
-        if fresh is None:
+        qid = queue.qid
+        self.ops.read(
+            lambda: wb.queue(qid, background=True),
+            lambda fresh: self._on_reloaded(queue, fresh),
+            key="topic",
+            failed=self._on_read_failed,
+        )
+
+    def _on_reloaded(self, queue: JudgingQueue, fresh: JudgingQueue | None) -> None:
+        if fresh is None or queue is not self.queue or self.pending is not None:
             return
+        current = self.current
         self.queue = fresh
         self._train(changed=True)
-        self.view.list_model.set_items(fresh.items, blind=fresh.blind)
+        self._set_items(fresh.items, blind=fresh.blind)
+        self._apply_row_filter()
         if current is not None and fresh.row_of(current) is not None:
             if fresh.item(current).grade is None or queue.item(current).grade is not None:
                 self.view.select_row(fresh.row_of(current))
@@ -458,41 +606,71 @@ class JudgingController(QObject):
             self._apply_row_filter(doc)
             self._update_labels()
             return
-        try:
-            with self._short_writes():
-                change = queue.annotate(doc, note=note, flagged=flagged)
-        except ProjectBusy:
-            self._warn(BUSY_TEXT)
+        wb = self.workbench
+        service = wb.judging if wb is not None else None
+        if wb is None or service is None:
             return
-        except JudgingError as exc:
-            self._warn(str(exc))
-            return
-        what = "note on" if note is not None else "flag on"
-        self.undo_stack.push(
-            JudgmentCommand(f"{what} {queue.item(doc).docno}", change, self._restore)
-        )
-        self._refresh_item(doc)
-        self.changed.emit(change.changes)
+        qid = queue.qid
+
+        def annotate() -> JudgmentChange:
+            with wb.short_writes(WRITE_TRY_S * 5):
+                return service.annotate(qid, doc, note=note, flagged=flagged)
+
+        def annotated(change: JudgmentChange) -> None:
+            what = "note on" if note is not None else "flag on"
+            docno = queue.item(doc).docno
+            self.undo_stack.push(JudgmentCommand(f"{what} {docno}", change, self._restore))
+            if queue is self.queue:
+                queue.apply(change)
+                self._refresh_item(doc)
+            self.changed.emit(change.changes)
+
+        def failed(exc: BaseException) -> None:
+            if isinstance(exc, ProjectBusy):
+                self._warn(BUSY_TEXT)
+            elif isinstance(exc, JudgingError):
+                self._warn(str(exc))
+            else:
+                self._warn(f"{type(exc).__name__}: {exc}\n\nNothing was recorded.")
+
+        self.ops.write(annotate, annotated, failed=failed, what="a note or flag")
 
     def _restore(self, change: JudgmentChange, undo: bool) -> None:
-        """Undo or redo `change` through the judging service, then show the document."""
+        """Undo or redo `change` through the judging service (in the writing lane: the undo
+        stack has moved already, and this waits for another writer as long as it takes, as
+        an undo cannot fail half-way), then show the document, in its topic."""
         wb = self.workbench
-        if wb is None or wb.judging is None:
+        service = wb.judging if wb is not None else None
+        if service is None:
             return
-        if self.queue is None or self.queue.qid != change.qid:
-            self.open_topic(change.qid)
+        self.ops.write(
+            lambda: service.restore(change, undo=undo),
+            lambda result: self._on_restored(change, result),
+            what="undo" if undo else "redo",
+        )
+
+    def _on_restored(self, change: JudgmentChange, result: JudgmentChange) -> None:
         queue = self.queue
-        # the undo stack has moved already: this waits for another writer as long as it
-        # takes (an undo cannot fail half-way)
-        result = (queue or wb.judging).restore(change, undo=undo)
-        if queue is not None:
-            self._train(changed=True)
-            self._refresh_item(change.doc_id)
+        if queue is None or queue.qid != change.qid:
             self.changed.emit(result.changes)
-            if queue.row_of(change.doc_id) is not None:
-                self.show_document(change.doc_id)
-        else:
-            self.changed.emit(result.changes)
+            self.open_topic(change.qid, show=change.doc_id)
+            return
+        queue.apply(result)
+        self._train(changed=True)
+        self._refresh_item(change.doc_id)
+        self.changed.emit(result.changes)
+        if queue.row_of(change.doc_id) is not None:
+            self.show_document(change.doc_id)
+
+    def take_change(self, change: JudgmentChange) -> None:
+        """A judgment made elsewhere in this window (the search panel) of a document this
+        topic's list may hold: the list, the counts and the order follow."""
+        queue = self.queue
+        if queue is None or change.qid != queue.qid or queue.row_of(change.doc_id) is None:
+            return
+        queue.apply(change)
+        self._train(changed=True)
+        self._refresh_item(change.doc_id)
 
     # -- the judging order's model -----------------------------------------------------------------
     def _train(self, changed: bool = False) -> None:
@@ -508,12 +686,21 @@ class JudgingController(QObject):
         if job is None:
             return
         order = queue.order
-        worker = Worker(lambda _progress: job.fit(), "fitting the judging order's model")
-        worker.signals.succeeded.connect(lambda model: self._on_training_succeeded(order, model))
-        worker.signals.failed.connect(self._on_training_failed)
-        worker.signals.finished.connect(self._on_training_finished)
+
+        def fit():
+            # scikit-learn, imported the first time here: frozen (judgeapp.lasting)
+            import_for_good("sklearn.linear_model")
+            return job.fit()
+
+        worker = self.ops.read(
+            fit,
+            lambda model: self._on_training_succeeded(order, model),
+            failed=self._on_training_failed,
+            lane="training",
+            what="fitting the judging order's model",
+            finished=self._on_training_finished,
+        )
         self.training = worker
-        worker.start(self.training_pool)
 
     def _on_training_succeeded(self, order, model) -> None:
         # a model for a topic no longer open is dropped; the order itself refuses one
@@ -572,7 +759,7 @@ class JudgingController(QObject):
             row = queue.row_of(self.current)
             row = -1 if row is None else row
         row += step
-        while 0 <= row < n and self.view.list.isRowHidden(row):
+        while 0 <= row < n and self._row_hidden(row):
             row += step
         if 0 <= row < n:
             self.show_document(queue.items[row].doc_id)
@@ -608,10 +795,11 @@ class JudgingController(QObject):
         if wb is None or wb.judging is None:
             return
         qid = queue.qid if queue is not None else None
-        topic = wb.topic(qid) if qid else None
-        if topic is None:
+        topic = self.topic
+        if topic is None or qid is None or topic.qid != qid:
             return
-        wb.set_user_terms(qid, self.view.terms.text())
+        terms = self.view.terms.text()
+        self.ops.write(lambda: wb.set_user_terms(qid, terms), what="saving the terms")
         words = topic_terms(topic.title, topic.description, topic.narrative)
         self.view.viewer.set_highlighter(
             Highlighter.build(words, parse_user_terms(self.view.terms.text()))
@@ -621,19 +809,63 @@ class JudgingController(QObject):
         self.view.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.view.search.selectAll()
 
-    def _on_search_text_changed(self, _text: str) -> None:
-        self._apply_row_filter()
-        if not self.view.search.text().strip():
+    def _on_search_text_changed(self, text: str) -> None:
+        """Each key asks the topic's index in a worker; the list follows when it answers
+        (an answer to an older text is dropped). Until the index is built, docnos alone."""
+        queue, index = self.queue, self.pool_index
+        if queue is None or not text.strip():
+            self.ops.invalidate("pool search")
+            self._searching = False
+            self._matches = None
+            self._apply_row_filter()
             self.view.viewer.set_search_terms([])
+            if self._go_to_match:
+                self._go_to_match = False
+                self._go_to_first_match()
+            return
+        if index is None:
+            needle = text.strip().lower()
+            self._on_matches({i.doc_id for i in queue.items if needle in i.docno.lower()})
+            return
+        self._searching = True
+        self.ops.read(lambda: index.matches(text), self._on_matches, key="pool search")
+
+    def _on_matches(self, matches: set[int]) -> None:
+        self._searching = False
+        self._matches = matches
+        self._apply_row_filter()
+        if self._go_to_match:
+            self._go_to_match = False
+            self._go_to_first_match()
 
     def _on_search_return_pressed(self) -> None:
         """The first unjudged document among the matches (the first match when all are
-        judged), with the words searched for marked in it."""
+        judged), with the words searched for marked in it; the search is logged."""
+        queue, wb = self.queue, self.workbench
+        if queue is None or wb is None:
+            return
+        text = self.view.search.text()
+        if text.strip() and self._searching:
+            # the answer to the last key is on its way: go once it is here
+            self._go_to_match = True
+        else:
+            self._go_to_first_match()
+        if text.strip() and wb.judging is not None:
+            search, qid = wb.search(), queue.qid
+            n = len(self._matches or ())
+            self.ops.write(lambda: search.log_pool_search(qid, text, n), what="the search log")
+
+    def _go_to_first_match(self) -> None:
         queue = self.queue
         if queue is None:
             return
         text = self.view.search.text()
-        matches = [d for d in queue.search(text) if not self.view.list.isRowHidden(queue.row_of(d))]
+        found = self._matches if self._matches is not None else set()
+        matches = [
+            i.doc_id
+            for r, i in enumerate(queue.items)
+            if i.doc_id in found and not self._row_hidden(r)
+        ]
         if matches:
             unjudged = [d for d in matches if queue.item(d).grade is None]
             self.view.viewer.set_search_terms(text.split())
@@ -676,29 +908,49 @@ class JudgingController(QObject):
             return item.grade == int(kind.split(":", 1)[1])
         return True
 
+    def _set_items(self, items, blind: bool) -> None:
+        """The list's rows (a model reset shows every row again)."""
+        self.view.list_model.set_items(items, blind=blind)
+        self._hidden = set()
+
+    def _row_hidden(self, row: int) -> bool:
+        return row in self._hidden
+
     def _apply_row_filter(self, doc: int | None = None) -> None:
-        """Hide the rows the search and the filter leave out (all of them, or `doc`'s)."""
+        """Hide the rows the search and the filter leave out (all of them, or `doc`'s).
+        Which rows are hidden is kept here too, so that a pool of thousands of rows asks
+        the view only about the rows that change."""
         queue = self.queue
         if queue is None:
             return
         kind = self.view.filter.currentData() or "all"
-        text = self.view.search.text()
-        matches = set(queue.search(text)) if text.strip() else None
-        rows = range(len(queue.items)) if doc is None else [queue.row_of(doc)]
-        for row in rows:
-            if row is None:
-                continue
-            d = queue.items[row].doc_id
-            shown = (matches is None or d in matches) and self._passes(d, kind)
-            if self.view.list.isRowHidden(row) == shown:
-                self.view.list.setRowHidden(row, not shown)
+        matches = self._matches if self.view.search.text().strip() else None
+        if doc is None and kind == "all" and matches is None:
+            hide: set[int] = set()  # everything shown: no row to test
+        else:
+            rows = range(len(queue.items)) if doc is None else [queue.row_of(doc)]
+            hide = set()
+            for row in rows:
+                if row is None:
+                    continue
+                d = queue.items[row].doc_id
+                if not ((matches is None or d in matches) and self._passes(d, kind)):
+                    hide.add(row)
+            if doc is not None:
+                row = queue.row_of(doc)
+                hide = (self._hidden - {row}) | hide
+        for row in self._hidden - hide:
+            self.view.list.setRowHidden(row, False)
+        for row in hide - self._hidden:
+            self.view.list.setRowHidden(row, True)
+        self._hidden = hide
 
     def _on_filter_changed(self, _index: int) -> None:
         self._apply_row_filter()
         queue = self.queue
         if queue is None:
             return
-        shown = [i.doc_id for r, i in enumerate(queue.items) if not self.view.list.isRowHidden(r)]
+        shown = [i.doc_id for r, i in enumerate(queue.items) if not self._row_hidden(r)]
         label = self.view.filter.currentText()
         if not shown:
             self.view.show_notice(f"The list shows nothing: no document is {label.lower()}.")

@@ -534,19 +534,30 @@ class JudgingView(QWidget):
             self.list.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
 
     # -- activity: every input event in the view or its children ---------------------------
-    def watch_activity(self, app: QObject) -> None:
-        app.installEventFilter(self)
+    def watch_activity(self) -> None:
+        """Watch this view and every widget inside it, those added later too. (Not the
+        whole application: a filter there is a Python call for every event of every
+        widget, the dashboard's and the team view's painting included, which cost the
+        GUI thread tens of milliseconds while a window was built.)"""
+        for widget in (self, *self.findChildren(QWidget)):
+            widget.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in ACTIVITY_EVENTS and isinstance(watched, QWidget):
-            if watched is self or self.isAncestorOf(watched):
-                self.activity_seen.emit()
-                if (
-                    event.type() == QEvent.Type.KeyPress
-                    and watched is self.viewer.text
-                    and event.text().isalnum()
-                    and not event.modifiers() & ~Qt.KeyboardModifier.ShiftModifier
-                ):
-                    # no shortcut took it: say so rather than doing nothing
-                    self.unknown_key.emit(event.text())
+        kind = event.type()
+        if kind in (QEvent.Type.ChildAdded, QEvent.Type.ChildPolished):
+            # (added: maybe not built yet, and seen as a QObject; polished: a widget)
+            child = event.child()
+            if isinstance(child, QWidget):
+                for widget in (child, *child.findChildren(QWidget)):
+                    widget.installEventFilter(self)
+        elif kind in ACTIVITY_EVENTS and isinstance(watched, QWidget):
+            self.activity_seen.emit()
+            if (
+                kind == QEvent.Type.KeyPress
+                and watched is self.viewer.text
+                and event.text().isalnum()
+                and not event.modifiers() & ~Qt.KeyboardModifier.ShiftModifier
+            ):
+                # no shortcut took it: say so rather than doing nothing
+                self.unknown_key.emit(event.text())
         return False

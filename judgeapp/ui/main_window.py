@@ -28,6 +28,7 @@ from judgeapp.ui.delegates import ProgressDelegate
 from judgeapp.ui.judging_view import JudgingView
 from judgeapp.ui.models import TopicFilterProxyModel, TopicTableModel
 from judgeapp.ui.plain import plain
+from judgeapp.ui.search_view import SearchView
 
 
 class TopicsView(QWidget):
@@ -122,10 +123,12 @@ class MainWindow(QMainWindow):
         self.resize(1280, 800)
         self.topics_view = TopicsView()
         self.judging_view = JudgingView()
+        self.search_view = SearchView()  # the whole collection, for the open topic
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.topics_view, "Topics")
         self.tabs.addTab(self.judging_view, "Judging")
+        self.tabs.addTab(self.search_view, "Search")
         self.setCentralWidget(self.tabs)
         self.project_label = plain(QLabel())  # names chosen by users
         self.assessor_label = plain(QLabel())
@@ -188,6 +191,9 @@ class MainWindow(QMainWindow):
         self.judging_menu = judging
         judging.addAction(self._action("show_topics", "&Topic list", QKeySequence("Ctrl+1")))
         judging.addAction(self._action("show_judging", "&Judging view", QKeySequence("Ctrl+2")))
+        judging.addAction(
+            self._action("show_search", "Searc&h the collection", QKeySequence("Ctrl+Shift+F"))
+        )
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("shortcuts", "&Keyboard shortcuts"))
 

@@ -2,7 +2,8 @@
 pace (judgments per hour, median seconds per document), their grades and flagged documents,
 and the agreement on shared topics (`AgreementView`). Every table exports as CSV.
 
-`TeamView` holds the layout; `TeamController` fills it from the workbench in a worker.
+`TeamView` holds the layout; `TeamController` fills it from the workbench through the
+window's ops (judgeapp.ui.ops), in a lane of its own: seconds on a large campaign.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
-    QThreadPool,
     QTimer,
     Signal,
 )
@@ -46,7 +46,7 @@ from judgeapp.services.team import AssessorProgress
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.agreement_view import AgreementView
 from judgeapp.ui.models import FixedColumnsTableModel
-from judgeapp.ui.worker import Worker
+from judgeapp.ui.ops import Ops
 
 Index = QModelIndex | QPersistentModelIndex
 REFRESH_DELAY_MS = 1000
@@ -226,16 +226,19 @@ class TeamController(QObject):
     changed = Signal(object)  # Changes: assignments made here
 
     def __init__(
-        self, view: TeamView, parent: QObject | None = None, save_folders: Any = None
+        self,
+        view: TeamView,
+        parent: QObject | None = None,
+        save_folders: Any = None,
+        ops: Ops | None = None,
     ) -> None:
         super().__init__(parent)
         self.view = view
         self.save_folders = save_folders  # where save dialogs open
         self.view.agreement.save_folders = save_folders
+        self.ops = ops or Ops(self)
         self.workbench: Workbench | None = None
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
-        self.generation = 0
+        self.persons: list[str] = []
         self.busy = False
         self.file_dialog: QFileDialog | None = None
         self.timer = QTimer(self)  # judgments come in bursts: read again after a pause
@@ -246,8 +249,11 @@ class TeamController(QObject):
         self.view.assign_button.clicked.connect(self._on_assign_clicked)
         self.assign_dialog: AssignDialog | None = None
 
-    def open(self, workbench: Workbench) -> None:
+    def open(self, workbench: Workbench, persons: Sequence[str] = ()) -> None:
+        """Show `workbench`'s campaign; `persons`: the project's assessors (the assign
+        dialog's choice), as the window read them."""
         self.workbench = workbench
+        self.persons = list(persons)
         self.refresh()
 
     def schedule(self) -> None:
@@ -260,30 +266,22 @@ class TeamController(QObject):
         wb = self.workbench
         if wb is None:
             return
-        self.generation += 1
-        gen = self.generation
         self.busy = True
 
-        def work(_progress: Any) -> tuple[list[AssessorProgress], Any, str | None]:
+        def work() -> tuple[list[AssessorProgress], Any, str | None]:
             people = wb.team_progress()
             try:
                 return people, wb.agreement_report(), None
             except Exception as exc:  # fewer than two assessors, nothing shared, ...
                 return people, None, str(exc)
 
-        worker = Worker(work, "team")
-        worker.signals.succeeded.connect(lambda result: self._on_read(gen, result))
-        worker.signals.failed.connect(lambda exc: self._on_failed(gen, exc))
-        worker.start(self.pool)
+        self.ops.read(work, self._on_read, failed=self._on_failed, key="team", lane="team")
 
-    def _on_failed(self, gen: int, exc: BaseException) -> None:
-        if gen == self.generation:
-            self.busy = False
-            self.view.summary.setText(f"Could not read the team's work: {exc}")
+    def _on_failed(self, exc: BaseException) -> None:
+        self.busy = False
+        self.view.summary.setText(f"Could not read the team's work: {exc}")
 
-    def _on_read(self, gen: int, result: tuple[list[AssessorProgress], Any, str | None]) -> None:
-        if gen != self.generation:
-            return
+    def _on_read(self, result: tuple[list[AssessorProgress], Any, str | None]) -> None:
         people, report, problem = result
         v = self.view
         v.assessor_model.set_rows(assessor_rows(people))
@@ -306,7 +304,7 @@ class TeamController(QObject):
         wb = self.workbench
         if wb is None:
             return None
-        dialog = AssignDialog([p for p in wb.persons() if p != wb.assessor], self.view)
+        dialog = AssignDialog([p for p in self.persons if p != wb.assessor], self.view)
         dialog.accepted.connect(lambda: self._on_assign_accepted(dialog))
         self.assign_dialog = dialog
         dialog.open()
@@ -316,21 +314,32 @@ class TeamController(QObject):
         wb = self.workbench
         if wb is None:
             return
-        try:
-            changes = wb.assign(
-                dialog.topics.text(),
-                dialog.names(),
-                per_topic=dialog.per_topic.value(),
-                overlap=dialog.overlap.value(),
-                seed=dialog.seed.value(),
-                blind=None if dialog.blind.isChecked() else False,
-            )
-        except UserError as exc:  # no such topic, too few assessors, ...
-            dialog.message.setText(str(exc))
+        topics, names = dialog.topics.text(), dialog.names()
+        per_topic, overlap, seed = (
+            dialog.per_topic.value(),
+            dialog.overlap.value(),
+            dialog.seed.value(),
+        )
+        blind = None if dialog.blind.isChecked() else False
+
+        def assigned(changes: Any) -> None:
+            self.changed.emit(changes)
+            self.refresh()
+
+        def failed(exc: BaseException) -> None:
+            # no such topic, too few assessors, ... (or the store failed: said alike)
+            text = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
+            dialog.message.setText(text)
             dialog.open()
-            return
-        self.changed.emit(changes)
-        self.refresh()
+
+        self.ops.write(
+            lambda: wb.assign(
+                topics, names, per_topic=per_topic, overlap=overlap, seed=seed, blind=blind
+            ),
+            assigned,
+            failed=failed,
+            what="assigning topics",
+        )
 
     def _on_export_clicked(self) -> None:
         dialog = QFileDialog(self.view, "Export the team's tables as CSV")

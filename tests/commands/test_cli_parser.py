@@ -85,7 +85,7 @@ def test_the_command_line_gives_numpy_one_blas_thread_unless_told(given):
 def test_the_collector_pauses_while_modules_load_and_freezes_what_they_made():
     import gc
 
-    from judgeapp.commands import collector_paused
+    from judgeapp.lasting import collector_paused
 
     assert gc.isenabled()
     frozen = gc.get_freeze_count()

@@ -40,9 +40,7 @@ def test_each_run_block_of_evaluate_names_its_run(tmp_path, capsys):
     assert out[0].split("\t")[2] == "alpha" and out[4].split("\t")[2] == "beta"
     # one run prints exactly as trec_eval does: no line added
     assert main(["evaluate", "-m", "map", qrels, runs[0]]) == 0
-    assert [line.split("\t")[0].strip() for line in capsys.readouterr().out.splitlines()] == [
-        "map"
-    ]
+    assert [line.split("\t")[0].strip() for line in capsys.readouterr().out.splitlines()] == ["map"]
 
 
 def test_compare_takes_the_baseline_by_runid(tmp_path, capsys):

@@ -110,7 +110,9 @@ def test_layouts_read_as_element_by_element(
     "<DOC><DOCNO>1</DOCNO><TEXT>a</TEXT></DOC>\n<DOC><DOCNO>2</DOCNO><TEXT><Doc x=1>",
     1 << 16,
 )
-@example("<DOC><DOCNO>1</DOCNO><TEXT>a</TEXT></DOC><DOC><DOCNO>2</DOCNO><TEXT>a<DOCS></TEXT></DOC>", 9)
+@example(
+    "<DOC><DOCNO>1</DOCNO><TEXT>a</TEXT></DOC><DOC><DOCNO>2</DOCNO><TEXT>a<DOCS></TEXT></DOC>", 9
+)
 def test_blocks_cut_anywhere_read_as_element_by_element(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, chunk: int
 ) -> None:

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from judgeapp.store.files import CHECK_DUE, SESSION_SUFFIX
 from tests.hostile.cases import BASE, last_grades, recorded_lines, snapshot, stored_judgments
 from tests.hostile.mutations import KINDS, damage, mutate, source
 from tests.hostile.runner import ForkServer, Outcome
@@ -145,13 +146,17 @@ def test_every_command_opens_a_damaged_project_or_refuses_it(
 
 
 @pytest.mark.parametrize("how", ["truncate", "page"])
-def test_a_damaged_project_is_refused_before_anything_is_written(
+def test_a_project_damaged_by_a_crash_is_refused_before_anything_is_written(
     server: ForkServer, template: Path, case_dir: Path, how: str
 ) -> None:
-    """Not drawn at random: a file cut in half, and one with a page overwritten, fail
-    SQLite's quick_check, and `judge` stops before its first judgment."""
+    """Not drawn at random: a file cut in half, and one with a page overwritten, left by a
+    process that never closed it (its session mark says a check is due), fail SQLite's
+    quick_check, and `judge` stops before its first judgment. Without a crash nothing
+    reads the whole file before a write (issue 28): a file cut short is still refused (its
+    header says how long it is), a page overwritten is found by `check`."""
     db = fresh(template, case_dir, how)
     db.write_bytes(damage(db.read_bytes(), how, 0.5, 13))
+    Path(f"{db}{SESSION_SUFFIX}").write_bytes(CHECK_DUE)  # what a crash leaves
     before = snapshot(db)
     outcome = server.run(
         ["judge", str(db), "--assessor", "fuzz"], db.parent, stdin=BASE / "judge.txt"
@@ -159,3 +164,18 @@ def test_a_damaged_project_is_refused_before_anything_is_written(
     assert outcome.kind == "error", outcome.describe()
     assert f"{db}: the project file is damaged" in outcome.error_line
     assert snapshot(db) == before
+
+
+def test_check_finds_a_page_overwritten_that_no_write_looked_for(
+    server: ForkServer, template: Path, case_dir: Path
+) -> None:
+    db = fresh(template, case_dir, "check")
+    db.write_bytes(damage(db.read_bytes(), "page", 0.5, 13))
+    before = snapshot(db)
+    outcome = server.run(["check", str(db)], db.parent)
+    assert outcome.kind == "error", outcome.describe()
+    assert f"{db}: the project file is damaged" in outcome.error_line
+    assert snapshot(db) == before
+    sound = fresh(template, case_dir, "sound")
+    outcome = server.run(["check", str(sound), "--full"], sound.parent)
+    assert outcome.kind == "ok" and "sound (integrity_check" in outcome.stdout, outcome.describe()

@@ -290,7 +290,9 @@ def test_progress_kept_up_to_date_equals_progress_from_history(project, store):
 
 
 def test_progress_knows_the_pool_size(project, store):
-    PoolService(store).create_pool("p", runs=list(project.runs), strategy="depth", params={"depth": 5})
+    PoolService(store).create_pool(
+        "p", runs=list(project.runs), strategy="depth", params={"depth": 5}
+    )
     live = LiveEvaluation(store, pool="p")
     expected = len({d for lists in project.lists.values() for d in lists.get("2", [])[:5]})
     assert live.progress("2").pool_size == expected
@@ -401,9 +403,9 @@ def test_table_exports(project, store):
     snap = LiveEvaluation(store).snapshot()
     sig = significance(snap, "run1")
     rows = list(csv.reader(io.StringIO(dashboard_tables.to_csv(snap, sig))))
-    assert rows[0] == ["run", *DEFAULT_GUI_MEASURES] + [
-        f"p({m})" for m in DEFAULT_GUI_MEASURES
-    ] + [f"ci95_{end}({m})" for m in DEFAULT_GUI_MEASURES for end in ("low", "high")]
+    assert rows[0] == ["run", *DEFAULT_GUI_MEASURES] + [f"p({m})" for m in DEFAULT_GUI_MEASURES] + [
+        f"ci95_{end}({m})" for m in DEFAULT_GUI_MEASURES for end in ("low", "high")
+    ]
     for r, row in enumerate(rows[1:]):
         assert row[0] == snap.run_names[r]
         assert [float(x) for x in row[1:8]] == pytest.approx(snap.means[:, r], abs=5e-7)

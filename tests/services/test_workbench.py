@@ -117,9 +117,13 @@ def test_skip_search_and_neighbours(workbench):
     assert queue.next_unjudged() == first  # only the skipped one is left: it comes back
     queue.record(first, 1)
     assert queue.next_unjudged() is None
-    # search: docno, title or text, every word, case-insensitive
-    assert [queue.item(d).docno for d in queue.search("SHOCK")] == ["d1", "d3", "d7"]
-    assert [queue.item(d).docno for d in queue.search("text 3")] == ["d3"]
+    # the search box: the pool's texts and their own index, read together; docno, title
+    # or text, every word, case-insensitive
+    records, index = wb.pool_texts(queue)
+    assert set(records) <= {i.doc_id for i in queue.items}
+    assert sorted(queue.item(d).docno for d in index.matches("SHOCK")) == ["d1", "d3", "d7"]
+    assert [queue.item(d).docno for d in index.matches("text 3")] == ["d3"]
+    index.close()
     assert queue.neighbour(queue.items[0].doc_id, -1) == queue.items[0].doc_id
     assert queue.neighbour(queue.items[0].doc_id, +1) == queue.items[1].doc_id
 

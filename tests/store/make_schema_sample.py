@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile, Topic
+from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, Topic
 from judgeapp.store import JudgmentState, RunImport, Store
 from judgeapp.store.schema import SCHEMA_HEAD
 
@@ -36,6 +36,24 @@ def main() -> None:
     ids = store.intern_docnos(["d2"])
     store.set_judgment("2", ids["d2"], alice.id, JudgmentState(3))
     store.set_judgment("2", ids["d2"], alice.id, JudgmentState(1, "on reflection"))
+    if SCHEMA_HEAD >= "0007":  # documents in the search index, a judgment found by search
+        store.put_documents(
+            [
+                (Document("d1", "Shock waves", "A shock wave ahead of a blunt body."), "sample"),
+                (Document("d9", "Nozzles", "A shock inside a supersonic nozzle."), "sample"),
+            ]
+        )
+        ids = store.intern_docnos(["d9"])
+        store.set_judgment(
+            "1",
+            ids["d9"],
+            alice.id,
+            JudgmentState(2),
+            origin="search",
+            found_by="search",
+            query="supersonic nozzle",
+        )
+        store.log_search(alice.id, "1", "collection", "supersonic nozzle", 1)
     store.close()
     print(f"wrote {out}")
 

@@ -160,6 +160,12 @@ def test_an_import_whose_new_project_was_created_meanwhile_goes_into_it(
     monkeypatch.setattr("judgeapp.store.store.put_in_place", other_process_first)
     assert main(["import", "run", str(db), str(second), "--create"]) == 0
     # the project (and the lock file of its writers), nothing left of the second's build
-    assert names(tmp_path) == {"p.db", "p.db-judgeapp-lock", "first.run", "second.run"}
+    assert names(tmp_path) == {
+        "p.db",
+        "p.db-judgeapp-lock",
+        "p.db-judgeapp-open",
+        "first.run",
+        "second.run",
+    }
     with Store.open(db, create=False) as store:
         assert [(r.name, r.n_topics) for r in store.runs()] == [("first", 3), ("second", 2)]

@@ -136,3 +136,33 @@ def test_team_commands_on_postgres_and_their_refusal_on_sqlite(team_project, tmp
     assert "has no users" in capsys.readouterr().err
     with Store.open(db) as store, pytest.raises(StoreError, match="has no users"):
         store.add_team_member("carol")
+
+
+def test_an_assessor_searches_judges_what_it_finds_and_logs_only_their_own(team_project):
+    """Schema 0007 on a team project: an assessor's role judges a document found by
+    searching (the judgment carries found_by and the query) and logs its own searches,
+    never another assessor's."""
+    from judgeapp.services.search import SearchService
+
+    owner_url, urls = team_project
+    with Store.open(owner_url) as owner:
+        bob_id = owner.assessor("bob", create=False).id
+    with Store.open(urls["alice"]) as alice:
+        service = JudgingService(alice, "alice")
+        search = SearchService(alice, service.assessor.id, "alice")
+        search.search_collection("anything", "1", None)  # logged, nothing found
+        change = service.record("1", "d9", 2, query="anything else")
+        assert (change.found_by, change.query) == ("search", "anything else")
+        with pytest.raises(Refused, match="logs searches as assessor alice only"):
+            alice.log_search(bob_id, "1", "collection", "as bob", 0)
+    with Store.open(owner_url) as owner:
+        owner.log_search(bob_id, "2", "collection", "bob's own words", 3)
+        assert [(e.assessor, e.query) for e in owner.search_log()] == [
+            ("alice", "anything"),
+            ("bob", "bob's own words"),
+        ]
+    with Store.open(urls["alice"]) as alice:  # the server shows her her own searches only
+        assert [(e.assessor, e.query) for e in alice.search_log()] == [("alice", "anything")]
+    with Store.open(owner_url) as owner:
+        [line] = [r for r in owner.judgment_export() if r.docno == "d9"]
+        assert (line.assessor, line.found_by, line.query) == ("alice", "search", "anything else")

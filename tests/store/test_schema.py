@@ -15,10 +15,11 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine
 
 from judgeapp.services.policy import qrels_rows
+from judgeapp.services.search import parse_query
 from judgeapp.store import SchemaError, Store
 from judgeapp.store.files import ProjectFileError
 from judgeapp.store.locking import begin_write
-from judgeapp.store.models import metadata
+from judgeapp.store.models import metadata, modelled
 from judgeapp.store.schema import (
     MIGRATIONS,
     SCHEMA_HEAD,
@@ -40,7 +41,8 @@ def test_migrations_create_exactly_the_models(tmp_path):
     Store.open(tmp_path / "p.db").close()
     engine = create_engine(f"sqlite:///{tmp_path / 'p.db'}")
     with engine.connect() as conn:
-        diff = compare_metadata(MigrationContext.configure(conn), metadata)
+        context = MigrationContext.configure(conn, opts={"include_object": modelled})
+        diff = compare_metadata(context, metadata)
     assert diff == []
 
 
@@ -129,8 +131,20 @@ def test_released_schema_samples_open_with_their_data(tmp_path, sample):
     assert [r.name for r in store.runs()] == ["sample-run"]
     lists = store.load_ranked_lists()
     assert lists.n_entries == 5
-    assert qrels_rows(store) == [("1", "d1", 2), ("1", "d3", 0), ("2", "d2", 1)]
-    assert len(store.history()) == 4
+    searched = revision >= "0007"  # a judgment found by search, documents, the search log
+    extra = [("1", "d9", 2)] if searched else []
+    assert qrels_rows(store) == [("1", "d1", 2), ("1", "d3", 0), *extra, ("2", "d2", 1)]
+    assert len(store.history()) == 4 + len(extra)
+    # the full-text index holds the documents of every sample (built by the upgrade)
+    assert [h.docno for h in store.search_documents(parse_query("nozzle"))] == (
+        ["d9"] if searched else []
+    )
+    assert {(r.docno, r.found_by, r.query) for r in store.judgment_export()} >= (
+        {("d9", "search", "supersonic nozzle")} if searched else {("d1", "pool", None)}
+    )
+    assert [(e.assessor, e.query) for e in store.search_log()] == (
+        [("alice", "supersonic nozzle")] if searched else []
+    )
     if revision != SCHEMA_HEAD:
         assert store.backup is not None and Path(store.backup).exists()
         # the copy kept is the project as it was: its revision and its rows

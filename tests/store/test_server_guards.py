@@ -1,4 +1,4 @@
-"""The server is the only guard of a team's project (schema 0006), tried the way any assessor
+"""The server is the only guard of a team's project (schemas 0006 and 0007), tried the way any assessor
 can: with psql, as her own database role, and with the command line given her URL.
 
 Alice and bob are assessors judging blind (each assigned one topic), carol an evaluator; the
@@ -76,9 +76,11 @@ def team(pg_server, tmp_path) -> Team:
         ids = {a.name: a.id for a in store.assessors()}
     with Store.open(urls["bob"]) as bob:
         JudgingService(bob, "bob").record("2", "d3", 2, note=SECRET_NOTE, time_spent=12.0)
+        bob.log_search(ids["bob"], "2", "collection", SECRET_NOTE, 1)
         bob.set_setting("ui.terms.bob.2", "bob's own terms")
     with Store.open(urls["alice"]) as alice:
         JudgingService(alice, "alice").record("1", "d1", 1, note="mine")
+        alice.log_search(ids["alice"], "1", "collection", "mine", 2)
     return Team(pg_server, db, url, urls, roles, passwords, ids, tmp_path)
 
 
@@ -125,6 +127,7 @@ ATTACKS = [
     ("others' place in the work", "SELECT count(*) FROM settings WHERE key LIKE 'ui.terms.bob%' OR key LIKE 'ui.dashboard%'", "0"),
     ("others' judgments in the change log", "SELECT count(*) FROM project_changes WHERE changes::jsonb ? 'judged' AND db_role IS DISTINCT FROM current_user", "0"),
     ("the writers' lock table", "SELECT * FROM write_lock", "refused"),
+    ("others' searches", "SELECT string_agg(query, ',') FROM search_log", "mine"),
     ("a table copied out whole", "COPY judgments TO STDOUT", "hers"),
     ("row-level security switched off", "SET row_security = off; SELECT count(*) FROM judgments", "refused"),
     ("the planner's statistics", "SELECT count(*) FROM pg_stats WHERE tablename IN ('judgments', 'judgment_history')", "0"),
@@ -137,17 +140,27 @@ ATTACKS = [
     ("write the history", "INSERT INTO judgment_history (qid, doc_id, assessor_id, action, origin, grade, note, flagged, time_spent, at) VALUES ('1', 1, {bob}, 'create', 'forged', 3, '', false, 0, now())", "refused"),
     ("rewrite the history", "UPDATE judgment_history SET grade = 0", "refused"),
     ("erase the history", "DELETE FROM judgment_history", "refused"),
-    ("judge as bob through the server", "SELECT judgeapp_judge('2', 3, {bob}, NULL, NULL, NULL, 0, '', false, 0, 'judge', 'x')", "refused"),
-    ("grade 99", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 99, '', false, 0, 'judge', 'x')", "refused"),
-    ("grade -7", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, -7, '', false, 0, 'judge', 'x')", "refused"),
-    ("a topic that does not exist", "SELECT judgeapp_judge('404', 2, {alice}, NULL, NULL, NULL, 1, '', false, 0, 'judge', 'x')", "refused"),
-    ("a topic assigned to bob", "SELECT judgeapp_judge('2', 3, {alice}, NULL, NULL, NULL, 1, '', false, 0, 'judge', 'x')", "refused"),
-    ("NaN time spent", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, 'NaN', 'judge', 'x')", "refused"),
-    ("1e308 seconds spent", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, 1e308, 'judge', 'x')", "refused"),
-    ("-1e308 seconds spent", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, -1e308, 'judge', 'x')", "refused"),
-    ("infinite time spent", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, 'Infinity', 'judge', 'x')", "refused"),
-    ("a note of 70,000 characters", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, repeat('x', 70000), false, 0, 'judge', 'x')", "refused"),
-    ("a forged origin", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, 0, 'import', 'x')", "refused"),
+    ("judge as bob through the server", "SELECT judgeapp_judge('2', 3, {bob}, NULL, NULL, NULL, 0, '', false, 0, 'judge', 'x', 'pool', NULL)", "refused"),
+    ("grade 99", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 99, '', false, 0, 'judge', 'x', 'pool', NULL)", "refused"),
+    ("grade -7", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, -7, '', false, 0, 'judge', 'x', 'pool', NULL)", "refused"),
+    ("a topic that does not exist", "SELECT judgeapp_judge('404', 2, {alice}, NULL, NULL, NULL, 1, '', false, 0, 'judge', 'x', 'pool', NULL)", "refused"),
+    ("a topic assigned to bob", "SELECT judgeapp_judge('2', 3, {alice}, NULL, NULL, NULL, 1, '', false, 0, 'judge', 'x', 'pool', NULL)", "refused"),
+    ("NaN time spent", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, 'NaN', 'judge', 'x', 'pool', NULL)", "refused"),
+    ("1e308 seconds spent", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, 1e308, 'judge', 'x', 'pool', NULL)", "refused"),
+    ("-1e308 seconds spent", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, -1e308, 'judge', 'x', 'pool', NULL)", "refused"),
+    ("infinite time spent", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, 'Infinity', 'judge', 'x', 'pool', NULL)", "refused"),
+    ("a note of 70,000 characters", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, repeat('x', 70000), false, 0, 'judge', 'x', 'pool', NULL)", "refused"),
+    ("a forged place where it was found", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, 0, 'judge', 'x', 'elsewhere', NULL)", "refused"),
+    ("found by search without a query", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, 0, 'search', 'x', 'search', NULL)", "refused"),
+    ("a query of 70,000 characters", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, 0, 'search', 'x', 'search', repeat('x', 70000))", "refused"),
+    ("a search logged as bob", "SELECT judgeapp_log_search({bob}, '2', 'collection', 'x', 0)", "refused"),
+    ("a search of bob's topic", "SELECT judgeapp_log_search({alice}, '2', 'collection', 'x', 0)", "refused"),
+    ("a search of no known scope", "SELECT judgeapp_log_search({alice}, '1', 'everything', 'x', 0)", "refused"),
+    ("a search finding -1 documents", "SELECT judgeapp_log_search({alice}, '1', 'pool', 'x', -1)", "refused"),
+    ("the search log directly", "INSERT INTO search_log (assessor_id, qid, scope, query, results, at) VALUES ({alice}, '1', 'pool', 'x', 0, now())", "refused"),
+    ("rewrite the search log", "UPDATE search_log SET query = 'x'", "refused"),
+    ("erase the search log", "DELETE FROM search_log", "refused"),
+    ("a forged origin", "SELECT judgeapp_judge('1', 2, {alice}, NULL, NULL, NULL, 1, '', false, 0, 'import', 'x', 'pool', NULL)", "refused"),
     ("a time in the year 3000", "UPDATE judgments SET updated_at = '3000-01-01'", "refused"),
     ("a time in 1900", "UPDATE judgment_history SET at = '1900-01-01'", "refused"),
     ("bob's place in the work", "SELECT judgeapp_put_setting('ui.terms.bob.2', '\"mine now\"')", "refused"),
@@ -226,6 +239,10 @@ def test_every_attack_through_psql_is_refused_or_sees_nothing_of_others(team):
         ]
         assert [(j.qid, j.grade) for j in owner.judgments(assessors=["alice"])] == [("1", 1)]
         assert len(owner.history()) == 2 + 4  # two judgments and the four official ones
+        assert [(e.assessor, e.query) for e in owner.search_log()] == [
+            ("bob", SECRET_NOTE),
+            ("alice", "mine"),
+        ]
         assert [g.grade for g in owner.scale()] == [0, 1, 2, 3]
         assert owner.docno_ids(["forged", "x1"]) == {}
 
@@ -241,7 +258,7 @@ def test_an_evaluators_role_reads_everything_and_writes_only_its_own(team):
     refused = psql(
         team,
         "carol",
-        "SELECT judgeapp_judge('2', 3, {bob}, 2, '{n}', false, 0, '', false, 0, 'judge', 'x')".format(
+        "SELECT judgeapp_judge('2', 3, {bob}, 2, '{n}', false, 0, '', false, 0, 'judge', 'x', 'pool', NULL)".format(
             bob=team.ids["bob"], n=SECRET_NOTE
         ),
     )
@@ -287,7 +304,11 @@ def test_the_command_line_with_an_assessors_url_shows_her_scope_only(team, capsy
     )
     code, out, err = run("export", "judgments", url, "--assessor", "bob")
     assert code == 0 and out == ""  # bob's judgments are not hers to see: none
-    tried += 2
+    code, out, err = run("export", "searches", url)
+    assert code == 0 and len(out.splitlines()) == 1 and '"mine"' in out and "bob" not in out
+    code, out, err = run("export", "searches", url, "--assessor", "bob")
+    assert code == 0 and out == ""  # bob's searches are not hers to see: none
+    tried += 4
     refused("evaluate", "--db", url, "-m", "map", says="runs")
     refused(
         "evaluate", "--db", url, "--judgments", "official", "-m", "map",
@@ -349,7 +370,7 @@ def test_the_command_line_with_an_assessors_url_shows_her_scope_only(team, capsy
         f"\n{tried} attacks through the command line tried: {refusals} refused in one line, "
         f"{tried - refusals} answered with her own scope only"
     )
-    assert (tried, refusals) == (28, 23), (  # the counts docs/team.md and the README give
+    assert (tried, refusals) == (30, 23), (  # the counts docs/team.md and the README give
         tried,
         refusals,
     )
@@ -439,7 +460,7 @@ def test_an_assessor_holding_every_lock_she_can_stalls_nobody(team):
     try:
         cur = hostage.cursor()
         cur.execute(
-            "SELECT judgeapp_judge('1', 2, %s, NULL, NULL, NULL, 3, 'held', false, 0, 'judge', 'x')",
+            "SELECT judgeapp_judge('1', 2, %s, NULL, NULL, NULL, 3, 'held', false, 0, 'judge', 'x', 'pool', NULL)",
             (team.ids["alice"],),
         )
         held.append("her judgment's row, and share locks on grade 3, topic 1, her assignment")

@@ -51,3 +51,64 @@ def make_window(qtbot, settings):
     yield make
     for window in made:
         window.close()
+
+
+# -- the TREC-sized project of the watchdog scenarios ----------------------------------------
+# benchmarks/trec_scale.py builds it: in the tests 50,000 documents (the benchmark: 500,000),
+# 5 topics (50) and, as in the benchmark, 115 runs of 1,000 documents a topic and a depth-100
+# pool of about 1,700 documents a topic, so that what grows with a topic (its pool, the runs
+# a judgment changes) is at full size. Built once and kept in pytest's cache folder, keyed by
+# the generator's source and the schema; a test works on a copy.
+TREC_TEST_SIZE = {"docs": 50_000, "runs": 115, "topics": 5, "depth": 100}
+
+
+@pytest.fixture(scope="session")
+def trec_project_file(request) -> Path:
+    import hashlib
+    import sys
+    import time
+
+    from judgeapp.store.schema import SCHEMA_HEAD
+
+    root = Path(__file__).resolve().parents[2]
+    source = (root / "benchmarks" / "trec_scale.py").read_bytes()
+    key = hashlib.sha256(source + repr(sorted(TREC_TEST_SIZE.items())).encode()).hexdigest()
+    folder = request.config.cache.mkdir("trec-scale")
+    path = folder / f"trec-{SCHEMA_HEAD}-{key[:16]}.db"
+    if not path.exists():
+        sys.path.insert(0, str(root / "benchmarks"))
+        try:
+            from trec_scale import build_project
+        finally:
+            sys.path.pop(0)
+        start = time.perf_counter()
+        timings = build_project(path, say=lambda _m: None, **TREC_TEST_SIZE)
+        took = time.perf_counter() - start
+        (folder / "last-build.txt").write_text(
+            f"built {path.name} in {took:.1f} s: "
+            + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+            + "\n"
+        )
+    return path
+
+
+@pytest.fixture
+def trec_project(trec_project_file, tmp_path) -> Path:
+    """A copy of the TREC-sized test project (see TREC_TEST_SIZE) for one test."""
+    import shutil
+
+    path = tmp_path / "trec.db"
+    shutil.copyfile(trec_project_file, path)
+    return path
+
+
+@pytest.fixture
+def gui_watchdog(qtbot):
+    """A heartbeat watchdog on the GUI thread (tests/ui/watchdog.py), started; the test
+    calls its `check()` at the end."""
+    from tests.ui.watchdog import SUITE_FAIL_MS, GuiWatchdog
+
+    dog = GuiWatchdog(fail_ms=SUITE_FAIL_MS)
+    dog.start()
+    yield dog
+    dog.stop()

@@ -18,6 +18,7 @@ from judgeapp.services.agreement import agreement_report
 from judgeapp.store import Store
 from judgeapp.ui.agreement_view import AgreementView, FiguresTableModel
 from tests.conftest import new_pg_project
+from tests.ui.waiting import open_project, settled  # noqa: F401
 
 
 @pytest.fixture(
@@ -53,6 +54,7 @@ def view(qtbot, campaign_report):
     qtbot.addWidget(widget)
     widget.set_report(report)
     widget.show()
+    settled()
     return widget
 
 
@@ -101,8 +103,10 @@ def test_the_pair_chooser_shows_each_confusion_matrix(view, campaign_report, qtb
     campaign, report = campaign_report
     assert view.pair_choice.count() == 3
     view.tabs.setCurrentIndex(3)
+    settled()
     for i, pair in enumerate(report.pairs):
         view.pair_choice.setCurrentIndex(i)
+        settled()
         both = [
             (g[pair.first], g[pair.second])
             for g in campaign.grades.values()
@@ -158,12 +162,15 @@ def test_csv_export_of_every_table(view, campaign_report, tmp_path, qtbot):
     out = tmp_path / "button"
     out.mkdir()
     qtbot.mouseClick(view.export_button, Qt.MouseButton.LeftButton)
+    settled()
     dialog = view.file_dialog
     assert dialog is not None and dialog.isVisible()
     with qtbot.waitSignal(view.csv_exported) as blocker:
         dialog.setDirectory(str(out))
         dialog.selectFile(str(out))
         dialog.accept()
+        settled()
+    settled()
     assert sorted(p.name for p in blocker.args[0]) == names
     assert (out / "agreement-pairs.csv").read_text() == (
         tmp_path / "agreement-pairs.csv"

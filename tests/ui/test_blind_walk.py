@@ -31,6 +31,7 @@ from sqlalchemy.engine import make_url
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.pools import PoolService
 from judgeapp.store import Store
+from tests.ui.waiting import open_project, settled
 
 SECRET = "bob-secret-note"
 
@@ -133,11 +134,12 @@ def test_a_blind_assessors_window_walked_whole_shows_nothing_of_others(
     on_server = "://" in db and not db.startswith("sqlite")
     password = make_url(db).password if on_server else None
     window, controller = make_window()
-    controller.open_project(db)
+    open_project(controller, db)
     if not on_server:  # a label on a file: she says who she is
         dialog = controller.show_assessor_dialog()
         dialog.combo.setCurrentText("alice")
         dialog.accept()
+        settled()
     assert controller.workbench.assessor == "alice" and controller.blind
     seen: dict[str, list[str]] = {}
     seen["window"] = [*texts_of(window), window.statusBar().currentMessage()]
@@ -155,12 +157,14 @@ def test_a_blind_assessors_window_walked_whole_shows_nothing_of_others(
     assert controller.file_dialog is None
     # her shared topic in the judging view: bob's judged document shows no grade, no mark
     controller.open_topic("1")
+    settled()
     queue = controller.judging.queue
     assert queue is not None and queue.qid == "1"
     item = next(i for i in queue.items if i.docno == bobs_doc)
     assert item.grade is None and item.others == 0 and item.best_rank is None and item.runs == ()
     for grade in (1, 0, 2):
         controller.judging.view.grade_requested.emit(grade)
+        settled()
     seen["judging"] = [*texts_of(window), window.statusBar().currentMessage()]
     # every enabled action that opens something, and what it opens
     for name, action in window.actions_by_name.items():
@@ -169,6 +173,7 @@ def test_a_blind_assessors_window_walked_whole_shows_nothing_of_others(
         before = {id(w) for w in QApplication.topLevelWidgets() if w.isVisible()}
         action.trigger()
         qtbot.wait(50)
+        settled()
         opened = [
             w
             for w in QApplication.topLevelWidgets()
@@ -185,6 +190,7 @@ def test_a_blind_assessors_window_walked_whole_shows_nothing_of_others(
     for i in range(window.tabs.count()):
         window.tabs.setCurrentIndex(i)
         qtbot.wait(20)
+        settled()
         seen[f"tab {window.tabs.tabText(i)}"] = texts_of(window)
     found = []
     for where, texts in seen.items():

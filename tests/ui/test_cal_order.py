@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from judgeapp.store import Changes
 from tests.ui.test_judging_keys import ASSESSOR, press
+from tests.ui.waiting import open_project, settled
 
 
 def test_grades_refit_the_cal_model_in_the_worker(qtbot, make_window, tmp_path):
@@ -15,12 +16,14 @@ def test_grades_refit_the_cal_model_in_the_worker(qtbot, make_window, tmp_path):
 
     project = write_project(tmp_path / "p")
     _window, controller = make_window()
-    controller.open_project(str(project.db))
+    open_project(controller, str(project.db))
     choose_assessor(controller, ASSESSOR)
     controller.workbench.build_pool("pool", list(project.runs), "depth", {"depth": 10}, "cal")
     controller.apply_changes(Changes(pools=True))
+    settled()
     qtbot.waitUntil(controller.estimates_settled, timeout=30_000)
     controller.open_topic("1")
+    settled()
     judge = controller.judging
     order = judge.queue.order
     assert order.name == "cal" and order.background
@@ -46,7 +49,7 @@ def test_the_pool_dialog_offers_the_new_orders(qtbot, make_window, tmp_path):
 
     project = write_project(tmp_path / "p")
     _window, controller = make_window()
-    controller.open_project(str(project.db))
+    open_project(controller, str(project.db))
     dialog = controller.show_pool_dialog()
     labels = {
         dialog.order.itemData(i): dialog.order.itemText(i) for i in range(dialog.order.count())
@@ -55,6 +58,7 @@ def test_the_pool_dialog_offers_the_new_orders(qtbot, make_window, tmp_path):
     assert labels["ridge-fusion"] == "Rank fusion, run weights learned from the judgments"
     assert labels["cal"] == "Learns from the judged documents' text (CAL)"
     dialog.order.setCurrentIndex(dialog.order.findData("cal"))
+    settled()
     dialog.name.setText("by-text")
     dialog.submitted.emit()
     qtbot.waitUntil(

@@ -29,6 +29,7 @@ from judgeapp.services.pools import PoolService
 from judgeapp.store import Changes, Store
 from judgeapp.ui.dashboard import find_dashboard
 from judgeapp.ui.dashboard.plots import COLOURS
+from tests.ui.waiting import open_project, settled
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSESSOR = "alice"
@@ -44,6 +45,7 @@ def key(qtbot, window, text: str, modifier=Qt.KeyboardModifier.NoModifier) -> No
     assert target is not None and window.isAncestorOf(target)
     keys = {"Ctrl+Z": Qt.Key.Key_Z}
     qtbot.keyClick(target, keys.get(text, text), modifier)
+    settled()
 
 
 @pytest.fixture(params=["as-shipped", "worker", "gui-thread"])
@@ -65,10 +67,12 @@ def opened(tmp_path, qtbot, make_window, settings):
         dashboard.set_own_window(True)  # in view beside the judging (hidden, it waits)
         qtbot.waitExposed(dashboard.own_window)
         with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
-            controller.open_project(str(project.db))
+            open_project(controller, str(project.db))
+        settled()
         wb = controller.workbench
         wb.build_pool("pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7)
         controller.apply_changes(Changes(pools=True))
+        settled()
         qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
         return project, window, controller, dashboard
 
@@ -88,9 +92,12 @@ def show_unjudged(controller, qid: str) -> int:
     """Open `qid` in the judging view on a pooled document nobody judged yet (the blind
     order is not the same in every process: document ids are given in set order)."""
     controller.open_topic(qid)
+    settled()
     store = controller.workbench.store
     judged = {j.doc_id for j in store.judgments(qid)}
-    doc = next(int(d) for d in PoolService(store).pool_topic("pool", qid).doc_ids if int(d) not in judged)
+    doc = next(
+        int(d) for d in PoolService(store).pool_topic("pool", qid).doc_ids if int(d) not in judged
+    )
     controller.judging.show_document(doc)
     return doc
 
@@ -104,11 +111,10 @@ def test_judging_a_relevant_document_changes_exactly_the_runs_that_retrieved_it(
     qtbot, opened, mode
 ):
     project, window, controller, dashboard = opened(threaded=mode != "gui-thread")
-    if mode == "worker":
-        dashboard.jobs.inline_topics = 0  # every update in the worker, not only full evaluations
     before = shown(dashboard)
     assert before == pytest.approx(oracle_means(project, controller), abs=1e-12)
     controller.open_topic("4")  # judged by the source, nothing relevant yet
+    settled()
     judging = controller.judging
     store = controller.workbench.store
     pooled = [int(d) for d in PoolService(store).pool_topic("pool", "4").doc_ids]
@@ -125,6 +131,7 @@ def test_judging_a_relevant_document_changes_exactly_the_runs_that_retrieved_it(
 
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         key(qtbot, window, "2")
+    settled()
     after = shown(dashboard)
     assert {run for run in after if after[run] != before[run]} == retrieved
     assert after == pytest.approx(oracle_means(project, controller), abs=1e-12)
@@ -140,6 +147,7 @@ def test_judging_a_relevant_document_changes_exactly_the_runs_that_retrieved_it(
 
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         key(qtbot, window, "Ctrl+Z", Qt.KeyboardModifier.ControlModifier)
+    settled()
     assert judging.queue.item(doc).grade is None
     assert shown(dashboard) == before  # exactly the old values
 
@@ -152,12 +160,17 @@ def test_a_burst_of_judgments_is_one_update_and_one_redraw(qtbot, opened):
     qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
     assert all(plot.canvas.isVisible() and plot.full_draws for plot in view.plots)
     controller.open_topic("1")
+    settled()
     qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
     qtbot.wait(50)
     redraws = [plot.redraws for plot in view.plots]
     updates, dropped = dashboard.updates, dashboard.dropped
-    for grade in (2, 0, 1, 3, 0):  # five keys in a row, no event loop in between
-        key(qtbot, window, str(grade))
+    # five judgments committed in a row, no event loop in between (a grade key waits for
+    # its commit before the next document appears, so keys come one event loop apart; an
+    # import or another assessor's burst arrives like this)
+    queue, service = controller.judging.queue, controller.workbench.judging
+    for item, grade in zip(queue.items, (2, 0, 1, 3, 0), strict=False):
+        controller.apply_changes(service.record("1", item.doc_id, grade).changes)
     qtbot.waitUntil(lambda: dashboard.updates > updates and dashboard.ready(), timeout=TIMEOUT)
     # one redraw of each plot whose data changed, none of the others
     drawn = [plot.redraws - r for plot, r in zip(view.plots, redraws, strict=True)]
@@ -177,17 +190,20 @@ def test_a_hidden_dashboard_waits_and_catches_up_when_shown(qtbot, opened):
     project, window, controller, dashboard = opened()
     dashboard.set_own_window(False)  # back among the tabs, behind the judging view
     controller.open_topic("1")
+    settled()
     assert not dashboard.view.isVisible()
     updates = dashboard.updates
     for grade in (2, 0, 1):
         key(qtbot, window, str(grade))
     controller.open_topic("2")
+    settled()
     key(qtbot, window, "3")
     qtbot.wait(300)
     assert dashboard.updates == updates and not dashboard.ready()
     assert dashboard.jobs.dirty == {"1", "2"}
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         window.show_view(dashboard.view)
+    settled()
     qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
     assert dashboard.updates == updates + 1
     assert shown(dashboard) == pytest.approx(oracle_means(project, controller), abs=1e-12)
@@ -197,8 +213,8 @@ def test_a_result_overtaken_by_a_judgment_is_dropped(qtbot, opened):
     """An update in the worker that a newer judgment overtakes is not shown: the next one
     (with both judgments) is, once."""
     project, window, controller, dashboard = opened()
-    dashboard.jobs.inline_topics = 0  # every update in the worker
     controller.open_topic("1")
+    settled()
     qtbot.waitUntil(dashboard.ready, timeout=TIMEOUT)
     gate = threading.Event()
     live = dashboard.jobs.live
@@ -227,6 +243,7 @@ def test_progress_shows_the_pooling_estimate(qtbot, opened):
         show_unjudged(controller, "2")
         with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
             key(qtbot, window, str(grade))
+        settled()
     qtbot.waitUntil(lambda: dashboard.ready() and dashboard.analysis_ready(), timeout=TIMEOUT)
     store = controller.workbench.store
     expected = PoolService(store).estimate_relevant("pool", "2", assessors=[ASSESSOR], min_grade=1)
@@ -240,10 +257,10 @@ def test_progress_shows_the_pooling_estimate(qtbot, opened):
 
 def test_results_of_a_replaced_evaluation_are_dropped(qtbot, opened):
     project, window, controller, dashboard = opened(threaded=True)
-    dashboard.jobs.inline_topics = 0  # the update goes to the worker too
     gate = threading.Event()
-    dashboard.jobs.pool.start(lambda: gate.wait(30))  # hold the evaluation thread
+    dashboard.ops.lane("dashboard").start(lambda: gate.wait(30))  # hold the evaluation thread
     controller.open_topic("2")
+    settled()
     updates = dashboard.updates
     key(qtbot, window, "1")
     qtbot.waitUntil(lambda: dashboard.jobs.busy, timeout=TIMEOUT)  # the update waits for the gate
@@ -272,12 +289,14 @@ def test_significance_marks_follow_the_baseline(qtbot, opened):
         for doc in project.lists["run5"][qid][:4]:
             changes |= alice.record(qid, doc, 1).changes
     controller.apply_changes(changes)
+    settled()
     qtbot.waitUntil(lambda: dashboard.ready() and dashboard.marks_ready(), timeout=TIMEOUT)
     model = dashboard.view.model
     for baseline in ("weak", "run1"):
         if dashboard.baseline != baseline:
             combo = dashboard.view.baseline
             combo.setCurrentIndex(combo.findData(baseline))
+            settled()
             assert model.significance() is None  # the old baseline's marks are gone
             qtbot.waitUntil(dashboard.marks_ready, timeout=TIMEOUT)
         qrels = qrels_dict(qrels_rows(store))
@@ -330,6 +349,7 @@ def test_measures_dialog_validates_and_changes_the_columns(qtbot, opened):
     assert ok.isEnabled() and not dialog.problems.isVisibleTo(dialog)
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+    settled()
     model = dashboard.view.model
     assert [str(m) for m in model.measures()] == ["AP", "P@5", "P@10", "nDCG@10"]
     import pytrec_eval
@@ -349,24 +369,30 @@ def test_filter_controls(qtbot, opened):
     project, window, controller, dashboard = opened()
     view = dashboard.view
     controller.open_topic("1")
+    settled()
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         key(qtbot, window, "3")
+    settled()
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         view.sources.setChecked(False)
+    settled()
     assert shown(dashboard) == pytest.approx(
         oracle_means(project, controller, [ASSESSOR]), abs=1e-12
     )
     assert dashboard.snapshot.qids == ("1",)
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         view.sources.setChecked(True)
+    settled()
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         view.level.setValue(2)
+    settled()
     assert shown(dashboard) == pytest.approx(
         oracle_means(project, controller, None, level=2), abs=1e-12
     )
     source = view.assessor.findText("qrels-source (imported)")
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         view.assessor.setCurrentIndex(source)
+    settled()
     assert not view.sources.isEnabled()
     assert shown(dashboard) == pytest.approx(
         oracle_means(project, controller, ["qrels-source"], level=2), abs=1e-12
@@ -419,6 +445,7 @@ def test_models_pass_qtmodeltester(qtbot, opened, qtmodeltester):
     show_unjudged(controller, "2")
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         key(qtbot, window, "3")
+    settled()
     qtmodeltester.check(view.model)
     qtmodeltester.check(view.drill_model)
     changed = [run for run, m in view.model.highlighted()]
@@ -426,6 +453,7 @@ def test_models_pass_qtmodeltester(qtbot, opened, qtmodeltester):
     resets = view.model.resets
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         key(qtbot, window, "0")
+    settled()
     assert view.model.resets == resets
 
 
@@ -435,6 +463,7 @@ def test_highlight_ends_and_the_tooltip_explains(qtbot, opened):
     show_unjudged(controller, "3")
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
         key(qtbot, window, "3")
+    settled()
     model = dashboard.view.model
     cells = model.highlighted()
     assert cells
@@ -464,7 +493,8 @@ def test_no_judgments_no_numbers(qtbot, make_window, tmp_path, settings):
     _window, controller = make_window()
     dashboard = find_dashboard(controller)
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
-        controller.open_project(str(db))
+        open_project(controller, str(db))
+    settled()
     assert dashboard.view.model.rowCount(QModelIndex()) == 0
     assert dashboard.last_error is None
     assert np.isnan(dashboard.snapshot.means).all() or dashboard.snapshot.means.size == 0
@@ -487,7 +517,8 @@ def test_the_app_attaches_the_dashboard_once_the_topic_list_shows(
     window, controller = build_main_window(settings, defer_dashboard=True)
     qtbot.addWidget(window)
     window.show()
-    controller.open_project(str(project.db))
+    settled()
+    open_project(controller, str(project.db))
     assert window.topics_view.model.rowCount() == 4
     assert find_dashboard(controller) is None and not frozen
     qtbot.waitUntil(lambda: find_dashboard(controller) is not None, timeout=10_000)

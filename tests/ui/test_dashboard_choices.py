@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import pytest
 from live_project import oracle_ap, oracle_t_marks, qrels_dict
+from matplotlib.colors import to_rgba
 from PySide6.QtCore import Qt
 
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.policy import qrels_rows
 from judgeapp.store import Changes
+from judgeapp.ui.dashboard.plots import COLOURS
 from tests.ui.test_dashboard import ASSESSOR, TIMEOUT, opened  # noqa: F401 (a fixture)
+from tests.ui.waiting import open_project, settled
 
 
 def table_order(dashboard) -> list[str]:
@@ -35,6 +38,13 @@ def test_plots_show_the_best_runs_by_the_table_and_say_which(qtbot, opened):  # 
     assert all(run in legend for run in best[:3]) and best[3] not in legend
     assert "the best 3 of 6 runs by AP" in legend
     # sorting the table by another measure: the plots follow it
+    dashboard.set_own_window(True)  # the plots in view
+    qtbot.waitExposed(dashboard.own_window)
+    qtbot.waitUntil(
+        lambda: all(p.canvas.isVisible() and p.full_draws and not p.pending for p in view.plots),
+        timeout=TIMEOUT,
+    )
+    draws = {plot.name: plot.full_draws for plot in (view.pr_plot, view.ndcg_plot)}
     rr = {run: view.model.value(run, "RR") for run in project.runs}
     view.table.sortByColumn(
         view.model.measures().index(_measure(view, "RR")) + 1, Qt.SortOrder.DescendingOrder
@@ -42,6 +52,19 @@ def test_plots_show_the_best_runs_by_the_table_and_say_which(qtbot, opened):  # 
     by_rr = sorted(rr, key=lambda r: (-rr[r], table_order(dashboard).index(r)))
     expected = by_rr[:3] + ([best[0]] if best[0] not in by_rr[:3] else [])
     assert dashboard.plot_runs == expected
+    # other runs, same curves: recoloured and redrawn over the kept background, each run's
+    # curve its own values in its legend colour, without a full draw of either figure
+    settled()
+    snap = dashboard.snapshot
+    for plot, values in ((view.pr_plot, snap.iprec_mean), (view.ndcg_plot, snap.ndcg_mean)):
+        assert plot.runs == tuple(expected)
+        curves = plot.curves.get_segments()
+        for i, run in enumerate(expected):
+            assert list(curves[i][:, 1]) == list(values[snap.run_names.index(run)])
+        assert [tuple(c) for c in plot.curves.get_color()] == [
+            to_rgba(COLOURS[i]) for i in range(len(expected))
+        ]
+        assert plot.full_draws == draws[plot.name] and plot.blits
     assert "by RR" in view.plot_legend.text()
     # the user picks rows: those are plotted, and the legend says so
     dashboard.set_plot_runs(["weak", best[1]])
@@ -49,6 +72,7 @@ def test_plots_show_the_best_runs_by_the_table_and_say_which(qtbot, opened):  # 
     assert "chosen in the table" in view.plot_legend.text()
     assert view.plot_auto.isEnabled()
     view.plot_auto.click()
+    settled()
     assert dashboard.plot_runs == expected and not view.plot_auto.isEnabled()
 
 
@@ -72,6 +96,7 @@ def test_the_baseline_is_remembered_per_project(qtbot, opened, make_window):  # 
     _project, window, controller, dashboard = opened()
     combo = dashboard.view.baseline
     combo.setCurrentIndex(combo.findData("run2"))
+    settled()
     assert dashboard.baseline == "run2"
     db = controller.workbench.path
     window.close()
@@ -80,7 +105,8 @@ def test_the_baseline_is_remembered_per_project(qtbot, opened, make_window):  # 
 
     dashboard2 = find_dashboard(controller2)
     with qtbot.waitSignal(dashboard2.updated, timeout=TIMEOUT):
-        controller2.open_project(db)
+        open_project(controller2, db)
+    settled()
     assert dashboard2.baseline == "run2"
     assert dashboard2.view.baseline.currentData() == "run2"
 
@@ -95,6 +121,7 @@ def test_intervals_legend_line_and_comparison_panel(qtbot, opened):  # noqa: F81
         for doc in project.lists["run5"][qid][:4]:
             alice.record(qid, doc, 1)
     controller.apply_changes(Changes(topics=frozenset({"1", "2", "3", "4"})))
+    settled()
     qtbot.waitUntil(lambda: dashboard.ready() and dashboard.marks_ready(), timeout=TIMEOUT)
     view, model = dashboard.view, dashboard.view.model
     qrels = qrels_dict(qrels_rows(store))
@@ -110,6 +137,7 @@ def test_intervals_legend_line_and_comparison_panel(qtbot, opened):  # noqa: F81
         tip = model.index(model.row_of(run), 1).data(Qt.ItemDataRole.ToolTipRole)
         assert f"95% interval {expected[0]:.4f} – {expected[1]:.4f}" in tip
     view.show_intervals.setChecked(True)
+    settled()
     run = next(iter(project.runs))
     low, high = model.interval(run, "AP")
     text = model.index(model.row_of(run), 1).data()
@@ -171,6 +199,7 @@ def test_bounds_box_shows_what_evaluate_bounds_prints_and_follows_judgments(
     assert "[" not in cell(run, "AP").data()  # off: the plain value
     with qtbot.waitSignal(dashboard.bounds_updated, timeout=TIMEOUT):
         view.show_bounds.click()
+    settled()
     qtbot.waitUntil(dashboard.bounds_ready, timeout=TIMEOUT)
     expected = _bounds_lines(capsys, project.db)
     for name in project.runs:
@@ -196,6 +225,8 @@ def test_bounds_box_shows_what_evaluate_bounds_prints_and_follows_judgments(
     JudgingService(store, ASSESSOR).record("1", doc, 1)
     with qtbot.waitSignal(dashboard.bounds_updated, timeout=TIMEOUT):
         controller.apply_changes(Changes(topics=frozenset({"1"})))
+        settled()
+    settled()
     qtbot.waitUntil(lambda: dashboard.ready() and dashboard.bounds_ready(), timeout=TIMEOUT)
     assert model.unjudged == before - 1
     for name in project.runs:
@@ -206,4 +237,5 @@ def test_bounds_box_shows_what_evaluate_bounds_prints_and_follows_judgments(
     )
     # off again: the plain values
     view.show_bounds.click()
+    settled()
     assert "[" not in cell(run, "AP").data()

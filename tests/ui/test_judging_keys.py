@@ -18,6 +18,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
 
 from judgeapp.store import Changes
+from tests.ui.waiting import open_project, settled
 
 ASSESSOR = "alice"
 
@@ -29,9 +30,7 @@ def press(qtbot, sequence: str, window=None) -> None:
 
     if window is None:
         [window] = [
-            w
-            for w in QApplication.topLevelWidgets()
-            if isinstance(w, MainWindow) and w.isVisible()
+            w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()
         ]
     if QApplication.activeWindow() is not window:
         window.activateWindow()
@@ -40,6 +39,7 @@ def press(qtbot, sequence: str, window=None) -> None:
     assert target is not None and (target is window or window.isAncestorOf(target)), target
     combination = QKeySequence(sequence)[0]
     qtbot.keyClick(target, combination.key(), combination.keyboardModifiers())
+    settled()  # what the key asked of the project is on screen
 
 
 def focus(window):
@@ -56,14 +56,16 @@ def judging(qtbot, make_window, tmp_path):
 
     project = write_project(tmp_path / "p")
     window, controller = make_window()
-    controller.open_project(str(project.db))
+    open_project(controller, str(project.db))
     choose_assessor(controller, ASSESSOR)
     controller.workbench.build_pool(
         "pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7
     )
     controller.apply_changes(Changes(pools=True))
+    settled()
     qtbot.waitUntil(controller.estimates_settled, timeout=30_000)
     controller.open_topic("1")
+    settled()
     return window, controller
 
 
@@ -78,6 +80,7 @@ def test_grade_keys_judge_after_the_terms_box_is_confirmed_or_left(qtbot, judgin
     press(qtbot, "T")
     assert focus(window) is view.terms
     qtbot.keyClicks(view.terms, "flutter, wing")
+    settled()
     press(qtbot, "Return")
     assert view.terms.text() == "flutter, wing"  # nothing typed after Enter
     assert focus(window) is view.viewer.text
@@ -87,6 +90,7 @@ def test_grade_keys_judge_after_the_terms_box_is_confirmed_or_left(qtbot, judgin
     # Esc leaves the note without saving it; the next key judges
     press(qtbot, "N")
     qtbot.keyClicks(view.note, "draft")
+    settled()
     press(qtbot, "Esc")
     assert focus(window) is view.viewer.text and view.note.text() == ""
     doc = judge.current
@@ -190,8 +194,7 @@ def test_search_enter_goes_to_the_first_unjudged_match_and_marks_the_words(qtbot
     view, judge = window.judging_view, controller.judging
     queue = judge.queue
     word = "things"  # every generated document has it
-    matches = queue.search(word)
-    assert len(matches) == len(queue.items)
+    assert judge.pool_index.matches(word) == {i.doc_id for i in queue.items}
     # judge the first match of the list first
     first = queue.items[0].doc_id
     judge.show_document(first)
@@ -200,8 +203,9 @@ def test_search_enter_goes_to_the_first_unjudged_match_and_marks_the_words(qtbot
     press(qtbot, "/")
     assert focus(window) is view.search
     qtbot.keyClicks(view.search, word)
+    settled()
     press(qtbot, "Return")
-    expected = next(d for d in queue.search(word) if queue.item(d).grade is None)
+    expected = next(i.doc_id for i in queue.items if i.grade is None)
     assert judge.current == expected != first
     assert view.viewer.n_search_highlights >= 1
     assert focus(window) is view.viewer.text
@@ -218,6 +222,7 @@ def test_j_and_k_keep_to_the_rows_the_list_shows(qtbot, judging):
     target = queue.items[4].docno
     press(qtbot, "/")
     qtbot.keyClicks(view.search, target)
+    settled()
     press(qtbot, "Return")
     shown = [r for r in range(len(queue.items)) if not view.list.isRowHidden(r)]
     assert shown == [4] and judge.current == queue.items[4].doc_id
@@ -240,8 +245,10 @@ def test_enter_in_the_topic_filter_opens_the_topic(qtbot, judging):
     press(qtbot, "Ctrl+1")
     topics.filter.setFocus()
     qtbot.keyClicks(topics.filter, "number 3")
+    settled()
     topics.table.clearSelection()
     topics.table.setCurrentIndex(topics.proxy.index(-1, -1))
+    settled()
     press(qtbot, "Return")
     assert window.tabs.currentWidget() is window.judging_view
     assert controller.judging.queue.qid == "3"
@@ -254,6 +261,7 @@ def test_undo_keeps_to_the_topic_or_says_what_it_undoes(qtbot, judging):
     press(qtbot, "2")
     assert grade_of(controller, doc1) == 2
     controller.open_topic("3")
+    settled()
     doc3 = judge.current
     press(qtbot, "Ctrl+Z")
     # nothing undone, still in topic 3, and the notice says which change and where
@@ -273,15 +281,9 @@ def test_undo_keeps_to_the_topic_or_says_what_it_undoes(qtbot, judging):
 def test_ctrl_end_and_ctrl_home_move_through_a_long_document(qtbot, judging):
     window, controller = judging
     view, judge = window.judging_view, controller.judging
-    store = judge.workbench.store
-    real = store.document_by_id
-
-    def long_document(doc_id):
-        record = real(doc_id)
-        body = "\n".join(f"line {i} of a long text about things" for i in range(3000)) + "\nEND"
-        return type(record)(record.doc_id, record.docno, record.title, body, {})
-
-    store.document_by_id = long_document
+    record = judge.records[judge.current]  # the topic's texts, read when it opened
+    body = "\n".join(f"line {i} of a long text about things" for i in range(3000)) + "\nEND"
+    judge.records[judge.current] = type(record)(record.doc_id, record.docno, record.title, body, {})
     judge.show_document(judge.current)
     bar = view.viewer.text.verticalScrollBar()
     assert bar.maximum() > 0 and bar.value() == 0
@@ -328,9 +330,7 @@ def test_skipped_documents_look_skipped_and_the_list_filters_by_key(qtbot, judgi
         press(qtbot, "L")
         labels.append(view.filter.currentData())
         shown = {
-            queue.items[r].doc_id
-            for r in range(len(queue.items))
-            if not view.list.isRowHidden(r)
+            queue.items[r].doc_id for r in range(len(queue.items)) if not view.list.isRowHidden(r)
         }
         kind = view.filter.currentData()
         if kind == "skipped":
@@ -370,6 +370,7 @@ def test_undo_and_redo_keep_the_time_spent(qtbot, judging):
     judge.show_document(doc)
     now[0] += 7.2
     qtbot.keyClick(window.judging_view.viewer.text, Qt.Key.Key_Down)  # activity
+    settled()
     press(qtbot, "2")
     store = controller.workbench.store
     [j] = store.judgments("1", [ASSESSOR])
@@ -385,9 +386,8 @@ def test_undo_and_redo_keep_the_time_spent(qtbot, judging):
 def test_a_document_without_text_is_judged_only_after_a_second_key(qtbot, judging):
     window, controller = judging
     view, judge = window.judging_view, controller.judging
-    store = judge.workbench.store
-    store.document_by_id = lambda doc_id: None  # as if the texts were never imported
     doc = judge.current
+    judge.records.pop(doc)  # the topic's texts are read: this one as if never imported
     judge.show_document(doc)
     assert "no text in the project" in view.viewer.header.text()
     assert "not in the project" in view.viewer.text.toPlainText()
@@ -403,9 +403,11 @@ def test_the_owner_defines_the_scale_in_the_window(qtbot, judging, tmp_path):
     window, controller = judging
     view = window.judging_view
     window.actions_by_name["scale"].trigger()
+    settled()
     dialog = controller.scale_dialog
     qtbot.waitUntil(dialog.isVisible)
     dialog.preset.setCurrentIndex(dialog.preset.findData("binary"))
+    settled()
     assert dialog.table.rowCount() == 2
     dialog.table.item(1, 3).setText("Helps with the topic in any way.")
     guide = tmp_path / "guide.txt"
@@ -414,10 +416,13 @@ def test_the_owner_defines_the_scale_in_the_window(qtbot, judging, tmp_path):
     # a key the judging view uses is refused, in the dialog, and nothing is saved
     dialog.table.item(1, 2).setText("J")
     dialog.buttons.button(dialog.buttons.StandardButton.Ok).click()
+    settled()
     assert dialog.isVisible() and "'J' is taken" in dialog.message.text()
     dialog.table.item(1, 2).setText("1")
     dialog.buttons.button(dialog.buttons.StandardButton.Ok).click()
+    settled()
     qtbot.waitUntil(lambda: not dialog.isVisible())
+    settled()  # the window reads the new scale
     store = controller.workbench.store
     assert [(g.grade, g.label) for g in store.scale()] == [(0, "Not relevant"), (1, "Relevant")]
     assert store.scale()[1].definition == "Helps with the topic in any way."

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from judgeapp.store import Changes
 from judgeapp.ui.dashboard import find_dashboard
+from tests.ui.waiting import open_project, settled
 
 INTERACTIVE = (
     QAbstractButton,
@@ -47,13 +48,16 @@ def project_window(qtbot, make_window, tmp_path):
 
     project = write_project(tmp_path / "p")
     window, controller = make_window()
-    controller.open_project(str(project.db))
+    open_project(controller, str(project.db))
     controller.set_assessor("alice")
+    settled()
     controller.workbench.build_pool(
         "pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7
     )
     controller.apply_changes(Changes(pools=True))
+    settled()
     controller.open_topic("1")
+    settled()
     dashboard = find_dashboard(controller)
     qtbot.waitUntil(dashboard.ready, timeout=60_000)
     return window, controller
@@ -164,7 +168,9 @@ def test_every_interactive_control_has_an_accessible_name(qtbot, project_window)
         assert missing_names(dialog) == [], (type(dialog).__name__, missing_names(dialog))
         dialog.reject()
     controller.show_adjudication()
+    settled()
     controller.show_team()
+    settled()
     assert missing_names(window) == []
 
 

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from judgeapp.formats import read_qrels
 from judgeapp.services.pools import PoolService
 from judgeapp.store import Store
+from tests.ui.waiting import open_project, settled
 
 GRADES = [1, 0, 2, 0, 3, 0, 0, 1, 2, 0]  # the keys pressed, one per document
 ASSESSOR = "alice"
@@ -26,9 +27,11 @@ def import_through_dialog(qtbot, controller, kind: str, paths: list[str]):
     dialog.files.add_paths(paths)
     with qtbot.waitSignal(controller.task_finished, timeout=120_000) as blocker:
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    settled()
     worker = blocker.args[0]
     assert worker.error is None, worker.traceback
     qtbot.waitUntil(lambda: not dialog.isVisible())
+    settled()  # the window reads what the import changed
     return worker.result
 
 
@@ -40,15 +43,19 @@ def build_pool_through_dialog(qtbot, controller, order: str, depth: int = 10, se
     dialog.seed.setValue(seed)
     with qtbot.waitSignal(controller.task_finished, timeout=120_000) as blocker:
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    settled()
     worker = blocker.args[0]
     assert worker.error is None, worker.traceback
+    settled()  # the window reads the new pool
     return worker.result
 
 
 def choose_assessor(controller, name: str) -> None:
     dialog = controller.show_assessor_dialog()
     dialog.combo.setCurrentText(name)
+    settled()
     dialog.accept()
+    settled()
 
 
 def key(qtbot, text: str, modifier=Qt.KeyboardModifier.NoModifier) -> None:
@@ -65,6 +72,7 @@ def key(qtbot, text: str, modifier=Qt.KeyboardModifier.NoModifier) -> None:
     assert target is not None and window.isAncestorOf(target)
     keys = {"Ctrl+Z": Qt.Key.Key_Z, "Return": Qt.Key.Key_Return}
     qtbot.keyClick(target, keys.get(text, text), modifier)
+    settled()  # what the key asked of the project is on screen
 
 
 @pytest.fixture
@@ -72,7 +80,7 @@ def project(tmp_path, qtbot, make_window, demo_inputs):
     """A project made through the window: demo data imported, assessor chosen."""
     db = str(tmp_path / "judging.db")
     window, controller = make_window()
-    controller.open_project(db)
+    open_project(controller, db)
     choose_assessor(controller, ASSESSOR)
     reports = {
         kind: import_through_dialog(qtbot, controller, kind, demo_inputs[kind])
@@ -96,6 +104,7 @@ def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, proje
     topics.select_qid("1")
     topics.table.setFocus()
     qtbot.keyClick(topics.table, Qt.Key.Key_Return)
+    settled()
     assert window.tabs.currentWidget() is window.judging_view
     judging = controller.judging
     assert judging.queue is not None and judging.queue.qid == "1"
@@ -125,6 +134,7 @@ def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, proje
     key(qtbot, "N")
     assert QApplication.focusWidget() is window.judging_view.note
     qtbot.keyClicks(window.judging_view.note, "checked twice")
+    settled()
     key(qtbot, "Return")
     assert judging.queue.item(judged[7][0]).note == "checked twice"
 
@@ -132,6 +142,7 @@ def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, proje
     dialog = controller.show_export_dialog(mine=True)
     dialog.selectFile(str(out))
     dialog.accept()
+    settled()
     qtbot.waitUntil(out.exists)
 
     window.close()
@@ -141,6 +152,7 @@ def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, proje
     recent = window2.recent_menu.actions()
     assert recent and recent[0].text() == db
     recent[0].trigger()
+    settled()
     wb = controller2.workbench
     assert wb.assessor == ASSESSOR  # remembered
     # resumes on the first unjudged document of the last topic: the first undone one
@@ -170,6 +182,7 @@ def test_blind_order_shows_no_run_names_or_ranks(qtbot, project):
     runs = [r.name for r in controller.workbench.store.runs()]
     build_pool_through_dialog(qtbot, controller, "blind")
     controller.open_topic("2")
+    settled()
     view = window.judging_view
     model = view.list_model
     assert model.blind and model.columnCount() == 4
@@ -191,6 +204,7 @@ def test_blind_order_shows_no_run_names_or_ranks(qtbot, project):
     # the same project judged by rank does show them
     build_pool_through_dialog(qtbot, controller, "rank")
     controller.open_topic("2")
+    settled()
     assert not model.blind and model.columnCount() == 6
     shown = [model.index(r, model.RUNS).data() for r in range(model.rowCount())]
     assert any(run in text for text in shown for run in runs)
@@ -228,7 +242,7 @@ def test_cancelled_import_leaves_the_store_unchanged(tmp_path, qtbot, make_windo
     )
     db = str(tmp_path / "c.db")
     _window, controller = make_window()
-    controller.open_project(db)
+    open_project(controller, db)
     store = controller.workbench.store
     before = (store.count_documents(), len(store.docno_ids([f"D{i}" for i in range(4500)])))
     assert before == (0, 0)
@@ -250,7 +264,9 @@ def test_cancelled_import_leaves_the_store_unchanged(tmp_path, qtbot, make_windo
         controller.worker.signals.progressed.connect(hold, Qt.ConnectionType.DirectConnection)
         qtbot.waitUntil(first.is_set, timeout=30_000)
         qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+        settled()
         pressed.set()
+    settled()
     worker = blocker.args[0]
     from judgeapp.services.progress import Cancelled
 
@@ -264,11 +280,12 @@ def test_import_error_is_shown_and_nothing_kept(tmp_path, qtbot, make_window):
     bad = tmp_path / "bad.run"
     bad.write_text("1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 abc tag\n")
     _window, controller = make_window()
-    controller.open_project(str(tmp_path / "e.db"))
+    open_project(controller, str(tmp_path / "e.db"))
     dialog = controller.show_import("runs")
     dialog.files.add_paths([str(bad)])
     with qtbot.waitSignal(controller.task_finished, timeout=30_000):
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    settled()
     assert "bad.run:2" in dialog.message.text()
     assert controller.workbench.store.runs() == []
 
@@ -277,6 +294,7 @@ def test_keys_flag_skip_search_help_and_time(qtbot, project):
     _db, window, controller = project
     build_pool_through_dialog(qtbot, controller, "blind")
     controller.open_topic("3")
+    settled()
     judging, view = controller.judging, window.judging_view
     now = [1000.0]
     judging.clock = lambda: now[0]
@@ -286,8 +304,10 @@ def test_keys_flag_skip_search_help_and_time(qtbot, project):
     judging.show_document(first)
     now[0] += 20
     qtbot.keyClick(view.viewer.text, Qt.Key.Key_Down)
+    settled()
     now[0] += 20
     qtbot.keyClick(view.viewer.text, Qt.Key.Key_Down)
+    settled()
     now[0] += 300
     key(qtbot, "2")
     [record] = [j for j in judging.workbench.store.judgments("3", [ASSESSOR])]
@@ -314,8 +334,10 @@ def test_keys_flag_skip_search_help_and_time(qtbot, project):
     assert QApplication.focusWidget() is view.search
     word = judging.queue.items[0].docno
     qtbot.keyClicks(view.search, word)
+    settled()  # each key asked the pool's index in a worker
     hidden = [view.list.isRowHidden(r) for r in range(view.list_model.rowCount())]
-    matches = judging.queue.search(word)
+    found = judging.pool_index.matches(word)
+    matches = [i.doc_id for i in judging.queue.items if i.doc_id in found]
     assert hidden.count(False) == len(matches) >= 1
     key(qtbot, "Return")
     assert judging.current == matches[0]
@@ -329,6 +351,7 @@ def test_keys_flag_skip_search_help_and_time(qtbot, project):
     sheet.reject()
     view.viewer.text.setFocus()
     qtbot.keyClick(view.viewer.text, Qt.Key.Key_F1)
+    settled()
     qtbot.waitUntil(sheet.isVisible)
     sheet.reject()
 
@@ -337,10 +360,12 @@ def test_digits_typed_in_the_note_do_not_judge(qtbot, project):
     _db, window, controller = project
     build_pool_through_dialog(qtbot, controller, "blind")
     controller.open_topic("4")
+    settled()
     judging, view = controller.judging, window.judging_view
     doc = judging.current
     key(qtbot, "N")
     qtbot.keyClicks(view.note, "see 2 and 3")
+    settled()
     assert judging.queue.item(doc).grade is None  # the digits went into the note
     key(qtbot, "Return")
     key(qtbot, "1")  # now the grade, with the waiting note
@@ -352,18 +377,13 @@ def test_scroll_position_top_for_new_remembered_on_return(qtbot, project):
     _db, window, controller = project
     build_pool_through_dialog(qtbot, controller, "blind")
     controller.open_topic("5")
+    settled()
     judging, view = controller.judging, window.judging_view
     view.viewer.text.setPlainText("")  # make the documents long enough to scroll
     bar = view.viewer.text.verticalScrollBar()
     first = judging.current
-    store = judging.workbench.store
-    real = store.document_by_id
-
-    def long_document(doc_id):
-        record = real(doc_id)
-        return type(record)(record.doc_id, record.docno, record.title, record.text * 60, {})
-
-    store.document_by_id = long_document
+    for doc, record in list(judging.records.items()):  # the topic's texts, read at its opening
+        judging.records[doc] = type(record)(doc, record.docno, record.title, record.text * 60, {})
     judging.show_document(first)
     assert bar.maximum() > 0 and bar.value() == 0
     bar.setValue(bar.maximum() // 2)
@@ -386,17 +406,14 @@ def test_very_long_document_is_shown_with_capped_highlighting(qtbot, project):
     _db, window, controller = project
     build_pool_through_dialog(qtbot, controller, "blind")
     controller.open_topic("1")
+    settled()
     judging, view = controller.judging, window.judging_view
-    store = judging.workbench.store
-    real = store.document_by_id
     word = next(w for w in view.viewer.highlighter.pattern.pattern.split("|") if w.isalpha())
-
-    def huge(doc_id):
-        record = real(doc_id)
-        text = (f"{word} and more words " * 300_000) + "END"  # ~6 MB, one paragraph
-        return type(record)(record.doc_id, record.docno, record.title, text, {})
-
-    store.document_by_id = huge
+    record = judging.records[judging.current]  # the topic's texts, read at its opening
+    text = (f"{word} and more words " * 300_000) + "END"  # ~6 MB, one paragraph
+    judging.records[judging.current] = type(record)(
+        record.doc_id, record.docno, record.title, text, {}
+    )
     judging.show_document(judging.current)
     from judgeapp.services.highlight import MAX_SPANS
 
@@ -411,6 +428,7 @@ def test_models_pass_the_model_tester(qtmodeltester, qtbot, project):
     _db, window, controller = project
     build_pool_through_dialog(qtbot, controller, "rank")
     controller.open_topic("1")
+    settled()
     qtmodeltester.check(window.topics_view.model)
     qtmodeltester.check(window.topics_view.proxy)
     qtmodeltester.check(window.judging_view.list_model)
@@ -459,7 +477,7 @@ def pooled_project(qtbot, tmp_path, make_window):
 
     project = write_project(tmp_path / "p")
     window, controller = make_window()
-    controller.open_project(str(project.db))
+    open_project(controller, str(project.db))
     choose_assessor(controller, ASSESSOR)
     controller.workbench.build_pool(
         "pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7
@@ -479,12 +497,14 @@ def test_topic_list_estimates_the_relevant_documents_still_missing(qtbot, pooled
     window, controller = pooled_project
     wb = controller.workbench
     controller.apply_changes(Changes(pools=True))
+    settled()
     topics = window.topics_view
     model = topics.model
     assert topics.table.isColumnHidden(model.MISSING)  # nothing judged: nothing to estimate
 
     qid = sorted(wb.store.pool_sizes("pool"), key=int)[0]
     controller.open_topic(qid)
+    settled()
     judging = controller.judging
     for grade in [2, 0, 1, 0, 0, 3, 0, 0]:
         key(qtbot, str(grade))
@@ -528,6 +548,7 @@ def test_topic_list_estimates_the_relevant_documents_still_missing(qtbot, pooled
     with qtbot.waitSignal(controller.estimates_updated, timeout=30_000) as blocker:
         choose_assessor(controller, "bob")
         assert all(r.missing is None for r in model.rows())
+    settled()
     assert blocker.args == [{}]
     assert all(r.missing is None for r in model.rows())
     assert topics.table.isColumnHidden(model.MISSING)
@@ -553,8 +574,10 @@ def test_estimates_wait_for_a_pause_also_after_one_ran(qtbot, pooled_project):
 
     wb.topic_estimates = held
     controller.apply_changes(Changes(pools=True))  # a reset: estimates start at once
+    settled()
     qtbot.waitUntil(lambda: calls == [None], timeout=10_000)
     controller.open_topic("1")
+    settled()
     key(qtbot, "2")  # while the estimate runs
     gate.set()
     qtbot.waitUntil(lambda: controller._estimate_worker is None, timeout=10_000)

@@ -13,6 +13,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QMessageBox
 
 from judgeapp.cli import main
+from tests.ui.waiting import open_project, settled
 
 HOSTILE = '<img src="file:///etc/passwd"><b>bold</b> & more'
 
@@ -48,7 +49,7 @@ def hostile_project(tmp_path: Path) -> str:
 def test_titles_authors_and_notes_show_literally(tmp_path, qtbot, make_window):
     db = hostile_project(tmp_path)
     window, controller = make_window()
-    controller.open_project(db)
+    open_project(controller, db)
     model = window.topics_view.model
     tip = model.data(model.index(0, model.TITLE), Qt.ItemDataRole.ToolTipRole)
     assert shown(tip) == HOSTILE
@@ -75,11 +76,12 @@ def test_the_import_dialog_quotes_a_bad_line_as_text(tmp_path, qtbot, make_windo
     bad = tmp_path / "bad.run"
     bad.write_text("1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 <b>bold</b> tag\n")
     _window, controller = make_window()
-    controller.open_project(str(tmp_path / "e.db"))
+    open_project(controller, str(tmp_path / "e.db"))
     dialog = controller.show_import("runs")
     dialog.files.add_paths([str(bad)])
     with qtbot.waitSignal(controller.task_finished, timeout=30_000):
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    settled()
     assert dialog.message.textFormat() == Qt.TextFormat.PlainText
     assert "bad.run:2: score '<b>bold</b>' is not a number" in dialog.message.text()
 
@@ -92,24 +94,31 @@ def _box(window) -> QMessageBox:
 def test_a_damaged_project_is_refused_in_a_plain_message_box(
     tmp_path, qtbot, make_window, monkeypatch
 ):
+    """A project left damaged by a crash (its session mark says a check is due): the window
+    opens it without reading it through, checks it in the background before the first
+    judgment, and says so in a plain message box naming the file (a name that looks like
+    HTML stays text); nothing is written to it."""
+    from judgeapp.store.files import CHECK_DUE, SESSION_SUFFIX
+
     db = Path(hostile_project(tmp_path))
     damaged = tmp_path / "<b>damaged.db"  # a file name that looks like HTML
     data = bytearray(db.read_bytes())
     data[3 * 4096 : 5 * 4096] = bytes(range(256)) * 32  # two pages overwritten
     damaged.write_bytes(bytes(data))
+    Path(f"{damaged}{SESSION_SUFFIX}").write_bytes(CHECK_DUE)  # what a crash leaves
     before = damaged.read_bytes()
     window, controller = make_window()
-    assert controller.open_project(str(damaged)) is None
+    controller.open_project(str(damaged))
+    settled()  # refused when it opened (its first write checks it), or by the check after
     box = _box(window)
     assert box.textFormat() == Qt.TextFormat.PlainText
     assert f"{damaged}: the project file is damaged" in box.text()
-    assert controller.workbench is None
     assert damaged.read_bytes() == before
     box.close()
 
     text_file = tmp_path / "notes.db"
     text_file.write_text("<img src='file:///etc/passwd'> not a project\n")
-    assert controller.open_project(str(text_file)) is None
+    open_project(controller, str(text_file))
     box = _box(window)
     assert box.textFormat() == Qt.TextFormat.PlainText
     assert "not a judgeapp project" in box.text()

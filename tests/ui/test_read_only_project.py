@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMessageBox
 
+from tests.ui.waiting import open_project
+
 
 def test_a_read_only_project_opens_and_says_why_it_records_nothing(
     tmp_path, qtbot, make_window, settings, monkeypatch
@@ -19,7 +21,7 @@ def test_a_read_only_project_opens_and_says_why_it_records_nothing(
     monkeypatch.setattr(store_module, "_writable", lambda path: False)
     settings.setValue("assessor", "a-new-name")
     window, controller = make_window()
-    assert controller.open_project(str(project.db)) is not None
+    open_project(controller, project.db)
     boxes = [b for b in window.findChildren(QMessageBox) if b.isVisible()]
     assert len(boxes) == 1, [b.text() for b in boxes]
     text = boxes[0].text()

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QMenu
 
 from judgeapp import app as app_module
 from judgeapp.cli import main, project_argument
+from tests.ui.waiting import open_project, settled
 
 
 def test_a_project_named_on_the_command_line_opens_in_the_window(tmp_path, monkeypatch):
@@ -35,10 +36,11 @@ def test_a_project_named_on_the_command_line_opens_in_the_window(tmp_path, monke
 def test_a_relaunch_reopens_the_last_project(tmp_path, make_window):
     db = str(tmp_path / "last.db")
     window, controller = make_window()
-    controller.open_project(db)
+    open_project(controller, db)
     window.close()
     window2, controller2 = make_window()
     assert controller2.reopen_last()
+    settled()
     assert controller2.workbench is not None and controller2.workbench.path.endswith("last.db")
     # a project moved away since: nothing reopened (the demo opens instead)
     window2.close()
@@ -111,7 +113,7 @@ def test_enter_in_the_import_dialog_imports(tmp_path, qtbot, make_window):
     topics = tmp_path / "t.tsv"
     topics.write_text("1\tfirst topic\n2\tsecond topic\n")
     _window, controller = make_window()
-    controller.open_project(str(tmp_path / "p.db"))
+    open_project(controller, str(tmp_path / "p.db"))
     dialog = controller.show_import("topics")
     dialog.files.add_paths([str(topics)])
     # the focus on "Add files…" (it was just used): Enter starts the import all the same
@@ -121,6 +123,7 @@ def test_enter_in_the_import_dialog_imports(tmp_path, qtbot, make_window):
     add.setFocus()
     with qtbot.waitSignal(controller.task_finished, timeout=30_000):
         qtbot.keyClick(add, Qt.Key.Key_Return)
+    settled()
     assert dialog.files.file_dialog is None  # no file chooser opened
     assert len(controller.workbench.topics()) == 2
 
@@ -129,7 +132,7 @@ def test_save_dialogs_open_in_a_folder_remembered_per_project(tmp_path, qtbot, m
     from PySide6.QtCore import QStandardPaths
 
     _window, controller = make_window()
-    controller.open_project(str(tmp_path / "a.db"))
+    open_project(controller, str(tmp_path / "a.db"))
     dialog = controller.show_export_dialog()
     documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
     first = dialog.directory().absolutePath()
@@ -138,12 +141,13 @@ def test_save_dialogs_open_in_a_folder_remembered_per_project(tmp_path, qtbot, m
     out.parent.mkdir()
     dialog.selectFile(str(out))
     dialog.accept()
+    settled()
     qtbot.waitUntil(out.exists)
     again = controller.show_export_dialog()
     assert again.directory().absolutePath() == str(out.parent)
     again.reject()
     # another project has its own folder
-    controller.open_project(str(tmp_path / "b.db"))
+    open_project(controller, str(tmp_path / "b.db"))
     other = controller.show_export_dialog()
     assert other.directory().absolutePath() == first
     other.reject()
@@ -157,19 +161,21 @@ def test_the_pool_dialog_chooses_topics_and_warns_about_missing_texts(tmp_path, 
     docs = tmp_path / "docs.tsv"
     docs.write_text("d1-1\ttext\nd1-2\ttext\n")  # only topic 1's documents have text
     window, controller = make_window()
-    controller.open_project(str(tmp_path / "p.db"))
+    open_project(controller, str(tmp_path / "p.db"))
     wb = controller.workbench
-    wb.import_files("topics", [topics])
-    wb.import_files("runs", [run])
-    wb.import_files("documents", [docs])
+    for kind, path in (("topics", topics), ("runs", run), ("documents", docs)):
+        controller.apply_changes(wb.import_files(kind, [path]).changes)
+    settled()  # the window reads what the imports changed
     dialog = controller.show_pool_dialog()
     assert "3 of the project's 5 topics" in dialog.topics_hint.text()
     dialog.topics.setText("9")
     qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    settled()
     assert "no topic matches '9'" in dialog.message.text()
     dialog.topics.setText("1-2")
     with qtbot.waitSignal(controller.task_finished, timeout=30_000):
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    settled()
     assert wb.store.pool_sizes(wb.pool_name()) == {"1": 2, "2": 2}
     assert "2 of the 4 pooled documents" in controller.last_warning
     # the topic list shows the pooled topics only, and says how many there are
@@ -177,5 +183,6 @@ def test_the_pool_dialog_chooses_topics_and_warns_about_missing_texts(tmp_path, 
     assert view.pooled_only.isChecked() and view.proxy.rowCount() == 2
     assert "5 topics (2 with a pool, the others hidden)" in view.summary.text()
     view.pooled_only.setChecked(False)
+    settled()
     assert view.proxy.rowCount() == 5
     QApplication.processEvents()

@@ -12,6 +12,7 @@ import pytest
 
 from judgeapp.services.policy import qrels_rows
 from judgeapp.store import Store
+from tests.ui.waiting import open_project, settled
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSESSOR = "alice"
@@ -20,7 +21,9 @@ ASSESSOR = "alice"
 def choose_assessor(controller, name: str) -> None:
     dialog = controller.show_assessor_dialog()
     dialog.combo.setCurrentText(name)
+    settled()
     dialog.accept()
+    settled()
 
 
 @pytest.fixture
@@ -35,9 +38,10 @@ def shared(tmp_path, make_window, project_db):
 
         PoolService(store).create_pool("pool", params={"depth": 10}, judging_order="rank")
     window, controller = make_window()
-    controller.open_project(project_db)
+    open_project(controller, project_db)
     choose_assessor(controller, ASSESSOR)
     controller.open_topic("1")
+    settled()
     return project, window, controller
 
 
@@ -89,6 +93,7 @@ def test_another_process_imports_and_judges_and_the_window_follows(qtbot, shared
     # and the next grade key is recorded as usual
     assert judging.current == current
     judging.view.grade_requested.emit(1)
+    settled()  # committed in the writing lane
     with Store.open(db) as store:
         mine = {(q, d): g for q, d, g in qrels_rows(store, [ASSESSOR])}
     assert mine[("1", docno_now)] == 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.ui.test_main_window import ASSESSOR, choose_assessor, key
+from tests.ui.waiting import open_project, settled
 
 
 def judged_project(qtbot, tmp_path, make_window, order: str):
@@ -18,14 +19,16 @@ def judged_project(qtbot, tmp_path, make_window, order: str):
 
     project = write_project(tmp_path / "p")
     window, controller = make_window()
-    controller.open_project(str(project.db))
+    open_project(controller, project.db)  # read in a worker (judgeapp.ui.ops)
     choose_assessor(controller, ASSESSOR)
     controller.workbench.build_pool(
         "pool", list(project.runs), "depth", {"depth": 10}, order, seed=7
     )
     controller.apply_changes(Changes(pools=True))
+    settled()  # the window reads the new pool
     qtbot.waitUntil(controller.estimates_settled, timeout=30_000)
     controller.open_topic("1")
+    settled()  # the topic's queue and first document are on screen
     truth: dict[tuple[str, str], int] = {}
     for line in project.qrels.read_text().splitlines():
         qid, _, docno, grade = line.split()

@@ -17,12 +17,15 @@ from PySide6.QtWidgets import (
 )
 
 from judgeapp.store import Store
+from tests.ui.waiting import open_project, settled
 
 
 def choose_assessor(controller, name: str) -> None:
     dialog = controller.show_assessor_dialog()
     dialog.combo.setCurrentText(name)
+    settled()
     dialog.accept()
+    settled()
 
 
 def window_texts(window) -> list[str]:
@@ -74,12 +77,14 @@ def test_a_blind_assessor_sees_no_dashboard_run_rank_or_estimate(qtbot, tmp_path
         assign(store, ["1", "2", "3", "4"], ["alice", "bob"], per_topic=1, overlap=0.5, seed=3)
         alices = [q for q, a, _s in store.assignments() if a == "alice"]
     window, controller = make_window()
-    controller.open_project(db)
+    open_project(controller, db)
     choose_assessor(controller, "alice")
     assert controller.blind
     controller.open_topic(alices[0])
+    settled()
     for grade in (1, 0, 2):
         controller.judging.view.grade_requested.emit(grade)
+        settled()
     controller.request_estimates(None, delay=False)
     qtbot.wait(1200)  # time for estimates, were any computed
     texts = window_texts(window)
@@ -108,6 +113,7 @@ def test_a_blind_assessor_sees_no_dashboard_run_rank_or_estimate(qtbot, tmp_path
     choose_assessor(controller, "eve")
     assert not controller.blind
     controller.open_topic(alices[0])
+    settled()
     texts = window_texts(window)
     assert any("Dashboard" in t for t in texts)
     assert any(r in t for t in texts for r in runs)
@@ -140,9 +146,10 @@ def test_an_adjudicator_settles_three_disagreements_and_the_export_has_them(
     assert main(["import", "judgments", db, str(llm), "--assessor", "llm", "--judge-kind",
                  "automatic"]) == 0  # fmt: skip
     window, controller = make_window()
-    controller.open_project(db)
+    open_project(controller, db)
     choose_assessor(controller, "owner")
     adjudication = controller.show_adjudication()
+    settled()
     view = adjudication.view
     assert window.tabs.currentWidget() is view
     # D0-003: both said 1 (no disagreement); the other three (and the imported qrels' own
@@ -152,25 +159,33 @@ def test_an_adjudicator_settles_three_disagreements_and_the_export_has_them(
     assert ("1", "D0-003") not in listed
     ours = [i for i, d in enumerate(view.model.items) if d.docno in ("D0-001", "D0-002", "D0-004")]
     adjudication.show(ours[0])
+    settled()
     assert "ann judged 2: ann on D0-001" in view.votes.text()
     assert "bob judged 0" in view.votes.text()
     assert "suggested by llm: 2 (score 0.93)" in view.votes.text()
     view.show_votes.setChecked(False)
+    settled()
     assert "hidden" in view.votes.text() and "ann" not in view.votes.text()
     view.show_votes.setChecked(True)
+    settled()
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
     decisions = {"D0-001": 2, "D0-002": 1, "D0-004": 2}
     for row in ours:
         adjudication.show(row)
+        settled()
         docno = view.model.items[row].docno
         qtbot.keyClick(QApplication.focusWidget(), str(decisions[docno]))
+        settled()
         assert view.model.items[row].decided == decisions[docno]
     # undo the last decision, then decide it again differently
     controller.undo_stack.undo()
+    settled()
     assert view.model.items[ours[-1]].decided is None
     adjudication.show(ours[-1])
+    settled()
     qtbot.keyClick(QApplication.focusWidget(), "1")
+    settled()
     decisions["D0-004"] = 1
     with Store.open(db) as store:
         rows = {
@@ -207,9 +222,10 @@ def test_the_team_view_shows_progress_pace_flags_and_agreement(qtbot, tmp_path, 
                     "1", f"D0-00{i}", g, time_spent=10.0 + i, flagged=(name, i) == ("bob", 2)
                 )
     _window, controller = make_window()
-    controller.open_project(db)
+    open_project(controller, db)
     choose_assessor(controller, "owner")
     team = controller.show_team()
+    settled()
     qtbot.waitUntil(lambda: not team.busy, timeout=30_000)
     rows = {r[0]: r for r in team.view.assessor_model.rows}
     assert rows["ann"][1:4] == ["assessor", "2", "3"]
@@ -238,15 +254,17 @@ def test_the_owner_assigns_topics_in_the_window(qtbot, tmp_path, make_window):
     with Store.open(db) as store:
         PoolService(store).create_pool("pool", params={"depth": 10})
     window, controller = make_window()
-    controller.open_project(db)
+    open_project(controller, db)
     choose_assessor(controller, "owner")
     team = controller.show_team()
+    settled()
     dialog = team.show_assign_dialog()
     dialog.topics.setText("1-4")
     dialog.assessors.setText("ann, bob")
     dialog.overlap.setValue(0.5)
     dialog.seed.setValue(2)
     dialog.accept()
+    settled()
     with Store.open(db) as store:
         rows = store.assignments()
     assert {q for q, _a, _s in rows} == {"1", "2", "3", "4"}
@@ -256,6 +274,7 @@ def test_the_owner_assigns_topics_in_the_window(qtbot, tmp_path, make_window):
     dialog = team.show_assign_dialog()
     dialog.topics.setText("999")
     dialog.accept()
+    settled()
     assert "no topic matches '999'" in dialog.message.text()
     assert dialog.isVisible()
     # ann, opening the project, judges blind and sees her topics first

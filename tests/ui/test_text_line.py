@@ -6,6 +6,7 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
 from judgeapp.ui.text_line import TextLine
+from tests.ui.waiting import open_project, settled  # noqa: F401
 
 LONG = "Document 1234 · " + " ".join(f"word{i}" for i in range(60))
 
@@ -29,6 +30,7 @@ def host(qtbot, child: QWidget) -> tuple[QWidget, LayoutRequests]:
     layout.addStretch(1)
     parent.resize(300, 200)
     parent.show()
+    settled()
     qtbot.waitExposed(parent)
     QApplication.processEvents()
     requests = LayoutRequests()

@@ -2,16 +2,16 @@
 baseline, the ranking's stability, the estimate of the progress topic's total relevant and,
 while the "Bounds" box is ticked, each mean's bounds once the pools are judged.
 
-They follow each snapshot shown in their own one-thread pool, debounced, with their own
-generation numbers: a slow randomization test never delays the numbers. Out of sight they
-wait until the dashboard is shown.
+They follow each snapshot shown in a lane of their own of the window's ops (one thread),
+debounced, with their own generation numbers: a slow randomization test never delays the
+numbers. Out of sight they wait until the dashboard is shown.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QThreadPool, QTimer
+from PySide6.QtCore import QObject, QTimer
 
 from judgeapp.services.live_eval import significance
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 SIGNIFICANCE_DELAY_MS = 300  # the tests wait for a pause in the judging
 ESTIMATE_DELAY_MS = 1000  # the estimate of the total relevant for a longer pause
 BOUNDS_DELAY_MS = 300
+LANE = "dashboard analysis"
 
 
 class BackgroundAnalysis(QObject):
@@ -36,8 +37,6 @@ class BackgroundAnalysis(QObject):
         self._estimate_busy = False
         self._waiting = False  # significance tests or estimate skipped while hidden
         self._analysed: tuple = ()  # (generation, version, baseline, test) of the marks
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
         self.sig_timer = QTimer(self)
         self.sig_timer.setSingleShot(True)
         self.sig_timer.setInterval(SIGNIFICANCE_DELAY_MS)
@@ -121,7 +120,7 @@ class BackgroundAnalysis(QObject):
                 self._sig_pending = False
                 self.sig_timer.start()
 
-        dash.jobs.submit(work, done, pool=self.pool)
+        dash.jobs.submit(work, done, lane=LANE)
 
     def marks_ready(self) -> bool:
         """The significance marks shown belong to the snapshot shown, baseline and test."""
@@ -148,12 +147,12 @@ class BackgroundAnalysis(QObject):
             self.estimate_timer.start()  # once the running one is done
             return
         self._estimate_busy = True
-        gen, pool = dash.jobs.generation, wb.pool_name()
+        gen = dash.jobs.generation
         qid, persons = snap.progress.qid, list(live.persons)
         level = snap.config.judgments.relevance_level
 
         def work():
-            return qid, wb.estimate_total(pool, qid, persons, level)
+            return qid, wb.estimate_total(wb.pool_name(), qid, persons, level)
 
         def done(estimate) -> None:
             self._estimate_busy = False
@@ -165,7 +164,7 @@ class BackgroundAnalysis(QObject):
                 dash.display.show_progress()
             dash.estimated.emit(estimate)
 
-        dash.jobs.submit(work, done, pool=self.pool)
+        dash.jobs.submit(work, done, lane=LANE)
 
     # -- the bounds once the pools are judged ------------------------------------------------
     def _on_bounds_timer_timeout(self) -> None:
@@ -197,7 +196,7 @@ class BackgroundAnalysis(QObject):
             )
             dash.bounds_updated.emit(bounds)
 
-        dash.jobs.submit(work, done, pool=self.pool)
+        dash.jobs.submit(work, done, lane=LANE)
 
     def bounds_ready(self) -> bool:
         """The bounds shown belong to the snapshot shown (or are not asked for)."""
@@ -226,4 +225,5 @@ class BackgroundAnalysis(QObject):
             timer.timeout.disconnect()  # a job finishing late may start one: nothing runs
 
     def wait(self) -> None:
-        self.pool.waitForDone(10_000)
+        if self.dash.jobs.threaded:
+            self.dash.ops.lane(LANE).waitForDone(10_000)

@@ -40,11 +40,12 @@ from judgeapp.ui.dashboard.comparison import ComparisonPanel
 from judgeapp.ui.dashboard.display import SnapshotDisplay
 from judgeapp.ui.dashboard.drill import DrillDownController
 from judgeapp.ui.dashboard.exports import ExportController
-from judgeapp.ui.dashboard.filters import FilterController
+from judgeapp.ui.dashboard.filters import SETTINGS_KEY, FilterController
 from judgeapp.ui.dashboard.jobs import COALESCE_MS, EvaluationJobs
 from judgeapp.ui.dashboard.own_window import OwnWindowController
 from judgeapp.ui.dashboard.plots import LivePlot
 from judgeapp.ui.dashboard.view import DashboardView, DashboardWindow, MeasuresDialog
+from judgeapp.ui.ops import Ops
 
 
 class DashboardController(QObject):
@@ -64,6 +65,8 @@ class DashboardController(QObject):
     ) -> None:
         super().__init__(parent)
         self.view = view
+        # the window's ops once attached (judgeapp.ui.ops): every query of the dashboard
+        self.ops = Ops(self)
         # the state the parts share: the project, the choices, what is shown
         self.workbench: Workbench | None = None
         self.config = DashboardConfig()  # set by filters
@@ -96,6 +99,7 @@ class DashboardController(QObject):
         """Follow the main window's controller: its projects and its changes."""
         self.window_control.attach(main_controller.window, tab_title)
         self.save_folders = getattr(main_controller, "save_folders", None)
+        self.ops = getattr(main_controller, "ops", self.ops)
         main_controller.project_opened.connect(self._on_project_opened)
         main_controller.changes_applied.connect(self._on_changes_applied)
         main_controller.blind_changed.connect(self.set_blind)
@@ -130,18 +134,35 @@ class DashboardController(QObject):
         self.stability = None
         self.estimate = (None, None)
         self.topic = None
-        self.progress_topic = workbench.last_topic()
         self.plot_runs = []
         self.diff_run = None
-        self.filters.load_settings()
-        self.filters.fill_controls()
+        self.jobs.generation += 1  # what runs for the project before is stale now
+
+        def read() -> tuple[Any, list, list, str | None]:
+            return (
+                workbench.setting(SETTINGS_KEY),
+                workbench.assessors(),
+                workbench.scale(),
+                workbench.last_topic(),
+            )
+
+        self.ops.read(read, lambda found: self._on_project_read(workbench, *found))
+
+    def _on_project_read(
+        self, workbench: Workbench, saved: Any, assessors: list, scale: list, last: str | None
+    ) -> None:
+        if workbench is not self.workbench:
+            return
+        self.progress_topic = last
+        self.filters.load_settings(saved)
+        self.filters.fill_controls(assessors, scale)
         self.jobs.reload()
 
     def _on_changes_applied(self, changes: Changes) -> None:
         if self.workbench is None or changes.empty:
             return
         if changes.assessors or changes.scale:
-            self.filters.fill_controls()
+            self.filters.read_controls()
         self.jobs.take_changes(changes)
 
     # -- state -----------------------------------------------------------------------------------

@@ -27,18 +27,26 @@ class _RunLinesPlot(LivePlot):
         self.x = np.zeros(0)
         self.curves: LineCollection | None = None
 
-    def configure_runs(self, runs: Sequence[str], x: Sequence[float]) -> None:
-        self._forget_live()
+    def configure_runs(self, runs: Sequence[str], x: Sequence[float]) -> bool:
+        """Curves for `runs` at `x`; True when a full draw is needed. Other runs at the same
+        x (the best N reordered by a judgment) recolour the one collection, drawn over the
+        kept background like any update: nothing else of the figure names them."""
         self.runs = tuple(runs)
-        self.x = np.asarray(x, dtype=np.float64)
         colours = [COLOURS[i % len(COLOURS)] for i in range(len(self.runs))]
-        self.curves = LineCollection([], colors=colours, linewidths=1.5)
-        self.ax.add_collection(self.curves, autolim=False)
-        self._animate(self.curves)
         self.handles = [
             Line2D([], [], color=c, linewidth=1.5, label=run)
             for c, run in zip(colours, self.runs, strict=True)
         ]
+        x_new = np.asarray(x, dtype=np.float64)
+        if self.curves is not None and np.array_equal(x_new, self.x):
+            self.curves.set_color(colours)
+            return False
+        self._forget_live()
+        self.x = x_new
+        self.curves = LineCollection([], colors=colours, linewidths=1.5)
+        self.ax.add_collection(self.curves, autolim=False)
+        self._animate(self.curves)
+        return True
 
     def show_values(
         self, snapshot: Snapshot, per_topic: np.ndarray, mean: np.ndarray, topic: str | None
@@ -59,7 +67,7 @@ class _RunLinesPlot(LivePlot):
                 ys[i] = values[index[run]]
         if self.curves is not None:
             self.curves.set_segments([np.column_stack([self.x, y]) for y in ys])
-        self._data(ys)
+        self._data(ys, self.runs)
         return self._title(self.title)
 
 
@@ -81,8 +89,9 @@ class PrecisionRecallPlot(_RunLinesPlot):
         self.note = "interpolated as trec_eval's iprec_at_recall"
         self.canvas.setToolTip(f"Precision–recall, {self.note}")
 
-    def configure(self, runs: Sequence[str]) -> None:
-        self.configure_runs(runs, ELEVEN_LEVELS)
+    def configure(self, runs: Sequence[str]) -> bool:
+        """The runs to plot; True when a full draw is needed."""
+        return self.configure_runs(runs, ELEVEN_LEVELS)
 
     def update(self, snapshot: Snapshot, topic: str | None) -> bool:
         """Set the data; True when a full draw is needed (new title)."""
@@ -107,10 +116,12 @@ class NdcgCutoffPlot(_RunLinesPlot):
         self.note = "trec_eval's ndcg_cut, k from 1 to 1000"
         self.canvas.setToolTip(f"nDCG@k, {self.note}")
 
-    def configure(self, runs: Sequence[str], cutoffs: Sequence[int]) -> None:
-        self.cutoffs = tuple(cutoffs)
-        self.ax.set_xlim(min(cutoffs) * 0.85, max(cutoffs) * 1.15)
-        self.configure_runs(runs, cutoffs)
+    def configure(self, runs: Sequence[str], cutoffs: Sequence[int]) -> bool:
+        """The runs to plot at these cutoffs; True when a full draw is needed."""
+        if tuple(cutoffs) != self.cutoffs:
+            self.cutoffs = tuple(cutoffs)
+            self.ax.set_xlim(min(cutoffs) * 0.85, max(cutoffs) * 1.15)
+        return self.configure_runs(runs, cutoffs)
 
     def update(self, snapshot: Snapshot, topic: str | None) -> bool:
         return self.show_values(snapshot, snapshot.ndcg, snapshot.ndcg_mean, topic)

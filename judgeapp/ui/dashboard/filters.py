@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 
 from judgeapp.measures import DEFAULT_GUI_MEASURES
+from judgeapp.records import AssessorInfo, GradeInfo
 from judgeapp.services.live_eval import DashboardConfig, JudgmentFilter
 from judgeapp.ui.dashboard.view import MeasuresDialog
 
@@ -40,10 +41,10 @@ class FilterController(QObject):
         v.measures_button.clicked.connect(self._on_measures_clicked)
 
     # -- kept with the project -----------------------------------------------------------------
-    def load_settings(self) -> None:
+    def load_settings(self, saved: object) -> None:
+        """Take the choices kept with the project (`saved`: the setting's value, read in a
+        worker with the rest of what the dashboard needs of a project)."""
         dash = self.dash
-        wb = dash.workbench
-        saved = wb.setting(SETTINGS_KEY) if wb is not None else None
         saved = saved if isinstance(saved, dict) else {}
         measures = tuple(saved.get("measures") or DEFAULT_GUI_MEASURES)
         filt = JudgmentFilter(
@@ -71,28 +72,37 @@ class FilterController(QObject):
             "baseline": dash.baseline,
             "test": dash.test,
         }
-        wb.set_setting(SETTINGS_KEY, values)
+        dash.ops.write(lambda: wb.set_setting(SETTINGS_KEY, values), what="dashboard settings")
 
     # -- the judgments filter ------------------------------------------------------------------
-    def fill_controls(self) -> None:
-        """The filter's controls (and the test's) as the project and the settings have them."""
+    def read_controls(self) -> None:
+        """Read the project's assessors and scale again, then fill the controls."""
+        wb = self.dash.workbench
+        if wb is not None:
+            self.dash.ops.read(
+                lambda: (wb.assessors(), wb.scale()),
+                lambda found: self.fill_controls(*found),
+                key="dashboard controls",
+            )
+
+    def fill_controls(self, assessors: list[AssessorInfo], scale: list[GradeInfo]) -> None:
+        """The filter's controls (and the test's) as the project (its `assessors` and
+        `scale`) and the settings have them."""
         dash = self.dash
-        wb = dash.workbench
         v = dash.view
         self._filling = True
         try:
             v.assessor.clear()
             v.assessor.addItem("All assessors", None)
-            if wb is not None:
-                for a in wb.assessors():
-                    label = a.name if a.kind == "person" else f"{a.name} (imported)"
-                    v.assessor.addItem(label, a.name)
+            for a in assessors:
+                label = a.name if a.kind == "person" else f"{a.name} (imported)"
+                v.assessor.addItem(label, a.name)
             f = dash.config.judgments
             found = v.assessor.findData(f.assessor) if f.assessor is not None else 0
             v.assessor.setCurrentIndex(max(found, 0))
             v.sources.setChecked(f.include_sources)
             v.policy.setCurrentIndex(max(v.policy.findData(f.policy), 0))
-            top = max((g.grade for g in wb.scale()), default=1) if wb is not None else 1
+            top = max((g.grade for g in scale), default=1)
             v.level.setRange(1, max(top, 1))
             v.level.setValue(min(max(f.relevance_level, 1), max(top, 1)))
             v.test.setCurrentIndex(max(v.test.findData(dash.test), 0))

@@ -1,0 +1,176 @@
+"""Full-text search of the documents: the part of the `Store` facade that reads the search
+index and the search log.
+
+The index (schema 0007) is SQLite's FTS5 over the documents' title and text, ranked by
+`bm25()`, or on PostgreSQL a generated `tsvector` column with a GIN index, ranked by
+`ts_rank`; both stem English words (Porter; PostgreSQL's `english` configuration). It is
+kept current in the transaction that writes the documents: on PostgreSQL by the server (a
+generated column), on SQLite by the store (`index_documents` and `unindex_documents`,
+called wherever documents are written). A query arrives parsed (`TextQuery`: what the words mean is the
+services' business); here it becomes the back end's own query language, every word quoted,
+so nothing a user types can break the query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from judgeapp.records import SearchHit, SearchLogEntry, TextQuery
+from judgeapp.store import models as m
+from judgeapp.store.base import StoreBase, raw, utcnow
+
+FTS = m.FTS_TABLE
+TOKENIZE = "porter unicode61 remove_diacritics 2"  # as schema 0007 made the index
+
+
+def fts5_expression(query: TextQuery) -> str:
+    """The FTS5 MATCH expression of `query`: each phrase in double quotes (a `"` inside
+    doubled), the last one a prefix when `query.prefix_last`, joined by AND or OR."""
+    parts = []
+    for k, phrase in enumerate(query.phrases):
+        quoted = '"' + " ".join(phrase).replace('"', '""') + '"'
+        if query.prefix_last and k == len(query.phrases) - 1:
+            quoted += " *"
+        parts.append(quoted)
+    return (" AND " if query.require_all else " OR ").join(parts)
+
+
+def tsquery_text(query: TextQuery) -> str:
+    """The text of a `to_tsquery('english', ...)`: each word a quoted lexeme (a `'` inside
+    doubled; the words are stemmed by the configuration), a phrase's words joined by
+    `<->`, the last word a prefix (`:*`) when `query.prefix_last`, phrases joined by `&` or
+    `|`."""
+    parts = []
+    for k, phrase in enumerate(query.phrases):
+        words = ["'" + w.replace("'", "''").replace("\\", "") + "'" for w in phrase]
+        if query.prefix_last and k == len(query.phrases) - 1:
+            words[-1] += ":*"
+        parts.append(words[0] if len(words) == 1 else "(" + " <-> ".join(words) + ")")
+    return (" & " if query.require_all else " | ").join(parts)
+
+
+def unindex_documents(conn: Connection, ids: Sequence[int]) -> None:
+    """SQLite: take documents `ids` out of the full-text index (before they are deleted or
+    replaced: FTS5 needs the words it indexed, read from the documents table)."""
+    if conn.dialect.name == "sqlite" and ids:
+        raw(
+            conn,
+            f"INSERT INTO {FTS} ({FTS}, rowid, title, text) SELECT 'delete', doc_id, title, "
+            f"text FROM documents WHERE doc_id IN ({','.join('?' * len(ids))})",
+            tuple(ids),
+        )
+
+
+def index_documents(conn: Connection, ids: Sequence[int]) -> None:
+    """SQLite: put documents `ids` (written already) into the full-text index, as one
+    statement: FTS5 then writes their terms once."""
+    if conn.dialect.name == "sqlite" and ids:
+        raw(
+            conn,
+            f"INSERT INTO {FTS} (rowid, title, text) SELECT doc_id, title, text FROM documents "
+            f"WHERE doc_id IN ({','.join('?' * len(ids))})",
+            tuple(ids),
+        )
+
+
+def rebuild_index(conn: Connection) -> None:
+    """SQLite: the full-text index made again from every document (after a bulk copy)."""
+    if conn.dialect.name == "sqlite":
+        raw(conn, f"INSERT INTO {FTS} ({FTS}) VALUES ('rebuild')")
+
+
+class SearchStoreMixin(StoreBase):
+    """Search methods of `Store` (see judgeapp.store.store.Store)."""
+
+    def search_documents(self, query: TextQuery, *, limit: int | None = 100) -> list[SearchHit]:
+        """The documents matching `query`, best first (BM25 on SQLite, ts_rank on
+        PostgreSQL), at most `limit` (None: all). Each hit has its docno and title."""
+        if not query.phrases:
+            return []
+        with self._read() as conn:
+            if conn.dialect.name == "sqlite":
+                sql = f"SELECT f.rowid, -bm25({FTS}) AS score FROM {FTS} AS f WHERE {FTS} MATCH ?"
+                params = (fts5_expression(query),)
+            else:
+                sql = (
+                    "SELECT f.doc_id, ts_rank(f.search, q) AS score "
+                    "FROM documents AS f, to_tsquery('english', ?) AS q WHERE f.search @@ q"
+                )
+                params = (tsquery_text(query),)
+            sql += " ORDER BY score DESC"
+            if limit is not None:
+                sql += f" LIMIT {int(limit)}"
+            ranked = raw(conn, sql, params).fetchall()
+            return self._hits(conn, ranked)
+
+    @staticmethod
+    def _hits(conn: Connection, ranked: Sequence[Any]) -> list[SearchHit]:
+        """Docno and title of each ranked (doc id, score), in one query per 900."""
+        info: dict[int, tuple[str, str]] = {}
+        ids = [int(r[0]) for r in ranked]
+        for start in range(0, len(ids), 900):  # under SQLite's bound-variable limit
+            chunk = ids[start : start + 900]
+            rows = raw(
+                conn,
+                "SELECT d.doc_id, n.docno, d.title FROM documents AS d "
+                f"JOIN docnos AS n ON n.id = d.doc_id WHERE d.doc_id IN ({','.join('?' * len(chunk))})",
+                tuple(chunk),
+            ).fetchall()
+            info.update((int(i), (str(dn), str(t or ""))) for i, dn, t in rows)
+        return [
+            SearchHit(doc, info[doc][0], info[doc][1], float(score))
+            for doc, score in ((int(r[0]), r[1]) for r in ranked)
+            if doc in info
+        ]
+
+    def optimize_search(self) -> None:
+        """Merge the full-text index into one segment (FTS5's `optimize`; after a large
+        import, searches then read one b-tree per word); PostgreSQL: ANALYZE documents."""
+        with self._begin() as conn:
+            if conn.dialect.name == "sqlite":
+                raw(conn, f"INSERT INTO {FTS} ({FTS}) VALUES ('optimize')")
+            else:
+                raw(conn, "ANALYZE documents")
+
+    # -- the search log -------------------------------------------------------------------
+    def log_search(
+        self, assessor_id: int, qid: str | None, scope: str, query: str, results: int
+    ) -> None:
+        """Note one search of an assessor (committed). A team member's role logs its own
+        through the server's `judgeapp_log_search` (schema 0007), which refuses another's."""
+        if self.scope is not None:
+            with self._member_write() as conn:
+                raw(
+                    conn,
+                    "SELECT judgeapp_log_search(?, ?, ?, ?, ?)",
+                    (int(assessor_id), qid, scope, query, int(results)),
+                )
+            return
+        with self._begin() as conn:
+            conn.execute(
+                m.SearchLog.insert(),
+                {
+                    "assessor_id": assessor_id,
+                    "qid": qid,
+                    "scope": scope,
+                    "query": query,
+                    "results": results,
+                    "at": utcnow(),
+                },
+            )
+
+    def search_log(self, assessors: Sequence[str] | None = None) -> list[SearchLogEntry]:
+        """Every search logged (of `assessors`, all by default), oldest first."""
+        s, a = m.SearchLog, m.Assessor
+        stmt = (
+            select(a.c.name, s.c.qid, s.c.scope, s.c.query, s.c.results, s.c.at)
+            .join(a, a.c.id == s.c.assessor_id)
+            .order_by(s.c.id)
+        )
+        if assessors is not None:
+            stmt = stmt.where(a.c.name.in_(list(assessors)))
+        with self._read() as conn:
+            return [SearchLogEntry(*row) for row in conn.execute(stmt)]

@@ -1,0 +1,29 @@
+"""Waiting for the window as a user waits for it: every query and write of the window runs
+off the GUI thread (judgeapp.ui.ops), so a test that asks something of it (opens a
+project, presses a grade key) waits until the answer is on screen, the event loop running
+meanwhile."""
+
+from __future__ import annotations
+
+import time
+
+
+def settled(timeout: float = 60.0) -> None:
+    """Wait until the window's ops are done (judgeapp.ui.ops): what was asked of the
+    project (a topic read, a judgment committed, a search) is on screen, as a user sees it
+    a moment later. The event loop runs meanwhile."""
+    from PySide6.QtTest import QTest
+
+    from judgeapp.ui.ops import Ops
+
+    end = time.monotonic() + timeout
+    while not Ops.all_idle():
+        if time.monotonic() > end:
+            raise AssertionError(f"the window's work did not finish in {timeout} s")
+        QTest.qWait(2)
+
+
+def open_project(controller, db, timeout: float = 60.0) -> None:
+    """Open `db` in the window (read in a worker) and wait until it is shown."""
+    controller.open_project(str(db))
+    settled(timeout)
