@@ -105,6 +105,7 @@ class _MatrixTableModel(QAbstractTableModel):
         self._tint: list[list[QBrush | None]] = []
         self._tip: list[list[str | None]] = []
         self.resets = 0  # model resets (new rows or columns), counted for the tests
+        self.version = 0  # counts the changes of what the rows sort by (MatrixSortProxy)
 
     # -- filling ----------------------------------------------------------------------------------
     def set_matrix(
@@ -119,6 +120,7 @@ class _MatrixTableModel(QAbstractTableModel):
         `fresh`: other data under the same labels (no change to highlight): a reset."""
         labels, measures = tuple(labels), tuple(measures)
         values = np.asarray(values, dtype=np.float64)
+        self.version += 1
         if fresh or labels != self._labels or measures != self._measures:
             self.beginResetModel()
             self._labels, self._measures = labels, measures
@@ -196,6 +198,14 @@ class _MatrixTableModel(QAbstractTableModel):
             self.index(int(rows[0]), int(cols[0]) + 1),
             self.index(int(rows[-1]), int(cols[-1]) + 1),
         )
+
+    def sort_keys(self, col: int) -> list[Any]:
+        """What each row sorts by in column `col`, as its SortRole gives it: the label as
+        natural text, or the value (a missing one last in ascending order)."""
+        if col <= 0:
+            return list(self._sort_labels)
+        values = self._values[:, col - 1]
+        return np.where(np.isfinite(values), values, -np.inf).tolist()
 
     # -- reading ---------------------------------------------------------------------------------
     def labels(self) -> tuple[str, ...]:
