@@ -35,7 +35,11 @@ from judgeapp.services.live_eval import validate_measures
 from judgeapp.services.policy import POLICIES
 from judgeapp.ui.dashboard.comparison import ComparisonTableModel
 from judgeapp.ui.dashboard.curve_plots import NdcgCutoffPlot, PrecisionRecallPlot
-from judgeapp.ui.dashboard.models import DrillDownTableModel, RunMeasureTableModel
+from judgeapp.ui.dashboard.models import (
+    DrillDownTableModel,
+    MatrixTableModel,
+    RunMeasureTableModel,
+)
 from judgeapp.ui.dashboard.topic_plots import ApDifferencePlot, ProgressPlot
 from judgeapp.ui.flow_layout import FlowLayout
 
@@ -60,7 +64,7 @@ class MatrixSortProxy(QSortFilterProxyModel):
 
     def lessThan(self, left, right) -> bool:
         model = self.sourceModel()
-        if not hasattr(model, "sort_keys"):
+        if not isinstance(model, MatrixTableModel):
             return super().lessThan(left, right)
         stamp = (model.version, left.column())
         if stamp != self._stamp:
@@ -167,8 +171,8 @@ class DashboardView(QWidget):
                 row.addWidget(widget)
             controls.addWidget(group)
         controls.add_stretch()
-        for widget in (self.measures_button, self.export_button, self.window_button):
-            controls.addWidget(widget)
+        for button in (self.measures_button, self.export_button, self.window_button):
+            controls.addWidget(button)
         self.measures_button.setAccessibleName("Choose the measures")
         self.export_button.setAccessibleName("Export")
         self.window_button.setAccessibleName("Dashboard in its own window")
@@ -366,8 +370,8 @@ class DashboardWindow(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.setWindowTitle("Dashboard — judgeapp")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        self.body = QVBoxLayout(self)  # holds the dashboard's view
+        self.body.setContentsMargins(0, 0, 0, 0)
         self.resize(1280, 760)
         close = QAction("Close", self)
         close.setShortcut(QKeySequence("Ctrl+W"))
