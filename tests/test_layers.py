@@ -9,7 +9,9 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judgeapp"
-CORE = ("store", "formats", "measures", "pooling", "services", "records", "errors")
+# the Qt shell: the only units that may import Qt; every other unit of judgeapp is the
+# Qt-free core (store, formats, measures, pooling, services, records, api, project, ...)
+QT_SHELL = ("ui", "app", "screenshots")
 FORBIDDEN = {
     ("store", "pooling"),
     ("store", "services"),
@@ -27,10 +29,10 @@ def _unit(path: Path) -> str:
     return path.relative_to(PACKAGE).parts[0].removesuffix(".py")
 
 
-def _imports(path: Path) -> list[tuple[str, int]]:
-    """(imported module, line) for every import in a file, relative ones resolved, those
-    inside functions included."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def _imports(path: Path, text: str | None = None) -> list[tuple[str, int]]:
+    """(imported module, line) for every import in a file (or `text` as if it were that
+    file), relative ones resolved, those inside functions included."""
+    tree = ast.parse(path.read_text(encoding="utf-8") if text is None else text)
     package = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     if package[-1] == "__init__":
         package = package[:-1]
@@ -46,17 +48,24 @@ def _imports(path: Path) -> list[tuple[str, int]]:
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
-            found.append((module, node.lineno))
+            if module == "judgeapp":
+                # `from judgeapp import store`: each name may be a package of its own
+                found += [(f"judgeapp.{a.name}", node.lineno) for a in node.names]
+            else:
+                found.append((module, node.lineno))
     return found
 
 
-def _graph() -> dict[tuple[str, str], list[str]]:
+def _graph(extra: dict[Path, str] | None = None) -> dict[tuple[str, str], list[str]]:
+    """Arrows between judgeapp's units; `extra`: files added (path -> text), for the
+    mutation tests."""
     edges: dict[tuple[str, str], list[str]] = {}
-    for path in PACKAGE.rglob("*.py"):
+    files = [(p, None) for p in PACKAGE.rglob("*.py")] + list((extra or {}).items())
+    for path, text in files:
         if path.parent == PACKAGE and path.name == "__init__.py":
             continue
         src = _unit(path)
-        for module, line in _imports(path):
+        for module, line in _imports(path, text):
             parts = module.split(".")
             if parts[0] != "judgeapp" or len(parts) < 2 or parts[1] == src:
                 continue
@@ -65,10 +74,36 @@ def _graph() -> dict[tuple[str, str], list[str]]:
     return edges
 
 
+def _forbidden(edges: dict[tuple[str, str], list[str]]) -> dict[tuple[str, str], list[str]]:
+    return {edge: edges[edge] for edge in FORBIDDEN if edge in edges}
+
+
 def test_no_forbidden_arrow_between_packages():
-    edges = _graph()
-    bad = {edge: edges[edge] for edge in FORBIDDEN if edge in edges}
+    bad = _forbidden(_graph())
     assert not bad, f"imports against the layering: {bad}"
+
+
+def test_every_import_form_is_caught_by_the_layering_check():
+    """Mutation tests: each way of writing an import of the store, put into a module of the
+    window, is caught (before, `from judgeapp import store` passed unseen)."""
+    planted = PACKAGE / "ui" / "planted_for_the_test.py"
+    forms = [
+        "from judgeapp import store\n",
+        "from judgeapp import errors, store as s\n",
+        "import judgeapp.store\n",
+        "from judgeapp.store import Store\n",
+        "from judgeapp.store.base import x\n",
+        "from .. import store\n",
+        "from ..store import Store\n",
+        "def later():\n    from judgeapp import store\n",
+    ]
+    for form in forms:
+        bad = _forbidden(_graph({planted: form}))
+        assert ("ui", "store") in bad, f"not caught: {form!r}"
+        assert bad[("ui", "store")] == [
+            "judgeapp/ui/planted_for_the_test.py:" + ("2" if form.startswith("def") else "1")
+        ]
+    assert not _forbidden(_graph({planted: "from judgeapp import services\n"}))
 
 
 def test_no_import_cycle_between_packages():
@@ -88,7 +123,7 @@ def test_no_import_cycle_between_packages():
 
 def test_the_core_imports_no_qt_and_no_matplotlib_backend():
     for path in PACKAGE.rglob("*.py"):
-        if _unit(path) not in CORE:
+        if _unit(path) in QT_SHELL:
             continue
         for module, line in _imports(path):
             assert not module.startswith(("PySide6", "matplotlib.backends")), (

@@ -666,7 +666,7 @@ class MainController(QObject):
         elsewhere = (
             on_judging and change is not None and queue is not None and change.qid != queue.qid
         )
-        if elsewhere and self._asked != (verb, index):
+        if elsewhere and change is not None and queue is not None and self._asked != (verb, index):
             self._asked = (verb, index)
             key = "Ctrl+Z" if undo else "Ctrl+Shift+Z"
             judging.show_notice(
@@ -683,7 +683,7 @@ class MainController(QObject):
         where = f" in topic {change.qid}" if change is not None else ""
         message = f"{'Undone' if undo else 'Redone'}: {text}{where}"
         self.window.statusBar().showMessage(message, 8000)
-        if elsewhere and on_judging:
+        if elsewhere and on_judging and change is not None:
             # shown once that topic is open (read in a worker after the undo is committed)
             self.judging.notice_after_load = message + f" (topic {change.qid} is open now)."
 

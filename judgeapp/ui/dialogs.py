@@ -111,7 +111,8 @@ class TaskDialog(QDialog):
         self.running = running
         self.start_button.setEnabled(not running)
         for i in range(self.form.count()):
-            widget = self.form.itemAt(i).widget()
+            item = self.form.itemAt(i)
+            widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.setEnabled(not running)
         self.progress.setVisible(running)
@@ -259,9 +260,9 @@ class PoolDialog(TaskDialog):
         }
         for strategy in strategies:
             self.strategy.addItem(labels.get(strategy, strategy), strategy)
-        self.depth = QSpinBox()
-        self.depth.setRange(1, 100_000)
-        self.depth.setValue(10)
+        self.pool_depth = QSpinBox()
+        self.pool_depth.setRange(1, 100_000)
+        self.pool_depth.setValue(10)
         self.budget = QSpinBox()
         self.budget.setRange(1, 1_000_000)
         self.budget.setValue(100)
@@ -290,7 +291,7 @@ class PoolDialog(TaskDialog):
         self.form.addRow("", self.topics_hint)
         self.form.addRow("Runs", self.runs)
         self.form.addRow("Strategy", self.strategy)
-        self.form.addRow("Depth", self.depth)
+        self.form.addRow("Depth", self.pool_depth)
         self.form.addRow("Budget per topic", self.budget)
         self.form.addRow("RBP persistence p", self.p)
         self.form.addRow("Judging order", self.order)
@@ -303,7 +304,7 @@ class PoolDialog(TaskDialog):
         take = strategy != "depth"
         self.form.setRowVisible(self.budget, take)
         self.form.setRowVisible(self.p, strategy == "rbp")
-        self.depth.setSpecialValueText("")
+        self.pool_depth.setSpecialValueText("")
 
     def set_strategy(self, strategy: str) -> None:
         self.strategy.setCurrentIndex(self.strategy.findData(strategy))
@@ -329,8 +330,8 @@ class PoolDialog(TaskDialog):
     def params(self) -> dict:
         strategy = self.strategy.currentData()
         if strategy == "depth":
-            return {"depth": self.depth.value()}
-        params: dict = {"budget": self.budget.value(), "depth": self.depth.value()}
+            return {"depth": self.pool_depth.value()}
+        params: dict = {"budget": self.budget.value(), "depth": self.pool_depth.value()}
         if strategy == "rbp":
             params["p"] = self.p.value()
         return params
@@ -372,8 +373,9 @@ class AssessorDialog(QDialog):
         self.combo.addItems(list(names))
         if current:
             self.combo.setCurrentText(current)
-        if not fixed:
-            self.combo.lineEdit().setPlaceholderText("your name")
+        line = self.combo.lineEdit()
+        if not fixed and line is not None:
+            line.setPlaceholderText("your name")
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -557,7 +559,7 @@ class ScaleDialog(QDialog):
         grades = []
         for r in range(self.table.rowCount()):
             try:
-                grades.append(int(self.table.item(r, 0).text()))
+                grades.append(int(_cell_text(self.table, r)))
             except (AttributeError, ValueError):
                 continue
         current = chosen if chosen is not None else self.relevant_from.currentData()
@@ -579,7 +581,7 @@ class ScaleDialog(QDialog):
         numbers = []
         for r in range(self.table.rowCount()):
             try:
-                numbers.append(int(self.table.item(r, 0).text()))
+                numbers.append(int(_cell_text(self.table, r)))
             except (AttributeError, ValueError):
                 continue
         new = max(numbers, default=-1) + 1
@@ -641,3 +643,9 @@ class ScaleDialog(QDialog):
 
     def show_error(self, text: str) -> None:
         self.message.setText(text)
+
+
+def _cell_text(table: QTableWidget, row: int) -> str:
+    """The text of a row's first cell ("" for an empty one)."""
+    item = table.item(row, 0)
+    return "" if item is None else item.text()

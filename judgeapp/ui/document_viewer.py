@@ -133,9 +133,9 @@ class DocumentViewer(QWidget):
 
     def set_header(self, header: str, meta: str = "") -> None:
         self.header.setText(header)
-        self.header.setToolTip(tooltip(header))  # titles and authors come from files
+        self.header.setToolTip(tooltip(header) or "")  # titles and authors come from files
         self.meta.setText(meta)
-        self.meta.setToolTip(tooltip(meta))
+        self.meta.setToolTip(tooltip(meta) or "")
 
     def clear(self) -> None:
         if self.doc_id is not None and not self.loading:

@@ -63,7 +63,7 @@ class FlowLayout(QLayout):
 
     # -- placing --------------------------------------------------------------------------------
     def _visible(self) -> list[QLayoutItem]:
-        return [i for i in self._items if i.widget() is None or not i.widget().isHidden()]
+        return [i for i in self._items if not _hidden(i)]
 
     def _arrange(self, rect: QRect, apply: bool) -> int:
         m = self.contentsMargins()
@@ -71,7 +71,7 @@ class FlowLayout(QLayout):
         rows: list[list[tuple[QLayoutItem, QSize, bool]]] = [[]]
         x = 0
         for index, item in enumerate(self._items):
-            if item.widget() is not None and item.widget().isHidden():
+            if _hidden(item):
                 continue
             hint = item.sizeHint().boundedTo(QSize(area.width(), 10_000))
             if rows[-1] and x + hint.width() > area.width():
@@ -100,3 +100,8 @@ class FlowLayout(QLayout):
                     px += hint.width() + self._spacing
             y += height + self._spacing
         return y - self._spacing - rect.y() + m.bottom() if rows[0] else m.top() + m.bottom()
+
+
+def _hidden(item: QLayoutItem) -> bool:
+    widget = item.widget()
+    return widget is not None and widget.isHidden()

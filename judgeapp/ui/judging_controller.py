@@ -336,8 +336,7 @@ class JudgingController(QObject):
         self.current = doc_id
         self._textless_warned = None
         self.view.clear_notice()
-        finished = doc_id is None
-        if finished:
+        if doc_id is None:  # the topic is finished
             self.view.viewer.clear()
             following = self._next_topic(queue.qid)
             self.view.viewer.set_header(
@@ -363,7 +362,7 @@ class JudgingController(QObject):
                 )
             self.view.select_row(queue.row_of(doc_id))
             self._show_state()
-        self.view.actions_by_name["next_topic"].setEnabled(finished)
+        self.view.actions_by_name["next_topic"].setEnabled(doc_id is None)
         self._show_marks()
         self.timer.start(self.clock())
         self._update_labels()
@@ -428,6 +427,9 @@ class JudgingController(QObject):
             self.view.position_label.setText("")
             return
         row = queue.row_of(self.current)
+        if row is None:
+            self.view.position_label.setText("")
+            return
         item = queue.item(self.current)
         state = self.view.list_model.state_text(item)
         if item.grade is None and self._pending_flags.get(self.current):
@@ -756,8 +758,8 @@ class JudgingController(QObject):
         if self.current is None:
             row = -1 if step > 0 else n
         else:
-            row = queue.row_of(self.current)
-            row = -1 if row is None else row
+            found = queue.row_of(self.current)
+            row = -1 if found is None else found
         row += step
         while 0 <= row < n and self._row_hidden(row):
             row += step

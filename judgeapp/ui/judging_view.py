@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QChildEvent, QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -101,7 +101,7 @@ class TopicPanel(QFrame):
             "QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }"
         )
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.scroll = scroll
+        self.statement_scroll = scroll
         # the project's judging guidelines, beside the statement (hidden when there are none)
         self.guidelines = QLabel()
         self.guidelines.setObjectName("guidelines")
@@ -152,7 +152,7 @@ class TopicPanel(QFrame):
             if text:
                 parts.append(f"<p style='margin:0 0 4px 0'><b>{label}.</b> {_escape(text)}</p>")
         self.body.setText("".join(parts))
-        self.scroll.setVisible(bool(parts))
+        self.statement_scroll.setVisible(bool(parts))
         self._fit()
 
     def resizeEvent(self, event) -> None:
@@ -162,7 +162,7 @@ class TopicPanel(QFrame):
     def _fit(self) -> None:
         """As tall as the statement needs, up to MAX_BODY (less in a low window); longer
         ones scroll. The guidelines beside it scroll within the same height."""
-        width = max(self.scroll.viewport().width(), 200)
+        width = max(self.statement_scroll.viewport().width(), 200)
         needed = self.body.heightForWidth(width) if self.body.text() else 0
         window = self.window().height() if self.window() is not None else 800
         cap = max(48, min(self.MAX_BODY, window // 7))
@@ -172,7 +172,7 @@ class TopicPanel(QFrame):
             guide = self.guidelines.heightForWidth(guide_width) + 4
             title = self.title.sizeHint().height() + 4
             height = max(height, min(guide - title, cap))
-        self.scroll.setFixedHeight(height)
+        self.statement_scroll.setFixedHeight(height)
         self.guide_scroll.setFixedHeight(height + self.title.sizeHint().height() + 4)
 
 
@@ -546,14 +546,15 @@ class JudgingView(QWidget):
         kind = event.type()
         if kind in (QEvent.Type.ChildAdded, QEvent.Type.ChildPolished):
             # (added: maybe not built yet, and seen as a QObject; polished: a widget)
-            child = event.child()
+            child = event.child() if isinstance(event, QChildEvent) else None
             if isinstance(child, QWidget):
                 for widget in (child, *child.findChildren(QWidget)):
                     widget.installEventFilter(self)
         elif kind in ACTIVITY_EVENTS and isinstance(watched, QWidget):
             self.activity_seen.emit()
             if (
-                kind == QEvent.Type.KeyPress
+                isinstance(event, QKeyEvent)
+                and kind == QEvent.Type.KeyPress
                 and watched is self.viewer.text
                 and event.text().isalnum()
                 and not event.modifiers() & ~Qt.KeyboardModifier.ShiftModifier

@@ -140,7 +140,12 @@ class MainWindow(QMainWindow):
         self.actions_by_name: dict[str, QAction] = {}
         self._build_menus()
 
-    def _action(self, name: str, text: str, shortcut: QKeySequence | str | None = None) -> QAction:
+    def _action(
+        self,
+        name: str,
+        text: str,
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+    ) -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))

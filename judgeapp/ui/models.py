@@ -219,6 +219,7 @@ class TopicFilterProxyModel(QSortFilterProxyModel):
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         model = self.sourceModel()
+        assert isinstance(model, TopicTableModel)
         row: TopicRow = model.topic(source_row)
         if self.pooled_only and not row.pool_size:
             return False
@@ -271,9 +272,9 @@ class PoolTableModel(QAbstractTableModel):
     def set_marks(self, skipped: frozenset[int] | set[int], flag_waits: set[int]) -> None:
         """Documents skipped, and unjudged ones flagged (the flag waits for the grade): the
         rows whose marks changed are signalled."""
-        skipped, flag_waits = frozenset(skipped), frozenset(flag_waits)
-        changed = (skipped ^ self._skipped) | (flag_waits ^ self._flag_waits)
-        self._skipped, self._flag_waits = skipped, flag_waits
+        now_skipped, now_waiting = frozenset(skipped), frozenset(flag_waits)
+        changed = (now_skipped ^ self._skipped) | (now_waiting ^ self._flag_waits)
+        self._skipped, self._flag_waits = now_skipped, now_waiting
         for doc in changed:
             i = self._row_of.get(doc)
             if i is not None:

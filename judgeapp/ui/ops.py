@@ -64,7 +64,7 @@ class Ops(QObject):
     # -- running -------------------------------------------------------------------------------
     def read(
         self,
-        fn: Callable[[], Any],
+        fn: Callable[..., Any],  # takes the progress function when `cancellable`
         done: Callable[[Any], None] | None = None,
         *,
         key: str | None = None,
@@ -107,7 +107,7 @@ class Ops(QObject):
     def _run(
         self,
         pool: QThreadPool,
-        fn: Callable[[], Any],
+        fn: Callable[..., Any],
         done: Callable[[Any], None] | None,
         key: str | None,
         failed: Callable[[BaseException], None] | None,

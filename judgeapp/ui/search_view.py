@@ -475,7 +475,7 @@ class SearchController(QObject):
     def _on_grade_requested(self, grade: int) -> None:
         wb, row, results = self.workbench, self.current, self.results
         service = wb.judging if wb is not None else None
-        if service is None or results is None or row is None:
+        if wb is None or service is None or results is None or row is None:
             self.view.show_notice("Nothing was recorded: search first, then judge a result.")
             return
         if self.qid is None:

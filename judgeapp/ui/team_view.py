@@ -184,7 +184,9 @@ class TeamView(QWidget):
         self.tabs.addTab(self._table(self.flagged_model), "Flagged documents")
         self.tabs.addTab(self.agreement, "Agreement")
         for i in range(3):
-            self.tabs.widget(i).setAccessibleName(self.tabs.tabText(i))
+            tab = self.tabs.widget(i)
+            if tab is not None:
+                tab.setAccessibleName(self.tabs.tabText(i))
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.assign_button)

@@ -38,7 +38,7 @@ def import_through_dialog(qtbot, controller, kind: str, paths: list[str]):
 def build_pool_through_dialog(qtbot, controller, order: str, depth: int = 10, seed: int = 7):
     dialog = controller.show_pool_dialog()
     dialog.set_strategy("depth")
-    dialog.depth.setValue(depth)
+    dialog.pool_depth.setValue(depth)
     dialog.set_order(order)
     dialog.seed.setValue(seed)
     with qtbot.waitSignal(controller.task_finished, timeout=120_000) as blocker:

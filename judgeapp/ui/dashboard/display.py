@@ -20,7 +20,13 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QHeaderView, QListWidgetItem
 
 from judgeapp.services.dashboard_tables import DOWN, UP, mean_intervals
-from judgeapp.services.live_eval import TESTS, ProgressCurve, Snapshot, stability_warning
+from judgeapp.services.live_eval import (
+    TESTS,
+    DashboardWarning,
+    ProgressCurve,
+    Snapshot,
+    stability_warning,
+)
 from judgeapp.ui.dashboard.plots import COLOURS
 
 if TYPE_CHECKING:
@@ -352,7 +358,8 @@ class SnapshotDisplay(QObject):
         if [w.item(i).text() for i in range(w.count())] == texts:
             return
         w.clear()
-        for text, warning in zip(texts, warnings or [None], strict=True):
+        shown: list[DashboardWarning | None] = list(warnings) or [None]
+        for text, warning in zip(texts, shown, strict=True):
             item = QListWidgetItem(text)
             item.setData(Qt.ItemDataRole.UserRole, None if warning is None else warning.kind)
             w.addItem(item)

@@ -83,7 +83,7 @@ def _delta_text(delta: float) -> str:
     return sign + f"{size:.4f}"[1:]
 
 
-class _MatrixTableModel(QAbstractTableModel):
+class MatrixTableModel(QAbstractTableModel):
     """Rows named by `labels`, column 0 the label, then one column per measure."""
 
     ValueRole = USER + 1  # the float value (sorting, tests)
@@ -105,6 +105,7 @@ class _MatrixTableModel(QAbstractTableModel):
         self._tint: list[list[QBrush | None]] = []
         self._tip: list[list[str | None]] = []
         self.resets = 0  # model resets (new rows or columns), counted for the tests
+        self.version = 0  # counts the changes of what the rows sort by (MatrixSortProxy)
 
     # -- filling ----------------------------------------------------------------------------------
     def set_matrix(
@@ -119,6 +120,7 @@ class _MatrixTableModel(QAbstractTableModel):
         `fresh`: other data under the same labels (no change to highlight): a reset."""
         labels, measures = tuple(labels), tuple(measures)
         values = np.asarray(values, dtype=np.float64)
+        self.version += 1
         if fresh or labels != self._labels or measures != self._measures:
             self.beginResetModel()
             self._labels, self._measures = labels, measures
@@ -127,7 +129,7 @@ class _MatrixTableModel(QAbstractTableModel):
             self._values = values.copy()
             self._delta = np.full(values.shape, np.nan)
             n_cols = len(measures) + 1
-            self._text = [[label] + [""] * len(measures) for label in labels]
+            self._text = [[label, *([""] * len(measures))] for label in labels]
             self._tint = [[None] * n_cols for _ in labels]
             self._tip = [[None] * n_cols for _ in labels]
             self._refresh_cells(np.ones(values.shape, dtype=bool))
@@ -196,6 +198,14 @@ class _MatrixTableModel(QAbstractTableModel):
             self.index(int(rows[0]), int(cols[0]) + 1),
             self.index(int(rows[-1]), int(cols[-1]) + 1),
         )
+
+    def sort_keys(self, col: int) -> list[Any]:
+        """What each row sorts by in column `col`, as its SortRole gives it: the label as
+        natural text, or the value (a missing one last in ascending order)."""
+        if col <= 0:
+            return list(self._sort_labels)
+        values = self._values[:, col - 1]
+        return np.where(np.isfinite(values), values, -np.inf).tolist()
 
     # -- reading ---------------------------------------------------------------------------------
     def labels(self) -> tuple[str, ...]:
@@ -289,7 +299,7 @@ class _MatrixTableModel(QAbstractTableModel):
         return None
 
 
-class RunMeasureTableModel(_MatrixTableModel):
+class RunMeasureTableModel(MatrixTableModel):
     """Runs x measures: means over topics, with significance marks against a baseline."""
 
     SignRole = USER + 10  # +1 significantly better than the baseline, -1 worse, 0 neither
@@ -448,8 +458,8 @@ class RunMeasureTableModel(_MatrixTableModel):
             sig is not None and sig.run_names == self._labels and sig.measures == tuple(self._names)
         )
         shape = self._values.shape
-        new_sign = sig.sign.T.copy() if usable else np.zeros(shape)
-        new_p = sig.p.T.copy() if usable else np.ones(shape)
+        new_sign = sig.sign.T.copy() if sig is not None and usable else np.zeros(shape)
+        new_p = sig.p.T.copy() if sig is not None and usable else np.ones(shape)
         changed = (new_sign != self._sign) | (new_p != self._p)
         if (self._sig is None) != (not usable):
             changed[:] = True  # the tooltips gain or lose their test lines
@@ -498,7 +508,7 @@ class RunMeasureTableModel(_MatrixTableModel):
         return super()._user_data(r, col, role)
 
 
-class DrillDownTableModel(_MatrixTableModel):
+class DrillDownTableModel(MatrixTableModel):
     """Per-topic values: topics x measures for one run, or runs x measures for one topic."""
 
     def __init__(self, parent=None) -> None:

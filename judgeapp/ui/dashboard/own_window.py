@@ -43,18 +43,19 @@ class OwnWindowController(QObject):
         if own:
             main.tabs.removeTab(main.tabs.indexOf(v))
             window = DashboardWindow(main)
-            window.layout().addWidget(v)
+            window.body.addWidget(v)
             window.closed.connect(lambda: self.set_own_window(False))
             self.window = window
             v.show()
             place_beside(main, window)
             window.show()
         else:
-            window, self.window = self.window, None
-            window.layout().removeWidget(v)
+            closing, self.window = self.window, None
+            assert closing is not None
+            closing.body.removeWidget(v)
             main.add_view(self.tab_title, v)
-            window.hide()
-            window.deleteLater()
+            closing.hide()
+            closing.deleteLater()
         v.window_button.blockSignals(True)
         v.window_button.setChecked(own)
         v.window_button.blockSignals(False)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from matplotlib.artist import Artist
@@ -122,7 +123,8 @@ class LivePlot:
 
     title = ""
     name = "plot"  # file name stem of exports
-    margins = MARGINS  # the axes' margins in pixels (wider tick labels want a wider left)
+    # the axes' margins in pixels (wider tick labels want a wider left)
+    margins: ClassVar[dict[str, int]] = MARGINS
 
     def __init__(self) -> None:
         self.figure = Figure(figsize=(4.0, 3.2), dpi=100)

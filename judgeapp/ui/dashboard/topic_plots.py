@@ -99,7 +99,7 @@ class ApDifferencePlot(LivePlot):
                 ],
                 axis=1,
             )
-            self.bars.set_verts(verts)
+            self.bars.set_verts(list(verts))
             self.bars.set_facecolor([self._better if d >= 0 else self._worse for d in diffs])
         self._data(diffs)
         better, worse = int((diffs > 0).sum()), int((diffs < 0).sum())
