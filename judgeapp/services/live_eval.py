@@ -46,7 +46,7 @@ from judgeapp.measures import (
     Run,
     parse_measures,
 )
-from judgeapp.measures.measure import ELEVEN_LEVELS
+from judgeapp.measures.family import ELEVEN_LEVELS
 from judgeapp.services.bounds import Bounds, evaluation_bounds, pooled_documents
 from judgeapp.services.evaluation import judgments_from_store, runs_from_store
 from judgeapp.services.policy import effective_judgments, judging_events, parse_policy

@@ -22,8 +22,9 @@ from judgeapp.measures.significance import (
     tukey_blocked,
     tukey_randomised,
 )
+from tests.conftest import require
 
-statsmodels = pytest.importorskip("statsmodels")
+statsmodels = require("statsmodels")
 RUNS = ("InexpC2", "SABIR03BASE", "uic0301", "pircRBa1")
 
 
