@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judgeapp"
-CORE = ("store", "formats", "measures", "pooling", "services", "records", "errors")
+CORE = ("store", "formats", "measures", "statistics", "pooling", "services", "records", "errors")
 FORBIDDEN = {
     ("store", "pooling"),
     ("store", "services"),

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from judgeapp.cli import main
-from judgeapp.measures.significance import (
+from judgeapp.statistics.significance import (
     adjust,
     bootstrap_intervals,
     compare_all_pairs,

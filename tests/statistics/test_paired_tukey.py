@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from judgeapp.cli import main
-from judgeapp.measures.significance import (
+from judgeapp.statistics.significance import (
     CORRECTIONS,
     adjust,
     compare_all_pairs,
