@@ -35,7 +35,7 @@ from judgeapp.measures.families import (
 from judgeapp.measures.family import Family
 from judgeapp.measures.spec import NICKNAMES, Alias, Registration, TrecSpec
 
-# in this order: the order of FAMILIES (and of `judgeapp measures` listings)
+# in this order: the order of FAMILIES
 FAMILY_MODULES: tuple[ModuleType, ...] = (
     counts,  # runid, relstring, num_*, unj, Judged
     ap,  # AP, gm_map, IPrec, 11pt_avg, AP_11pt

@@ -23,13 +23,7 @@ from judgeapp.measures.batch import (
     recall_counts,
     safe_div,
 )
-from judgeapp.measures.family import (
-    ELEVEN_LEVELS,
-    JUDGED_ONLY,
-    REL,
-    Family,
-    Param,
-)
+from judgeapp.measures.family import ELEVEN_LEVELS, JUDGED_ONLY, REL, Family, Param
 from judgeapp.measures.spec import LONG_CUTOFFS, Reading, Registrations, TrecSpec
 
 REGISTRATIONS = Registrations()

@@ -20,15 +20,12 @@ from judgeapp.measures.batch import (
     safe_div,
     segment_starts,
 )
-from judgeapp.measures.family import (
-    Family,
-)
+from judgeapp.measures.family import Family
 from judgeapp.measures.spec import Registrations, TrecSpec
 
-REGISTRATIONS = Registrations()
-
-
 INFAP_EPSILON = 0.00001
+
+REGISTRATIONS = Registrations()
 
 
 def _nonrel_before_rel(v: BatchView) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -23,11 +23,7 @@ from judgeapp.measures.batch import (
     for_each,
     safe_div,
 )
-from judgeapp.measures.family import (
-    JUDGED_ONLY,
-    REL,
-    Family,
-)
+from judgeapp.measures.family import JUDGED_ONLY, REL, Family
 from judgeapp.measures.spec import Reading, Registrations, TrecSpec
 
 REGISTRATIONS = Registrations()

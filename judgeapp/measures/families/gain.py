@@ -26,13 +26,7 @@ from judgeapp.measures.batch import (
     safe_div,
     segment_starts,
 )
-from judgeapp.measures.family import (
-    DCG_VARIANT,
-    GAINS,
-    JUDGED_ONLY,
-    REL,
-    Family,
-)
+from judgeapp.measures.family import DCG_VARIANT, GAINS, JUDGED_ONLY, REL, Family
 from judgeapp.measures.ideal import discount, gain_lookup, transform_gain
 from judgeapp.measures.spec import LONG_CUTOFFS, Registrations, TrecSpec
 

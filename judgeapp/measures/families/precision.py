@@ -20,9 +20,7 @@ from judgeapp.measures.batch import (
     for_each,
     safe_div,
 )
-from judgeapp.measures.family import (
-    Family,
-)
+from judgeapp.measures.family import Family
 from judgeapp.measures.spec import LONG_CUTOFFS, Registrations, TrecSpec
 
 REGISTRATIONS = Registrations()

@@ -20,13 +20,7 @@ from judgeapp.measures.batch import (
     TopicStats,
     nonzero2d,
 )
-from judgeapp.measures.family import (
-    GAINS,
-    JUDGED_ONLY,
-    REL,
-    Family,
-    Param,
-)
+from judgeapp.measures.family import GAINS, JUDGED_ONLY, REL, Family, Param
 from judgeapp.measures.spec import Registrations, TrecSpec
 
 REGISTRATIONS = Registrations()

@@ -10,14 +10,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from judgeapp.measures.batch import (
-    BatchView,
-    KernelContext,
-    MeasureArgs,
-)
-from judgeapp.measures.family import (
-    Family,
-)
+from judgeapp.measures.batch import BatchView, KernelContext, MeasureArgs
+from judgeapp.measures.family import Family
 from judgeapp.measures.spec import Registrations, TrecSpec
 
 REGISTRATIONS = Registrations()

@@ -13,13 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from judgeapp.measures.batch import (
-    BatchView,
-    KernelContext,
-    MeasureArgs,
-    for_each,
-    safe_div,
-)
+from judgeapp.measures.batch import BatchView, KernelContext, MeasureArgs, for_each, safe_div
 from judgeapp.measures.family import (
     COLLECTION,
     JUDGED_ONLY,
