@@ -387,7 +387,7 @@ def incremental_race(db: Path, n_topics: int = 10, per_topic: int = 10) -> dict[
 def dashboard_measures():
     """What the dashboard computes per topic (services.live_eval.LiveEvaluation)."""
     from judgeapp.measures import DEFAULT_GUI_MEASURES, Measure
-    from judgeapp.measures.measure import ELEVEN_LEVELS
+    from judgeapp.measures.family import ELEVEN_LEVELS
     from judgeapp.measures.parse import parse_measures
     from judgeapp.services.live_eval import NDCG_CUTOFFS
 

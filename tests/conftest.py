@@ -4,14 +4,19 @@ Qt must never look for a screen: the platform is set before any QApplication exi
 Tests that read the real data in ../shared (every test using the `shared_data` fixture)
 carry the `shared` marker and skip cleanly when it is absent, except under CI (the CI
 environment variable set), where a missing ../shared stops the run with an error: a CI run
-that skipped them could pass without checking trec_eval parity at all. Under CI,
-Hypothesis's examples are fixed (the `ci` profile), so a run judges the commit alone.
+that skipped them could pass without checking trec_eval parity at all. The same holds for
+the reference packages of the `test` extras (pytrec_eval, ir_measures, ranx, statsmodels,
+pyndeval, pandas, ...): tests import them with :func:`require`, a skip on a developer's
+machine without them, a failure under CI. Under CI, Hypothesis's examples are fixed (the
+`ci` profile), so a run judges the commit alone.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import settings
@@ -28,6 +33,22 @@ TEST_DATA = Path(__file__).resolve().parent / "data"
 def under_ci() -> bool:
     """CI services set CI (GitHub: "true", others "1" or "True")."""
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def require(module: str) -> ModuleType:
+    """Import a package of the `test` extras, most of them the independent references tests
+    compare with: a skip when it is missing, except under CI, where a missing reference must
+    fail (a run that skipped the comparison would pass without making it)."""
+    if not under_ci():
+        return pytest.importorskip(module)
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        pytest.fail(
+            f"CI needs {module!r}, a reference of the tests ({exc}); install the test "
+            "extras: python3 -m pip install -e '.[test]'",
+            pytrace=False,
+        )
 
 
 # Hypothesis draws new examples on every run: on a developer's machine that keeps finding

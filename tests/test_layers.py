@@ -10,7 +10,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judgeapp"
 # the Qt shell: the only units that may import Qt; every other unit of judgeapp is the
-# Qt-free core (store, formats, measures, pooling, services, records, api, project, ...)
+# Qt-free core (store, formats, measures, statistics, pooling, services, records, api, ...)
 QT_SHELL = ("ui", "app", "screenshots")
 FORBIDDEN = {
     ("store", "pooling"),

@@ -7,7 +7,7 @@ default; Bonferroni, Benjamini-Hochberg); with --bootstrap N, seeded bootstrap i
 (BCa or percentile) for the means, the differences and d. `--all-pairs` compares every pair
 with Tukey's HSD instead. --format markdown / latex print the table papers print: a run per
 row, a measure per column, significance as superscripts. Statistics:
-judgeapp.measures.significance.
+judgeapp.statistics.significance.
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def _baseline_index(names: list[str], runids: tuple[str, ...], baseline: str) ->
 
 
 def _tests(args: argparse.Namespace) -> tuple[tuple[str, ...], str]:
-    from judgeapp.measures.significance import TESTS
+    from judgeapp.statistics.significance import TESTS
 
     tests = tuple(t.strip() for t in args.tests.split(",") if t.strip())
     unknown = [t for t in tests if t not in TESTS]
@@ -150,7 +150,7 @@ def _tests(args: argparse.Namespace) -> tuple[tuple[str, ...], str]:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from judgeapp.measures.significance import compare_all_pairs, compare_to_baseline
+    from judgeapp.statistics.significance import compare_all_pairs, compare_to_baseline
 
     if args.permutations < 1:
         raise CommandError("--permutations must be at least 1")
@@ -208,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
                 confidence=args.confidence,
             )
         )
-    from judgeapp.measures import tables as report
+    from judgeapp.statistics import tables as report
 
     writer: Any
     if args.all_pairs:

@@ -27,13 +27,13 @@ from judgeapp.measures.engine import (
     Results,
     evaluate_stream,
 )
-from judgeapp.measures.measure import EvaluationError, Family, Measure
+from judgeapp.measures.family import EvaluationError, Family
+from judgeapp.measures.measure import Measure
 from judgeapp.measures.parse import MeasureError, parse_measure, parse_measures
 from judgeapp.measures.registry import FAMILIES
 from judgeapp.measures.report import format_results, format_trec, format_trec_runs
 
-# ir_measures-style measures: P@10, nDCG(dcg='exp-log2')@10, AP, ... (built here, once the
-# kernels module, imported through the engine, has registered every family)
+# ir_measures-style measures: P@10, nDCG(dcg='exp-log2')@10, AP, ...
 AP = Measure("AP")
 P = Measure("P")
 R = Measure("R")

@@ -16,21 +16,21 @@ from typing import Literal
 
 import numpy as np
 
-from judgeapp.measures.data import Judgments, Run, TopicJudgments
-from judgeapp.measures.kernels import (
+from judgeapp.measures.batch import (
     MIN_GEO_MEAN,
     NONPOOL,
     PAD,
     UNJUDGED,
-    BatchIdeal,
     BatchView,
-    Ideal,
     KernelContext,
     TopicStats,
-    build_ideal,
-    relstrings,
 )
-from judgeapp.measures.measure import EvaluationError, Measure
+from judgeapp.measures.data import Judgments, Run, TopicJudgments
+from judgeapp.measures.families.counts import relstrings
+from judgeapp.measures.family import EvaluationError, MeasureError
+from judgeapp.measures.ideal import BatchIdeal, Ideal, build_ideal
+from judgeapp.measures.measure import Measure
+from judgeapp.measures.parse import parse_measures
 from judgeapp.measures.registry import KERNELS
 
 # topics evaluated together are stacked into one (topics x runs, depth) matrix; this caps
@@ -135,8 +135,6 @@ class Results:
             if str(m) == key or m.name == key:
                 return i
         if isinstance(measure, str):
-            from judgeapp.measures.parse import MeasureError, parse_measures
-
             try:
                 parsed = parse_measures([measure])
             except MeasureError:
@@ -247,8 +245,6 @@ class Evaluator:
     ) -> None:
         """``ideals``: a cache of ideal rankings to share between evaluators of the same
         judgments (the Python API builds one evaluator per run)."""
-        from judgeapp.measures.parse import parse_measures
-
         self.options = options or EvalOptions()
         resolved: list[Measure] = []
         texts: list[str] = []  # consecutive texts parse together (trec_eval's order rules)
@@ -376,7 +372,7 @@ class Evaluator:
         key = (t, gains, dcg)
         found = self._ideals.get(key)
         if found is None:
-            found = self._ideals[key] = build_ideal(stats, gains, dcg)
+            found = self._ideals[key] = build_ideal(stats.grades, gains, dcg)
         return found
 
     # -- computation ---------------------------------------------------------------------

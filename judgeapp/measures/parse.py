@@ -21,16 +21,17 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from judgeapp.measures.measure import Family, Measure, MeasureError
+from judgeapp.measures.family import Family, MeasureError
+from judgeapp.measures.measure import Measure
 from judgeapp.measures.registry import (
     ALIASES,
     FAMILIES,
     TREC_NAMES,
-    TrecSpec,
     nicknames,
     printed_prefixes,
     trec_specs,
 )
+from judgeapp.measures.spec import TrecSpec
 
 _FLOAT_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?)")
 _INT_PREFIX = re.compile(r"\s*[+-]?\d+")
@@ -118,7 +119,8 @@ def _spec_measures(spec: TrecSpec, values: list[Any], raw: str | None) -> list[M
     label = spec.name if raw is None else f"{spec.name}_{raw}"
     if spec.style == "dparams":
         assert spec.read is not None  # the registry requires one
-        return [spec.read(values, raw).with_label(label)]
+        family, at, read_params = spec.read(values, raw)
+        return [Measure(family, at, read_params, label=label)]
     params = dict(spec.params)
     if spec.style == "pairs":
         params.update(_pair_params(FAMILIES[spec.family], values))

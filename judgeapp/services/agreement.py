@@ -4,7 +4,7 @@ look best (the `agreement` command and the agreement view).
 `agreement_report` reads the current judgments of the chosen assessors and imported qrels
 sources (all that judged something, by default), makes a unit of every (topic, document)
 that two or more of them graded, and computes the figures of
-:mod:`judgeapp.measures.agreement` per topic, over all topics (with bootstrap intervals over
+:mod:`judgeapp.statistics.agreement` per topic, over all topics (with bootstrap intervals over
 topics) and per pair of assessors (with its confusion matrix). Grades are compared on the
 project's scale (plus any other grade that occurs), in ascending order.
 
@@ -27,7 +27,11 @@ import numpy as np
 
 from judgeapp.errors import UserError
 from judgeapp.measures import EvalOptions, Evaluator, Judgments, MeasureError, parse_measures
-from judgeapp.measures.agreement import (
+from judgeapp.records import JudgmentArrays
+from judgeapp.services.evaluation import runs_from_store
+from judgeapp.services.policy import DEFAULT_POLICY, JudgmentPolicy, effective_judgments
+from judgeapp.services.rows import natural_key
+from judgeapp.statistics.agreement import (
     KAPPAS,
     PAIR_STATISTICS,
     SCOPE_STATISTICS,
@@ -38,10 +42,6 @@ from judgeapp.measures.agreement import (
     scope_figures,
     tau_ap,
 )
-from judgeapp.records import JudgmentArrays
-from judgeapp.services.evaluation import runs_from_store
-from judgeapp.services.policy import DEFAULT_POLICY, JudgmentPolicy, effective_judgments
-from judgeapp.services.rows import natural_key
 from judgeapp.store import Store
 
 COMBINED = "combined"  # the name of the combined judgments in ranking comparisons

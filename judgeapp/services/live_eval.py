@@ -46,7 +46,7 @@ from judgeapp.measures import (
     Run,
     parse_measures,
 )
-from judgeapp.measures.measure import ELEVEN_LEVELS
+from judgeapp.measures.family import ELEVEN_LEVELS
 from judgeapp.services.bounds import Bounds, evaluation_bounds, pooled_documents
 from judgeapp.services.evaluation import judgments_from_store, runs_from_store
 from judgeapp.services.policy import effective_judgments, judging_events, parse_policy
@@ -783,8 +783,8 @@ def significance(
     seed: int = 0,
 ) -> Significance:
     """Compare every run with `baseline` on each table measure's per-topic values
-    (judgeapp.measures.significance: paired t-test, or the seeded randomization test)."""
-    from judgeapp.measures.significance import compare_to_baseline
+    (judgeapp.statistics.significance: paired t-test, or the seeded randomization test)."""
+    from judgeapp.statistics.significance import compare_to_baseline
 
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r} (t or rand)")

@@ -9,9 +9,10 @@ import math
 import pytest
 
 import judgeapp
+from tests.conftest import require
 
-ir_measures = pytest.importorskip("ir_measures")
-pd = pytest.importorskip("pandas")
+ir_measures = require("ir_measures")
+pd = require("pandas")
 
 EXAMPLES = {
     "files": """

@@ -7,8 +7,9 @@ import pytest
 
 import judgeapp
 from judgeapp.cli import main
+from tests.conftest import require
 
-pd = pytest.importorskip("pandas")
+pd = require("pandas")
 
 
 @pytest.fixture

@@ -13,9 +13,10 @@ import pytest
 
 import judgeapp
 from judgeapp import AP, P, nDCG
+from tests.conftest import require
 
-ir_measures = pytest.importorskip("ir_measures")
-pd = pytest.importorskip("pandas")
+ir_measures = require("ir_measures")
+pd = require("pandas")
 
 # measures both compute through pytrec_eval (ir_measures' text is also judgeapp's)
 SHARED = [
@@ -204,7 +205,7 @@ def test_import_judgeapp_stays_light():
 
 
 def test_ranx_objects_are_read():
-    ranx = pytest.importorskip("ranx")
+    ranx = require("ranx")
     qrels, run = synthetic(7)
     expected = judgeapp.calc_aggregate(["AP", "nDCG@10"], qrels, run)
     got = judgeapp.calc_aggregate(["AP", "nDCG@10"], ranx.Qrels(qrels), ranx.Run(run))

@@ -10,6 +10,7 @@ import judgeapp
 from judgeapp.cli import main
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.interop import read_qrels_any, read_run_any, read_subtopic_qrels, sniff
+from tests.conftest import require
 
 QRELS = {"1": {"a": 1, "b": 0, "c": 2}, "2": {"d": 1, "e": 0}}
 RUN = {"1": {"a": 0.5, "b": 2.0, "c": 1.0, "x": 1.0}, "2": {"e": 3.0, "d": 1.5}}
@@ -26,7 +27,7 @@ def write_trec(tmp_path):
 
 
 def test_ranx_json_runs_and_qrels(tmp_path, capsys):
-    ranx = pytest.importorskip("ranx")
+    ranx = require("ranx")
     ranx.Qrels(QRELS).save(str(tmp_path / "qrels.json"))
     ranx.Run(RUN, name="mine").save(str(tmp_path / "run.json"))
     assert sniff(tmp_path / "run.json") == "json"
@@ -60,8 +61,8 @@ def test_ranx_json_runs_and_qrels(tmp_path, capsys):
 
 
 def test_parquet_runs_and_qrels(tmp_path):
-    pd = pytest.importorskip("pandas")
-    pytest.importorskip("pyarrow")
+    pd = require("pandas")
+    require("pyarrow")
     pd.DataFrame(
         [(q, d, s) for q, docs in RUN.items() for d, s in docs.items()],
         columns=["query_id", "doc_id", "score"],
@@ -102,7 +103,7 @@ def test_subtopic_qrels(tmp_path):
 @pytest.fixture
 def local_dataset(tmp_path, monkeypatch):
     """An ir_datasets dataset registered from local files (no download)."""
-    ir_datasets = pytest.importorskip("ir_datasets")
+    ir_datasets = require("ir_datasets")
     from ir_datasets.datasets.base import Dataset
     from ir_datasets.formats import TrecQrels, TsvDocs, TsvQueries
     from ir_datasets.util import LocalDownload

@@ -12,8 +12,9 @@ from judgeapp.cli import main
 from judgeapp.formats import read_run
 from judgeapp.formats.interop import run_from_columns
 from judgeapp.fusion import Fusion, fuse, normalise, parse_topics
+from tests.conftest import require
 
-ranx = pytest.importorskip("ranx")
+ranx = require("ranx")
 
 # our name -> ranx's; both norms and methods defined the same way
 RANX_METHOD = {

@@ -24,9 +24,10 @@ from judgeapp.fusion_train import (
     log_odds,
     one_run,
 )
+from tests.conftest import require
 
-ranx = pytest.importorskip("ranx")
-numba = pytest.importorskip("numba")
+ranx = require("ranx")
+numba = require("numba")
 
 PARAMS = {
     "gmnz": {"gamma": 0.5},

@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 import judgeapp
+from tests.conftest import require
 from tests.measures import references
 from tests.measures.references import ours
 
-ir_measures = pytest.importorskip("ir_measures")
+ir_measures = require("ir_measures")
 
 CWL = [
     "RBP(rel=1)",
@@ -91,7 +92,7 @@ def test_generated_cases_equal_references(tmp_path, seed):
 
 
 def test_hits_equal_ranx_and_numrelret_sums():
-    ranx = pytest.importorskip("ranx")
+    ranx = require("ranx")
     qrels, run = synthetic(3)
     for k in (5, 10, 100):
         ref = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), f"hits@{k}", return_mean=False)

@@ -14,10 +14,11 @@ import pytest
 
 import judgeapp
 from judgeapp.cli import main
+from tests.conftest import require
 from tests.measures import diversity_data
 
-ir_measures = pytest.importorskip("ir_measures")
-pytest.importorskip("pyndeval")
+ir_measures = require("ir_measures")
+require("pyndeval")
 
 MEASURES = [
     "alpha_nDCG@5",

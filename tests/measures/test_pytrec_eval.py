@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from judgeapp.formats import read_qrels, read_run
 from judgeapp.measures import EvalOptions, Evaluator, Judgments, Run, Vocabulary
 from judgeapp.measures.parse import parse_measures
+from tests.conftest import require
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
+pytrec_eval = require("pytrec_eval")
 
 QIDS = ["1", "01", "2", "10", "q#1"]
 DOCS = [f"d{i}" for i in range(12)] + ["D1", "d1#x", "d10a"]

@@ -25,26 +25,26 @@ from judgeapp.measures import (
     Results,
     Run,
     Vocabulary,
+    families,
     format_results,
     format_trec,
-    kernels,
     parse_measure,
     parse_measures,
 )
-from judgeapp.measures.measure import Family
+from judgeapp.measures.family import Family
 from judgeapp.measures.parse import SHARED_PARAMS, UNSUPPORTED
 from judgeapp.measures.registry import (
     ALIASES,
     FAMILIES,
+    FAMILY_MODULES,
     KERNELS,
-    NICKNAMES,
     REGISTRATIONS,
     TREC_NAMES,
     RegistryError,
-    TrecSpec,
-    register,
+    build,
     trec_specs,
 )
+from judgeapp.measures.spec import NICKNAMES, Alias, Registration, TrecSpec
 
 # -- the names to walk ---------------------------------------------------------------------
 
@@ -110,13 +110,23 @@ def test_every_family_has_one_kernel_and_every_kernel_is_registered():
     assert set(FAMILIES) == set(KERNELS) == set(REGISTRATIONS)
     assert all(callable(k) for k in KERNELS.values())
     defined = {
-        name: fn
-        for name, fn in inspect.getmembers(kernels, inspect.isfunction)
-        if name.startswith("k_") and fn.__module__ == kernels.__name__
+        f"{module.__name__}.{name}": fn
+        for module in FAMILY_MODULES
+        for name, fn in inspect.getmembers(module, inspect.isfunction)
+        if name.startswith("k_") and fn.__module__ == module.__name__
     }
     registered = set(KERNELS.values())
     unregistered = sorted(name for name, fn in defined.items() if fn not in registered)
     assert not unregistered, f"kernels without a registered family: {unregistered}"
+
+
+def test_the_registry_lists_every_family_module():
+    """A family module left out of registry.FAMILY_MODULES would register nothing, silently
+    (importing a family module registers nothing by design)."""
+    package = Path(families.__file__).parent
+    on_disk = {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
+    assert on_disk == {m.__name__.rsplit(".", 1)[1] for m in FAMILY_MODULES}
+    assert all(len(list(m.REGISTRATIONS)) > 0 for m in FAMILY_MODULES)
 
 
 def test_names_resolve_and_do_not_collide():
@@ -141,16 +151,20 @@ def test_conflicting_registrations_fail_and_leave_the_registry_unchanged():
     def kernel(v, ms, ctx):
         return np.zeros((len(ms), v.n_rows))
 
+    def with_extra(family: Family, **names) -> None:
+        build([*REGISTRATIONS.values(), Registration(family, kernel, **names)])
+
+    with_extra(Family("AP1", "a new name"), aliases=(Alias("MAP1"),), trec=(TrecSpec("ap1", 99),))
     with pytest.raises(RegistryError, match="registered twice"):
-        register(Family("AP", "again"))(kernel)
+        with_extra(Family("AP", "again"))
     with pytest.raises(RegistryError, match="already a measure name"):
-        register(Family("AP2", "an alias taken"), aliases=["MAP"])(kernel)
+        with_extra(Family("AP2", "an alias taken"), aliases=(Alias("MAP"),))
     with pytest.raises(RegistryError, match="share output place"):
-        register(Family("AP3", "a place taken"), trec=[TrecSpec("map3", 5)])(kernel)
+        with_extra(Family("AP3", "a place taken"), trec=(TrecSpec("map3", 5),))
     with pytest.raises(RegistryError, match="registered twice"):
-        register(Family("AP4", "a trec name taken"), trec=[TrecSpec("map", 99)])(kernel)
+        with_extra(Family("AP4", "a trec name taken"), trec=(TrecSpec("map", 99),))
     with pytest.raises(RegistryError, match="dparams"):
-        register(Family("AP5", "no reader"), trec=[TrecSpec("ap5", 99, "dparams", (1.0,))])(kernel)
+        with_extra(Family("AP5", "no reader"), trec=(TrecSpec("ap5", 99, "dparams", (1.0,)),))
     assert (dict(FAMILIES), dict(ALIASES), dict(TREC_NAMES)) == before
 
 

@@ -10,6 +10,7 @@ import pytest
 
 import judgeapp
 from judgeapp.cli import main
+from tests.conftest import require
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,7 @@ def test_small_example_each_rule():
 
 
 def test_ranx_rule_equals_ranx(tied):
-    ranx = pytest.importorskip("ranx")
+    ranx = require("ranx")
     qrels, run = tied
     rq = ranx.Qrels.from_file(str(qrels), kind="trec")
     rr = ranx.Run.from_file(str(run))
@@ -55,7 +56,7 @@ def test_ranx_rule_equals_ranx(tied):
 
 
 def test_file_rule_equals_ir_measures_cwl_provider(tied):
-    irm = pytest.importorskip("ir_measures")
+    irm = require("ir_measures")
     qrels, run = tied
     want = {
         m.query_id: m.value
@@ -71,7 +72,7 @@ def test_file_rule_equals_ir_measures_cwl_provider(tied):
 
 
 def test_docno_rule_equals_ir_measures_judged_provider(tied):
-    irm = pytest.importorskip("ir_measures")
+    irm = require("ir_measures")
     qrels, run = tied
     want = {
         m.query_id: m.value
@@ -84,7 +85,7 @@ def test_docno_rule_equals_ir_measures_judged_provider(tied):
 
 
 def test_evaluate_command_ties(tied, capsys):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = require("pytrec_eval")
     qrels, run = tied
     assert main(["evaluate", "-m", "map", "-q", "--ties", "trec_eval", str(qrels), str(run)]) == 0
     default = capsys.readouterr().out

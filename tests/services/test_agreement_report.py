@@ -13,7 +13,6 @@ from agreement_reference import pair_reference, scope_reference
 from scipy.stats import kendalltau
 from sklearn.metrics import cohen_kappa_score
 
-from judgeapp.measures.agreement import tau_ap
 from judgeapp.services.agreement import (
     COMBINED,
     AgreementError,
@@ -21,6 +20,7 @@ from judgeapp.services.agreement import (
     compare_rankings,
 )
 from judgeapp.services.rows import natural_key
+from judgeapp.statistics.agreement import tau_ap
 from judgeapp.store import Store
 
 

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from judgeapp.measures.significance import AllPairs, Comparison
 from judgeapp.outputs import json_text
+from judgeapp.statistics.significance import AllPairs, Comparison
 
 
 def _letters(n: int) -> list[str]:

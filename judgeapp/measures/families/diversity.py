@@ -24,9 +24,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judgeapp.measures.kernels import BatchView, KernelContext
-from judgeapp.measures.measure import JUDGED_ONLY, REL, Family, Measure, Param
-from judgeapp.measures.registry import Alias, register
+from judgeapp.measures.batch import BatchView, KernelContext, MeasureArgs
+from judgeapp.measures.family import JUDGED_ONLY, REL, Family, Param
+from judgeapp.measures.spec import Alias, Registrations
+
+REGISTRATIONS = Registrations()
 
 ALPHA = Param("alpha", float, 0.5, desc="redundancy intolerance")
 BETA = Param("beta", float, 0.5, desc="patience")
@@ -130,12 +132,12 @@ def _at(values: np.ndarray, k: int) -> np.ndarray:
     return values[..., k - 1]
 
 
-def _cutoffs(ms: Sequence[Measure]) -> int:
+def _cutoffs(ms: Sequence[MeasureArgs]) -> int:
     return max((int(m.at) for m in ms if m.at is not None), default=1)
 
 
 def _normalised(
-    v: BatchView, ctx: KernelContext, ms: Sequence[Measure], discount: str, alpha_of: str | None
+    v: BatchView, ctx: KernelContext, ms: Sequence[MeasureArgs], discount: str, alpha_of: str | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(len(ms), rows) of the ideal-ideal-normalised value and of the value over the greedy
     ideal's, for alpha-(n)DCG (discount 'dcg') or (n)ERR-IA ('err')."""
@@ -175,16 +177,16 @@ def _family(name: str, description: str, params: tuple[Param, ...], cutoff: bool
     )
 
 
-@register(
+@REGISTRATIONS.add(
     _family(
         "alpha_DCG", "alpha-DCG@k over the 'ideal ideal' list", (REL, ALPHA, JUDGED_ONLY), True
     ),
 )
-def k_alpha_dcg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_alpha_dcg(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     return _normalised(v, ctx, ms, "dcg", "alpha")[0]
 
 
-@register(
+@REGISTRATIONS.add(
     _family(
         "alpha_nDCG",
         "alpha-nDCG@k: alpha-DCG over the greedy ideal's",
@@ -192,21 +194,21 @@ def k_alpha_dcg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.n
         True,
     ),
 )
-def k_alpha_ndcg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_alpha_ndcg(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     return _normalised(v, ctx, ms, "dcg", "alpha")[1]
 
 
-@register(
+@REGISTRATIONS.add(
     _family("ERR_IA", "Intent-aware ERR@k over the 'ideal ideal' list", (REL, JUDGED_ONLY), True)
 )
-def k_err_ia(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_err_ia(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     return _normalised(v, ctx, ms, "err", None)[0]
 
 
-@register(
+@REGISTRATIONS.add(
     _family("nERR_IA", "Intent-aware ERR@k over the greedy ideal's", (REL, JUDGED_ONLY), True)
 )
-def k_nerr_ia(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_nerr_ia(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     return _normalised(v, ctx, ms, "err", None)[1]
 
 
@@ -221,9 +223,11 @@ def _nrbp(gains: np.ndarray, alpha: float, beta: float, n_sub: int) -> np.ndarra
     return total * (1.0 - (1.0 - alpha) * beta) / n_sub
 
 
-@register(_family("NRBP", "Novelty- and rank-biased precision", (REL, ALPHA, BETA), False))
-@register(_family("nNRBP", "NRBP over the greedy ideal ranking's", (REL, ALPHA, BETA), False))
-def k_nrbp(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+@REGISTRATIONS.add(_family("NRBP", "Novelty- and rank-biased precision", (REL, ALPHA, BETA), False))
+@REGISTRATIONS.add(
+    _family("nNRBP", "NRBP over the greedy ideal ranking's", (REL, ALPHA, BETA), False)
+)
+def k_nrbp(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     for topic in _topic_lists(v, ctx, 0):
         n_sub = topic.judged.shape[1]
@@ -242,11 +246,11 @@ def k_nrbp(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarra
     return out
 
 
-@register(
+@REGISTRATIONS.add(
     _family("AP_IA", "Intent-aware AP: AP per subtopic, averaged", (REL, JUDGED_ONLY), False),
     aliases=[Alias("MAP_IA")],
 )
-def k_ap_ia(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_ap_ia(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     for topic in _topic_lists(v, ctx, 0):
         n_sub = topic.judged.shape[1]
@@ -265,8 +269,8 @@ def k_ap_ia(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarr
     return out
 
 
-@register(_family("P_IA", "Intent-aware precision@k", (REL, JUDGED_ONLY), True))
-def k_p_ia(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+@REGISTRATIONS.add(_family("P_IA", "Intent-aware precision@k", (REL, JUDGED_ONLY), True))
+def k_p_ia(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     width = _cutoffs(ms)
     for topic in _topic_lists(v, ctx, width):
@@ -280,8 +284,10 @@ def k_p_ia(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarra
     return out
 
 
-@register(_family("StRecall", "Subtopic recall@k: share of subtopics covered", (REL,), True))
-def k_strecall(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+@REGISTRATIONS.add(
+    _family("StRecall", "Subtopic recall@k: share of subtopics covered", (REL,), True)
+)
+def k_strecall(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     width = _cutoffs(ms)
     for topic in _topic_lists(v, ctx, width):

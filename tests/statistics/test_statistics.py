@@ -1,7 +1,8 @@
 """The statistics papers report, checked against statsmodels and scipy (their reference
 implementations), and `compare` printing them: Wilcoxon and sign tests, Benjamini-Hochberg,
 bootstrap intervals (percentile and BCa, seeded), effect sizes with intervals, Tukey's HSD
-over all pairs (as ranx runs it), and the Markdown / LaTeX tables."""
+over all pairs (against statsmodels, the q formula and the published table of the
+studentized range; ranx only as a wiring check), and the Markdown / LaTeX tables."""
 
 from __future__ import annotations
 
@@ -11,17 +12,19 @@ import numpy as np
 import pytest
 
 from judgeapp.cli import main
-from judgeapp.measures.significance import (
+from judgeapp.statistics.significance import (
     adjust,
     bootstrap_intervals,
     compare_all_pairs,
     compare_to_baseline,
     sign_test,
+    tukey_blocked,
     tukey_hsd,
     wilcoxon_test,
 )
+from tests.conftest import require
 
-statsmodels = pytest.importorskip("statsmodels")
+statsmodels = require("statsmodels")
 from statsmodels.stats.descriptivestats import sign_test as sm_sign_test  # noqa: E402
 from statsmodels.stats.multicomp import pairwise_tukeyhsd  # noqa: E402
 from statsmodels.stats.multitest import multipletests  # noqa: E402
@@ -85,8 +88,7 @@ def test_wilcoxon_equals_an_independent_signed_rank_computation(scores):
 def test_tukey_oneway_equals_statsmodels_and_the_formula(scores):
     """One-way Tukey HSD (the runs as independent groups): statsmodels' pairwise_tukeyhsd
     (its own studentized range) and q = |mean_i - mean_j| / sqrt(MSE / n) with the pooled
-    within-run variance, on (k (n - 1)) degrees of freedom, computed here. ranx's test calls
-    the same scipy routine judgeapp does, so it is compared only as what users compare with."""
+    within-run variance, on (k (n - 1)) degrees of freedom, computed here."""
     from scipy.stats import studentized_range
 
     _, runs = scores
@@ -100,16 +102,58 @@ def test_tukey_oneway_equals_statsmodels_and_the_formula(scores):
     for i, j in pairs:
         q = abs(means[i] - means[j]) / np.sqrt(mse / n)
         assert ours[i, j] == pytest.approx(studentized_range.sf(q, k, k * (n - 1)), rel=1e-6)
-    pytest.importorskip("ranx")
-    from ranx.statistical_tests.tukey_hsd_test import tukey_hsd_test
 
+
+# Upper 5% points of the studentized range q(k, df), as printed in the standard tables
+# (Harter 1960; e.g. Montgomery, Design and Analysis of Experiments, appendix table of the
+# studentized range): a pair of runs whose q is the tabled point has p = 0.05 (to the
+# table's three decimals).
+Q_05 = {(3, 10): 3.877, (3, 12): 3.773, (4, 20): 3.958, (4, 30): 3.845, (5, 30): 4.102}
+
+
+def _runs_at_q(k: int, n: int, q: float, *, blocked: bool) -> np.ndarray:
+    """k runs over n topics whose runs 0 and 1 differ by exactly q studentized ranges: the
+    errors are an outer product (rows and columns summing to 0, so the two-way ANOVA's
+    residuals are the errors themselves) plus, when blocked, topic effects."""
+    rng = np.random.default_rng(k * 100 + n)
+    a = np.arange(k, dtype=float) - (k - 1) / 2
+    b = rng.normal(size=n)
+    b -= b.mean()
+    errors = np.outer(a, b)
+    df = (k - 1) * (n - 1) if blocked else k * (n - 1)
+    mse = float((errors**2).sum()) / df
+    means = np.full(k, q * np.sqrt(mse / n) / 2)
+    means[0], means[1] = 0.0, q * np.sqrt(mse / n)
+    topics = rng.random(n) if blocked else np.zeros(n)
+    return means[:, None] + topics[None, :] + errors
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "blocked"),
+    [(3, 5, False), (4, 6, False), (5, 7, False), (3, 6, True), (4, 11, True)],
+)
+def test_tukey_p_at_the_tabled_critical_value_is_five_percent(k, n, blocked):
+    df = (k - 1) * (n - 1) if blocked else k * (n - 1)
+    runs = _runs_at_q(k, n, Q_05[k, df], blocked=blocked)
+    p = (tukey_blocked if blocked else tukey_hsd)(runs)
+    assert p[0, 1] == pytest.approx(0.05, abs=3e-4)
+    assert p[1, 0] == p[0, 1]
+
+
+def test_tukey_wiring_ranx_gets_the_same_p_values(scores):
+    """Wiring only, not an independent check: ranx's Tukey test calls scipy.stats.tukey_hsd,
+    the routine judgeapp calls; users compare the two, so they must agree to the last bit."""
+    ranx_tukey = require("ranx.statistical_tests.tukey_hsd_test")
+    _, runs = scores
+    ours = tukey_hsd(runs)
     names = [f"r{i}" for i in range(len(runs))]
     found = {
         (d["control"], d["treatment"]): d["p-value"]
-        for d in tukey_hsd_test(names, list(runs), 0.05)
+        for d in ranx_tukey.tukey_hsd_test(names, list(runs), 0.05)
     }
-    for i, j in pairs:
-        assert found[names[i], names[j]] == pytest.approx(ours[i, j], abs=1e-15)
+    for i in range(len(runs)):
+        for j in range(i + 1, len(runs)):
+            assert found[names[i], names[j]] == pytest.approx(ours[i, j], abs=1e-15)
 
 
 def _bootstrap_reference(x: np.ndarray, method: str, b: int, seed: int) -> tuple[float, float]:

@@ -1,4 +1,4 @@
-"""Paired tests, corrections and effect size of judgeapp.measures.significance."""
+"""Paired tests, corrections and effect size of judgeapp.statistics.significance."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from judgeapp.measures.significance import (
+from judgeapp.statistics.significance import (
     adjust,
     cohens_d_paired,
     compare_to_baseline,

@@ -31,25 +31,29 @@ the avgjg measures.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from judgeapp.measures.data import ABSENT, GroupJudgments, PrefJudgments
-from judgeapp.measures.kernels import (
+from judgeapp.measures.batch import (
     NONPOOL,
     UNJUDGED,
     BatchView,
+    Kernel,
     KernelContext,
-    _each,
-    _safe_div,
-    k_ap,
-    k_p,
-    k_rprec_mult,
+    MeasureArgs,
+    TopicStats,
+    for_each,
+    safe_div,
 )
-from judgeapp.measures.measure import EvaluationError, Family, Measure
-from judgeapp.measures.registry import TrecSpec, register
+from judgeapp.measures.data import ABSENT, GroupJudgments, PrefJudgments
+from judgeapp.measures.families.ap import k_ap
+from judgeapp.measures.families.precision import k_p, k_rprec_mult
+from judgeapp.measures.family import EvaluationError, Family
+from judgeapp.measures.spec import Registrations, TrecSpec
+
+REGISTRATIONS = Registrations()
 
 # -- the preferences of one topic, independent of runs --------------------------------------
 
@@ -315,7 +319,7 @@ def _value(name: str, tp: TopicPrefs, rank: np.ndarray, njr: int) -> float:
     poss = {"all": poss_all, "ret": c.poss_ret, "imp": c.poss_ret + c.poss_imp}[kind]
     if name.startswith("prefs_simp"):
         return float(ful.sum() / poss.sum()) if poss.sum() else 0.0
-    ratio = np.where(poss > 0, _safe_div(ful, poss), 0.0)
+    ratio = np.where(poss > 0, safe_div(ful, poss), 0.0)
     total = 0.0
     for x in ratio.tolist():  # in JG order, as trec_eval adds
         total += x
@@ -337,7 +341,7 @@ def _rows(v: BatchView, ctx: KernelContext) -> Iterator[tuple[TopicPrefs, int, n
             yield tp, r, row[row >= 0]
 
 
-def k_prefs(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_prefs(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     for tp, r, retrieved in _rows(v, ctx):
         rank, njr = ranks(tp, retrieved)
@@ -347,7 +351,7 @@ def k_prefs(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarr
 
 
 for _order, (_name, _desc, _agg) in enumerate(PREFS, start=36):
-    register(
+    REGISTRATIONS.add(
         Family(
             _name,
             _desc + " (trec_eval's preference measure; -R prefs or qrels_prefs).",
@@ -379,20 +383,17 @@ def _group_grades(ctx: KernelContext, qid: str) -> GroupJudgments:
 
 def _per_group(
     v: BatchView,
-    ms: Sequence[Measure],
+    ms: Sequence[MeasureArgs],
     ctx: KernelContext,
-    kernel: Callable[[BatchView, Sequence[Measure], KernelContext], np.ndarray],
-    family: str,
+    kernel: Kernel,
 ) -> np.ndarray:
     """The plain measure per judgment group, averaged over the groups (trec_eval divides
-    the sum by the number of groups when there is more than one)."""
-    from judgeapp.measures.kernels import TopicStats
-
+    the sum by the number of groups when there is more than one). The plain kernels (AP,
+    P, Rprec_mult) read only the @ value of the measures they are given."""
     assert ctx.judged_index is not None
     index = ctx.judged_index()
     n_runs = v.n_rows // max(len(ctx.qids), 1)
     out = np.zeros((len(ms), v.n_rows))
-    plain = [Measure(family, m.at) for m in ms]
     for t, qid in enumerate(ctx.qids):
         groups = _group_grades(ctx, qid)
         rows = slice(t * n_runs, (t + 1) * n_runs)
@@ -413,14 +414,14 @@ def _per_group(
                 v.level,
                 False,
             )
-            total += kernel(view, plain, ctx)
+            total += kernel(view, ms, ctx)
         if len(groups.names) > 1:
             total /= len(groups.names)
         out[:, rows] = total
     return out
 
 
-@register(
+@REGISTRATIONS.add(
     Family(
         "map_avgjg",
         "map per judgment group, averaged over the groups (-R qrels_jg).",
@@ -429,11 +430,11 @@ def _per_group(
     ),
     trec=[TrecSpec("map_avgjg", 50, nicknames=("qrels_jg",))],
 )
-def k_map_avgjg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
-    return _per_group(v, ms, ctx, k_ap, "AP")
+def k_map_avgjg(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
+    return _per_group(v, ms, ctx, k_ap)
 
 
-@register(
+@REGISTRATIONS.add(
     Family(
         "P_avgjg",
         "P@k per judgment group, averaged over the groups (-R qrels_jg).",
@@ -446,11 +447,11 @@ def k_map_avgjg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.n
         )
     ],
 )
-def k_p_avgjg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
-    return _per_group(v, ms, ctx, k_p, "P")
+def k_p_avgjg(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
+    return _per_group(v, ms, ctx, k_p)
 
 
-@register(
+@REGISTRATIONS.add(
     Family(
         "Rprec_mult_avgjg",
         "Rprec_mult per judgment group, averaged over the groups (-R qrels_jg).",
@@ -469,11 +470,11 @@ def k_p_avgjg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.nda
         )
     ],
 )
-def k_rprec_mult_avgjg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
-    return _per_group(v, ms, ctx, k_rprec_mult, "Rprec_mult")
+def k_rprec_mult_avgjg(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
+    return _per_group(v, ms, ctx, k_rprec_mult)
 
 
-@register(
+@REGISTRATIONS.add(
     Family(
         "yaap",
         "Yet another average precision (Robertson 2012): log((1 + S) / (1 + R - S)), S the "
@@ -483,7 +484,7 @@ def k_rprec_mult_avgjg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) 
     ),
     trec=[TrecSpec("yaap", 53, nicknames=())],
 )
-def k_yaap(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_yaap(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     """m_yaap.c."""
     total = v.sum_by_row(v.rel[0], v.rel_precision)
     value = np.array(
@@ -492,4 +493,4 @@ def k_yaap(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarra
             for s, r in zip(total.tolist(), v.num_rel_f.tolist(), strict=True)
         ]
     )
-    return _each(value, ms)
+    return for_each(value, ms)

@@ -6,9 +6,6 @@ not translated) and is checked against it on the Robust 2003 runs
 
 - ``ERR@k``: expected reciprocal rank as gdeval computes it (Chapelle et al. 2009):
   r = (2^grade - 1) / 2^max_rel with gdeval's max_rel = 4;
-- ``RBP(p=0.8)``: rank-biased precision (Moffat and Zobel 2008) under ir_measures' name and
-  default persistence; graded as trec_eval's ``rbp`` (gains scaled into [0, 1]), binary
-  with ``rel=``, its residual with ``resid=True`` (trec_eval's ``rbp_resid``);
 - C/W/L measures as cwl_eval computes them (Azzopardi et al. 2019): ``INST``, ``INSQ``,
   ``NERR8``..``NERR11``, ``BPM``, ``SDCG``: gains (grade clipped to [min_rel, max_rel])
   scaled into [0, 1], unjudged 0; the user model's continuation probabilities over a list
@@ -28,15 +25,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from judgeapp.measures.kernels import (
-    BatchView,
-    KernelContext,
-    _each,
-    k_rbp,
-    k_rbp_resid,
-)
-from judgeapp.measures.measure import JUDGED_ONLY, REL, Family, Measure, Param
-from judgeapp.measures.registry import register
+from judgeapp.measures.batch import BatchView, KernelContext, MeasureArgs, for_each
+from judgeapp.measures.family import JUDGED_ONLY, REL, Family, Param
+from judgeapp.measures.spec import Registrations
+
+REGISTRATIONS = Registrations()
 
 CWL_DEPTH = 1000  # cwl_eval's default list depth (RankingMaker max_n)
 GDEVAL_MAX_GRADE = 4  # gdeval.pl's MAX_JUDGMENT
@@ -55,7 +48,7 @@ def _grades(v: BatchView, width: int) -> np.ndarray:
     return out
 
 
-def _scaled(v: BatchView, m: Measure, width: int = CWL_DEPTH) -> np.ndarray:
+def _scaled(v: BatchView, m: MeasureArgs, width: int = CWL_DEPTH) -> np.ndarray:
     """cwl_eval's gains as ir_measures feeds them: negative grades as 0, clipped to
     [min_rel, max_rel], scaled into [0, 1]."""
     lo, hi = m["min_rel"], m["max_rel"]
@@ -81,7 +74,7 @@ def _ranks(n: int) -> np.ndarray:
 # -- ERR ------------------------------------------------------------------------------------
 
 
-@register(
+@REGISTRATIONS.add(
     Family(
         "ERR",
         "Expected reciprocal rank (Chapelle et al. 2009) as gdeval computes it: a document of "
@@ -89,7 +82,7 @@ def _ranks(n: int) -> np.ndarray:
         params=(Param("max_rel", int, GDEVAL_MAX_GRADE, desc="highest grade"), JUDGED_ONLY),
     )
 )
-def k_err(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_err(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
         depth = v.depth if m.at is None else min(int(m.at), v.depth)
@@ -98,44 +91,6 @@ def k_err(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray
         decay = np.ones_like(r)
         np.cumprod(1.0 - r[:, :-1], axis=1, out=decay[:, 1:])
         out[i] = (r * decay / _ranks(depth)).sum(axis=1)
-    return out
-
-
-# -- RBP ------------------------------------------------------------------------------------
-
-
-@register(
-    Family(
-        "RBP",
-        "Rank-biased precision (Moffat and Zobel 2008), persistence p (ir_measures' default "
-        "0.8): graded as trec_eval's rbp (gains scaled into [0, 1]), binary with rel=; "
-        "resid=True gives its residual (trec_eval's rbp_resid).",
-        params=(
-            Param("p", float, 0.8, desc="persistence"),
-            REL,
-            Param("resid", bool, False, desc="the residual instead of the value"),
-            JUDGED_ONLY,
-        ),
-    )
-)
-def k_rbp_ir(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
-    out = np.zeros((len(ms), v.n_rows))
-    for i, m in enumerate(ms):
-        p = m["p"]
-        if m["resid"]:
-            out[i] = k_rbp_resid(v, [Measure("rbp_resid", params={"p": p})], ctx)[0]
-            continue
-        if m["rel"] is None and m.at is None:
-            out[i] = k_rbp(v, [Measure("rbp", params={"p": p})], ctx)[0]
-            continue
-        row, pos, code = v.judged
-        if m["rel"] is None:  # graded with a cutoff: trec_eval's gains (grade / top), cut at k
-            top = np.array([max(s.grades.max(initial=0), 1) for s in v.stats], dtype=np.float64)
-            gain = code / top[v.row_topic[row]]
-        else:
-            gain = (code >= v.level).astype(np.float64)
-        keep = pos < (v.depth if m.at is None else m.at)
-        out[i] = (1.0 - p) * v.sum_by_row(row[keep], gain[keep] * v.powers(p)[pos[keep]])
     return out
 
 
@@ -157,10 +112,10 @@ def _cwl_family(name: str, description: str, *, cutoff: bool, extra: tuple[Param
 T_GOAL = Param("T", float, 1.0, desc="total gain wanted (in [0, 1] units)")
 
 
-@register(
+@REGISTRATIONS.add(
     _cwl_family("INST", "INST: patience falls as gain is found", cutoff=False, extra=(T_GOAL,))
 )
-def k_inst(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_inst(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     i1 = _ranks(CWL_DEPTH)
     for i, m in enumerate(ms):
@@ -172,10 +127,10 @@ def k_inst(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarra
     return out
 
 
-@register(
+@REGISTRATIONS.add(
     _cwl_family("INSQ", "INSQ: patience set by the gain wanted", cutoff=False, extra=(T_GOAL,))
 )
-def k_insq(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_insq(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     i1 = _ranks(CWL_DEPTH)
     for i, m in enumerate(ms):
@@ -191,8 +146,10 @@ def _truncated(c: np.ndarray, k: int) -> np.ndarray:
     return c
 
 
-@register(_cwl_family("NERR8", "NERR eq. 8: gain-based stopping, cut at k", cutoff=True, extra=()))
-def k_nerr8(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+@REGISTRATIONS.add(
+    _cwl_family("NERR8", "NERR eq. 8: gain-based stopping, cut at k", cutoff=True, extra=())
+)
+def k_nerr8(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
         g = _scaled(v, m)
@@ -200,7 +157,7 @@ def k_nerr8(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarr
     return out
 
 
-@register(
+@REGISTRATIONS.add(
     _cwl_family(
         "NERR9",
         "NERR eq. 9: gain-based stopping and rank discount, cut at k",
@@ -208,7 +165,7 @@ def k_nerr8(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarr
         extra=(),
     )
 )
-def k_nerr9(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_nerr9(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     rank = _ranks(CWL_DEPTH)
     for i, m in enumerate(ms):
@@ -218,7 +175,7 @@ def k_nerr9(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarr
     return out
 
 
-@register(
+@REGISTRATIONS.add(
     _cwl_family(
         "NERR10",
         "NERR eq. 10: gain-based stopping with RBP's persistence p",
@@ -226,7 +183,7 @@ def k_nerr9(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarr
         extra=(Param("p", float, 0.9, desc="persistence"),),
     )
 )
-def k_nerr10(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_nerr10(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     for i, m in enumerate(ms):
         g = _scaled(v, m)
@@ -234,7 +191,7 @@ def k_nerr10(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndar
     return out
 
 
-@register(
+@REGISTRATIONS.add(
     _cwl_family(
         "NERR11",
         "NERR eq. 11: gain-based stopping with INST's goal T",
@@ -242,7 +199,7 @@ def k_nerr10(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndar
         extra=(T_GOAL,),
     )
 )
-def k_nerr11(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_nerr11(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     rank = _ranks(CWL_DEPTH)
     for i, m in enumerate(ms):
@@ -253,7 +210,7 @@ def k_nerr11(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndar
     return out
 
 
-@register(
+@REGISTRATIONS.add(
     _cwl_family(
         "BPM",
         "Bejeweled player model (Zhang et al. 2017, static): the user goes on while the gain "
@@ -262,7 +219,7 @@ def k_nerr11(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndar
         extra=(T_GOAL,),
     )
 )
-def k_bpm(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_bpm(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     rank = _ranks(CWL_DEPTH)
     for i, m in enumerate(ms):
@@ -274,7 +231,7 @@ def k_bpm(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray
     return out
 
 
-@register(
+@REGISTRATIONS.add(
     _cwl_family(
         "SDCG",
         "Scaled DCG: DCG@k with gains in [0, 1] over the DCG of k fully relevant documents",
@@ -282,7 +239,7 @@ def k_bpm(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray
         extra=(Param("dcg", str, "log2", ("log2",), desc="DCG formulation"),),
     )
 )
-def k_sdcg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_sdcg(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     rank = _ranks(CWL_DEPTH)
     for i, m in enumerate(ms):
@@ -295,7 +252,7 @@ def k_sdcg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarra
 # -- Compat ---------------------------------------------------------------------------------
 
 
-@register(
+@REGISTRATIONS.add(
     Family(
         "Compat",
         "Compatibility (Clarke et al. 2021): rank-biased overlap (persistence p) of the run "
@@ -308,7 +265,7 @@ def k_sdcg(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarra
         ),
     )
 )
-def k_compat(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_compat(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     row, pos, code = v.judged
     rel = code > 0
@@ -358,7 +315,7 @@ def k_compat(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndar
 # -- Accuracy and Hits ----------------------------------------------------------------------
 
 
-@register(
+@REGISTRATIONS.add(
     Family(
         "Accuracy",
         "ir_measures' accuracy: the share of (relevant, non-relevant) pairs of retrieved "
@@ -367,7 +324,7 @@ def k_compat(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndar
         params=(REL,),
     )
 )
-def k_accuracy(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_accuracy(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     out = np.zeros((len(ms), v.n_rows))
     row, pos, k = v.rel
     nonrel_before = (pos - (k - 1)).astype(np.float64)  # ranks above it not relevant
@@ -383,15 +340,15 @@ def k_accuracy(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.nd
     return out
 
 
-@register(
+@REGISTRATIONS.add(
     Family(
         "Hits",
         "Relevant documents in the top k, averaged over topics (ranx's hits; NumRelRet@k "
         "is the sum).",
     )
 )
-def k_hits(v: BatchView, ms: Sequence[Measure], ctx: KernelContext) -> np.ndarray:
+def k_hits(v: BatchView, ms: Sequence[MeasureArgs], ctx: KernelContext) -> np.ndarray:
     cut = np.array([v.depth if m.at is None else m.at for m in ms], dtype=np.int64)
     if cut.size and (cut == cut[0]).all():
-        return _each(v.rel_below(cut[:1])[:, 0].astype(np.float64), ms)
+        return for_each(v.rel_below(cut[:1])[:, 0].astype(np.float64), ms)
     return v.rel_below(cut).T.astype(np.float64)

@@ -15,15 +15,16 @@ import numpy as np
 import pytest
 
 from judgeapp.cli import main
-from judgeapp.measures.significance import (
+from judgeapp.statistics.significance import (
     CORRECTIONS,
     adjust,
     compare_all_pairs,
     tukey_blocked,
     tukey_randomised,
 )
+from tests.conftest import require
 
-statsmodels = pytest.importorskip("statsmodels")
+statsmodels = require("statsmodels")
 RUNS = ("InexpC2", "SABIR03BASE", "uic0301", "pircRBa1")
 
 

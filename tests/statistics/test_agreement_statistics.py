@@ -11,7 +11,7 @@ from sklearn.metrics import accuracy_score, cohen_kappa_score, f1_score, jaccard
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from judgeapp.measures.agreement import (
+from judgeapp.statistics.agreement import (
     LEVELS,
     Ratings,
     bootstrap_intervals,
