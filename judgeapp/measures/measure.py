@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from judgeapp.measures.family import ELEVEN_LEVELS as ELEVEN_LEVELS  # judgeapp.ui reads it here
 from judgeapp.measures.family import Aggregate, Family, Param
 from judgeapp.measures.registry import FAMILIES
 

@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.lines import Line2D
 
-from judgeapp.measures.measure import ELEVEN_LEVELS
+from judgeapp.measures.family import ELEVEN_LEVELS
 from judgeapp.services.live_eval import Snapshot
 from judgeapp.ui.dashboard.plots import COLOURS, FONT_SIZE, LivePlot, grid_colour
 
