@@ -66,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from judgeapp.pooling.calibration import ADAPTIVE, Calibration
-from judgeapp.pooling.pools import PoolingError, PoolTopic, candidates, subset
+from judgeapp.pooling.candidates import PoolingError, PoolTopic, candidates, subset
 
 DEFAULT_EDGES = (10, 20, 40, 80, 160, 320, 640)  # upper best ranks of strata 1, 2, ...
 PRIOR_SD = 2.5

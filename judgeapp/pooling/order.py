@@ -96,7 +96,7 @@ from typing import Any
 
 import numpy as np
 
-from judgeapp.pooling.pools import PoolTopic
+from judgeapp.pooling.candidates import PoolTopic
 
 
 def _pooled(doc_ids: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from judgeapp.pooling.candidates import PoolTopic
 from judgeapp.pooling.order import ORDERS, RankOrder, _StaticOrder
-from judgeapp.pooling.pools import PoolTopic
 
 
 class SuggestedOrder(_StaticOrder):

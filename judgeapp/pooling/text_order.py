@@ -47,8 +47,8 @@ from typing import Any
 
 import numpy as np
 
+from judgeapp.pooling.candidates import PoolTopic
 from judgeapp.pooling.order import ORDERS, JudgingOrder, _pooled
-from judgeapp.pooling.pools import PoolTopic
 
 RUN_WEIGHT = 0.25
 RRF_K = 60.0

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from judgeapp.pooling.calibration import Calibration, fit_calibration
+from judgeapp.pooling.candidates import PoolingError, PoolTopic, empty_topic
 from judgeapp.pooling.estimate import (
     CurveFit,
     Estimate,
@@ -25,10 +26,7 @@ from judgeapp.pooling.estimate import (
 )
 from judgeapp.pooling.order import DEFAULT_ORDER, ORDERS, JudgingOrder, make_order
 from judgeapp.pooling.pools import (
-    PoolingError,
-    PoolTopic,
     build_pool,
-    empty_topic,
     extend_topic,
     normalise_params,
     topic_lists,

@@ -15,8 +15,8 @@ No Qt here.
 
 from __future__ import annotations
 
+from judgeapp.pooling.candidates import PoolTopic
 from judgeapp.pooling.order import JudgingOrder
-from judgeapp.pooling.pools import PoolTopic
 from judgeapp.records import JudgmentChange, JudgmentState
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.policy import judging_events

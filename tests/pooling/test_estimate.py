@@ -14,6 +14,7 @@ from scipy.stats import betabinom
 
 from judgeapp.pooling import PoolingError, depth_pool
 from judgeapp.pooling.calibration import ADAPTIVE, FOUND_EDGES, SHARES, TAILS, Calibration
+from judgeapp.pooling.candidates import PoolTopic
 from judgeapp.pooling.estimate import (
     DRIFT_LEAD,
     DRIFT_MEAN,
@@ -38,7 +39,6 @@ from judgeapp.pooling.estimate import (
     strata_of,
 )
 from judgeapp.pooling.incomplete import incomplete_measures, label, measure_names
-from judgeapp.pooling.pools import PoolTopic
 
 ROBUST_TOPICS = [str(q) for q in range(601, 651)]
 
