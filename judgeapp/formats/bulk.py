@@ -11,7 +11,7 @@ The reader is only a faster road to the same result. Whatever it does not take a
 (a NUL or a byte that is not UTF-8, a control character inside a line, a line with the
 wrong number of columns, a score or grade it cannot parse exactly, a duplicate, a column
 longer than :data:`MAX_TOKEN` bytes, a file with no data line, a decompression error) it
-hands to the line-precise reader of :mod:`judgeapp.formats.runs` or
+hands to the line-precise reader of :mod:`judgeapp.formats.run_lines` or
 :mod:`judgeapp.formats.qrels`, which stays the one source of error messages (file, line,
 problem) and of every rule about what a file may hold. Both readers give identical records
 for every file the bulk reader takes (``tests/formats/test_bulk.py``).
@@ -44,7 +44,9 @@ from judgeapp.formats.keys import (
     _windows,
     equal_pairs,
 )
-from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
+from judgeapp.formats.model import QrelsFile, RunColumns, RunFile
+from judgeapp.formats.qrels_lines import read_trec_qrels_lines
+from judgeapp.formats.run_lines import read_run_lines
 from judgeapp.formats.textio import PathArg
 
 # text per block: a block's temporaries (token positions, digit matrices) are some ten
@@ -689,38 +691,6 @@ def has_duplicates(topic: np.ndarray, docnos: ByteKeys | ScatteredKeys, hashes: 
 # --- runs ----------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class RunColumns:
-    """A run file in trec_eval order: topic ``k`` is rows ``bounds[k]:bounds[k+1]``."""
-
-    path: str
-    tag: str
-    qids: list[str]  # byte order
-    bounds: np.ndarray  # int64, len(qids) + 1
-    docnos: ByteKeys
-    hashes: np.ndarray  # uint64 hash of each docno (ByteKeys.hashes)
-    scores: np.ndarray  # float64
-    lines: np.ndarray  # int64 source line numbers
-    n_lines: int
-
-    @property
-    def topic(self) -> np.ndarray:
-        """Each row's topic index."""
-        return np.repeat(np.arange(len(self.qids)), np.diff(self.bounds))
-
-    def to_run_file(self) -> RunFile:
-        docnos = self.docnos.to_list()
-        topics = {}
-        for k, qid in enumerate(self.qids):
-            a, b = int(self.bounds[k]), int(self.bounds[k + 1])
-            topics[qid] = RankedTopic(
-                docnos=docnos[a:b], scores=self.scores[a:b], lines=self.lines[a:b]
-            )
-        return RunFile(
-            path=self.path, tag=self.tag, topics=topics, n_lines=self.n_lines, columns=self
-        )
-
-
 def _run_blocks(
     path: str, block_bytes: int, keep_lines: bool = True
 ) -> tuple[str, _Stretches, list[ByteKeys], list[np.ndarray], list[np.ndarray]]:
@@ -951,8 +921,6 @@ class RunNumbering:
 
 
 def _precise_run(path: str) -> RunFile:
-    from judgeapp.formats.runs import read_run_lines
-
     return read_run_lines(path)
 
 
@@ -1047,8 +1015,6 @@ def read_qrels_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> QrelsCo
     try:
         return _read_qrels(path, block_bytes)
     except Irregular:
-        from judgeapp.formats.qrels import read_trec_qrels_lines
-
         return qrels_columns_of(read_trec_qrels_lines(path))
 
 

@@ -26,7 +26,8 @@ from judgeapp.formats.errors import FormatError
 from judgeapp.formats.jsonrecords import check_characters
 from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
 from judgeapp.formats.qrels import read_qrels
-from judgeapp.formats.runs import read_run, trec_order
+from judgeapp.formats.run_lines import trec_order
+from judgeapp.formats.runs import read_run
 from judgeapp.formats.textio import PathArg, open_text
 from judgeapp.outputs import writing
 
@@ -135,7 +136,7 @@ def qrels_from_columns(
     qrels = QrelsFile(
         path, qids, docnos, g.astype(np.int64), np.arange(1, len(qids) + 1, dtype=np.int64)
     )
-    from judgeapp.formats.qrels import check_duplicates
+    from judgeapp.formats.qrels_lines import check_duplicates
 
     check_duplicates(qrels)
     return qrels

@@ -95,7 +95,7 @@ def irds_qrels(source: str) -> QrelsFile:
     qrels = QrelsFile(
         source, qids, docnos, np.asarray(grades, dtype=np.int64), np.arange(1, len(qids) + 1)
     )
-    from judgeapp.formats.qrels import check_duplicates
+    from judgeapp.formats.qrels_lines import check_duplicates
 
     check_duplicates(qrels)
     return qrels

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from judgeapp.formats.bulk import RunColumns
+from judgeapp.formats.keys import ByteKeys
 
 
 @dataclass(slots=True)
@@ -78,3 +77,35 @@ class QrelsFile:
     def __iter__(self) -> Iterator[tuple[str, str, int]]:
         """``(qid, docno, grade)`` rows in file order (what ``write_qrels`` takes)."""
         return zip(self.qids, self.docnos, self.grades.tolist(), strict=True)
+
+
+@dataclass(slots=True)
+class RunColumns:
+    """A run file in trec_eval order: topic ``k`` is rows ``bounds[k]:bounds[k+1]``."""
+
+    path: str
+    tag: str
+    qids: list[str]  # byte order
+    bounds: np.ndarray  # int64, len(qids) + 1
+    docnos: ByteKeys
+    hashes: np.ndarray  # uint64 hash of each docno (ByteKeys.hashes)
+    scores: np.ndarray  # float64
+    lines: np.ndarray  # int64 source line numbers
+    n_lines: int
+
+    @property
+    def topic(self) -> np.ndarray:
+        """Each row's topic index."""
+        return np.repeat(np.arange(len(self.qids)), np.diff(self.bounds))
+
+    def to_run_file(self) -> RunFile:
+        docnos = self.docnos.to_list()
+        topics = {}
+        for k, qid in enumerate(self.qids):
+            a, b = int(self.bounds[k]), int(self.bounds[k + 1])
+            topics[qid] = RankedTopic(
+                docnos=docnos[a:b], scores=self.scores[a:b], lines=self.lines[a:b]
+            )
+        return RunFile(
+            path=self.path, tag=self.tag, topics=topics, n_lines=self.n_lines, columns=self
+        )

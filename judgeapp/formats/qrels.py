@@ -41,96 +41,19 @@ from typing import TextIO
 
 import numpy as np
 
+from judgeapp.formats.bulk import read_qrels_columns
 from judgeapp.formats.columns import (
-    check_duplicate_pairs,
     column_count_error,
     has_column_space,
-    has_comment,
-    has_odd_space,
-    is_comment,
-    split_fields,
-    split_uniform,
-    to_ints,
 )
 from judgeapp.formats.detect import resolve_format
 from judgeapp.formats.errors import FormatError, quoted
 from judgeapp.formats.model import QrelsFile
-from judgeapp.formats.textio import MAX_COLUMN_LINE, Chunk, PathArg, open_chunks
+from judgeapp.formats.qrels_lines import check_duplicates
+from judgeapp.formats.textio import MAX_COLUMN_LINE, PathArg, open_chunks
 from judgeapp.outputs import OutputError, writing
 
-QRELS_COLUMNS = "4 columns (qid iter docno grade)"
-
 CRANFIELD_GRADES = {1: 3, 2: 2, 3: 1, 4: 1, 5: 0, -1: 0}
-
-
-class _QrelsBuilder:
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.qids: list[str] = []
-        self.docnos: list[str] = []
-        self.grades: list[np.ndarray] = []
-        self.lines: list[np.ndarray] = []
-
-    def add_chunk(self, chunk: Chunk) -> None:
-        text, first, n_lines = chunk.text, chunk.first_line, chunk.n_lines
-        split = split_uniform(chunk)
-        if split is not None and split[1] == 5 and not has_comment(text):
-            toks = split[0]
-            values = to_ints(self.path, toks[3::5], text, lambda i: first + i, "grade")
-            self.qids += toks[0::5]
-            self.docnos += toks[2::5]
-            self.grades.append(values)
-            self.lines.append(np.arange(first, first + n_lines, dtype=np.int64))
-            return
-        qids: list[str] = []
-        docnos: list[str] = []
-        grades: list[str] = []
-        lines: list[int] = []
-        line_no = first
-        odd = has_odd_space(text)
-        for line in text.split("\n")[:-1]:
-            fields = split_fields(line, odd)
-            if fields and not is_comment(fields):
-                if len(fields) != 4:
-                    raise column_count_error(self.path, line_no, QRELS_COLUMNS, len(fields))
-                qids.append(fields[0])
-                docnos.append(fields[2])
-                grades.append(fields[3])
-                lines.append(line_no)
-            line_no += 1
-        self.grades.append(to_ints(self.path, grades, text, lines.__getitem__, "grade"))
-        line_array = np.array(lines, dtype=np.int64)
-        check_duplicate_pairs(self.path, qids, docnos, line_array)
-        self.qids += qids
-        self.docnos += docnos
-        self.lines.append(line_array)
-
-    def build(self) -> QrelsFile:
-        if not self.qids:
-            raise FormatError(self.path, None, "no qrels lines found (empty file or only comments)")
-        qrels = QrelsFile(
-            path=self.path,
-            qids=self.qids,
-            docnos=self.docnos,
-            grades=np.concatenate(self.grades),
-            lines=np.concatenate(self.lines),
-        )
-        check_duplicates(qrels)
-        return qrels
-
-
-def check_duplicates(qrels: QrelsFile) -> None:
-    """The same (qid, docno) twice is an error naming both lines."""
-    check_duplicate_pairs(qrels.path, qrels.qids, qrels.docnos, qrels.lines)
-
-
-def read_trec_qrels_lines(path: str) -> QrelsFile:
-    """The line-precise reader of TREC qrels: every line checked where it stands."""
-    builder = _QrelsBuilder(path)
-    with open_chunks(path, max_line=MAX_COLUMN_LINE) as chunks:
-        for chunk in chunks:
-            builder.add_chunk(chunk)
-    return builder.build()
 
 
 def _classic_id(path: str, line: int, tok: str, what: str) -> str:
@@ -178,8 +101,6 @@ def read_qrels(path: PathArg, fmt: str | None = None) -> QrelsFile:
     path = os.fspath(path)
     fmt = resolve_format(path, "qrels", fmt)
     if fmt == "trec":
-        from judgeapp.formats.bulk import read_qrels_columns
-
         return read_qrels_columns(path).to_qrels_file()
     if fmt == "cranqrel":
 
