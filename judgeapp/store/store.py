@@ -340,6 +340,7 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
             if path is not None and held is None:  # created by the first connection
                 held = hold(path)
             store = cls(engine, url, backup)
+            store.read_only = read_only
             store._held_file = held  # released by close (or below, if this fails)
             store._session, store.check_due = session, due
             store.limits = limits

@@ -194,10 +194,18 @@ class MainController(QObject):
                 try:
                     workbench.set_assessor(assessor)
                 except Exception as exc:  # a read-only project that does not know this name, ...
-                    refused = (
-                        f"{db}: judgments cannot be recorded as {assessor!r}: {exc}\n\nThe "
-                        "project is shown; choose a known assessor (Judging ▸ Assessor…) to judge."
-                    )
+                    if workbench.read_only:
+                        refused = (
+                            f"{workbench.read_only_reason()}\n\n{assessor!r} has no judgments "
+                            "in it, and a new name cannot be added to it. Choose one of its "
+                            "assessors to read their judgments, or open another project."
+                        )
+                    else:
+                        refused = (
+                            f"Judgments cannot be recorded as {assessor!r}: {exc}\n\nThe "
+                            "project is shown; choose a known assessor (Judging ▸ Assessor…) "
+                            "to judge."
+                        )
                 return workbench, workbench.state(), refused
             except BaseException:
                 workbench.close()
@@ -230,15 +238,17 @@ class MainController(QObject):
             old = self.workbench
             self.ops.write(old.close, what="closing the project")  # after its writes
         self.workbench = workbench
-        self._start_feed(workbench)
+        if not workbench.read_only:  # (opened immutable: no other writer's change is seen)
+            self._start_feed(workbench)
         if refused is not None:
-            self._warn("Opened for reading only", refused)
+            self._ask_assessor_or_project(refused)
         self._remember_project(db)
         self._remember_assessor(workbench.path, state.assessor)
         self.judging.set_workbench(workbench)
         self.search.set_workbench(workbench)
         self.search.set_topic(None, None, None)
-        self.window.setWindowTitle(f"{state.title} — judgeapp")
+        read_only = " (read-only)" if workbench.read_only else ""
+        self.window.setWindowTitle(f"{state.title}{read_only} — judgeapp")
         self._show_state(state)
         self._reset_estimates()
         last = state.last_topic
@@ -451,10 +461,15 @@ class MainController(QObject):
         # a team member's role may not change the project (the server refuses): not offered
         wb = self.workbench
         member = wb is not None and wb.store.scope is not None
+        # nor may anyone change a project they may only read (a file they cannot write)
+        fixed = member or (wb is not None and wb.read_only)
         for name in ("import_topics", "import_documents"):
-            self.window.actions_by_name[name].setEnabled(not member)
+            self.window.actions_by_name[name].setEnabled(not fixed)
         for name in ("import_runs", "import_qrels", "build_pool"):
-            self.window.actions_by_name[name].setEnabled(not blind and not member)
+            self.window.actions_by_name[name].setEnabled(not blind and not fixed)
+        self.window.actions_by_name["scale"].setEnabled(
+            not blind and not (wb is not None and wb.read_only)
+        )
         if blind:
             for part in (self.adjudication, self.team):
                 if part is not None:
@@ -559,7 +574,9 @@ class MainController(QObject):
             for label in (w.project_label, w.assessor_label, w.pool_label):
                 label.setText("")
             return
-        w.project_label.setText(f"Project: {state.title}")
+        read_only = self.workbench.read_only
+        w.project_label.setText(f"Project: {state.title}" + (" · read-only" if read_only else ""))
+        w.project_label.setToolTip(self.workbench.read_only_reason() if read_only else "")
         w.assessor_label.setText(f"Assessor: {state.assessor}")
         info = state.pool
         w.pool_label.setText(
@@ -588,6 +605,14 @@ class MainController(QObject):
         self.ops.write(lambda: wb.choose_pool(name), self.apply_changes, what="choosing a pool")
 
     def open_topic(self, qid: str) -> None:
+        wb = self.workbench
+        if wb is not None and wb.judging is None:
+            # no assessor (a read-only project that did not know the name asked for)
+            self.window.statusBar().showMessage(
+                f"Topic {qid} opens once an assessor is chosen: whose judgments to show.", 10000
+            )
+            self.show_assessor_dialog()
+            return
         self.judging.open_topic(qid)
         self.window.show_view(self.window.judging_view)
 
@@ -1146,6 +1171,30 @@ class MainController(QObject):
         """An op that had nothing of its own to say about a failure."""
         self.window.statusBar().showMessage(f"Failed: {what}: {exc}", 10000)
         self.last_error = f"{what}: {exc}"
+
+    def _ask_assessor_or_project(self, text: str) -> QMessageBox:
+        """A project opened without an assessor: say why, and offer to choose one of its
+        assessors or another project."""
+        box = plain(
+            QMessageBox(
+                QMessageBox.Icon.Warning, "Opened for reading only", text, parent=self.window
+            )
+        )
+        choose = box.addButton("Choose an assessor…", QMessageBox.ButtonRole.AcceptRole)
+        other = box.addButton("Open another project…", QMessageBox.ButtonRole.ActionRole)
+        box.addButton("Read only", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(choose)
+
+        def clicked(button) -> None:
+            if button is choose:
+                self.show_assessor_dialog()
+            elif button is other:
+                self._on_open_project_triggered()
+
+        box.buttonClicked.connect(clicked)
+        box.open()
+        self.last_warning = text
+        return box
 
     def _warn(self, title: str, text: str) -> None:
         box = plain(QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window))
