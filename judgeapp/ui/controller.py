@@ -23,6 +23,7 @@ from PySide6.QtCore import QModelIndex, QObject, QSettings, Qt, QThreadPool, QTi
 from PySide6.QtGui import QAction, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from judgeapp.errors import NoProject
 from judgeapp.lasting import import_for_good
 from judgeapp.pooling.estimate import Estimate
 from judgeapp.records import Changes
@@ -49,7 +50,7 @@ from judgeapp.ui.worker import Worker
 MAX_RECENT = 8
 FEED_MS = 300  # how often the window asks whether other processes changed the project
 ESTIMATE_DELAY_MS = 800  # the topic list's estimates wait for a pause in the judging
-Opener = Callable[[str], Workbench]
+Opener = Callable[[str, bool], Workbench]  # (path or URL, create if nothing is there)
 
 
 class MainController(QObject):
@@ -158,6 +159,15 @@ class MainController(QObject):
         a["show_search"].triggered.connect(self.show_search)
         a["shortcuts"].triggered.connect(self.judging._on_help_triggered)
         topics = self.window.topics_view
+        # the steps of an empty project: each button is its menu item's action
+        panel, bar = topics.empty_panel, topics.next_step
+        steps = [(b, a[name]) for name, b in panel.buttons.items()]
+        steps += [(panel.demo_button, a["open_demo"])]
+        steps += [(bar.runs_button, a["import_runs"]), (bar.pool_button, a["build_pool"])]
+        for button, action in steps:
+            button.clicked.connect(action.trigger)
+            action.changed.connect(lambda b=button, act=action: b.setEnabled(act.isEnabled()))
+            button.setEnabled(action.isEnabled())
         topics.filter.textChanged.connect(topics.proxy.set_filter_text)
         topics.filter.returnPressed.connect(self._on_topic_filter_return_pressed)
         topics.pooled_only.toggled.connect(self._on_pooled_only_toggled)
@@ -176,9 +186,10 @@ class MainController(QObject):
         self.window.closing.connect(self._on_window_closing)
 
     # -- projects ---------------------------------------------------------------------------------
-    def open_project(self, db: str) -> None:
-        """Open `db` (created if new), with the assessor remembered for it, in a worker; the
-        window shows it once it is read (`project_opened`). Opening reads nothing of the
+    def open_project(self, db: str, create: bool = False) -> None:
+        """Open `db`, with the assessor remembered for it, in a worker; the window shows it
+        once it is read (`project_opened`). Nothing at `db`: a new project is created there
+        with `create` (New project…), else the user is asked. Opening reads nothing of the
         project through (a check of the file runs only after a crash, in the background)."""
         self.opening = db
         self.window.statusBar().showMessage(f"Opening {db}…")
@@ -187,7 +198,7 @@ class MainController(QObject):
         opener = self.opener
 
         def load() -> tuple[Workbench, WorkbenchState, str | None]:
-            workbench = opener(db)
+            workbench = opener(db, create)
             try:
                 assessor = _assessor_for(workbench, by_project, fallback)
                 refused = None
@@ -222,7 +233,37 @@ class MainController(QObject):
         if self.opening == db:
             self.opening = None
             self.window.statusBar().clearMessage()
-        self._error("Cannot open project", f"{db}: {exc}")  # not a project, a newer schema, ...
+        if isinstance(exc, NoProject):  # a mistyped path, a moved file: never a silent new one
+            self._ask_create(db)
+            return
+        # not a project, a newer schema, ...: the message names the file (once)
+        text = str(exc)
+        self._error("Cannot open project", text if db in text else f"{db}: {text}")
+
+    def _ask_create(self, db: str) -> QMessageBox:
+        """Nothing at `db`: create a new, empty project there, or not."""
+        box = plain(
+            QMessageBox(
+                QMessageBox.Icon.Question,
+                "No project there",
+                f"There is no project at {db}.\n\nCreate a new, empty project there?",
+                parent=self.window,
+            )
+        )
+        create = box.addButton("Create project", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+        def clicked(button) -> None:
+            if button is create:
+                self.open_project(db, create=True)
+            else:
+                self.window.statusBar().showMessage(f"Nothing was created at {db}.", 8000)
+
+        box.buttonClicked.connect(clicked)
+        box.open()
+        self.last_warning = f"There is no project at {db}."
+        return box
 
     def _on_project_loaded(
         self, db: str, workbench: Workbench, state: WorkbenchState, refused: str | None = None
@@ -259,8 +300,12 @@ class MainController(QObject):
             self.window.topics_view.select_qid(last)
             self.window.show_view(self.window.judging_view)
         else:
-            self.window.show_view(self.window.topics_view)
-            self.window.topics_view.table.setFocus()
+            topics = self.window.topics_view
+            self.window.show_view(topics)
+            if topics.is_empty_shown():  # the first step to take, for the keyboard
+                topics.empty_panel.buttons["import_topics"].setFocus()
+            else:
+                topics.table.setFocus()
         if state.check_due:
             self._check_file(workbench, after_crash=True)
         self.project_opened.emit(workbench)
@@ -276,6 +321,15 @@ class MainController(QObject):
             self.adjudication.view.set_scale(state.scale)
         self._apply_visibility(state.blind, state.assignments)
         self._show_topic_rows(state.topic_rows)
+        wb = self.workbench
+        note = ""
+        if wb is not None and wb.read_only:
+            note = "This project is read-only for you: nothing can be added to it here."
+        elif state.blind or (wb is not None and wb.store.scope is not None):
+            note = "Only the project's owner adds topics, runs and pools to it."
+        self.window.topics_view.show_progress_hint(
+            len(state.topic_rows), len(state.runs), bool(state.pools), note
+        )
         self._rebuild_pool_menu()
         self._update_status()
 
@@ -1102,7 +1156,8 @@ class MainController(QObject):
             dialog.setDefaultSuffix("db")
         else:
             dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.fileSelected.connect(self.open_project)
+        # a new project is created where it is asked for; an open one must be there
+        dialog.fileSelected.connect(lambda path: self.open_project(path, create=save))
         self.file_dialog = dialog
         dialog.open()
         return dialog
