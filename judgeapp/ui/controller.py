@@ -39,7 +39,7 @@ from judgeapp.ui.dialogs import (
     TaskDialog,
 )
 from judgeapp.ui.judging_controller import JudgingController
-from judgeapp.ui.main_window import MainWindow
+from judgeapp.ui.main_window import MainWindow, fits
 from judgeapp.ui.ops import Ops
 from judgeapp.ui.plain import plain
 from judgeapp.ui.save_folders import SaveFolders
@@ -1218,9 +1218,18 @@ class MainController(QObject):
             self.workbench = None
 
     def restore_geometry(self) -> None:
+        """The window's own geometry from its last session, when it still fits the screen
+        it is on (a laptop after a large monitor, another scale factor: not); otherwise
+        the size that fits (`MainWindow.fit_to_screen`)."""
+        window = self.window
         geometry = self.settings.value("geometry")
-        if geometry is not None:
-            self.window.restoreGeometry(geometry)
+        if geometry is not None and window.restoreGeometry(geometry):
+            screen = window.screen()
+            if window.isMaximized() or window.isFullScreen() or screen is None:
+                return
+            if fits(window.geometry(), screen.availableGeometry()):
+                return
+        window.fit_to_screen()
 
     def _on_op_failed(self, what: str, exc: BaseException) -> None:
         """An op that had nothing of its own to say about a failure."""

@@ -6,7 +6,7 @@ Layout only: `MainController` connects the actions.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QRect, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -270,13 +270,37 @@ class TopicsView(QWidget):
             self.table.scrollTo(index)
 
 
+PREFERRED_SIZE = QSize(1280, 800)
+# room left around a window placed on a screen: the window manager's frame (title bar,
+# borders), which Qt's geometry does not include, and a little air
+FRAME_ALLOWANCE = QSize(16, 48)
+
+
+def fitted_geometry(available: QRect, wanted: QSize = PREFERRED_SIZE) -> QRect:
+    """Where a window opens on a screen whose free area (without panels and docks, in Qt's
+    device-independent pixels: a 1920x1080 screen at 2x is 960x540) is `available`: the
+    wanted size or as much of it as fits with its frame, centred."""
+    width = max(1, min(wanted.width(), available.width() - FRAME_ALLOWANCE.width()))
+    height = max(1, min(wanted.height(), available.height() - FRAME_ALLOWANCE.height()))
+    rect = QRect(0, 0, width, height)
+    rect.moveCenter(available.center())
+    # the title bar, above the geometry, stays on the screen
+    rect.moveTop(max(rect.top(), available.top() + FRAME_ALLOWANCE.height() // 2))
+    return rect
+
+
+def fits(geometry: QRect, available: QRect) -> bool:
+    """Whether a window's geometry (without its frame) lies on the free area of a screen."""
+    return available.contains(geometry)
+
+
 class MainWindow(QMainWindow):
     closing = Signal()  # before the window closes (state is saved then)
 
     def __init__(self) -> None:
         super().__init__()
         self.setWindowTitle("judgeapp")
-        self.resize(1280, 800)
+        self.resize(PREFERRED_SIZE)
         self.topics_view = TopicsView()
         self.judging_view = JudgingView()
         self.search_view = SearchView()  # the whole collection, for the open topic
@@ -378,7 +402,15 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(widget)
 
     def sizeHint(self) -> QSize:
-        return QSize(1280, 800)
+        return PREFERRED_SIZE
+
+    def fit_to_screen(self) -> None:
+        """Open at the preferred size, or as much of it as fits the screen the window is
+        on (a 1366x768 laptop, a 1920x1080 screen at 2x), centred on it."""
+        screen = self.screen()
+        if screen is None:
+            return
+        self.setGeometry(fitted_geometry(screen.availableGeometry()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.closing.emit()

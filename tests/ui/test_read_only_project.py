@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from live_project import pooled_project
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
@@ -24,27 +25,6 @@ from tests.ui.waiting import open_project, settled
 
 ROOT = Path(__file__).resolve().parents[2]
 OVERRIDES = "-dac_override,-dac_read_search,-fowner"
-
-
-def pooled_project(folder: Path) -> Path:
-    """A project with a pool and one judgment by 'ann' (so the name is known to it)."""
-    from live_project import write_project
-
-    from judgeapp.app import open_workbench
-
-    project = write_project(folder)
-    wb = open_workbench(str(project.db))
-    try:
-        wb.set_assessor("ann")
-        wb.build_pool("pool", list(project.runs), "depth", {"depth": 10}, "blind")
-        queue = wb.queue("1")
-        assert queue is not None
-        first = queue.first_unjudged()
-        assert wb.judging is not None and first is not None
-        wb.judging.record("1", first, 1)
-    finally:
-        wb.close()
-    return Path(project.db)
 
 
 def make_unwritable(db: Path, request) -> None:
