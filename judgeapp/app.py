@@ -18,12 +18,13 @@ from judgeapp.services.workbench import Workbench
 from judgeapp.store import Store
 
 
-def open_workbench(db: str) -> Workbench:
-    """Open (creating if new, upgrading if old) the project at `db` for the workbench. The
-    file is not read through: opening takes the same time whatever the project's size. A
+def open_workbench(db: str, create: bool = False) -> Workbench:
+    """Open (upgrading if old) the project at `db` for the workbench; with `create` a new
+    one is created if nothing is there (else NoProject: a mistyped path is not a new
+    project unless that is asked for). The file is not read through: opening takes the same time whatever the project's size. A
     project whose last session ended without closing it is checked in the background
     (the window's first write waits for the check; `Store.check_due`)."""
-    return Workbench(Store.open(db))
+    return Workbench(Store.open(db, create=create))
 
 
 def demo_builder():

@@ -1,7 +1,8 @@
 """judgeapp command line: `python main.py [COMMAND ...]`.
 
 With no command the GUI opens on the project used last (the demo project the first
-time); `python main.py PROJECT` (a file or a URL) opens that project. Each subcommand lives in its own module
+time); `python main.py PROJECT` (a file or a URL) opens that project, which must exist
+(`init PROJECT` creates one). Each subcommand lives in its own module
 under `judgeapp.commands` and registers itself there (`register(subparsers)`), so commands
 are found without a central list; a command given imports only its own module. Modules import
 heavy libraries inside their handlers so that `--help` stays instant.
@@ -92,6 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     project = project_argument(argv, set(sub.choices))
     if project is not None:
+        if "://" not in project and not os.path.lexists(project):
+            # a mistyped path is not a new project: creating one is asked for by name
+            return _error(
+                f"no project at {project}; nothing was created (`init {project}` creates a "
+                "new, empty one, which this command then opens)",
+                2,
+            )
         from judgeapp.app import run_gui  # Qt is imported only when the GUI is wanted
 
         return run_gui(project)

@@ -10,3 +10,12 @@ class UserError(Exception):
     # the command line's exit status: 1 for a bad file (an input, the project file, an
     # output that cannot be written), 2 for a request that cannot be honoured
     exit_code = 2
+
+
+class NoProject(UserError, ValueError):
+    """Nothing is at a project path that was to be opened (not created): a mistyped path,
+    a moved file. Creating a project there is asked for explicitly (`init`, New project)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"no project at {path}")
+        self.path = path

@@ -156,3 +156,22 @@ def evaluate_command_output(project: LiveProject, store, folder: Path) -> str:
         command += ["-m", m]
     command += [str(qrels), *map(str, project.runs.values())]
     return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
+def pooled_project(folder: Path) -> Path:
+    """A project with a pool and one judgment by 'ann' (so the name is known to it)."""
+    from judgeapp.app import open_workbench
+
+    project = write_project(folder)
+    wb = open_workbench(str(project.db))
+    try:
+        wb.set_assessor("ann")
+        wb.build_pool("pool", list(project.runs), "depth", {"depth": 10}, "blind")
+        queue = wb.queue("1")
+        assert queue is not None
+        first = queue.first_unjudged()
+        assert wb.judging is not None and first is not None
+        wb.judging.record("1", first, 1)
+    finally:
+        wb.close()
+    return Path(project.db)

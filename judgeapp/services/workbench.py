@@ -295,6 +295,25 @@ class Workbench:
         return self.store.current_assessor()
 
     @property
+    def read_only(self) -> bool:
+        """Whether this user may only read the project (a file, or its folder, that they
+        may not write): it is shown, and nothing can be recorded in it."""
+        return self.store.read_only
+
+    def read_only_reason(self) -> str:
+        """Why nothing can be recorded in a read-only project, and what to do, in plain
+        words (the window says it once)."""
+        from judgeapp.store.schema import sqlite_path
+
+        where = sqlite_path(self.path) or location_shown(self.path)
+        return (
+            f"This project is read-only for you: you may not write {where} (or its folder), "
+            "so nothing can be recorded in it. You can read its topics, documents and "
+            "judgments. To judge, copy it to a folder of yours (python3 main.py copy FROM TO) "
+            "and open the copy, or ask its owner for write access."
+        )
+
+    @property
     def assessor(self) -> str | None:
         return None if self.judging is None else self.judging.assessor.name
 

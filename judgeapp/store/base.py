@@ -139,6 +139,9 @@ class StoreBase:
         self.scope: Scope | None = None
         # PostgreSQL: how long each new session waits for a lock (schema.session_options)
         self.limits: dict[str, float] = {"wait": DEFAULT_WAIT_S}
+        # SQLite: a file (or folder) this user may not write, opened for reading only
+        # (`Store.open`): every write would fail with "the project is read-only here"
+        self.read_only = False
 
     @property
     def is_member(self) -> bool:

@@ -23,6 +23,7 @@ import numpy as np
 from sqlalchemy import Connection, Table, case, func, inspect, select
 from sqlalchemy.exc import DBAPIError
 
+from judgeapp.errors import NoProject
 from judgeapp.formats.bulk import RunColumns, columns_of_run
 from judgeapp.formats.checks import duplicate_error
 from judgeapp.formats.errors import FormatError
@@ -230,6 +231,11 @@ class _SeenDocuments:
         )
 
 
+class NoProjectThere(StoreError, NoProject):
+    """Nothing at the path of a project opened without `create` (a StoreError for the
+    commands, judgeapp.errors.NoProject for the window, which may not import the store)."""
+
+
 class TopicExists(StoreError):
     """A topic of the project would get another statement, and replacing was not asked for."""
 
@@ -320,7 +326,7 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
         if path is not None:
             check_project_file(path, create=create)
             if not create and not path.exists():
-                raise StoreError(f"no project at {db}")
+                raise NoProjectThere(str(db))
         # a project this user may read but not write is opened read-only (SQLite would
         # otherwise refuse even to read it: a WAL project needs its -shm file written)
         read_only = path is not None and path.exists() and not _writable(path)
@@ -340,6 +346,7 @@ class Store(PoolStoreMixin, TeamStoreMixin, SearchStoreMixin):
             if path is not None and held is None:  # created by the first connection
                 held = hold(path)
             store = cls(engine, url, backup)
+            store.read_only = read_only
             store._held_file = held  # released by close (or below, if this fails)
             store._session, store.check_due = session, due
             store.limits = limits

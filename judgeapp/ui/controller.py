@@ -23,6 +23,7 @@ from PySide6.QtCore import QModelIndex, QObject, QSettings, Qt, QThreadPool, QTi
 from PySide6.QtGui import QAction, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from judgeapp.errors import NoProject
 from judgeapp.lasting import import_for_good
 from judgeapp.pooling.estimate import Estimate
 from judgeapp.records import Changes
@@ -38,7 +39,7 @@ from judgeapp.ui.dialogs import (
     TaskDialog,
 )
 from judgeapp.ui.judging_controller import JudgingController
-from judgeapp.ui.main_window import MainWindow
+from judgeapp.ui.main_window import MainWindow, fits
 from judgeapp.ui.ops import Ops
 from judgeapp.ui.plain import plain
 from judgeapp.ui.save_folders import SaveFolders
@@ -49,7 +50,7 @@ from judgeapp.ui.worker import Worker
 MAX_RECENT = 8
 FEED_MS = 300  # how often the window asks whether other processes changed the project
 ESTIMATE_DELAY_MS = 800  # the topic list's estimates wait for a pause in the judging
-Opener = Callable[[str], Workbench]
+Opener = Callable[[str, bool], Workbench]  # (path or URL, create if nothing is there)
 
 
 class MainController(QObject):
@@ -158,6 +159,15 @@ class MainController(QObject):
         a["show_search"].triggered.connect(self.show_search)
         a["shortcuts"].triggered.connect(self.judging._on_help_triggered)
         topics = self.window.topics_view
+        # the steps of an empty project: each button is its menu item's action
+        panel, bar = topics.empty_panel, topics.next_step
+        steps = [(b, a[name]) for name, b in panel.buttons.items()]
+        steps += [(panel.demo_button, a["open_demo"])]
+        steps += [(bar.runs_button, a["import_runs"]), (bar.pool_button, a["build_pool"])]
+        for button, action in steps:
+            button.clicked.connect(action.trigger)
+            action.changed.connect(lambda b=button, act=action: b.setEnabled(act.isEnabled()))
+            button.setEnabled(action.isEnabled())
         topics.filter.textChanged.connect(topics.proxy.set_filter_text)
         topics.filter.returnPressed.connect(self._on_topic_filter_return_pressed)
         topics.pooled_only.toggled.connect(self._on_pooled_only_toggled)
@@ -176,9 +186,10 @@ class MainController(QObject):
         self.window.closing.connect(self._on_window_closing)
 
     # -- projects ---------------------------------------------------------------------------------
-    def open_project(self, db: str) -> None:
-        """Open `db` (created if new), with the assessor remembered for it, in a worker; the
-        window shows it once it is read (`project_opened`). Opening reads nothing of the
+    def open_project(self, db: str, create: bool = False) -> None:
+        """Open `db`, with the assessor remembered for it, in a worker; the window shows it
+        once it is read (`project_opened`). Nothing at `db`: a new project is created there
+        with `create` (New project…), else the user is asked. Opening reads nothing of the
         project through (a check of the file runs only after a crash, in the background)."""
         self.opening = db
         self.window.statusBar().showMessage(f"Opening {db}…")
@@ -187,17 +198,25 @@ class MainController(QObject):
         opener = self.opener
 
         def load() -> tuple[Workbench, WorkbenchState, str | None]:
-            workbench = opener(db)
+            workbench = opener(db, create)
             try:
                 assessor = _assessor_for(workbench, by_project, fallback)
                 refused = None
                 try:
                     workbench.set_assessor(assessor)
                 except Exception as exc:  # a read-only project that does not know this name, ...
-                    refused = (
-                        f"{db}: judgments cannot be recorded as {assessor!r}: {exc}\n\nThe "
-                        "project is shown; choose a known assessor (Judging ▸ Assessor…) to judge."
-                    )
+                    if workbench.read_only:
+                        refused = (
+                            f"{workbench.read_only_reason()}\n\n{assessor!r} has no judgments "
+                            "in it, and a new name cannot be added to it. Choose one of its "
+                            "assessors to read their judgments, or open another project."
+                        )
+                    else:
+                        refused = (
+                            f"Judgments cannot be recorded as {assessor!r}: {exc}\n\nThe "
+                            "project is shown; choose a known assessor (Judging ▸ Assessor…) "
+                            "to judge."
+                        )
                 return workbench, workbench.state(), refused
             except BaseException:
                 workbench.close()
@@ -214,7 +233,37 @@ class MainController(QObject):
         if self.opening == db:
             self.opening = None
             self.window.statusBar().clearMessage()
-        self._error("Cannot open project", f"{db}: {exc}")  # not a project, a newer schema, ...
+        if isinstance(exc, NoProject):  # a mistyped path, a moved file: never a silent new one
+            self._ask_create(db)
+            return
+        # not a project, a newer schema, ...: the message names the file (once)
+        text = str(exc)
+        self._error("Cannot open project", text if db in text else f"{db}: {text}")
+
+    def _ask_create(self, db: str) -> QMessageBox:
+        """Nothing at `db`: create a new, empty project there, or not."""
+        box = plain(
+            QMessageBox(
+                QMessageBox.Icon.Question,
+                "No project there",
+                f"There is no project at {db}.\n\nCreate a new, empty project there?",
+                parent=self.window,
+            )
+        )
+        create = box.addButton("Create project", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+        def clicked(button) -> None:
+            if button is create:
+                self.open_project(db, create=True)
+            else:
+                self.window.statusBar().showMessage(f"Nothing was created at {db}.", 8000)
+
+        box.buttonClicked.connect(clicked)
+        box.open()
+        self.last_warning = f"There is no project at {db}."
+        return box
 
     def _on_project_loaded(
         self, db: str, workbench: Workbench, state: WorkbenchState, refused: str | None = None
@@ -230,15 +279,17 @@ class MainController(QObject):
             old = self.workbench
             self.ops.write(old.close, what="closing the project")  # after its writes
         self.workbench = workbench
-        self._start_feed(workbench)
+        if not workbench.read_only:  # (opened immutable: no other writer's change is seen)
+            self._start_feed(workbench)
         if refused is not None:
-            self._warn("Opened for reading only", refused)
+            self._ask_assessor_or_project(refused)
         self._remember_project(db)
         self._remember_assessor(workbench.path, state.assessor)
         self.judging.set_workbench(workbench)
         self.search.set_workbench(workbench)
         self.search.set_topic(None, None, None)
-        self.window.setWindowTitle(f"{state.title} — judgeapp")
+        read_only = " (read-only)" if workbench.read_only else ""
+        self.window.setWindowTitle(f"{state.title}{read_only} — judgeapp")
         self._show_state(state)
         self._reset_estimates()
         last = state.last_topic
@@ -249,8 +300,12 @@ class MainController(QObject):
             self.window.topics_view.select_qid(last)
             self.window.show_view(self.window.judging_view)
         else:
-            self.window.show_view(self.window.topics_view)
-            self.window.topics_view.table.setFocus()
+            topics = self.window.topics_view
+            self.window.show_view(topics)
+            if topics.is_empty_shown():  # the first step to take, for the keyboard
+                topics.empty_panel.buttons["import_topics"].setFocus()
+            else:
+                topics.table.setFocus()
         if state.check_due:
             self._check_file(workbench, after_crash=True)
         self.project_opened.emit(workbench)
@@ -266,6 +321,15 @@ class MainController(QObject):
             self.adjudication.view.set_scale(state.scale)
         self._apply_visibility(state.blind, state.assignments)
         self._show_topic_rows(state.topic_rows)
+        wb = self.workbench
+        note = ""
+        if wb is not None and wb.read_only:
+            note = "This project is read-only for you: nothing can be added to it here."
+        elif state.blind or (wb is not None and wb.store.scope is not None):
+            note = "Only the project's owner adds topics, runs and pools to it."
+        self.window.topics_view.show_progress_hint(
+            len(state.topic_rows), len(state.runs), bool(state.pools), note
+        )
         self._rebuild_pool_menu()
         self._update_status()
 
@@ -451,10 +515,15 @@ class MainController(QObject):
         # a team member's role may not change the project (the server refuses): not offered
         wb = self.workbench
         member = wb is not None and wb.store.scope is not None
+        # nor may anyone change a project they may only read (a file they cannot write)
+        fixed = member or (wb is not None and wb.read_only)
         for name in ("import_topics", "import_documents"):
-            self.window.actions_by_name[name].setEnabled(not member)
+            self.window.actions_by_name[name].setEnabled(not fixed)
         for name in ("import_runs", "import_qrels", "build_pool"):
-            self.window.actions_by_name[name].setEnabled(not blind and not member)
+            self.window.actions_by_name[name].setEnabled(not blind and not fixed)
+        self.window.actions_by_name["scale"].setEnabled(
+            not blind and not (wb is not None and wb.read_only)
+        )
         if blind:
             for part in (self.adjudication, self.team):
                 if part is not None:
@@ -559,7 +628,9 @@ class MainController(QObject):
             for label in (w.project_label, w.assessor_label, w.pool_label):
                 label.setText("")
             return
-        w.project_label.setText(f"Project: {state.title}")
+        read_only = self.workbench.read_only
+        w.project_label.setText(f"Project: {state.title}" + (" · read-only" if read_only else ""))
+        w.project_label.setToolTip(self.workbench.read_only_reason() if read_only else "")
         w.assessor_label.setText(f"Assessor: {state.assessor}")
         info = state.pool
         w.pool_label.setText(
@@ -588,6 +659,14 @@ class MainController(QObject):
         self.ops.write(lambda: wb.choose_pool(name), self.apply_changes, what="choosing a pool")
 
     def open_topic(self, qid: str) -> None:
+        wb = self.workbench
+        if wb is not None and wb.judging is None:
+            # no assessor (a read-only project that did not know the name asked for)
+            self.window.statusBar().showMessage(
+                f"Topic {qid} opens once an assessor is chosen: whose judgments to show.", 10000
+            )
+            self.show_assessor_dialog()
+            return
         self.judging.open_topic(qid)
         self.window.show_view(self.window.judging_view)
 
@@ -1077,7 +1156,8 @@ class MainController(QObject):
             dialog.setDefaultSuffix("db")
         else:
             dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.fileSelected.connect(self.open_project)
+        # a new project is created where it is asked for; an open one must be there
+        dialog.fileSelected.connect(lambda path: self.open_project(path, create=save))
         self.file_dialog = dialog
         dialog.open()
         return dialog
@@ -1138,14 +1218,47 @@ class MainController(QObject):
             self.workbench = None
 
     def restore_geometry(self) -> None:
+        """The window's own geometry from its last session, when it still fits the screen
+        it is on (a laptop after a large monitor, another scale factor: not); otherwise
+        the size that fits (`MainWindow.fit_to_screen`)."""
+        window = self.window
         geometry = self.settings.value("geometry")
-        if geometry is not None:
-            self.window.restoreGeometry(geometry)
+        if geometry is not None and window.restoreGeometry(geometry):
+            screen = window.screen()
+            if window.isMaximized() or window.isFullScreen() or screen is None:
+                return
+            if fits(window.geometry(), screen.availableGeometry()):
+                return
+        window.fit_to_screen()
 
     def _on_op_failed(self, what: str, exc: BaseException) -> None:
         """An op that had nothing of its own to say about a failure."""
         self.window.statusBar().showMessage(f"Failed: {what}: {exc}", 10000)
         self.last_error = f"{what}: {exc}"
+
+    def _ask_assessor_or_project(self, text: str) -> QMessageBox:
+        """A project opened without an assessor: say why, and offer to choose one of its
+        assessors or another project."""
+        box = plain(
+            QMessageBox(
+                QMessageBox.Icon.Warning, "Opened for reading only", text, parent=self.window
+            )
+        )
+        choose = box.addButton("Choose an assessor…", QMessageBox.ButtonRole.AcceptRole)
+        other = box.addButton("Open another project…", QMessageBox.ButtonRole.ActionRole)
+        box.addButton("Read only", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(choose)
+
+        def clicked(button) -> None:
+            if button is choose:
+                self.show_assessor_dialog()
+            elif button is other:
+                self._on_open_project_triggered()
+
+        box.buttonClicked.connect(clicked)
+        box.open()
+        self.last_warning = text
+        return box
 
     def _warn(self, title: str, text: str) -> None:
         box = plain(QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window))

@@ -307,7 +307,8 @@ class JudgingController(QObject):
         self.view.viewer.set_search_terms([])
         self._apply_row_filter()
         self.view.configure_list()
-        self.ops.write(lambda: wb.remember_topic(qid), what="remembering the topic")
+        if not wb.read_only:
+            self.ops.write(lambda: wb.remember_topic(qid), what="remembering the topic")
         self.topic_opened.emit(qid)
         self.show_document(load.first)
         if self.notice_after_load:
@@ -437,8 +438,19 @@ class JudgingController(QObject):
         self.view.position_label.setText(f"Document {row + 1} of {pooled}  ·  {state}")
 
     # -- judging ---------------------------------------------------------------------------------
+    def refused_read_only(self) -> bool:
+        """In a project this user may only read: say so under the document (the same
+        sentence however often a key asks) and record nothing."""
+        wb = self.workbench
+        if wb is None or not wb.read_only:
+            return False
+        self.view.show_notice(f"Nothing was recorded. {wb.read_only_reason()}")
+        return True
+
     def _on_grade_requested(self, grade: int) -> None:
         queue, doc = self.queue, self.current
+        if queue is not None and self.refused_read_only():
+            return
         if queue is None:
             self.view.show_notice(
                 "Nothing was recorded: no topic is open. Choose one in the topic list "
@@ -597,6 +609,8 @@ class JudgingController(QObject):
     def _annotate(self, doc: int, *, note: str | None = None, flagged: bool | None = None):
         queue = self.queue
         assert queue is not None
+        if self.refused_read_only():
+            return
         if queue.item(doc).grade is None:
             # a note or flag on an unjudged document waits for its grade
             if note is not None:
@@ -801,7 +815,8 @@ class JudgingController(QObject):
         if topic is None or qid is None or topic.qid != qid:
             return
         terms = self.view.terms.text()
-        self.ops.write(lambda: wb.set_user_terms(qid, terms), what="saving the terms")
+        if not wb.read_only:  # (highlighted all the same, for this session)
+            self.ops.write(lambda: wb.set_user_terms(qid, terms), what="saving the terms")
         words = topic_terms(topic.title, topic.description, topic.narrative)
         self.view.viewer.set_highlighter(
             Highlighter.build(words, parse_user_terms(self.view.terms.text()))
@@ -852,7 +867,7 @@ class JudgingController(QObject):
             self._go_to_match = True
         else:
             self._go_to_first_match()
-        if text.strip() and wb.judging is not None:
+        if text.strip() and wb.judging is not None and not wb.read_only:
             search, qid = wb.search(), queue.qid
             n = len(self._matches or ())
             self.ops.write(lambda: search.log_pool_search(qid, text, n), what="the search log")

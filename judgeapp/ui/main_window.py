@@ -6,11 +6,13 @@ Layout only: `MainController` connects the actions.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QRect, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QFrame,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QPushButton,
+    QStackedWidget,
     QTableView,
     QTabWidget,
     QVBoxLayout,
@@ -30,9 +33,124 @@ from judgeapp.ui.models import TopicFilterProxyModel, TopicTableModel
 from judgeapp.ui.plain import plain
 from judgeapp.ui.search_view import SearchView
 
+# the steps from an empty project to judging: (action name, button, what it does)
+FIRST_STEPS = (
+    ("import_topics", "Import &topics…", "the queries to judge for: TREC, TSV, JSON Lines, SMART"),
+    (
+        "import_documents",
+        "Import &documents…",
+        "the texts assessors read (without them a document is judged by its id)",
+    ),
+    (
+        "import_runs",
+        "Import &runs…",
+        "the systems' result lists (TREC run files), to pool and to evaluate",
+    ),
+    ("build_pool", "&Build a pool…", "which documents of the runs are judged, in which order"),
+)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+class EmptyProjectPanel(QWidget):
+    """What a project without topics shows instead of an empty topic list: the steps to
+    judging, each with the button (the same action as its menu item) that takes it."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("An empty project: what to do next")
+        title = QLabel("This project is empty")
+        title.setObjectName("topicTitle")
+        intro = QLabel(
+            "A test collection is built in a few steps. Each is a button here and an item of "
+            "the Project or Judging menu; the topic list appears once there are topics."
+        )
+        intro.setWordWrap(True)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(14)
+        grid.setVerticalSpacing(10)
+        self.buttons: dict[str, QPushButton] = {}
+        for row, (name, text, detail) in enumerate(FIRST_STEPS):
+            number = QLabel(f"{row + 1}.")
+            number.setObjectName("muted")
+            button = QPushButton(text)
+            button.setAccessibleName(text.replace("&", "").rstrip("…"))
+            button.setMinimumWidth(170)
+            about = QLabel(detail)
+            about.setWordWrap(True)
+            about.setObjectName("muted")
+            grid.addWidget(number, row, 0)
+            grid.addWidget(button, row, 1)
+            grid.addWidget(about, row, 2)
+            self.buttons[name] = button
+        last = len(FIRST_STEPS)
+        number = QLabel(f"{last + 1}.")
+        number.setObjectName("muted")
+        grid.addWidget(number, last, 0)
+        judge = QLabel(
+            "Judge: Enter on a topic opens its pool; a grade key (0, 1, …) records the "
+            "judgment and shows the next document (F1 lists every key)."
+        )
+        judge.setWordWrap(True)
+        grid.addWidget(judge, last, 1, 1, 2)
+        grid.setColumnStretch(2, 1)
+        self.demo_button = QPushButton("Open the d&emo project")
+        self.demo_button.setAccessibleName("Open the demo project")
+        demo = QLabel("a finished example: the Cranfield collection with 7 runs and a pool")
+        demo.setObjectName("muted")
+        demo_row = QHBoxLayout()
+        demo_row.addWidget(self.demo_button)
+        demo_row.addWidget(demo, 1)
+        self.note = QLabel()  # what cannot be done here (a read-only project, a member's role)
+        self.note.setObjectName("notice")
+        self.note.setWordWrap(True)
+        self.note.hide()
+        box = QVBoxLayout()
+        box.setSpacing(12)
+        box.addWidget(title)
+        box.addWidget(intro)
+        box.addLayout(grid)
+        box.addSpacing(8)
+        box.addLayout(demo_row)
+        box.addWidget(self.note)
+        box.addStretch(1)
+        inner = QWidget()
+        inner.setLayout(box)
+        inner.setMaximumWidth(780)
+        # centred, the full height (wrapped lines get the height they need)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(24, 24, 24, 24)
+        layout.addStretch(1)
+        layout.addWidget(inner, 100)
+        layout.addStretch(1)
+
+
+class NextStepBar(QFrame):
+    """One line above the topic list while a project has topics but nothing to judge yet
+    (no runs, or no pool): what comes next, with its button."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("topicPanel")
+        self.setAccessibleName("What to do next")
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.runs_button = QPushButton("Import &runs…")
+        self.runs_button.setAccessibleName("Import runs")
+        self.pool_button = QPushButton("&Build a pool…")
+        self.pool_button.setAccessibleName("Build a pool")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.runs_button)
+        layout.addWidget(self.pool_button)
+
 
 class TopicsView(QWidget):
-    """Filter box and the sortable topic table."""
+    """Filter box and the sortable topic table; for an empty project the steps to judging
+    instead (`EmptyProjectPanel`), and while nothing is pooled, the next step above it."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -81,16 +199,54 @@ class TopicsView(QWidget):
         ):
             header.resizeSection(col, width)
         self.show_assignments(False)
+        self.next_step = NextStepBar()
+        self.next_step.hide()
         top = QHBoxLayout()
         top.addWidget(self.filter, 1)
         top.addWidget(self.pooled_only)
         top.addWidget(self.judge_button)
-        layout = QVBoxLayout(self)
+        page = QWidget()
+        layout = QVBoxLayout(page)
         layout.setContentsMargins(10, 10, 10, 8)
         layout.setSpacing(8)
+        layout.addWidget(self.next_step)
         layout.addLayout(top)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.summary)
+        self.list_page = page
+        self.empty_panel = EmptyProjectPanel()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(page)
+        self.stack.addWidget(self.empty_panel)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.stack)
+
+    def show_progress_hint(self, topics: int, runs: int, pooled: bool, note: str = "") -> None:
+        """The steps to judging while they are not all taken: the empty-project panel
+        (no topics), else a line naming the next step (no runs, or no pool); nothing once
+        a pool exists. `note`: why the steps cannot be taken here, if they cannot."""
+        empty = topics == 0
+        self.stack.setCurrentWidget(self.empty_panel if empty else self.list_page)
+        self.empty_panel.note.setText(note)
+        self.empty_panel.note.setVisible(bool(note))
+        bar = self.next_step
+        if empty or pooled:
+            bar.hide()
+            return
+        if runs == 0:
+            text = (
+                f"{_count(topics, 'topic')}, no runs yet: import the systems' runs, then build "
+                "a pool of their documents to judge."
+            )
+        else:
+            text = f"{_count(runs, 'run')}, no pool yet: build a pool of their documents to judge."
+        bar.text.setText(text + (f" {note}" if note else ""))
+        bar.runs_button.setVisible(runs == 0)
+        bar.show()
+
+    def is_empty_shown(self) -> bool:
+        return self.stack.currentWidget() is self.empty_panel
 
     def show_estimates(self, shown: bool) -> None:
         self.table.setColumnHidden(TopicTableModel.MISSING, not shown)
@@ -114,13 +270,37 @@ class TopicsView(QWidget):
             self.table.scrollTo(index)
 
 
+PREFERRED_SIZE = QSize(1280, 800)
+# room left around a window placed on a screen: the window manager's frame (title bar,
+# borders), which Qt's geometry does not include, and a little air
+FRAME_ALLOWANCE = QSize(16, 48)
+
+
+def fitted_geometry(available: QRect, wanted: QSize = PREFERRED_SIZE) -> QRect:
+    """Where a window opens on a screen whose free area (without panels and docks, in Qt's
+    device-independent pixels: a 1920x1080 screen at 2x is 960x540) is `available`: the
+    wanted size or as much of it as fits with its frame, centred."""
+    width = max(1, min(wanted.width(), available.width() - FRAME_ALLOWANCE.width()))
+    height = max(1, min(wanted.height(), available.height() - FRAME_ALLOWANCE.height()))
+    rect = QRect(0, 0, width, height)
+    rect.moveCenter(available.center())
+    # the title bar, above the geometry, stays on the screen
+    rect.moveTop(max(rect.top(), available.top() + FRAME_ALLOWANCE.height() // 2))
+    return rect
+
+
+def fits(geometry: QRect, available: QRect) -> bool:
+    """Whether a window's geometry (without its frame) lies on the free area of a screen."""
+    return available.contains(geometry)
+
+
 class MainWindow(QMainWindow):
     closing = Signal()  # before the window closes (state is saved then)
 
     def __init__(self) -> None:
         super().__init__()
         self.setWindowTitle("judgeapp")
-        self.resize(1280, 800)
+        self.resize(PREFERRED_SIZE)
         self.topics_view = TopicsView()
         self.judging_view = JudgingView()
         self.search_view = SearchView()  # the whole collection, for the open topic
@@ -227,7 +407,15 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(widget)
 
     def sizeHint(self) -> QSize:
-        return QSize(1280, 800)
+        return PREFERRED_SIZE
+
+    def fit_to_screen(self) -> None:
+        """Open at the preferred size, or as much of it as fits the screen the window is
+        on (a 1366x768 laptop, a 1920x1080 screen at 2x), centred on it."""
+        screen = self.screen()
+        if screen is None:
+            return
+        self.setGeometry(fitted_geometry(screen.availableGeometry()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.closing.emit()

@@ -484,6 +484,9 @@ class SearchController(QObject):
                 "(Ctrl+1, then Enter); the search judges for it."
             )
             return
+        if wb is not None and wb.read_only:
+            self.view.show_notice(f"Nothing was recorded. {wb.read_only_reason()}")
+            return
         if self.saving:
             self.view.show_notice("Still saving the judgment before: judge this one then.")
             return

@@ -493,7 +493,7 @@ def test_no_judgments_no_numbers(qtbot, make_window, tmp_path, settings):
     _window, controller = make_window()
     dashboard = find_dashboard(controller)
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):
-        open_project(controller, str(db))
+        open_project(controller, str(db), create=True)
     settled()
     assert dashboard.view.model.rowCount(QModelIndex()) == 0
     assert dashboard.last_error is None

@@ -80,7 +80,7 @@ def project(tmp_path, qtbot, make_window, demo_inputs):
     """A project made through the window: demo data imported, assessor chosen."""
     db = str(tmp_path / "judging.db")
     window, controller = make_window()
-    open_project(controller, db)
+    open_project(controller, db, create=True)
     choose_assessor(controller, ASSESSOR)
     reports = {
         kind: import_through_dialog(qtbot, controller, kind, demo_inputs[kind])
@@ -242,7 +242,7 @@ def test_cancelled_import_leaves_the_store_unchanged(tmp_path, qtbot, make_windo
     )
     db = str(tmp_path / "c.db")
     _window, controller = make_window()
-    open_project(controller, db)
+    open_project(controller, db, create=True)
     store = controller.workbench.store
     before = (store.count_documents(), len(store.docno_ids([f"D{i}" for i in range(4500)])))
     assert before == (0, 0)
@@ -280,7 +280,7 @@ def test_import_error_is_shown_and_nothing_kept(tmp_path, qtbot, make_window):
     bad = tmp_path / "bad.run"
     bad.write_text("1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 abc tag\n")
     _window, controller = make_window()
-    open_project(controller, str(tmp_path / "e.db"))
+    open_project(controller, str(tmp_path / "e.db"), create=True)
     dialog = controller.show_import("runs")
     dialog.files.add_paths([str(bad)])
     with qtbot.waitSignal(controller.task_finished, timeout=30_000):

@@ -76,7 +76,7 @@ def test_the_import_dialog_quotes_a_bad_line_as_text(tmp_path, qtbot, make_windo
     bad = tmp_path / "bad.run"
     bad.write_text("1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 <b>bold</b> tag\n")
     _window, controller = make_window()
-    open_project(controller, str(tmp_path / "e.db"))
+    open_project(controller, str(tmp_path / "e.db"), create=True)
     dialog = controller.show_import("runs")
     dialog.files.add_paths([str(bad)])
     with qtbot.waitSignal(controller.task_finished, timeout=30_000):

@@ -14,11 +14,17 @@ from judgeapp.cli import main, project_argument
 from tests.ui.waiting import open_project, settled
 
 
-def test_a_project_named_on_the_command_line_opens_in_the_window(tmp_path, monkeypatch):
+def test_a_project_named_on_the_command_line_opens_in_the_window(tmp_path, monkeypatch, capsys):
     opened = []
     monkeypatch.setattr(app_module, "run_gui", lambda db=None: opened.append(db) or 0)
     db = tmp_path / "robust.db"
-    assert main([str(db)]) == 0  # a new file: created when opened
+    # a path with nothing there (mistyped?) is refused: `init` creates a project
+    assert main([str(db)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"judgeapp: error: no project at {db}; nothing was created"), err
+    assert f"`init {db}`" in err and not db.exists() and opened == []
+    assert main(["init", str(db)]) == 0 and db.is_file()
+    assert main([str(db)]) == 0
     url = "postgresql+psycopg://alice@db.example.org/robust"
     assert main([url]) == 0
     existing = tmp_path / "project"
@@ -36,7 +42,7 @@ def test_a_project_named_on_the_command_line_opens_in_the_window(tmp_path, monke
 def test_a_relaunch_reopens_the_last_project(tmp_path, make_window):
     db = str(tmp_path / "last.db")
     window, controller = make_window()
-    open_project(controller, db)
+    open_project(controller, db, create=True)
     window.close()
     window2, controller2 = make_window()
     assert controller2.reopen_last()
@@ -113,7 +119,7 @@ def test_enter_in_the_import_dialog_imports(tmp_path, qtbot, make_window):
     topics = tmp_path / "t.tsv"
     topics.write_text("1\tfirst topic\n2\tsecond topic\n")
     _window, controller = make_window()
-    open_project(controller, str(tmp_path / "p.db"))
+    open_project(controller, str(tmp_path / "p.db"), create=True)
     dialog = controller.show_import("topics")
     dialog.files.add_paths([str(topics)])
     # the focus on "Add files…" (it was just used): Enter starts the import all the same
@@ -132,7 +138,7 @@ def test_save_dialogs_open_in_a_folder_remembered_per_project(tmp_path, qtbot, m
     from PySide6.QtCore import QStandardPaths
 
     _window, controller = make_window()
-    open_project(controller, str(tmp_path / "a.db"))
+    open_project(controller, str(tmp_path / "a.db"), create=True)
     dialog = controller.show_export_dialog()
     documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
     first = dialog.directory().absolutePath()
@@ -147,7 +153,7 @@ def test_save_dialogs_open_in_a_folder_remembered_per_project(tmp_path, qtbot, m
     assert again.directory().absolutePath() == str(out.parent)
     again.reject()
     # another project has its own folder
-    open_project(controller, str(tmp_path / "b.db"))
+    open_project(controller, str(tmp_path / "b.db"), create=True)
     other = controller.show_export_dialog()
     assert other.directory().absolutePath() == first
     other.reject()
@@ -161,7 +167,7 @@ def test_the_pool_dialog_chooses_topics_and_warns_about_missing_texts(tmp_path, 
     docs = tmp_path / "docs.tsv"
     docs.write_text("d1-1\ttext\nd1-2\ttext\n")  # only topic 1's documents have text
     window, controller = make_window()
-    open_project(controller, str(tmp_path / "p.db"))
+    open_project(controller, str(tmp_path / "p.db"), create=True)
     wb = controller.workbench
     for kind, path in (("topics", topics), ("runs", run), ("documents", docs)):
         controller.apply_changes(wb.import_files(kind, [path]).changes)

@@ -23,7 +23,8 @@ def settled(timeout: float = 60.0) -> None:
         QTest.qWait(2)
 
 
-def open_project(controller, db, timeout: float = 60.0) -> None:
-    """Open `db` in the window (read in a worker) and wait until it is shown."""
-    controller.open_project(str(db))
+def open_project(controller, db, timeout: float = 60.0, create: bool = False) -> None:
+    """Open `db` in the window (read in a worker) and wait until it is shown; `create`:
+    a new project where nothing is yet (as Project ▸ New project… does)."""
+    controller.open_project(str(db), create=create)
     settled(timeout)
