@@ -12,7 +12,7 @@ median of --rounds rounds:
   interned and already in trec_eval order (what `read_run` and the store hand it); the
   sorting and interning are NOT in this call.
 - judgeapp from dicts: from the same dicts pytrec_eval gets, the docnos interned
-  (Vocabulary), each ranking put in trec_eval order (`formats.runs.trec_order`), the arrays
+  (Vocabulary), each ranking put in trec_eval order (`formats.run_lines.trec_order`), the arrays
   built (Judgments.from_arrays, Run.from_arrays), then evaluated: the same inputs as the
   peer's call, so the fairer engine comparison.
 
@@ -44,7 +44,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judgeapp.formats.runs import trec_order  # noqa: E402
+from judgeapp.formats.run_lines import trec_order  # noqa: E402
 from judgeapp.measures import (  # noqa: E402
     DEFAULT_GUI_MEASURES,
     EvalOptions,

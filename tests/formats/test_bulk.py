@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from judgeapp.formats import bulk, read_qrels, read_run
 from judgeapp.formats.bulk import Irregular, parse_floats, parse_ints
 from judgeapp.formats.keys import ByteKeys, HashCollision, Interner, KeyTable, Numbered
-from judgeapp.formats.qrels import read_trec_qrels_lines
-from judgeapp.formats.runs import read_run_lines
+from judgeapp.formats.qrels_lines import read_trec_qrels_lines
+from judgeapp.formats.run_lines import read_run_lines
 
 SETTINGS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
