@@ -131,6 +131,7 @@ class JudgingController(QObject):
         self._go_to_match = False  # Enter came before the search's result
         self._show_after_load: int | None = None
         self.notice_after_load: str | None = None  # said once the topic being read is shown
+        self.notice_after_show: str | None = None  # said with the next document shown
         self._pending_notes: dict[int, str] = {}
         self._pending_flags: dict[int, bool] = {}
         self._sheet: ShortcutSheet | None = None
@@ -337,6 +338,9 @@ class JudgingController(QObject):
         self.current = doc_id
         self._textless_warned = None
         self.view.clear_notice()
+        if self.notice_after_show:
+            self.view.show_notice(self.notice_after_show)
+            self.notice_after_show = None
         if doc_id is None:  # the topic is finished
             self.view.viewer.clear()
             following = self._next_topic(queue.qid)
@@ -565,7 +569,7 @@ class JudgingController(QObject):
         queue.recorded(change)
         self._refresh_item(doc)
         if doc == self.current:  # the next document first, then the rest of the window
-            self.show_document(queue.next_unjudged(doc))
+            self.show_document(self._next_to_judge(doc))
         self._train(changed=True)
         self.judgment_recorded.emit(change)
         self.changed.emit(change.changes)
@@ -757,11 +761,46 @@ class JudgingController(QObject):
     def _on_skip_triggered(self) -> None:
         if self.queue is None or self.current is None:
             return
-        self.show_document(self.queue.skip(self.current))
+        self.queue.skip(self.current)
+        self.show_document(self._next_to_judge(self.current))
 
     def _on_next_unjudged_triggered(self) -> None:
         if self.queue is not None:
-            self.show_document(self.queue.next_unjudged(self.current))
+            self.show_document(self._next_to_judge(self.current))
+
+    def _next_to_judge(self, current: int | None) -> int | None:
+        """The next document to judge. While a search or a filter narrows the list, it is
+        one of the rows shown: the judging order's proposal when the list shows it, else
+        the next unjudged row shown after `current` (wrapping round); only when none is
+        left does the judging go back to the whole pool's order, and the view says so.
+        Otherwise the order's proposal (`JudgingQueue.next_unjudged`)."""
+        queue = self.queue
+        assert queue is not None
+        proposal = queue.next_unjudged(current)
+        if not self._hidden or proposal is None:
+            return proposal
+        row = queue.row_of(proposal)
+        if row is not None and not self._row_hidden(row):
+            return proposal
+        n = len(queue.items)
+        found = queue.row_of(current) if current is not None else None
+        start = 0 if found is None else found + 1
+        for step in range(n):
+            r = (start + step) % n
+            item = queue.items[r]
+            if (
+                item.grade is None
+                and item.doc_id != current
+                and item.doc_id not in queue.skipped
+                and not self._row_hidden(r)
+            ):
+                return item.doc_id
+        what = "search" if self.view.search.text().strip() else "filter"
+        self.notice_after_show = (
+            f"Every document the {what} shows is judged: back to the judging order of the "
+            "whole pool."
+        )
+        return proposal
 
     def _on_step_triggered(self, step: int) -> None:
         """The next (previous) document among the rows the list shows."""

@@ -214,6 +214,40 @@ def test_search_enter_goes_to_the_first_unjudged_match_and_marks_the_words(qtbot
     assert grade_of(controller, doc) == 0
 
 
+def test_judging_a_match_goes_on_to_the_next_match_then_back_to_the_pool(qtbot, judging):
+    """Issue 30, item 6: with a search narrowing the list, each grade (and "next
+    unjudged") goes on to an unjudged match, never to a document the search hides; once
+    every match is judged the view says so and the whole pool's order takes over."""
+    window, controller = judging
+    view, judge = window.judging_view, controller.judging
+    queue = judge.queue
+    prefix = queue.items[0].docno[:-1]  # a docno's beginning: a few documents share it
+    matches = {i.doc_id for i in queue.items if prefix.lower() in i.docno.lower()}
+    assert 2 <= len(matches) < len(queue.items)
+    press(qtbot, "/")
+    qtbot.keyClicks(view.search, prefix)
+    settled()
+    press(qtbot, "Return")
+    assert judge.current in matches
+    judged = []
+    while len(judged) < len(matches):
+        doc = judge.current
+        assert doc in matches and doc not in judged
+        press(qtbot, "1")
+        assert grade_of(controller, doc) == 1
+        judged.append(doc)
+    assert set(judged) == matches
+    assert "Every document the search shows is judged" in view.notice.text()
+    assert judge.current not in matches and grade_of(controller, judge.current) is None
+    # with the search cleared, "next unjudged" follows the pool's order again
+    press(qtbot, "/")
+    press(qtbot, "Esc")
+    before = judge.current
+    press(qtbot, "U")
+    assert judge.current is not None and judge.current != before
+    assert grade_of(controller, judge.current) is None
+
+
 def test_j_and_k_keep_to_the_rows_the_list_shows(qtbot, judging):
     window, controller = judging
     view, judge = window.judging_view, controller.judging
