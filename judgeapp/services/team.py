@@ -24,6 +24,7 @@ import numpy as np
 
 from judgeapp.errors import UserError
 from judgeapp.records import Changes
+from judgeapp.services.rows import natural_key
 from judgeapp.store import Store
 
 ROLES = ("owner", "evaluator", "assessor")
@@ -209,12 +210,13 @@ def team_progress(store: Store, pool: str | None = None) -> list[AssessorProgres
         judged = Counter(j.qid for j in mine)
         seconds = [j.time_spent for j in mine if j.time_spent > 0]
         hours = sum(seconds) / 3600.0
-        topics = dict.fromkeys([*assigned.get(person.name, []), *judged])
+        # topics in natural order ("5" before "10"), as the topic list shows them
+        topics = sorted({*assigned.get(person.name, []), *judged}, key=natural_key)
         out.append(
             AssessorProgress(
                 assessor=person.name,
                 role=role_of(store, person.name),
-                assigned=tuple(assigned.get(person.name, [])),
+                assigned=tuple(sorted(assigned.get(person.name, []), key=natural_key)),
                 judged={q: judged.get(q, 0) for q in topics},
                 pool_sizes={q: sizes.get(q, 0) for q in topics},
                 judgments=len(mine),
@@ -223,7 +225,10 @@ def team_progress(store: Store, pool: str | None = None) -> list[AssessorProgres
                 median_seconds=statistics.median(seconds) if seconds else None,
                 grades=dict(sorted(Counter(j.grade for j in mine).items())),
                 flagged=sum(1 for j in mine if j.flagged),
-                flagged_docs=[(j.qid, j.docno) for j in mine if j.flagged],
+                flagged_docs=sorted(
+                    ((j.qid, j.docno) for j in mine if j.flagged),
+                    key=lambda qd: (natural_key(qd[0]), qd[1]),
+                ),
             )
         )
     return out

@@ -69,3 +69,17 @@ def test_imported_sources_cannot_judge(tmp_path):
     with pytest.raises(JudgingError, match="imported qrels source"):
         JudgingService(store, "official")
     store.close()
+
+
+def test_team_progress_lists_topics_in_natural_order(project_db):
+    """Issue 30, item 10: the team view's topics read 2, 9, 10, not 10, 2, 9."""
+    from judgeapp.services.team import team_progress
+
+    with Store.open(project_db) as store:
+        store.put_topics([(Topic(q, f"topic {q}"), "test") for q in ("10", "2", "9")])
+        service = JudgingService(store, "alice")
+        for qid in ("10", "9", "2"):
+            service.record(qid, f"d{qid}", 1, flagged=True)
+        [alice] = [p for p in team_progress(store) if p.assessor == "alice"]
+        assert list(alice.judged) == ["2", "9", "10"]
+        assert [q for q, _d in alice.flagged_docs] == ["2", "9", "10"]
