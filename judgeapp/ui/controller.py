@@ -178,6 +178,7 @@ class MainController(QObject):
         topics.table.doubleClicked.connect(self._on_topic_activated)
         topics.judge_button.clicked.connect(self._on_judge_clicked)
         self.judging.changed.connect(self._on_judging_changed)
+        self.judging.said.connect(lambda text: self.window.statusBar().showMessage(text, 6000))
         self.judging.topic_opened.connect(self._on_topic_opened)
         self.judging.judgment_recorded.connect(self.search.follow)
         self.search.changed.connect(self.apply_changes)

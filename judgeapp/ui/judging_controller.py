@@ -99,6 +99,7 @@ class JudgingController(QObject):
     judgment_recorded = Signal(object)  # JudgmentChange of a grade given in this view
     document_shown = Signal(int)  # doc id, once it is on screen
     topic_opened = Signal(str)
+    said = Signal(str)  # a short confirmation for the status bar ("Note saved on ...")
 
     def __init__(
         self,
@@ -644,6 +645,12 @@ class JudgingController(QObject):
                 queue.apply(change)
                 self._refresh_item(doc)
             self.changed.emit(change.changes)
+            if note is not None:
+                self.said.emit(
+                    f"Note saved on {docno}." if note.strip() else f"Note removed from {docno}."
+                )
+            else:
+                self.said.emit(f"Flag {'set on' if flagged else 'taken off'} {docno}.")
 
         def failed(exc: BaseException) -> None:
             if isinstance(exc, ProjectBusy):

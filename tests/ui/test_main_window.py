@@ -137,6 +137,9 @@ def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, proje
     settled()
     key(qtbot, "Return")
     assert judging.queue.item(judged[7][0]).note == "checked twice"
+    # the note's saving is confirmed where the eye can find it (issue 30, item 10)
+    docno = judging.queue.item(judged[7][0]).docno
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == f"Note saved on {docno}.")
 
     out = tmp_path / "mine.qrels"
     dialog = controller.show_export_dialog(mine=True)
