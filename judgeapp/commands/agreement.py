@@ -204,8 +204,7 @@ def to_text(report: AgreementReport) -> str:
         f"on {docs} documents judged by two or more, in {len(report.topics)} topics; "
         f"grades {' '.join(map(str, report.grades))}; relevant from grade {report.relevant_from}",
         f"Fleiss' kappa over the {int(report.overall['fleiss_documents'])} documents with "
-        f"{report.fleiss_raters} judgments; intervals: 95% bootstrap over topics "
-        f"({report.bootstrap} resamples, seed {report.seed})",
+        f"{report.fleiss_raters} judgments; intervals: {report.intervals_note()}",
         "",
         "All topics",
         f"  {'statistic':<28} {'value':>8}  95% interval",

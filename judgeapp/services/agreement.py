@@ -111,6 +111,15 @@ class AgreementReport:
     seed: int
     rankings: RankingComparison | None = field(default=None)
 
+    def intervals_note(self) -> str:
+        """What the intervals are, or why there are none."""
+        if len(self.topics) < 2:
+            return (
+                "no intervals: the bootstrap resamples topics, and the documents judged by "
+                "two or more are in one topic"
+            )
+        return f"95% bootstrap over topics ({self.bootstrap} resamples, seed {self.seed})"
+
     def figures(self) -> list[tuple[str, str, float]]:
         """Every figure as (scope, statistic, value): scope `all` (each figure followed by
         its interval as `<statistic>_low` and `_high`), then each topic, then each pair of

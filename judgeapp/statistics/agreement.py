@@ -401,9 +401,11 @@ def bootstrap_intervals(
 
     Draw i takes ``numpy.random.default_rng(seed).integers(0, G, size=(resamples, G))[i]``
     (G groups) and pools those groups' sums, a group drawn twice counting twice. Draws on
-    which a figure is undefined (NaN) are left out of its interval."""
+    which a figure is undefined (NaN) are left out of its interval. With fewer than two
+    groups there is nothing to resample (every draw is the one group: an "interval" equal to
+    the value): no interval."""
     groups = len(np.asarray(per_group.units))
-    if resamples <= 0 or groups == 0:
+    if resamples <= 0 or groups < 2:
         return {}
     draws = np.random.default_rng(seed).integers(0, groups, size=(resamples, groups))
     offsets = draws + np.arange(resamples)[:, None] * groups

@@ -337,8 +337,7 @@ class AgreementView(QWidget):
         self.summary.setText(
             f"{who}: {docs} documents judged by two or more, in {len(report.topics)} topics. "
             f"Grades {' '.join(map(str, report.grades))}, relevant from grade "
-            f"{report.relevant_from}. Intervals: 95% bootstrap over topics "
-            f"({report.bootstrap} resamples, seed {report.seed})."
+            f"{report.relevant_from}. Intervals: {report.intervals_note()}."
         )
         self.overall_model.set_report(report)
         self.topic_model.set_report(report)

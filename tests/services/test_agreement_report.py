@@ -132,6 +132,20 @@ def test_topics_restrict_the_units(project_db):
     )
 
 
+def test_one_shared_topic_gives_no_interval_rather_than_the_value_twice(project_db):
+    """Issue 30, item 10: the bootstrap resamples topics; with one shared topic every draw
+    is that topic, and the "interval" was the value itself."""
+    campaign = build_campaign(project_db)
+    shared = sorted((q for q, who in campaign.assigned.items() if len(who) > 1), key=natural_key)
+    with Store.open(project_db) as store:
+        one = agreement_report(store, topics=shared[:1], bootstrap=200)
+        two = agreement_report(store, topics=shared[:2], bootstrap=200)
+    assert list(one.topics) == shared[:1]
+    assert one.intervals == {} and all(p.intervals == {} for p in one.pairs)
+    assert one.intervals_note().startswith("no intervals")
+    assert two.intervals and two.intervals_note().startswith("95% bootstrap over topics")
+
+
 def test_clear_errors(project_db):
     campaign = build_campaign(project_db, topics=TOPICS[:5])
     single = [q for q, who in campaign.assigned.items() if len(who) == 1]
