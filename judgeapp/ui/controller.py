@@ -28,7 +28,7 @@ from judgeapp.lasting import import_for_good
 from judgeapp.pooling.estimate import Estimate
 from judgeapp.records import Changes
 from judgeapp.services.progress import Cancelled, ProgressFn
-from judgeapp.services.rows import TopicRow
+from judgeapp.services.rows import TopicRow, natural_key
 from judgeapp.services.workbench import ChangeFeed, Workbench, WorkbenchState, location_shown
 from judgeapp.ui.adjudication import AdjudicationController, AdjudicationView
 from judgeapp.ui.dialogs import (
@@ -449,6 +449,15 @@ class MainController(QObject):
             return
         self._remember_assessor(wb.path, name)
         qid = self.judging.queue.qid if self.judging.queue is not None else state.last_topic
+        mine = state.assignments
+        if mine and qid not in mine:
+            # not this assessor's topic: the one they worked on last, else their first
+            others = qid
+            qid = state.last_topic if state.last_topic in mine else min(mine, key=natural_key)
+            if others is not None:
+                self.window.statusBar().showMessage(
+                    f"Topic {others} is not assigned to {name}: their topic {qid} is open.", 10000
+                )
         self.judging.set_workbench(wb)
         self._show_state(state)
         self._reset_estimates()

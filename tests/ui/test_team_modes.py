@@ -277,9 +277,19 @@ def test_the_owner_assigns_topics_in_the_window(qtbot, tmp_path, make_window):
     settled()
     assert "no topic matches '999'" in dialog.message.text()
     assert dialog.isVisible()
-    # ann, opening the project, judges blind and sees her topics first
+    # the owner has a topic open that is not ann's
+    anns = {q for q, a, _s in rows if a == "ann"}
+    not_hers = sorted({"1", "2", "3", "4"} - anns)
+    assert not_hers
+    controller.open_topic(not_hers[0])
+    settled()
+    assert controller.judging.queue.qid == not_hers[0]
+    # ann, opening the project, judges blind, sees her topics first, and is on one of them
+    # (issue 30, item 10: she was left on the owner's topic)
     choose_assessor(controller, "ann")
+    settled()
     assert controller.blind
     model = window.topics_view.model
-    anns = {q for q, a, _s in rows if a == "ann"}
     assert {r.qid for r in model.rows() if r.assigned} == anns
+    assert controller.judging.queue is not None and controller.judging.queue.qid in anns
+    assert f"Topic {not_hers[0]} is not assigned to ann" in window.statusBar().currentMessage()
