@@ -549,7 +549,9 @@ class CurveFit:
         if self.calibrated:
             a = c = tail
             if self.calibration is not None:
-                a, c = self.calibration.levels(self.order, self.share, self.found, tail)
+                a, c = self.calibration.levels(
+                    self.order, self.share, self.found, tail, judged=self.judged
+                )
             low = p.lower(a)
             return low, max(p.upper(c), low)
         # conservative: nothing certain left, and at most as many as if the documents left
@@ -704,7 +706,19 @@ def builtin_calibration() -> Calibration:
     if not _BUILTIN:
         from judgeapp.pooling import calibration_table as t
 
-        _BUILTIN.append(Calibration(t.SOURCE, t.SHARES, t.TAILS, t.LOW, t.HIGH, t.SIZES, t.CASES))
+        _BUILTIN.append(
+            Calibration(
+                t.SOURCE,
+                t.SHARES,
+                t.TAILS,
+                t.LOW,
+                t.HIGH,
+                t.SIZES,
+                t.CASES,
+                t.RATE_EDGES,
+                t.TAIL_SCALE,
+            )
+        )
     return _BUILTIN[0]
 
 

@@ -30,6 +30,7 @@ from judgeapp.ui.dialogs import (
     ImportDialog,
     PoolDialog,
     ScaleDialog,
+    StopTargetDialog,
     TaskDialog,
 )
 from judgeapp.ui.judging_controller import JudgingController
@@ -80,6 +81,7 @@ class MainController(QObject):
         self.file_dialog: QFileDialog | None = None
         self.assessor_dialog: AssessorDialog | None = None
         self.scale_dialog: ScaleDialog | None = None
+        self.stop_dialog: StopTargetDialog | None = None
         # save dialogs open where this project's files were saved last
         self.save_folders = SaveFolders(
             settings, lambda: self.workbench.path if self.workbench is not None else None
@@ -134,6 +136,7 @@ class MainController(QObject):
         a["choose_assessor"].triggered.connect(self._on_choose_assessor_triggered)
         a["build_pool"].triggered.connect(self._on_build_pool_triggered)
         a["scale"].triggered.connect(self._on_scale_triggered)
+        a["stop_target"].triggered.connect(self._on_stop_target_triggered)
         a["adjudicate"].triggered.connect(self._on_adjudicate_triggered)
         a["team"].triggered.connect(self._on_team_triggered)
         a["show_topics"].triggered.connect(lambda: self.window.show_view(self.window.topics_view))
@@ -318,7 +321,15 @@ class MainController(QObject):
         blind = wb is not None and wb.is_blind()
         view = self.window.topics_view
         view.show_assignments(wb is not None and bool(wb.assignments()))
-        hidden = ("build_pool", "import_runs", "import_qrels", "adjudicate", "team", "scale")
+        hidden = (
+            "build_pool",
+            "import_runs",
+            "import_qrels",
+            "adjudicate",
+            "team",
+            "scale",
+            "stop_target",  # a blind assessor gets no estimates, so no advice either
+        )
         # every judgment would include other assessors' work (and imported qrels)
         for name in (*hidden, "export_qrels"):
             self.window.actions_by_name[name].setEnabled(not blind)
@@ -835,6 +846,35 @@ class MainController(QObject):
         dialog.accept()
         self.apply_changes(changes)
         self.window.statusBar().showMessage("The scale is saved; every window shows it.", 8000)
+
+    # -- the stopping advice's target -----------------------------------------------------------
+    def _on_stop_target_triggered(self) -> None:
+        self.show_stop_dialog()
+
+    def show_stop_dialog(self) -> StopTargetDialog | None:
+        """The target recall and confidence of the stopping advice, for the project."""
+        wb = self.workbench
+        if wb is None or self.blind:
+            return None
+        dialog = StopTargetDialog(*wb.stop_target(), self.window)
+        dialog.chosen.connect(self._on_stop_target_chosen)
+        self.stop_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _on_stop_target_chosen(self, target: float, confidence: float) -> None:
+        wb = self.workbench
+        if wb is None:
+            return
+        try:
+            wb.set_stop_target(target, confidence)
+        except Exception as exc:  # a database refusing the change (an assessor's connection)
+            self._warn("Stopping advice", str(exc))
+            return
+        self._reset_estimates()  # the advice shown was for the old target
+        self.window.statusBar().showMessage(
+            f"Stopping advice: {target:.0%} recall, {confidence:.1%} confident.", 8000
+        )
 
     # -- export -------------------------------------------------------------------------------------
     def _on_export_qrels_triggered(self) -> None:
