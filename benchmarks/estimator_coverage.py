@@ -19,7 +19,10 @@ runs at depths 50 and 100 (about 110-130 and 210-240).
     each share of the pool in SHARES, and each case's truth (the pool's relevant documents
     not judged yet) is placed in its predictive (judgeapp.pooling.calibration). Robust and
     the classic collections weigh the same in the fit (each depth of Robust a sixth, each
-    classic collection and depth a twelfth), whatever their numbers of topics.
+    classic collection and depth a twelfth), whatever their numbers of topics. The tail
+    scale (every nominal tail read that much wider) is then chosen on the same fit topics:
+    of 1.00-1.10, the one whose worst collection and depth lies nearest the middle of the
+    bands (95% intervals 0.95, 80% ones 0.81) for the reported orders and shares.
 (b) The sampling estimator: a stratified sample per topic (`sample_topic`), every sampled
     document judged, the rest hidden; the truth is the relevant documents of the
     population. (Its constants date from issue 17; groups as then: Robust 601-625 and
@@ -301,9 +304,10 @@ TUNING = "Robust 601-625 (tuning)"
 BAND_MIDDLE = {0.8: 0.83, 0.95: 0.955}  # of the targets 0.78-0.88 and 0.93-0.98
 
 
-def fit_cases(data, cache: Path | None) -> tuple[list, list[float], list[str]]:
+def fit_cases(data, cache: Path | None) -> tuple[list, list[float], list[str], list]:
     """The calibration cases of the fit topics of every collection and depth, their weights
-    (Robust and the classic collections weigh the same) and a line per group."""
+    (Robust and the classic collections weigh the same), a line per group and the groups
+    ((source, depth, cases) each)."""
 
     groups = []
     for source, depths in DEPTHS.items():
@@ -327,7 +331,7 @@ def fit_cases(data, cache: Path | None) -> tuple[list, list[float], list[str]]:
         lines.append(
             f"{source} depth {depth}: {len(got)} cases, pools of {min(sizes)}-{max(sizes)}"
         )
-    return cases, weights, lines
+    return cases, weights, lines, groups
 
 
 def write_table(calibration: Calibration, lines: list[str], path: Path) -> None:
@@ -353,7 +357,9 @@ def write_table(calibration: Calibration, lines: list[str], path: Path) -> None:
         f"TAILS = {calibration.tails!r}",
         f"SIZES = {calibration.sizes!r}",
         f"CASES = {calibration.cases!r}",
-        "# levels[low|high][order][found bucket][share][tail]",
+        f"RATE_EDGES = {calibration.rate_edges!r}",
+        f"TAIL_SCALE = {calibration.tail_scale!r}",
+        "# levels[low|high][order][rate bin][found bucket][share][tail]",
         "LEVELS = json.loads(",
         *[f"    {chunk!r}" for chunk in chunks],
         ")",
@@ -367,15 +373,73 @@ def write_table(calibration: Calibration, lines: list[str], path: Path) -> None:
     subprocess.run([sys.executable, "-m", "ruff", "format", str(path)], check=True)
 
 
+# the tail scales tried, and the middle of the issue's bands (76-86% and 93-97%) with their
+# half widths
+TAIL_SCALES = tuple(round(1.0 + 0.01 * i, 2) for i in range(11))
+BAND = {0.8: (0.81, 0.05), 0.95: (0.95, 0.02)}
+
+
+def fit_coverage(calibration: Calibration, cases) -> dict[float, float]:
+    """Coverage per level of the fit cases of the reported orders at the reported shares:
+    a case's interval holds its truth when its PIT u lies strictly between the levels the
+    ends are read at (a < u < 1 - c: the lowest count read at a is the first whose mid-p
+    level exceeds a, so the truth is at or above it exactly when u > a; the upper end
+    likewise), as `check_estimates` counts it."""
+    chosen = [c for c in cases if c.order in REPORTED and c.share in REPORT_SHARES]
+    out = {}
+    for level in LEVELS:
+        tail = (1.0 - level) / 2.0
+        hits = 0
+        for c in chosen:
+            a, high = calibration.levels(c.order, c.share, c.found, tail, judged=c.judged)
+            hits += a < c.pit < 1.0 - high
+        out[level] = hits / len(chosen)
+    return out
+
+
+def choose_tail_scale(calibration: Calibration, groups) -> tuple[float, list[str]]:
+    """The tail scale (TAIL_SCALES) whose worst collection and depth lies nearest the middle
+    of the bands on the fit topics (distance in half widths, the worse of the two levels);
+    of scales equally good, the middle one."""
+    import dataclasses
+
+    scores, out = [], []
+    for scale in TAIL_SCALES:
+        scaled = dataclasses.replace(calibration, tail_scale=scale)
+        covers = [(f"{s} {d}", fit_coverage(scaled, got)) for s, d, got in groups]
+        worst = max(
+            abs(cover[level] - BAND[level][0]) / BAND[level][1]
+            for _, cover in covers
+            for level in LEVELS
+        )
+        scores.append(round(worst, 3))
+        out.append(
+            f"tail scale {scale:.2f}: worst {worst:.3f}; "
+            + ", ".join(f"{name} {c[0.8]:.3f}/{c[0.95]:.3f}" for name, c in covers)
+        )
+    best = [s for s, w in zip(TAIL_SCALES, scores, strict=True) if w == min(scores)]
+    return best[len(best) // 2], out
+
+
 def calibrate_curve(data, cache: Path | None) -> list[str]:
-    cases, weights, lines = fit_cases(data, cache)
+    import dataclasses
+
+    cases, weights, lines, groups = fit_cases(data, cache)
     source = (
         "built in: odd-numbered topics of Robust 2003 (depths 100-500) and of Cranfield, "
         "CISI and CACM (depths 50-100)"
     )
     calibration = fit_calibration(cases, source, weights=weights)
+    scale, report = choose_tail_scale(calibration, groups)
+    calibration = dataclasses.replace(calibration, tail_scale=scale)
     write_table(calibration, lines, ROOT / "judgeapp" / "pooling" / "calibration_table.py")
-    return [*lines, f"keys: {', '.join(calibration.low)}", f"sizes: {calibration.sizes}"]
+    return [
+        *lines,
+        *report,
+        f"chosen tail scale: {scale}",
+        f"keys: {', '.join(calibration.low)}",
+        f"sizes: {calibration.sizes}",
+    ]
 
 
 # the stopping rule's margin: multipliers of 1 - C for the one-sided bound's tail

@@ -13,11 +13,14 @@ the truth in about a fraction tau of the cases, whatever F got wrong, as long as
 at hand is like those cases; the upper end likewise, at the (1 - tau)-quantile. Lower and
 upper ends are calibrated apart, so one-sided bounds (for stopping) hold too.
 
-`Calibration` holds those levels per judging order, per share judged (SHARES) and per tail
-probability (TAILS), fitted by `fit_calibration` from `CalibrationCase`s; the built-in one
-(`judgeapp.pooling.calibration_table`, written by `python benchmarks/estimator_coverage.py
---calibrate`) comes from the fit topics of Robust 2003 and three classic collections
-(docs/estimators.md). A project's own topics judged to the end, or a collection's qrels in
+`Calibration` holds those levels per judging order, per share of its judgments that were
+relevant (RATE_EDGES), per relevant found (FOUND_EDGES), per share judged (SHARES) and per
+tail probability (TAILS), fitted by `fit_calibration` from `CalibrationCase`s; the built-in
+one (`judgeapp.pooling.calibration_table`, written by `python
+benchmarks/estimator_coverage.py --calibrate curve`) comes from the fit topics of Robust
+2003 and three classic collections, and reads every tail a little wider (`tail_scale`,
+chosen on the same fit topics so that the collections' coverage lies nearest the middle of
+the target bands; docs/estimators.md). A project's own topics judged to the end, or a collection's qrels in
 `simulate --check-estimates --fit-topics`, give cases of that collection; fitted with the
 built-in calibration as a prior worth PRIOR_CASES cases, they move the levels towards what
 that collection shows.
@@ -40,6 +43,12 @@ import numpy as np
 # then (bucket i holds FOUND_EDGES[i] up to the next edge), and the tail probabilities
 SHARES = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 FOUND_EDGES = (0, 3, 8, 18, 40)
+# the share of the order's judgments so far that were relevant (bin i holds RATE_EDGES[i] up
+# to the next edge): at the same number found, a topic whose judgments were mostly relevant
+# (many relevant documents a topic, CISI) leaves its curve's tail less predictable than one
+# where they were few (Cranfield), and the calibration pooled over both left the first
+# too narrow and the second too wide (docs/estimators.md)
+RATE_EDGES = (0.0, 0.05, 0.1, 0.2)
 TAILS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 # cases at a neighbouring share, or in a neighbouring found bucket, count this much in a
 # cell's fit (the levels change slowly with both; neighbours halve the noise of the tails)
@@ -53,7 +62,7 @@ MIN_CASES = 20
 LEAST_LEVEL = 1e-12
 ADAPTIVE = "adaptive"  # the key of the adaptive orders pooled (an adaptive order not named)
 
-Table = Sequence[Sequence[Sequence[float]]]  # [found bucket][share][tail]
+Table = Sequence[Sequence[Sequence[Sequence[float]]]]  # [rate bin][found bucket][share][tail]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,16 +78,27 @@ class CalibrationCase:
     found: int
     pit: float
 
+    @property
+    def judged(self) -> int:
+        """The judgments made by `share` (as `simulate` counts them)."""
+        return min(max(round(self.share * self.pool_size), 1), self.pool_size)
+
 
 def found_bucket(found: int) -> int:
     return int(np.searchsorted(FOUND_EDGES, found, side="right")) - 1
 
 
+def rate_bin(found: int, judged: int, edges: Sequence[float] = RATE_EDGES) -> int:
+    """The bin of the share of judgments that were relevant (`edges`, from 0)."""
+    return int(np.searchsorted(edges, found / max(judged, 1), side="right")) - 1
+
+
 @dataclass(frozen=True)
 class Calibration:
-    """Calibrated levels: for each order key, found bucket (FOUND_EDGES) and share in
-    `shares`, the PIT level at which to read the lower end (`low`) and the tail
-    probability above the upper end (`high`), one per nominal tail probability in `tails`."""
+    """Calibrated levels: for each order key, bin of the share of judgments relevant
+    (`rate_edges`), found bucket (FOUND_EDGES) and share in `shares`, the PIT level at
+    which to read the lower end (`low`) and the tail probability above the upper end
+    (`high`), one per nominal tail probability in `tails`."""
 
     source: str  # what it was fitted on, for the user ("built in: ...", "12 topics of ...")
     shares: tuple[float, ...]
@@ -87,6 +107,11 @@ class Calibration:
     high: Mapping[str, Table]
     sizes: tuple[int, int]  # smallest and largest pool of the cases
     cases: int
+    rate_edges: tuple[float, ...] = RATE_EDGES
+    # every nominal tail is read as tail x this: fitted per cell, the levels still covered
+    # a little more than stated over whole collections (the built-in one's choice:
+    # benchmarks/estimator_coverage.py --calibrate curve)
+    tail_scale: float = 1.0
 
     def key(self, order: str) -> str | None:
         """The levels an order takes: its own (ADAPTIVE: those pooled over the adaptive
@@ -106,16 +131,20 @@ class Calibration:
             return f"a pool of {pool_size:,} documents (checked: {lo:,} to {hi:,})"
         return ""
 
-    def levels(self, order: str, share: float, found: int, tail: float) -> tuple[float, float]:
+    def levels(
+        self, order: str, share: float, found: int, tail: float, *, judged: int
+    ) -> tuple[float, float]:
         """(a, c): read the lower end at PIT level a and the upper end at 1 - c, for a
-        nominal probability `tail` below the lower end (and above the upper one)."""
+        nominal probability `tail` below the lower end (and above the upper one), after
+        `judged` judgments of which `found` were relevant."""
         key = self.key(order)
         if key is None:
             return tail, tail
-        b = found_bucket(found)
+        tail *= self.tail_scale
+        r, b = rate_bin(found, judged, self.rate_edges), found_bucket(found)
         return (
-            _interpolate(self.shares, self.tails, self.low[key][b], share, tail),
-            _interpolate(self.shares, self.tails, self.high[key][b], share, tail),
+            _interpolate(self.shares, self.tails, self.low[key][r][b], share, tail),
+            _interpolate(self.shares, self.tails, self.high[key][r][b], share, tail),
         )
 
 
@@ -164,12 +193,12 @@ def _cell_levels(
 
 
 def _prior_points(
-    prior: Calibration, key: str, bucket: int, share: float, count: int
+    prior: Calibration, key: str, rate: int, bucket: int, share: float, count: int
 ) -> np.ndarray:
     """`count` PIT values spread as the prior's levels say for a cell: its quantile
     function read at evenly spaced probabilities."""
     probs = (np.arange(count) + 0.5) / count
-    low, high = prior.low[key][bucket], prior.high[key][bucket]
+    low, high = prior.low[key][rate][bucket], prior.high[key][rate][bucket]
     out = [
         _interpolate(prior.shares, prior.tails, low, share, p)
         if p <= 0.5
@@ -185,52 +214,53 @@ def _fit_key(
     weight: np.ndarray,
     share_of: np.ndarray,
     bucket_of: np.ndarray,
+    rate_of: np.ndarray,
     shares: Sequence[float],
     tails: Sequence[float],
+    rates: int,
     prior: tuple[Calibration, str] | None,
     prior_cases: int,
 ) -> tuple[Table, Table] | None:
-    """Levels of one key from its cases (u, weight, share, found bucket): per found bucket
-    and share, the weighted PIT quantiles over the cell and its neighbours (plus the
-    prior's points); a cell with too few cases takes the nearest fitted cell's."""
+    """Levels of one key from its cases (u, weight, share, found bucket, rate bin): per
+    rate bin, found bucket and share, the weighted PIT quantiles over the cell and its
+    neighbours (plus the prior's points); a cell with too few cases takes the nearest
+    fitted cell's."""
     buckets = len(FOUND_EDGES)
-    cells: list[list[tuple[list[float], list[float]] | None]] = []
-    for b in range(buckets):
-        row: list[tuple[list[float], list[float]] | None] = []
-        for i, s in enumerate(shares):
-            w = np.zeros(len(u))
-            for j in (i - 1, i, i + 1):
-                if not 0 <= j < len(shares):
-                    continue
-                for bb in (b - 1, b, b + 1):
-                    if not 0 <= bb < buckets:
-                        continue
-                    near = NEIGHBOUR_WEIGHT ** ((j != i) + (bb != b))
-                    w[np.isclose(share_of, shares[j]) & (bucket_of == bb)] = near
-            chosen = w > 0
-            values, weights = u[chosen], (w * weight)[chosen]
-            if prior is not None and prior_cases > 0:
-                points = _prior_points(prior[0], prior[1], b, s, prior_cases)
-                values = np.r_[values, points]
-                weights = np.r_[weights, np.ones(len(points))]
-            row.append(_cell_levels(values, weights, tails))
-        cells.append(row)
-    fitted = [(bb, j) for bb in range(buckets) for j in range(len(shares)) if cells[bb][j]]
+    grid = [(r, b, i) for r in range(rates) for b in range(buckets) for i in range(len(shares))]
+    # each case's share index (-99 off the grid: no cell's neighbour)
+    share_index = np.full(len(u), -99)
+    for j, s in enumerate(shares):
+        share_index[np.isclose(share_of, s)] = j
+    cells: dict[tuple[int, int, int], tuple[list[float], list[float]] | None] = {}
+    for r, b, i in grid:
+        steps = np.abs(rate_of - r), np.abs(bucket_of - b), np.abs(share_index - i)
+        near = (steps[0] <= 1) & (steps[1] <= 1) & (steps[2] <= 1)
+        w = np.where(near, NEIGHBOUR_WEIGHT ** (steps[0] + steps[1] + steps[2]), 0.0)
+        chosen = w > 0
+        values, weights = u[chosen], (w * weight)[chosen]
+        if prior is not None and prior_cases > 0:
+            points = _prior_points(prior[0], prior[1], r, b, shares[i], prior_cases)
+            values = np.r_[values, points]
+            weights = np.r_[weights, np.ones(len(points))]
+        cells[r, b, i] = _cell_levels(values, weights, tails)
+    fitted = [c for c in grid if cells[c] is not None]
     if not fitted:
         return None
-    low: list[list[list[float]]] = []
-    high: list[list[list[float]]] = []
-    for b in range(buckets):
-        low_row, high_row = [], []
-        for i in range(len(shares)):
-            # the nearest fitted cell: fewest steps, then the same share, then lower ones
-            bb, j = min(fitted, key=lambda c: (abs(c[0] - b) + abs(c[1] - i), c[1] != i, c))
-            cell = cells[bb][j]
-            assert cell is not None
-            low_row.append(cell[0])
-            high_row.append(cell[1])
-        low.append(low_row)
-        high.append(high_row)
+    low: list = []
+    high: list = []
+    for r in range(rates):
+        low.append([[None] * len(shares) for _ in range(buckets)])
+        high.append([[None] * len(shares) for _ in range(buckets)])
+        for b in range(buckets):
+            for i in range(len(shares)):
+                # the nearest fitted cell: fewest steps, then the same share, then lower ones
+                near = min(
+                    fitted,
+                    key=lambda c: (abs(c[0] - r) + abs(c[1] - b) + abs(c[2] - i), c[2] != i, c),
+                )
+                cell = cells[near]
+                assert cell is not None
+                low[r][b][i], high[r][b][i] = cell
     return low, high
 
 
@@ -243,6 +273,7 @@ def fit_calibration(
     shares: Sequence[float] = SHARES,
     tails: Sequence[float] = TAILS,
     weights: Sequence[float] | None = None,
+    rate_edges: Sequence[float] = RATE_EDGES,
 ) -> Calibration:
     """Levels from cases (each at one of `shares`), per found bucket and share: pooled over
     the adaptive orders (ADAPTIVE), and for each order, with the pooled levels as a prior
@@ -250,14 +281,19 @@ def fit_calibration(
     `prior` (a calibration fitted elsewhere, such as the built-in one) each key's cells
     also get that prior's points, so that a few cases of a project move the levels only a
     little. `weights` weigh the cases (so that each collection counts the same in the
-    built-in fit)."""
+    built-in fit). `rate_edges` bin the share of judgments that were relevant (a prior
+    must have the same bins); the prior's `tail_scale` carries over."""
     cases = list(cases)
     if not cases:
         raise ValueError("no cases to calibrate on")
+    rate_edges = tuple(rate_edges)
+    if prior is not None and prior.rate_edges != rate_edges:
+        raise ValueError(f"the prior's rate bins {prior.rate_edges} are not {rate_edges}")
     u = np.array([c.pit for c in cases])
     w = np.ones(len(cases)) if weights is None else np.asarray(weights, dtype=float)
     share_of = np.array([c.share for c in cases])
     bucket_of = np.array([found_bucket(c.found) for c in cases])
+    rate_of = np.array([rate_bin(c.found, c.judged, rate_edges) for c in cases])
     orders = np.array([c.order for c in cases])
     adaptive = np.array([c.adaptive for c in cases])
     low: dict[str, Table] = {}
@@ -272,8 +308,10 @@ def fit_calibration(
             part,
             share_of[members],
             bucket_of[members],
+            rate_of[members],
             shares,
             tails,
+            len(rate_edges),
             within,
             prior_cases,
         )
@@ -287,7 +325,9 @@ def fit_calibration(
         return None if found is None else (prior, found)
 
     fit(ADAPTIVE, adaptive, outer(ADAPTIVE))
-    pooled = Calibration(source, tuple(shares), tuple(tails), dict(low), dict(high), (0, 0), 0)
+    pooled = Calibration(
+        source, tuple(shares), tuple(tails), dict(low), dict(high), (0, 0), 0, rate_edges
+    )
     for order in dict.fromkeys(orders.tolist()):
         members = orders == order
         if adaptive[members].any() and ADAPTIVE in low:
@@ -301,5 +341,13 @@ def fit_calibration(
     if prior is not None:
         sizes += list(prior.sizes)
     return Calibration(
-        source, tuple(shares), tuple(tails), low, high, (min(sizes), max(sizes)), len(cases)
+        source,
+        tuple(shares),
+        tuple(tails),
+        low,
+        high,
+        (min(sizes), max(sizes)),
+        len(cases),
+        rate_edges,
+        prior.tail_scale if prior is not None else 1.0,
     )

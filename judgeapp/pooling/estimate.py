@@ -355,8 +355,9 @@ MIN_FOUND = 1
 # reached in as few as 79% of a collection's topics with a bound at 95%, 88% at 97.5%).
 # Chosen by `python benchmarks/estimator_coverage.py --calibrate stop` on the fit topics:
 # of 1, 0.5, 0.25, 0.1, 0.05 and 0.02, the largest with which every order reached the
-# target in at least 95% of the topics of every collection and depth (docs/estimators.md)
-STOP_TAIL = 0.02
+# target in at least 95% of the topics of every collection and depth (docs/estimators.md):
+# 0.05 with the calibration by rate band (lowest 0.962; 0.02 with the one before)
+STOP_TAIL = 0.05
 # the stopping advice's target recall and confidence unless the project says otherwise
 STOP_TARGET = 0.8
 STOP_CONFIDENCE = 0.95
@@ -549,7 +550,9 @@ class CurveFit:
         if self.calibrated:
             a = c = tail
             if self.calibration is not None:
-                a, c = self.calibration.levels(self.order, self.share, self.found, tail)
+                a, c = self.calibration.levels(
+                    self.order, self.share, self.found, tail, judged=self.judged
+                )
             low = p.lower(a)
             return low, max(p.upper(c), low)
         # conservative: nothing certain left, and at most as many as if the documents left
@@ -704,7 +707,19 @@ def builtin_calibration() -> Calibration:
     if not _BUILTIN:
         from judgeapp.pooling import calibration_table as t
 
-        _BUILTIN.append(Calibration(t.SOURCE, t.SHARES, t.TAILS, t.LOW, t.HIGH, t.SIZES, t.CASES))
+        _BUILTIN.append(
+            Calibration(
+                t.SOURCE,
+                t.SHARES,
+                t.TAILS,
+                t.LOW,
+                t.HIGH,
+                t.SIZES,
+                t.CASES,
+                t.RATE_EDGES,
+                t.TAIL_SCALE,
+            )
+        )
     return _BUILTIN[0]
 
 

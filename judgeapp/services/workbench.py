@@ -453,6 +453,17 @@ class Workbench:
             return STOP_TARGET, STOP_CONFIDENCE
         return target, confidence
 
+    def set_stop_target(self, target: float, confidence: float) -> None:
+        """The project's target recall and confidence of the stopping advice (every
+        assessor's advice follows them)."""
+        if not (0.0 < target <= 1.0 and 0.0 < confidence < 1.0):
+            raise ValueError(
+                f"a target recall in (0, 1] and a confidence in (0, 1), not {target} and "
+                f"{confidence}"
+            )
+        self.store.set_setting("estimate.stop_target", float(target))
+        self.store.set_setting("estimate.stop_confidence", float(confidence))
+
     def topic_row(self, qid: str) -> TopicRow | None:
         rows = self.topic_rows([qid])
         return rows[0] if rows else None

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from judgeapp.errors import NoProject
 from judgeapp.lasting import import_for_good
-from judgeapp.pooling.estimate import Estimate
+from judgeapp.pooling.estimate import STOP_CONFIDENCE, STOP_TARGET, Estimate
 from judgeapp.records import Changes
 from judgeapp.services.progress import Cancelled, ProgressFn
 from judgeapp.services.rows import TopicRow, natural_key
@@ -36,6 +36,7 @@ from judgeapp.ui.dialogs import (
     ImportDialog,
     PoolDialog,
     ScaleDialog,
+    StopTargetDialog,
     TaskDialog,
 )
 from judgeapp.ui.judging_controller import JudgingController
@@ -95,6 +96,7 @@ class MainController(QObject):
         self.file_dialog: QFileDialog | None = None
         self.assessor_dialog: AssessorDialog | None = None
         self.scale_dialog: ScaleDialog | None = None
+        self.stop_dialog: StopTargetDialog | None = None
         # save dialogs open where this project's files were saved last
         self.save_folders = SaveFolders(
             settings, lambda: self.workbench.path if self.workbench is not None else None
@@ -152,6 +154,7 @@ class MainController(QObject):
         a["choose_assessor"].triggered.connect(self._on_choose_assessor_triggered)
         a["build_pool"].triggered.connect(self._on_build_pool_triggered)
         a["scale"].triggered.connect(self._on_scale_triggered)
+        a["stop_target"].triggered.connect(self._on_stop_target_triggered)
         a["adjudicate"].triggered.connect(self._on_adjudicate_triggered)
         a["team"].triggered.connect(self._on_team_triggered)
         a["show_topics"].triggered.connect(lambda: self.window.show_view(self.window.topics_view))
@@ -518,7 +521,15 @@ class MainController(QObject):
         ranks (the judging queue), no building pools or importing runs (both show runs)."""
         view = self.window.topics_view
         view.show_assignments(bool(assignments))
-        hidden = ("build_pool", "import_runs", "import_qrels", "adjudicate", "team", "scale")
+        hidden = (
+            "build_pool",
+            "import_runs",
+            "import_qrels",
+            "adjudicate",
+            "team",
+            "scale",
+            "stop_target",  # a blind assessor gets no estimates, so no advice either
+        )
         # every judgment would include other assessors' work (and imported qrels)
         for name in (*hidden, "export_qrels"):
             self.window.actions_by_name[name].setEnabled(not blind)
@@ -1107,6 +1118,47 @@ class MainController(QObject):
             saved,
             failed=lambda exc: dialog.show_error(str(exc)),
             what="saving the scale",
+        )
+
+    # -- the stopping advice's target -----------------------------------------------------------
+    def _on_stop_target_triggered(self) -> None:
+        self.show_stop_dialog()
+
+    def show_stop_dialog(self) -> StopTargetDialog | None:
+        """The target recall and confidence of the stopping advice, for the project."""
+        wb = self.workbench
+        if wb is None or self.blind:
+            return None
+        dialog = StopTargetDialog(STOP_TARGET, STOP_CONFIDENCE, self.window)
+        dialog.setEnabled(False)  # until the project's target is read (in a worker)
+
+        def show(target: tuple[float, float]) -> None:
+            dialog.set_target(*target)
+            dialog.setEnabled(True)
+
+        self.ops.read(wb.stop_target, show, key="stop target")
+        dialog.chosen.connect(self._on_stop_target_chosen)
+        self.stop_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _on_stop_target_chosen(self, target: float, confidence: float) -> None:
+        wb = self.workbench
+        if wb is None:
+            return
+
+        def saved(_result: object) -> None:
+            self._reset_estimates()  # the advice shown was for the old target
+            self.window.statusBar().showMessage(
+                f"Stopping advice: {target:.0%} recall, {confidence:.1%} confident.", 8000
+            )
+
+        self.ops.write(
+            lambda: wb.set_stop_target(target, confidence),
+            saved,
+            # a database refusing the change (an assessor's connection)
+            failed=lambda exc: self._warn("Stopping advice", str(exc)),
+            what="saving the stopping advice's target",
         )
 
     # -- export -------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Dialogs: import, build a pool, choose the assessor, the shortcut sheet.
+"""Dialogs: import, build a pool, choose the assessor, the stopping advice's target, the
+shortcut sheet.
 
 Dialogs are layout plus a few signals; the main controller runs the work they ask for in a
 worker and feeds progress back (`set_progress`), so Cancel works while the work runs. They
@@ -399,6 +400,58 @@ class AssessorDialog(QDialog):
             return
         super().accept()
         self.chosen.emit(name)
+
+
+class StopTargetDialog(QDialog):
+    """The stopping advice's target: the recall a topic must reach and the confidence the
+    advice must have that it did (the project's settings; every assessor's advice follows
+    them)."""
+
+    chosen = Signal(float, float)  # target recall, confidence (fractions)
+
+    def __init__(self, target: float, confidence: float, parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Stopping advice")
+        self.setMinimumWidth(440)
+        self.target = QDoubleSpinBox()
+        self.target.setRange(10.0, 100.0)
+        self.target.setDecimals(0)
+        self.target.setSingleStep(5.0)
+        self.target.setSuffix(" %")
+        self.confidence = QDoubleSpinBox()
+        self.confidence.setRange(50.0, 99.9)
+        self.confidence.setDecimals(1)
+        self.confidence.setSingleStep(1.0)
+        self.confidence.setSuffix(" %")
+        self.set_target(target, confidence)
+        form = QFormLayout()
+        form.addRow("Target &recall", self.target)
+        form.addRow("&Confidence", self.confidence)
+        label = QLabel(
+            "A topic may stop once the estimator is this confident that this share of its "
+            "pool's relevant documents is found. Checked at 80% recall and 95% confidence "
+            "(docs/estimators.md); other targets use the same calibrated bound."
+        )
+        label.setWordWrap(True)
+        label.setObjectName("muted")
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(label)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+
+    def set_target(self, target: float, confidence: float) -> None:
+        """Show a target recall and confidence (fractions)."""
+        self.target.setValue(round(target * 100.0))
+        self.confidence.setValue(round(confidence * 100.0, 1))
+
+    def accept(self) -> None:
+        super().accept()
+        self.chosen.emit(self.target.value() / 100.0, self.confidence.value() / 100.0)
 
 
 class ShortcutSheet(QDialog):

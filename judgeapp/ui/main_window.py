@@ -363,6 +363,7 @@ class MainWindow(QMainWindow):
         judging.addAction(self._action("choose_assessor", "&Assessor…"))
         judging.addAction(self._action("build_pool", "&Build pool…", QKeySequence("Ctrl+B")))
         judging.addAction(self._action("scale", "Relevance &scale and guidelines…"))
+        judging.addAction(self._action("stop_target", "Stopping ad&vice…"))
         judging.addAction(
             self._action("adjudicate", "A&djudicate disagreements…", QKeySequence("Ctrl+Shift+D"))
         )

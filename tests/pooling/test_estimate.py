@@ -13,7 +13,14 @@ from scipy.special import beta as beta_fn
 from scipy.stats import betabinom
 
 from judgeapp.pooling import PoolingError, depth_pool
-from judgeapp.pooling.calibration import ADAPTIVE, FOUND_EDGES, SHARES, TAILS, Calibration
+from judgeapp.pooling.calibration import (
+    ADAPTIVE,
+    FOUND_EDGES,
+    RATE_EDGES,
+    SHARES,
+    TAILS,
+    Calibration,
+)
 from judgeapp.pooling.candidates import PoolTopic
 from judgeapp.pooling.estimate import (
     DRIFT_LEAD,
@@ -324,8 +331,8 @@ def test_adaptive_intervals_leave_room_for_nothing_left():
 def hand_calibration(low: float, high: float, sizes=(50, 5000)) -> Calibration:
     """One order ("mtf") whose lower end is read at PIT level `low` x tail and whose upper
     end leaves `high` x tail above it, in every cell."""
-    cells = [[[low * t for t in TAILS] for _ in SHARES] for _ in FOUND_EDGES]
-    upper = [[[high * t for t in TAILS] for _ in SHARES] for _ in FOUND_EDGES]
+    cells = [[[[low * t for t in TAILS] for _ in SHARES] for _ in FOUND_EDGES] for _ in RATE_EDGES]
+    upper = [[[[high * t for t in TAILS] for _ in SHARES] for _ in FOUND_EDGES] for _ in RATE_EDGES]
     return Calibration("by hand", SHARES, TAILS, {"mtf": cells}, {"mtf": upper}, sizes, 0)
 
 
@@ -472,7 +479,7 @@ def test_builtin_calibration_vouches_for_the_orders_and_pools_it_was_fitted_on()
     assert low <= 100 and high >= 2500  # the pools of 100 to 2,500 documents the issue asks for
     for order in ("blind", "mtf", "maxmean", "maxmean-shared", "ridge-fusion", ADAPTIVE):
         assert calibration.vouches(order, 0.25, 1000) == ""
-        a, c = calibration.levels(order, 0.25, 10, 0.025)
+        a, c = calibration.levels(order, 0.25, 10, 0.025, judged=250)
         assert 0 < a < 0.5 and 0 < c < 0.5
     assert "the cal order" in calibration.vouches("cal", 0.25, 1000)
 

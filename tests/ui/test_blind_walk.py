@@ -149,7 +149,15 @@ def test_a_blind_assessors_window_walked_whole_shows_nothing_of_others(
     export_all = next(t for t in enabled if "all judgments" in t)
     assert enabled[export_all] is False
     assert enabled[next(t for t in enabled if "my judgments" in t)] is True
-    for name in ("build_pool", "import_runs", "import_qrels", "adjudicate", "team", "scale"):
+    for name in (
+        "build_pool",
+        "import_runs",
+        "import_qrels",
+        "adjudicate",
+        "team",
+        "scale",
+        "stop_target",
+    ):
         assert not window.actions_by_name[name].isEnabled(), name
     for name in ("import_topics", "import_documents"):  # the owner's, on a server
         assert window.actions_by_name[name].isEnabled() is not on_server, name

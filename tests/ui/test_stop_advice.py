@@ -5,6 +5,8 @@ estimator vouches for the interval, and the stopping advice, as the window shows
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox
 
 from tests.ui.test_main_window import ASSESSOR, choose_assessor, key
 from tests.ui.waiting import open_project, settled
@@ -117,6 +119,47 @@ def test_the_judging_view_says_when_it_cannot_vouch_for_the_estimate(qtbot, tmp_
     assert f"Conservative bound: a pool of {pooled} documents" in detail
     window.grab().save(str(tmp_path / "uncalibrated.png"))
     view.grab().save(str(tmp_path / "uncalibrated-view.png"))
+
+
+def test_the_stopping_advice_s_target_is_set_in_a_dialog(qtbot, tmp_path, make_window):
+    """Judging > Stopping advice…: the dialog shows the project's target (80%, 95%); set to
+    90% recall at 99% confidence, the project keeps them (a new workbench on the file reads
+    them) and the estimate line's advice is redone for them."""
+    from judgeapp.services.workbench import Workbench
+    from judgeapp.store import Store
+
+    window, controller, truth = judged_project(qtbot, tmp_path, make_window, "blind")
+    judge(qtbot, controller, truth, 6)
+    assert settled_estimate(qtbot, controller, 6).advice.target == 0.8
+    window.actions_by_name["stop_target"].trigger()
+    dialog = controller.stop_dialog
+    assert dialog is not None and dialog.isVisible()
+    qtbot.waitUntil(dialog.isEnabled)  # the project's target is read in a worker
+    assert (dialog.target.value(), dialog.confidence.value()) == (80.0, 95.0)
+    dialog.target.setValue(90.0)
+    dialog.confidence.setValue(99.0)
+    dialog.grab().save(str(tmp_path / "stop-target-dialog.png"))
+    qtbot.mouseClick(
+        dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok),
+        Qt.MouseButton.LeftButton,
+    )
+    assert not dialog.isVisible()
+    qtbot.waitUntil(lambda: controller.workbench.stop_target() == (0.9, 0.99))  # a worker writes
+    qtbot.waitUntil(
+        lambda: (
+            "1" in controller.estimates
+            and controller.estimates["1"].advice is not None
+            and controller.estimates["1"].advice.target == 0.9
+        ),
+        timeout=30_000,
+    )
+    qtbot.waitUntil(controller.estimates_settled, timeout=30_000)
+    assert "until 99% confident that 90% are found" in controller.judging.view.estimate_label.text()
+    window.grab().save(str(tmp_path / "stop-target-window.png"))
+    with Store.open(controller.workbench.store.url) as store:
+        assert Workbench(store).stop_target() == (0.9, 0.99)
+    with pytest.raises(ValueError, match="target recall"):
+        controller.workbench.set_stop_target(1.5, 0.95)
 
 
 @pytest.fixture(autouse=True)
