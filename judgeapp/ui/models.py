@@ -16,7 +16,7 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QFont
 
 from judgeapp.records import GradeInfo
 from judgeapp.services.rows import QueueItem, TopicRow, natural_key
@@ -149,7 +149,7 @@ class TopicTableModel(QAbstractTableModel):
         if role == ROLE.ToolTipRole and col == self.MISSING and row.missing is not None:
             return f"{row.missing:.1f} (interval {row.missing_low:.1f} - {row.missing_high:.1f})"
         if role == ROLE.ForegroundRole and col == self.RELEVANT and row.relevant:
-            return QBrush(QColor(theme.GRADE_COLOURS[2]))
+            return QBrush(theme.grade_colour(2))
         return None
 
     def _display(self, row: TopicRow, col: int) -> Any:
@@ -378,14 +378,13 @@ class PoolTableModel(QAbstractTableModel):
             ", ".join(item.runs),
         )
         if item.flagged or item.doc_id in self._flag_waits:
-            brush = QBrush(theme.FLAGGED)
+            brush = QBrush(theme.colour("flagged"))
         elif item.grade is None and item.doc_id in self._skipped:
-            brush = QBrush(theme.SKIPPED)
+            brush = QBrush(theme.colour("skipped"))
         elif item.grade is None:
-            brush = QBrush(theme.UNJUDGED)
+            brush = QBrush(theme.colour("unjudged"))
         else:
-            colours = theme.GRADE_COLOURS
-            brush = QBrush(QColor(colours[max(0, min(item.grade, len(colours) - 1))]))
+            brush = QBrush(theme.grade_colour(item.grade))
         font = None
         if item.grade is not None:
             font = QFont()

@@ -16,12 +16,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import QApplication
 
-# Colours of judgment states, used by the document list and the grade buttons (readable on
-# the light and the dark palette alike).
-UNJUDGED = QColor("#9aa0a6")
-SKIPPED = QColor("#8a6fd1")
-FLAGGED = QColor("#c27a0e")
-GRADE_COLOURS = ["#8a9099", "#5b8def", "#2f9e6e", "#1e7a4f", "#14532d"]
+# Colours of judgment states (the document list, the topic table's relevant counts) are
+# per scheme, in LIGHT and DARK: "unjudged", "skipped", "flagged" and "grade0".."grade4"
+# (higher grades clamp to grade4). Each is readable (WCAG >= 4.5:1) on the list's base and
+# alternate rows of its scheme; the hues are the same in both (grey, purple, amber, blue,
+# greens that gain weight with the grade), darker on light, lighter on dark.
+GRADE_STEPS = 5
 # highlights in the document: light backgrounds, always with dark text on them
 TOPIC_TERM = QColor("#fff1a8")
 USER_TERM = QColor("#c9e7ff")
@@ -53,6 +53,17 @@ LIGHT = {
     "notice": "#8a4b00",
     "up_tint": "#e3f4ea",
     "down_tint": "#fbe6e4",
+    "link": "#2a5fcf",
+    "error": "#b3261e",
+    "focus": "#2a5fcf",
+    "unjudged": "#697077",
+    "skipped": "#7456c9",
+    "flagged": "#985f0a",
+    "grade0": "#4b525b",
+    "grade1": "#2366ea",
+    "grade2": "#237a55",
+    "grade3": "#1a6644",
+    "grade4": "#12472a",
 }
 DARK = {
     "window": "#1f2227",
@@ -79,8 +90,31 @@ DARK = {
     "notice": "#f0b45c",
     "up_tint": "#1f3b2c",
     "down_tint": "#47241f",
+    "link": "#7aa5f5",
+    "error": "#f28b82",
+    "focus": "#8fb4ff",
+    "unjudged": "#9aa0a6",
+    "skipped": "#a08ae0",
+    "flagged": "#d0861a",
+    "grade0": "#8a9099",
+    "grade1": "#6f9cf2",
+    "grade2": "#34a874",
+    "grade3": "#4cc48a",
+    "grade4": "#8be0b0",
 }
 COLOURS = dict(LIGHT)  # the scheme in use (apply_theme switches it)
+
+
+def colour(key: str) -> QColor:
+    """A colour of the scheme in use, by its key in LIGHT / DARK."""
+    return QColor(COLOURS[key])
+
+
+def grade_colour(grade: int) -> QColor:
+    """The text colour of a grade in the scheme in use (grades above the last step share
+    the last colour, negative ones the first)."""
+    return colour(f"grade{max(0, min(grade, GRADE_STEPS - 1))}")
+
 
 STYLESHEET = Template("""
 QMainWindow, QDialog { background: $window; }
@@ -188,7 +222,7 @@ def _apply_scheme(app: QApplication) -> None:
         (role.ToolTipBase, "tooltip"),
         (role.ToolTipText, "text"),
         (role.PlaceholderText, "muted"),
-        (role.Link, "accent"),
+        (role.Link, "link"),
     ):
         palette.setColor(r, QColor(colours[key]))
     for r, key in (
