@@ -22,6 +22,8 @@ from PySide6.QtWidgets import QApplication
 # alternate rows of its scheme; the hues are the same in both (grey, purple, amber, blue,
 # greens that gain weight with the grade), darker on light, lighter on dark.
 GRADE_STEPS = 5
+# the focus frame (QLineEdit, QPushButton, ... :focus in the style sheet): "focus" in LIGHT
+# and DARK, >= 3:1 against the window and base (WCAG 1.4.11, non-text contrast)
 # highlights in the document: light backgrounds, always with dark text on them
 TOPIC_TERM = QColor("#fff1a8")
 USER_TERM = QColor("#c9e7ff")
@@ -122,12 +124,13 @@ QTabWidget::pane { border: 1px solid $border; background: $base; border-radius: 
 QTabBar::tab { padding: 6px 16px; color: $header_text; }
 QTabBar::tab:selected { color: $strong; font-weight: 600; }
 QTableView { gridline-color: $grid; selection-background-color: $selection;
-             selection-color: $strong; alternate-background-color: $alt; border: none; }
+             selection-color: $strong; alternate-background-color: $alt;
+             border: 2px solid transparent; }
 QHeaderView::section { background: $header; border: none; border-bottom: 1px solid $border;
                        padding: 4px 6px; color: $header_text; font-weight: 600; }
 QLineEdit { padding: 4px 6px; border: 1px solid $input_border; border-radius: 4px;
             background: $base; color: $text; }
-QLineEdit:focus { border-color: $accent; }
+QLineEdit:focus { border: 2px solid $focus; padding: 3px 5px; }
 QPushButton { padding: 5px 12px; border: 1px solid $input_border; border-radius: 4px;
               background: $base; color: $text; }
 QPushButton:hover { background: $hover; border-color: $hover_border; }
@@ -137,6 +140,12 @@ QPushButton:disabled { color: $disabled; background: $disabled_bg; }
 QPushButton[grade="true"] { padding: 8px 14px; font-weight: 600; text-align: left; }
 QPushButton[grade="true"]:checked { background: $pressed; border-color: $accent;
                                     color: $strong; }
+QPushButton:focus { border: 2px solid $focus; padding: 4px 11px; }
+QPushButton[grade="true"]:focus { padding: 7px 13px; }
+QComboBox:focus { border: 2px solid $focus; border-radius: 4px; padding: 1px 4px; }
+QCheckBox { border: 2px solid transparent; border-radius: 4px; padding: 1px 3px; }
+QCheckBox:focus { border-color: $focus; }
+QTableView:focus { border: 2px solid $focus; }
 QFrame#topicPanel { background: $topic_bg; border: 1px solid $topic_border;
                     border-radius: 4px; }
 QLabel#topicTitle { font-size: 13pt; font-weight: 600; color: $strong; }
@@ -145,8 +154,10 @@ QLabel#docHeader, TextLine#docHeader { font-size: 11pt; font-weight: 600; color:
 QLabel#muted, TextLine#muted { color: $muted; }
 QLabel#notice { color: $notice; font-weight: 600; }
 QLabel#error { color: $notice; }
-QPlainTextEdit#documentText { border: none; background: $base; color: $text;
-                              padding: 4px 10px; selection-background-color: $selection; }
+QPlainTextEdit#documentText { border: 2px solid transparent; background: $base;
+                              color: $text; padding: 2px 8px;
+                              selection-background-color: $selection; }
+QPlainTextEdit#documentText:focus { border-color: $focus; }
 QProgressBar { border: 1px solid $input_border; border-radius: 3px; background: $header;
                text-align: center; height: 14px; }
 QProgressBar::chunk { background: $accent; border-radius: 2px; }

@@ -89,6 +89,9 @@ def test_every_text_colour_of_the_theme_reaches_4_5_to_1(scheme):
         if contrast(colours[fg], colours[bg]) < MINIMUM
     }
     assert not low, low
+    # the focus frame is not text: WCAG 1.4.11 asks 3:1 against what is next to it
+    for bg in ("window", "base", "alt", "hover"):
+        assert contrast(colours["focus"], colours[bg]) >= 3.0, (scheme, bg)
     # the highlighted terms in the document: the same dark text on light marks in both
     for mark in (theme.TOPIC_TERM, theme.USER_TERM, theme.SEARCH_TERM):
         assert contrast(theme.HIGHLIGHT_TEXT.name(), mark.name()) >= MINIMUM

@@ -4,6 +4,7 @@ judging view, in the real main window with keys sent where the user's focus is."
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
@@ -90,3 +91,130 @@ def test_ctrl_e_in_the_judging_note_exports_too(qtbot, judging):  # noqa: F811
     assert view.note.text() == "draft"
     dialog.reject()
     settled()
+
+
+# -- Tab order -------------------------------------------------------------------------------
+def expected_chain(view) -> list:
+    """Reading order: the list's search and filter, the list, the document, the grade
+    buttons in scale order, flag, skip, next unjudged, the note, the terms."""
+    bar = view.grade_bar
+    return [
+        view.search,
+        view.filter,
+        view.list,
+        view.viewer.text,
+        *[bar.buttons[g.grade] for g in view.scale],
+        bar.flag_button,
+        bar.skip_button,
+        bar.next_button,
+        view.note,
+        view.terms,
+    ]
+
+
+def test_tab_walks_the_judging_view_in_reading_order_round_and_back(qtbot, judging):  # noqa: F811
+    window, _controller = judging
+    view = window.judging_view
+    chain = expected_chain(view)
+    assert len(view.scale) == 4 and len(chain) == 13
+    view.focus_document()
+    start = chain.index(view.viewer.text)
+    seen = []
+    for _ in range(len(chain)):
+        press(qtbot, "Tab")
+        seen.append(QApplication.focusWidget())
+    # from the document: every control once, then the document again (the view's cycle:
+    # Tab never leaves for the tab bar or a hidden view)
+    assert seen == chain[start + 1 :] + chain[: start + 1], [
+        w.accessibleName() for w in seen if w is not None
+    ]
+    back = []
+    for _ in range(len(chain)):
+        press(qtbot, "Shift+Tab")
+        back.append(QApplication.focusWidget())
+    assert back == list(reversed(chain[:start])) + list(reversed(chain[start:]))
+    assert QApplication.focusWidget() is view.viewer.text
+    # typing in the note does not eat Tab: it moves on to the terms
+    press(qtbot, "N")
+    qtbot.keyClicks(view.note, "why")
+    press(qtbot, "Tab")
+    assert QApplication.focusWidget() is view.terms and view.note.text() == "why"
+
+
+def test_a_control_reached_by_tab_works_from_the_keyboard(qtbot, judging):  # noqa: F811
+    window, controller = judging
+    view, judge = window.judging_view, controller.judging
+    view.focus_document()
+    for _ in range(3):  # document -> grade 0 -> grade 1 -> grade 2
+        press(qtbot, "Tab")
+    assert QApplication.focusWidget() is view.grade_bar.buttons[2]
+    doc = judge.current
+    press(qtbot, "Space")  # the focused button, not the document's page down
+    assert judge.queue.item(doc).grade == 2
+    # the list, reached by Shift+Tab from the document: arrow keys move its current row
+    view.focus_document()
+    press(qtbot, "Shift+Tab")
+    assert QApplication.focusWidget() is view.list
+    row = view.list.currentIndex().row()
+    press(qtbot, "Down")
+    assert view.list.currentIndex().row() == row + 1
+
+
+# -- the focus indicator ---------------------------------------------------------------------
+def focus_pixels(widget, colour) -> int:
+    """How many pixels of `widget` as drawn now are (nearly) the focus colour."""
+    image = widget.grab().toImage()
+    count = 0
+    r0, g0, b0 = colour.red(), colour.green(), colour.blue()
+    for y in range(0, image.height()):
+        for x in (
+            *range(0, min(6, image.width())),
+            *range(max(0, image.width() - 6), image.width()),
+        ):
+            c = image.pixelColor(x, y)
+            if abs(c.red() - r0) + abs(c.green() - g0) + abs(c.blue() - b0) <= 30:
+                count += 1
+    return count
+
+
+@pytest.mark.parametrize("scheme", ["dark", "light"])
+def test_the_focused_control_shows_a_focus_frame(qtbot, judging, monkeypatch, scheme):  # noqa: F811
+    from judgeapp.ui import theme
+
+    window, _controller = judging
+    view = window.judging_view
+    app = QApplication.instance()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    monkeypatch.setenv("JUDGEAPP_THEME", scheme)
+    theme.apply_theme(app)
+    try:
+        settled()
+        frame = theme.colour("focus")
+        missing = {}
+        topics = window.topics_view
+        controls = [(view, w) for w in expected_chain(view)]
+        controls += [
+            (topics, w)
+            for w in (topics.filter, topics.pooled_only, topics.judge_button, topics.table)
+        ]
+        for page, widget in controls:
+            window.show_view(page)
+            # focused elsewhere first: another control of the same view
+            other = view.note if widget is view.terms else view.terms
+            if page is topics:
+                other = topics.table if widget is topics.filter else topics.filter
+            other.setFocus()
+            settled()
+            before = focus_pixels(widget, frame)
+            image_before = widget.grab().toImage()
+            widget.setFocus(Qt.FocusReason.TabFocusReason)
+            settled()
+            assert QApplication.focusWidget() is widget
+            after = focus_pixels(widget, frame)
+            if widget.grab().toImage() == image_before or after < before + 2 * widget.height():
+                missing[widget.accessibleName()] = (before, after)
+        assert not missing, missing
+    finally:
+        monkeypatch.undo()
+        theme.apply_theme(app)
