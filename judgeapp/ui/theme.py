@@ -55,6 +55,7 @@ LIGHT = {
     "notice": "#8a4b00",
     "up_tint": "#e3f4ea",
     "down_tint": "#fbe6e4",
+    "track": "#e6e9ee",  # the empty part of a progress bar in a table
     "link": "#2a5fcf",
     "error": "#b3261e",
     "focus": "#2a5fcf",
@@ -92,6 +93,7 @@ DARK = {
     "notice": "#f0b45c",
     "up_tint": "#1f3b2c",
     "down_tint": "#47241f",
+    "track": "#343941",
     "link": "#7aa5f5",
     "error": "#f28b82",
     "focus": "#8fb4ff",
