@@ -268,6 +268,7 @@ class PoolTableModel(QAbstractTableModel):
         self.blind = True
         self._skipped: frozenset[int] = frozenset()
         self._flag_waits: frozenset[int] = frozenset()  # flags set before the grade
+        self._scheme = theme.COLOURS["base"]  # the colour scheme the cached cells are in
 
     def set_marks(self, skipped: frozenset[int] | set[int], flag_waits: set[int]) -> None:
         """Documents skipped, and unjudged ones flagged (the flag waits for the grade): the
@@ -344,6 +345,8 @@ class PoolTableModel(QAbstractTableModel):
         row, col = index.row(), index.column()
         if not 0 <= row < len(self._items) or col >= self.columnCount():
             return None
+        if self._scheme != theme.COLOURS["base"]:  # light <-> dark: new colours
+            self._cells, self._scheme = {}, theme.COLOURS["base"]
         cells = self._cells.get(row)
         if cells is None:
             cells = self._cells[row] = self._make_cells(row)

@@ -155,6 +155,14 @@ def test_the_document_list_draws_each_state_readably(qtbot, monkeypatch, scheme)
                 assert contrast(fg, bg) >= MINIMUM, (scheme, docno, fg, bg, contrast(fg, bg))
         # the states look different from one another
         assert len({seen["unjudged"], seen["skipped"], seen["flag"], seen["g0"]}) == 4
+        # the system's scheme changes while the list is shown: its rows take the new colours
+        other = "light" if scheme == "dark" else "dark"
+        monkeypatch.setenv("JUDGEAPP_THEME", other)
+        theme.apply_theme(app)
+        index = model.index(len(items) - 2, PoolTableModel.STATE)  # grade 3
+        brush = model.data(index, Qt.ItemDataRole.ForegroundRole)
+        wanted = (theme.DARK if other == "dark" else theme.LIGHT)["grade3"]
+        assert brush.color().name() == wanted != seen["g3"]
     finally:
         monkeypatch.undo()  # the theme the other tests run with
         theme.apply_theme(app)
