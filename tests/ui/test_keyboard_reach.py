@@ -218,3 +218,21 @@ def test_the_focused_control_shows_a_focus_frame(qtbot, judging, monkeypatch, sc
     finally:
         monkeypatch.undo()
         theme.apply_theme(app)
+
+
+def test_leaving_the_view_from_a_field_does_not_tab_into_the_next_field(qtbot, judging):  # noqa: F811
+    """Qt moves the focus on when the focused widget's view is hidden (another tab); that
+    move must not land in the next field of the Tab order, where the next grade key would
+    be typed."""
+    window, controller = judging
+    view, judge = window.judging_view, controller.judging
+    for field_key in ("N", "T", "/"):
+        press(qtbot, field_key)
+        assert QApplication.focusWidget() in (view.note, view.terms, view.search)
+        press(qtbot, "Ctrl+1")
+        press(qtbot, "Ctrl+2")
+        assert QApplication.focusWidget() not in (view.note, view.terms, view.search)
+        doc = judge.current
+        press(qtbot, "1")
+        assert judge.queue.item(doc).grade == 1
+        assert view.note.text() == view.terms.text() == view.search.text() == ""
