@@ -6,6 +6,8 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from judgeapp.ui import theme
+
 
 class ProgressDelegate(QStyledItemDelegate):
     """Draws the fraction in `role` (0..1) as a rounded bar with the percentage beside it."""
@@ -32,7 +34,7 @@ class ProgressDelegate(QStyledItemDelegate):
         bar = QRectF(rect.left(), rect.center().y() - 4, max(rect.width() - text_width, 10), 8)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor("#e6e9ee"))
+        painter.setBrush(theme.colour("track"))
         painter.drawRoundedRect(bar, 4, 4)
         done = max(0.0, min(float(fraction), 1.0))
         if done > 0:

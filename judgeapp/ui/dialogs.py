@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judgeapp.ui import theme
 from judgeapp.ui.plain import plain
 
 IMPORT_TITLES = {
@@ -130,7 +131,7 @@ class TaskDialog(QDialog):
         self.message.setText(message)
 
     def show_error(self, text: str) -> None:
-        self.message.setStyleSheet("color: #b3261e;")
+        self.message.setStyleSheet(f"color: {theme.COLOURS['error']};")
         self.message.setText(text)
 
     def show_message(self, text: str) -> None:

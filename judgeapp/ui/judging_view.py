@@ -12,6 +12,7 @@ from PySide6.QtCore import QChildEvent, QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QComboBox,
     QFrame,
     QGridLayout,
@@ -204,6 +205,30 @@ def replace_grade_actions(
     return actions
 
 
+class FocusedButtonKeys(QObject):
+    """Space and Enter press a button that has the keyboard focus (reached by Tab), as in
+    any dialog, rather than scrolling the document or going to the next topic (the view's
+    Space and Return keys)."""
+
+    KEYS = (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            isinstance(watched, QPushButton)
+            and isinstance(event, QKeyEvent)
+            and event.key() in self.KEYS
+            and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        ):
+            if event.type() == QEvent.Type.ShortcutOverride:
+                event.accept()  # the button's, not the window's shortcut
+                return True
+            if event.type() == QEvent.Type.KeyPress:
+                if not event.isAutoRepeat():
+                    watched.click()
+                return True
+        return False
+
+
 class GradeBar(QWidget):
     """One button per grade of the scale ("key  label", the grade's definition in its
     tooltip); the flag, skip and next buttons live here too but are laid out by the view,
@@ -220,6 +245,7 @@ class GradeBar(QWidget):
         self.layout_.setVerticalSpacing(4)
         self.buttons: dict[int, QPushButton] = {}
         self._columns = 0
+        self._button_keys = FocusedButtonKeys(self)
         self.flag_button = QPushButton("F  Unsure")
         self.flag_button.setCheckable(True)
         self.flag_button.setToolTip("Flag the judgment as unsure (F)")
@@ -253,6 +279,7 @@ class GradeBar(QWidget):
             button.setAccessibleDescription(g.definition)
             button.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
             button.clicked.connect(lambda _=False, grade=g.grade: self.grade_clicked.emit(grade))
+            button.installEventFilter(self._button_keys)
             self.buttons[g.grade] = button
         self._columns = 0
         self._arrange()
@@ -436,6 +463,49 @@ class JudgingView(QWidget):
         self.scale: list[GradeInfo] = []
         self.guidelines = ""
         self.grade_bar.grade_clicked.connect(self.grade_requested)
+        # Tab and Shift+Tab: through the view's own controls only (see tab_chain)
+        self.viewer.text.setTabChangesFocus(True)
+        self.list.setTabKeyNavigation(False)
+        self._button_keys = FocusedButtonKeys(self)
+        for button in (
+            self.grade_bar.flag_button,
+            self.grade_bar.skip_button,
+            self.grade_bar.next_button,
+        ):
+            button.installEventFilter(self._button_keys)
+
+    def tab_chain(self) -> list[QWidget]:
+        """The Tab order, in reading order: search, list filter, document list, document,
+        grade buttons, flag, skip, next unjudged, note, terms; then round again. Only
+        what is shown and enabled. The focus policies stay as they are (no focus Qt moves
+        by itself lands in a field or a button): this order is walked by `setFocus`."""
+        chain: list[QWidget] = [self.search, self.filter, self.list, self.viewer.text]
+        chain += list(self.grade_bar.buttons.values())
+        chain += [
+            self.grade_bar.flag_button,
+            self.grade_bar.skip_button,
+            self.grade_bar.next_button,
+            self.note,
+            self.terms,
+        ]
+        return [w for w in chain if w.isVisibleTo(self) and w.isEnabled()]
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        chain = self.tab_chain()
+        focused = QApplication.focusWidget()
+        if not chain or not self.isVisible():
+            return super().focusNextPrevChild(next)
+        if focused in chain:
+            i = chain.index(focused) + (1 if next else -1)
+        else:  # the view itself, or a part of a control (the search's clear button)
+            i = chain.index(self.viewer.text) + (1 if next else -1)
+            for k, widget in enumerate(chain):
+                if focused is not None and widget.isAncestorOf(focused):
+                    i = k + (1 if next else -1)
+        chain[i % len(chain)].setFocus(
+            Qt.FocusReason.TabFocusReason if next else Qt.FocusReason.BacktabFocusReason
+        )
+        return True
 
     def focus_document(self) -> None:
         """The keyboard back on the document (the grade keys act, Space scrolls)."""

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from judgeapp.ui.delegates import ProgressDelegate
 from judgeapp.ui.judging_view import JudgingView
+from judgeapp.ui.menu_keys import MenuKeysFirst
 from judgeapp.ui.models import TopicFilterProxyModel, TopicTableModel
 from judgeapp.ui.plain import plain
 from judgeapp.ui.search_view import SearchView
@@ -319,6 +320,9 @@ class MainWindow(QMainWindow):
         self.statusBar().setSizeGripEnabled(False)
         self.actions_by_name: dict[str, QAction] = {}
         self._build_menus()
+        # the menu's Ctrl keys work from the text fields too (Ctrl+E in the topic filter)
+        self.menu_keys = MenuKeysFirst(lambda: self.actions_by_name.values(), self)
+        self.menu_keys.install(self)
 
     def _action(
         self,
@@ -393,6 +397,7 @@ class MainWindow(QMainWindow):
 
     def add_view(self, title: str, widget: QWidget) -> int:
         """Add a view as a tab (the evaluation dashboard goes here)."""
+        self.menu_keys.install(widget)
         return self.tabs.addTab(widget, title)
 
     def remove_view(self, widget: QWidget) -> None:

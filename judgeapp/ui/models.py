@@ -16,7 +16,7 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QFont
 
 from judgeapp.records import GradeInfo
 from judgeapp.services.rows import QueueItem, TopicRow, natural_key
@@ -149,7 +149,7 @@ class TopicTableModel(QAbstractTableModel):
         if role == ROLE.ToolTipRole and col == self.MISSING and row.missing is not None:
             return f"{row.missing:.1f} (interval {row.missing_low:.1f} - {row.missing_high:.1f})"
         if role == ROLE.ForegroundRole and col == self.RELEVANT and row.relevant:
-            return QBrush(QColor(theme.GRADE_COLOURS[2]))
+            return QBrush(theme.grade_colour(2))
         return None
 
     def _display(self, row: TopicRow, col: int) -> Any:
@@ -268,6 +268,7 @@ class PoolTableModel(QAbstractTableModel):
         self.blind = True
         self._skipped: frozenset[int] = frozenset()
         self._flag_waits: frozenset[int] = frozenset()  # flags set before the grade
+        self._scheme = theme.COLOURS["base"]  # the colour scheme the cached cells are in
 
     def set_marks(self, skipped: frozenset[int] | set[int], flag_waits: set[int]) -> None:
         """Documents skipped, and unjudged ones flagged (the flag waits for the grade): the
@@ -344,6 +345,8 @@ class PoolTableModel(QAbstractTableModel):
         row, col = index.row(), index.column()
         if not 0 <= row < len(self._items) or col >= self.columnCount():
             return None
+        if self._scheme != theme.COLOURS["base"]:  # light <-> dark: new colours
+            self._cells, self._scheme = {}, theme.COLOURS["base"]
         cells = self._cells.get(row)
         if cells is None:
             cells = self._cells[row] = self._make_cells(row)
@@ -378,14 +381,13 @@ class PoolTableModel(QAbstractTableModel):
             ", ".join(item.runs),
         )
         if item.flagged or item.doc_id in self._flag_waits:
-            brush = QBrush(theme.FLAGGED)
+            brush = QBrush(theme.colour("flagged"))
         elif item.grade is None and item.doc_id in self._skipped:
-            brush = QBrush(theme.SKIPPED)
+            brush = QBrush(theme.colour("skipped"))
         elif item.grade is None:
-            brush = QBrush(theme.UNJUDGED)
+            brush = QBrush(theme.colour("unjudged"))
         else:
-            colours = theme.GRADE_COLOURS
-            brush = QBrush(QColor(colours[max(0, min(item.grade, len(colours) - 1))]))
+            brush = QBrush(theme.grade_colour(item.grade))
         font = None
         if item.grade is not None:
             font = QFont()

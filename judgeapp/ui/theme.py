@@ -16,12 +16,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import QApplication
 
-# Colours of judgment states, used by the document list and the grade buttons (readable on
-# the light and the dark palette alike).
-UNJUDGED = QColor("#9aa0a6")
-SKIPPED = QColor("#8a6fd1")
-FLAGGED = QColor("#c27a0e")
-GRADE_COLOURS = ["#8a9099", "#5b8def", "#2f9e6e", "#1e7a4f", "#14532d"]
+# Colours of judgment states (the document list, the topic table's relevant counts) are
+# per scheme, in LIGHT and DARK: "unjudged", "skipped", "flagged" and "grade0".."grade4"
+# (higher grades clamp to grade4). Each is readable (WCAG >= 4.5:1) on the list's base and
+# alternate rows of its scheme; the hues are the same in both (grey, purple, amber, blue,
+# greens that gain weight with the grade), darker on light, lighter on dark.
+GRADE_STEPS = 5
+# the focus frame (QLineEdit, QPushButton, ... :focus in the style sheet): "focus" in LIGHT
+# and DARK, >= 3:1 against the window and base (WCAG 1.4.11, non-text contrast)
 # highlights in the document: light backgrounds, always with dark text on them
 TOPIC_TERM = QColor("#fff1a8")
 USER_TERM = QColor("#c9e7ff")
@@ -53,6 +55,18 @@ LIGHT = {
     "notice": "#8a4b00",
     "up_tint": "#e3f4ea",
     "down_tint": "#fbe6e4",
+    "track": "#e6e9ee",  # the empty part of a progress bar in a table
+    "link": "#2a5fcf",
+    "error": "#b3261e",
+    "focus": "#2a5fcf",
+    "unjudged": "#697077",
+    "skipped": "#7456c9",
+    "flagged": "#985f0a",
+    "grade0": "#4b525b",
+    "grade1": "#2366ea",
+    "grade2": "#237a55",
+    "grade3": "#1a6644",
+    "grade4": "#12472a",
 }
 DARK = {
     "window": "#1f2227",
@@ -79,8 +93,32 @@ DARK = {
     "notice": "#f0b45c",
     "up_tint": "#1f3b2c",
     "down_tint": "#47241f",
+    "track": "#343941",
+    "link": "#7aa5f5",
+    "error": "#f28b82",
+    "focus": "#8fb4ff",
+    "unjudged": "#9aa0a6",
+    "skipped": "#a08ae0",
+    "flagged": "#d0861a",
+    "grade0": "#8a9099",
+    "grade1": "#6f9cf2",
+    "grade2": "#34a874",
+    "grade3": "#4cc48a",
+    "grade4": "#8be0b0",
 }
 COLOURS = dict(LIGHT)  # the scheme in use (apply_theme switches it)
+
+
+def colour(key: str) -> QColor:
+    """A colour of the scheme in use, by its key in LIGHT / DARK."""
+    return QColor(COLOURS[key])
+
+
+def grade_colour(grade: int) -> QColor:
+    """The text colour of a grade in the scheme in use (grades above the last step share
+    the last colour, negative ones the first)."""
+    return colour(f"grade{max(0, min(grade, GRADE_STEPS - 1))}")
+
 
 STYLESHEET = Template("""
 QMainWindow, QDialog { background: $window; }
@@ -88,12 +126,13 @@ QTabWidget::pane { border: 1px solid $border; background: $base; border-radius: 
 QTabBar::tab { padding: 6px 16px; color: $header_text; }
 QTabBar::tab:selected { color: $strong; font-weight: 600; }
 QTableView { gridline-color: $grid; selection-background-color: $selection;
-             selection-color: $strong; alternate-background-color: $alt; border: none; }
+             selection-color: $strong; alternate-background-color: $alt;
+             border: 2px solid transparent; }
 QHeaderView::section { background: $header; border: none; border-bottom: 1px solid $border;
                        padding: 4px 6px; color: $header_text; font-weight: 600; }
 QLineEdit { padding: 4px 6px; border: 1px solid $input_border; border-radius: 4px;
             background: $base; color: $text; }
-QLineEdit:focus { border-color: $accent; }
+QLineEdit:focus { border: 2px solid $focus; padding: 3px 5px; }
 QPushButton { padding: 5px 12px; border: 1px solid $input_border; border-radius: 4px;
               background: $base; color: $text; }
 QPushButton:hover { background: $hover; border-color: $hover_border; }
@@ -103,6 +142,12 @@ QPushButton:disabled { color: $disabled; background: $disabled_bg; }
 QPushButton[grade="true"] { padding: 8px 14px; font-weight: 600; text-align: left; }
 QPushButton[grade="true"]:checked { background: $pressed; border-color: $accent;
                                     color: $strong; }
+QPushButton:focus { border: 2px solid $focus; padding: 4px 11px; }
+QPushButton[grade="true"]:focus { padding: 7px 13px; }
+QComboBox:focus { border: 2px solid $focus; border-radius: 4px; padding: 1px 4px; }
+QCheckBox { border: 2px solid transparent; border-radius: 4px; padding: 1px 3px; }
+QCheckBox:focus { border-color: $focus; }
+QTableView:focus { border: 2px solid $focus; }
 QFrame#topicPanel { background: $topic_bg; border: 1px solid $topic_border;
                     border-radius: 4px; }
 QLabel#topicTitle { font-size: 13pt; font-weight: 600; color: $strong; }
@@ -111,8 +156,10 @@ QLabel#docHeader, TextLine#docHeader { font-size: 11pt; font-weight: 600; color:
 QLabel#muted, TextLine#muted { color: $muted; }
 QLabel#notice { color: $notice; font-weight: 600; }
 QLabel#error { color: $notice; }
-QPlainTextEdit#documentText { border: none; background: $base; color: $text;
-                              padding: 4px 10px; selection-background-color: $selection; }
+QPlainTextEdit#documentText { border: 2px solid transparent; background: $base;
+                              color: $text; padding: 2px 8px;
+                              selection-background-color: $selection; }
+QPlainTextEdit#documentText:focus { border-color: $focus; }
 QProgressBar { border: 1px solid $input_border; border-radius: 3px; background: $header;
                text-align: center; height: 14px; }
 QProgressBar::chunk { background: $accent; border-radius: 2px; }
@@ -188,7 +235,7 @@ def _apply_scheme(app: QApplication) -> None:
         (role.ToolTipBase, "tooltip"),
         (role.ToolTipText, "text"),
         (role.PlaceholderText, "muted"),
-        (role.Link, "accent"),
+        (role.Link, "link"),
     ):
         palette.setColor(r, QColor(colours[key]))
     for r, key in (
