@@ -15,6 +15,8 @@ No Qt here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from judgeapp.pooling.candidates import PoolTopic
 from judgeapp.pooling.order import JudgingOrder
 from judgeapp.records import JudgmentChange, JudgmentState
@@ -132,19 +134,32 @@ class JudgingQueue:
             return None
         if proposal not in self._skipped and proposal != current:
             return proposal
+        found = self.unjudged_after(current)
+        if found is not None:
+            return found
+        # everything left was skipped: start over with the skipped ones
+        self._skipped.clear()
+        found = self.unjudged_after(current)
+        return proposal if found is None else found
+
+    def unjudged_after(
+        self, current: int | None, shown: Callable[[int], bool] | None = None
+    ) -> int | None:
+        """The first unjudged, unskipped document after `current` in the list (wrapping
+        round), among the rows `shown(row)` accepts (every row when None)."""
         start = 0 if current is None else (self._row_of.get(current, -1) + 1)
         n = len(self.items)
         for step in range(n):
-            item = self.items[(start + step) % n]
-            if item.grade is None and item.doc_id not in self._skipped and item.doc_id != current:
+            row = (start + step) % n
+            item = self.items[row]
+            if (
+                item.grade is None
+                and item.doc_id not in self._skipped
+                and item.doc_id != current
+                and (shown is None or shown(row))
+            ):
                 return item.doc_id
-        # everything left was skipped: start over with the skipped ones
-        self._skipped.clear()
-        for step in range(n):
-            item = self.items[(start + step) % n]
-            if item.grade is None and item.doc_id != current:
-                return item.doc_id
-        return proposal
+        return None
 
     def skip(self, doc_id: int) -> int | None:
         """Leave `doc_id` unjudged for now; returns the document to show instead."""

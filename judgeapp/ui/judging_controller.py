@@ -789,19 +789,9 @@ class JudgingController(QObject):
         row = queue.row_of(proposal)
         if row is not None and not self._row_hidden(row):
             return proposal
-        n = len(queue.items)
-        found = queue.row_of(current) if current is not None else None
-        start = 0 if found is None else found + 1
-        for step in range(n):
-            r = (start + step) % n
-            item = queue.items[r]
-            if (
-                item.grade is None
-                and item.doc_id != current
-                and item.doc_id not in queue.skipped
-                and not self._row_hidden(r)
-            ):
-                return item.doc_id
+        shown = queue.unjudged_after(current, lambda r: not self._row_hidden(r))
+        if shown is not None:
+            return shown
         what = "search" if self.view.search.text().strip() else "filter"
         self.notice_after_show = (
             f"Every document the {what} shows is judged: back to the judging order of the "
