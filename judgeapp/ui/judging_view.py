@@ -76,6 +76,33 @@ FILTERS = (
 )
 
 
+def topic_over_split(
+    view: QWidget,
+    topic_panel: QWidget,
+    left: QWidget,
+    right: QWidget,
+    sizes: tuple[int, int],
+    left_min: int,
+) -> QSplitter:
+    """Lay `view` out as the judging and search views are: the topic's panel above a
+    list (`left`, at least `left_min` pixels wide) beside the document (`right`, which
+    takes the extra width); returns the splitter between them."""
+    splitter = QSplitter(Qt.Orientation.Horizontal)
+    splitter.addWidget(left)
+    splitter.addWidget(right)
+    splitter.setStretchFactor(0, 0)
+    splitter.setStretchFactor(1, 1)
+    splitter.setSizes(list(sizes))
+    splitter.setChildrenCollapsible(False)
+    left.setMinimumWidth(left_min)
+    layout = QVBoxLayout(view)
+    layout.setContentsMargins(8, 8, 8, 8)
+    layout.setSpacing(8)
+    layout.addWidget(topic_panel)
+    layout.addWidget(splitter, 1)
+    return splitter
+
+
 class TopicPanel(QFrame):
     """Title, description and narrative of the topic being judged."""
 
@@ -429,20 +456,7 @@ class JudgingView(QWidget):
         right_layout.addWidget(self.grade_bar)
         right_layout.addLayout(fields)
 
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(left)
-        self.splitter.addWidget(right)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([370, 900])
-        self.splitter.setChildrenCollapsible(False)
-        left.setMinimumWidth(230)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 8)
-        layout.setSpacing(8)
-        layout.addWidget(self.topic_panel)
-        layout.addWidget(self.splitter, 1)
+        self.splitter = topic_over_split(self, self.topic_panel, left, right, (370, 900), 230)
         self.topic_panel.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAccessibleName("Judging")

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -39,7 +38,12 @@ from judgeapp.services.judging import JudgingError, ProjectBusy
 from judgeapp.services.search import CollectionHit, CollectionResults, parse_query
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.document_viewer import DocumentViewer
-from judgeapp.ui.judging_view import GradeBar, TopicPanel, replace_grade_actions
+from judgeapp.ui.judging_view import (
+    GradeBar,
+    TopicPanel,
+    replace_grade_actions,
+    topic_over_split,
+)
 from judgeapp.ui.models import FixedColumnsTableModel
 from judgeapp.ui.ops import Ops
 from judgeapp.ui.text_line import TextLine
@@ -191,19 +195,7 @@ class SearchView(QWidget):
         right_layout.addWidget(self.position_label)
         right_layout.addWidget(self.notice)
         right_layout.addWidget(self.grade_bar)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(left)
-        self.splitter.addWidget(right)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([640, 720])
-        self.splitter.setChildrenCollapsible(False)
-        left.setMinimumWidth(300)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 8)
-        layout.setSpacing(8)
-        layout.addWidget(self.topic_panel)
-        layout.addWidget(self.splitter, 1)
+        self.splitter = topic_over_split(self, self.topic_panel, left, right, (640, 720), 300)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAccessibleName("Search the collection")
         self.query.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
