@@ -35,6 +35,7 @@ from judgeapp.services.agreement import (
     AgreementReport,
     PairAgreement,
 )
+from judgeapp.ui.lazy_page import LazyPage
 
 Index = QModelIndex | QPersistentModelIndex
 ROLE = Qt.ItemDataRole
@@ -273,43 +274,41 @@ class AgreementView(QWidget):
         self.pair_model = PairTableModel(self)
         self.confusion_model = ConfusionTableModel(self)
         self.ranking_model = RankingTableModel(self)
-        self.overall_table = self._table(self.overall_model)
-        self.topic_table = self._table(self.topic_model)
-        self.pair_table = self._table(self.pair_model)
-        self.confusion_table = self._table(self.confusion_model)
-        self.ranking_table = self._table(self.ranking_model)
         self.pair_choice = QComboBox()
         self.pair_choice.currentIndexChanged.connect(self._on_pair_chosen)
+        self.pair_choice.setAccessibleName("Pair of assessors")
         self.ranking_note = QLabel()
         self.ranking_note.setWordWrap(True)
 
-        confusion = QWidget()
-        box = QVBoxLayout(confusion)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Pair:"))
-        row.addWidget(self.pair_choice, 1)
-        box.addLayout(row)
-        box.addWidget(self.confusion_table)
-        rankings = QWidget()
-        box = QVBoxLayout(rankings)
-        box.addWidget(self.ranking_note)
-        box.addWidget(self.ranking_table)
+        def confusion() -> QWidget:
+            page = QWidget()
+            box = QVBoxLayout(page)
+            row = QHBoxLayout()
+            row.addWidget(QLabel("Pair:"))
+            row.addWidget(self.pair_choice, 1)
+            box.addLayout(row)
+            box.addWidget(self._table(self.confusion_model, "Confusion matrix of the pair"))
+            return page
 
+        def rankings() -> QWidget:
+            page = QWidget()
+            box = QVBoxLayout(page)
+            box.addWidget(self.ranking_note)
+            box.addWidget(self._table(self.ranking_model, "System rankings compared"))
+            return page
+
+        # the first page now, the others when first chosen (judgeapp.ui.lazy_page)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.overall_table, "All topics")
-        self.tabs.addTab(self.topic_table, "Per topic")
-        self.tabs.addTab(self.pair_table, "Pairs")
-        self.tabs.addTab(confusion, "Confusion")
-        self.rankings_tab = self.tabs.addTab(rankings, "Rankings")
-        for table, name in (
-            (self.overall_table, "Agreement over all topics"),
-            (self.topic_table, "Agreement per topic"),
-            (self.pair_table, "Agreement per pair of assessors"),
-            (self.confusion_table, "Confusion matrix of the pair"),
-            (self.ranking_table, "System rankings compared"),
-        ):
-            table.setAccessibleName(name)
-        self.pair_choice.setAccessibleName("Pair of assessors")
+        self.tabs.addTab(self._table(self.overall_model, "Agreement over all topics"), "All topics")
+        self.tabs.addTab(
+            LazyPage(lambda: self._table(self.topic_model, "Agreement per topic")), "Per topic"
+        )
+        self.tabs.addTab(
+            LazyPage(lambda: self._table(self.pair_model, "Agreement per pair of assessors")),
+            "Pairs",
+        )
+        self.tabs.addTab(LazyPage(confusion), "Confusion")
+        self.rankings_tab = self.tabs.addTab(LazyPage(rankings), "Rankings")
 
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
@@ -320,8 +319,9 @@ class AgreementView(QWidget):
         layout.addWidget(self.status)
 
     @staticmethod
-    def _table(model: FiguresTableModel) -> QTableView:
+    def _table(model: FiguresTableModel, name: str) -> QTableView:
         view = QTableView()
+        view.setAccessibleName(name)
         view.setModel(model)
         view.setSortingEnabled(False)
         view.verticalHeader().setVisible(False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from PySide6.QtCore import QChildEvent, QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -617,24 +617,31 @@ class JudgingView(QWidget):
             # scrolling (a list that scrolls by one row per judgment repaints on each)
             self.list.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
 
-    # -- activity: every input event in the view or its children ---------------------------
+    # -- activity: the input events of the widgets that take input ----------------------------
     def watch_activity(self) -> None:
-        """Watch this view and every widget inside it, those added later too. (Not the
-        whole application: a filter there is a Python call for every event of every
-        widget, the dashboard's and the team view's painting included, which cost the
-        GUI thread tens of milliseconds while a window was built.)"""
-        for widget in (self, *self.findChildren(QWidget)):
+        """Watch the widgets that take the reader's input: the document, the list, the
+        fields and the topic's statement (keys, clicks, wheel and mouse moves reach them or
+        their viewports). Not every widget of the view, nor the whole application: a
+        Python filter is a Python call for every event of what it watches (paint, move,
+        tooltip and layout events too: about 70 a grade key when it watched the whole
+        view), each waiting for the interpreter lock while a worker computes."""
+        viewer = self.viewer.text
+        for widget in (
+            viewer,
+            viewer.viewport(),
+            self.list,
+            self.list.viewport(),
+            self.search,
+            self.filter,
+            self.note,
+            self.terms,
+            self.topic_panel.statement_scroll.viewport(),
+        ):
             widget.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
-        if kind in (QEvent.Type.ChildAdded, QEvent.Type.ChildPolished):
-            # (added: maybe not built yet, and seen as a QObject; polished: a widget)
-            child = event.child() if isinstance(event, QChildEvent) else None
-            if isinstance(child, QWidget):
-                for widget in (child, *child.findChildren(QWidget)):
-                    widget.installEventFilter(self)
-        elif kind in ACTIVITY_EVENTS and isinstance(watched, QWidget):
+        if kind in ACTIVITY_EVENTS and isinstance(watched, QWidget):
             self.activity_seen.emit()
             if (
                 isinstance(event, QKeyEvent)

@@ -45,6 +45,7 @@ from judgeapp.outputs import writing
 from judgeapp.services.team import AssessorProgress
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.agreement_view import AgreementView
+from judgeapp.ui.lazy_page import LazyPage
 from judgeapp.ui.models import FixedColumnsTableModel
 from judgeapp.ui.ops import Ops
 
@@ -180,8 +181,9 @@ class TeamView(QWidget):
         self.agreement = AgreementView()
         self.tabs = QTabWidget()
         self.tabs.addTab(self._table(self.assessor_model), "Assessors")
-        self.tabs.addTab(self._table(self.progress_model), "Progress by topic")
-        self.tabs.addTab(self._table(self.flagged_model), "Flagged documents")
+        # the other pages are built when first chosen (judgeapp.ui.lazy_page)
+        self.tabs.addTab(LazyPage(lambda: self._table(self.progress_model)), "Progress by topic")
+        self.tabs.addTab(LazyPage(lambda: self._table(self.flagged_model)), "Flagged documents")
         self.tabs.addTab(self.agreement, "Agreement")
         for i in range(3):
             tab = self.tabs.widget(i)
