@@ -128,6 +128,9 @@ class JudgingController(QObject):
         self.pool_index: PoolIndex | None = None
         self._matches: set[int] | None = None  # the search box's matches (None: no search)
         self._hidden: set[int] = set()  # the list's rows hidden by the filter or search
+        # the document being read when another window judged it: its row stays listed
+        # whatever the filter says until the reader moves on
+        self._kept_in_list: int | None = None
         self._searching = False  # the index has yet to answer the last key
         self._go_to_match = False  # Enter came before the search's result
         self._show_after_load: int | None = None
@@ -338,6 +341,9 @@ class JudgingController(QObject):
             return
         self.current = doc_id
         self._textless_warned = None
+        kept, self._kept_in_list = self._kept_in_list, None
+        if kept is not None and kept != doc_id and queue.row_of(kept) is not None:
+            self._apply_row_filter(kept)  # the reader moved on: its row as the filter says
         self.view.clear_notice()
         if self.notice_after_show:
             self.view.show_notice(self.notice_after_show)
@@ -601,15 +607,33 @@ class JudgingController(QObject):
         current = self.current
         self.queue = fresh
         self._train(changed=True)
+        judged_elsewhere = (
+            current is not None
+            and fresh.row_of(current) is not None
+            and queue.item(current).grade != fresh.item(current).grade
+        )
+        if judged_elsewhere:
+            self._kept_in_list = current
         self._set_items(fresh.items, blind=fresh.blind)
         self._apply_row_filter()
-        if current is not None and fresh.row_of(current) is not None:
-            if fresh.item(current).grade is None or queue.item(current).grade is not None:
-                self.view.select_row(fresh.row_of(current))
-                self._show_state()
-                self._update_labels()
-                return
-        self.show_document(fresh.next_unjudged(current))
+        if current is None or fresh.row_of(current) is None:
+            self.show_document(fresh.next_unjudged(current))
+            return
+        # the reader stays on the document: never replaced under them
+        self.view.select_row(fresh.row_of(current))
+        self._show_state()
+        self._show_marks()
+        self._update_labels()
+        if judged_elsewhere:
+            item = fresh.item(current)
+            what = (
+                "no longer judged"
+                if item.grade is None
+                else f"judged {self.view.list_model.state_text(item).split('  ')[0]}"
+            )
+            self.view.show_notice(
+                f"{item.docno} was {what} in another window. U: the next unjudged document."
+            )
 
     def _annotate(self, doc: int, *, note: str | None = None, flagged: bool | None = None):
         queue = self.queue
@@ -983,10 +1007,13 @@ class JudgingController(QObject):
         else:
             rows = range(len(queue.items)) if doc is None else [queue.row_of(doc)]
             hide = set()
+            kept = self._kept_in_list
             for row in rows:
                 if row is None:
                     continue
                 d = queue.items[row].doc_id
+                if d == kept:
+                    continue
                 if not ((matches is None or d in matches) and self._passes(d, kind)):
                     hide.add(row)
             if doc is not None:
