@@ -13,20 +13,12 @@ import pytest
 
 from judgeapp.store import Store
 from judgeapp.ui.models import PoolTableModel
-from tests.ui.test_main_window import key
+from tests.ui.test_main_window import choose_assessor, key
 from tests.ui.waiting import open_project, settled
 
 ROOT = Path(__file__).resolve().parents[2]
 SECOND = Path(__file__).with_name("second_window.py")
 ASSESSOR = "alice"
-
-
-def choose_assessor(controller, name: str) -> None:
-    dialog = controller.show_assessor_dialog()
-    dialog.combo.setCurrentText(name)
-    settled()
-    dialog.accept()
-    settled()
 
 
 def second_window(db: str, topic: str, grades: str) -> list[str]:
