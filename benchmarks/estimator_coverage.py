@@ -2,7 +2,7 @@
 calibration.
 
     python benchmarks/estimator_coverage.py --calibrate curve [--cache DIR]
-        # fits judgeapp/pooling/calibration_table.py on the fit topics and writes it
+        # fits judgeapp/pooling/calibration.json on the fit topics and writes it
     python benchmarks/estimator_coverage.py [--cache DIR]
         # the curve estimator on the report topics, and the sampling estimator
     python benchmarks/estimator_coverage.py --calibrate sample   # the sampling prior
@@ -335,42 +335,31 @@ def fit_cases(data, cache: Path | None) -> tuple[list, list[float], list[str], l
 
 
 def write_table(calibration: Calibration, lines: list[str], path: Path) -> None:
-    """The built-in calibration as a Python module (judgeapp.pooling.calibration_table):
-    the levels as JSON text in lines of 92 characters (as a literal, formatted, the table
-    would take twelve thousand lines)."""
+    """The built-in calibration as data (judgeapp/pooling/calibration.json, read by
+    judgeapp.pooling.estimate.builtin_calibration): one top-level key a line."""
     import json
 
-    levels = json.dumps({"low": calibration.low, "high": calibration.high}, separators=(",", ":"))
-    chunks = [levels[i : i + 92] for i in range(0, len(levels), 92)]
-    text = [
-        '"""The curve estimator\'s built-in calibration (judgeapp.pooling.calibration).',
-        "",
-        "Written by `python benchmarks/estimator_coverage.py --calibrate curve`; do not edit.",
-        "Fitted on the odd-numbered topics of:",
-        *[f"- {line}" for line in lines],
-        '"""',
-        "",
-        "import json",
-        "",
-        f"SOURCE = {calibration.source!r}",
-        f"SHARES = {calibration.shares!r}",
-        f"TAILS = {calibration.tails!r}",
-        f"SIZES = {calibration.sizes!r}",
-        f"CASES = {calibration.cases!r}",
-        f"RATE_EDGES = {calibration.rate_edges!r}",
-        f"TAIL_SCALE = {calibration.tail_scale!r}",
-        "# levels[low|high][order][rate bin][found bucket][share][tail]",
-        "LEVELS = json.loads(",
-        *[f"    {chunk!r}" for chunk in chunks],
-        ")",
-        'LOW = LEVELS["low"]',
-        'HIGH = LEVELS["high"]',
-        "",
-    ]
-    path.write_text("\n".join(text))
-    import subprocess
-
-    subprocess.run([sys.executable, "-m", "ruff", "format", str(path)], check=True)
+    data = {
+        "about": (
+            "The curve estimator's built-in calibration (judgeapp.pooling.calibration). "
+            "Written by `python benchmarks/estimator_coverage.py --calibrate curve`; do not "
+            "edit. levels: low|high -> order -> rate bin -> found bucket -> share -> tail."
+        ),
+        "source": calibration.source,
+        "fitted_on": lines,
+        "shares": list(calibration.shares),
+        "tails": list(calibration.tails),
+        "sizes": list(calibration.sizes),
+        "cases": calibration.cases,
+        "rate_edges": list(calibration.rate_edges),
+        "tail_scale": calibration.tail_scale,
+        "low": calibration.low,
+        "high": calibration.high,
+    }
+    body = ",\n".join(
+        f" {json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}" for k, v in data.items()
+    )
+    path.write_text("{\n" + body + "\n}\n")
 
 
 # the tail scales tried, and the middle of the issue's bands (76-86% and 93-97%) with their
@@ -432,7 +421,7 @@ def calibrate_curve(data, cache: Path | None) -> list[str]:
     calibration = fit_calibration(cases, source, weights=weights)
     scale, report = choose_tail_scale(calibration, groups)
     calibration = dataclasses.replace(calibration, tail_scale=scale)
-    write_table(calibration, lines, ROOT / "judgeapp" / "pooling" / "calibration_table.py")
+    write_table(calibration, lines, ROOT / "judgeapp" / "pooling" / "calibration.json")
     return [
         *lines,
         *report,

@@ -287,8 +287,7 @@ def _checks(args: argparse.Namespace) -> tuple[list[float], list[float]]:
 
 def check_recall(args, out: Path, results, shares, levels) -> None:
     """--check-estimates and --stop-at: the estimator and the stopping rule replayed."""
-    from judgeapp.pooling.calibration import fit_calibration
-    from judgeapp.pooling.estimate import builtin_calibration
+    from judgeapp.pooling.calibration import builtin_calibration, fit_calibration
     from judgeapp.pooling.simulate import calibration_cases, check_estimates, check_stopping
 
     calibration = builtin_calibration()

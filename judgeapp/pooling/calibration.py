@@ -16,7 +16,7 @@ upper ends are calibrated apart, so one-sided bounds (for stopping) hold too.
 `Calibration` holds those levels per judging order, per share of its judgments that were
 relevant (RATE_EDGES), per relevant found (FOUND_EDGES), per share judged (SHARES) and per
 tail probability (TAILS), fitted by `fit_calibration` from `CalibrationCase`s; the built-in
-one (`judgeapp.pooling.calibration_table`, written by `python
+one (`judgeapp/pooling/calibration.json`, written by `python
 benchmarks/estimator_coverage.py --calibrate curve`) comes from the fit topics of Robust
 2003 and three classic collections, and reads every tail a little wider (`tail_scale`,
 chosen on the same fit topics so that the collections' coverage lies nearest the middle of
@@ -33,9 +33,11 @@ conservative interval.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import resources
 
 import numpy as np
 
@@ -351,3 +353,28 @@ def fit_calibration(
         rate_edges,
         prior.tail_scale if prior is not None else 1.0,
     )
+
+
+CALIBRATION_FILE = "calibration.json"  # beside this module
+_BUILTIN: list[Calibration] = []
+
+
+def builtin_calibration() -> Calibration:
+    """The calibration shipped with judgeapp (judgeapp/pooling/calibration.json, written by
+    `python benchmarks/estimator_coverage.py --calibrate curve`)."""
+    if not _BUILTIN:
+        t = json.loads(resources.files("judgeapp.pooling").joinpath(CALIBRATION_FILE).read_text())
+        _BUILTIN.append(
+            Calibration(
+                t["source"],
+                tuple(t["shares"]),
+                tuple(t["tails"]),
+                t["low"],
+                t["high"],
+                (t["sizes"][0], t["sizes"][1]),
+                t["cases"],
+                tuple(t["rate_edges"]),
+                t["tail_scale"],
+            )
+        )
+    return _BUILTIN[0]

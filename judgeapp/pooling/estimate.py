@@ -65,7 +65,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judgeapp.pooling.calibration import ADAPTIVE, Calibration
+from judgeapp.pooling.calibration import ADAPTIVE, Calibration, builtin_calibration
 from judgeapp.pooling.candidates import PoolingError, PoolTopic, candidates, subset
 
 DEFAULT_EDGES = (10, 20, 40, 80, 160, 320, 640)  # upper best ranks of strata 1, 2, ...
@@ -697,30 +697,6 @@ def curve_estimate(
         drift=drift,
     )
     return fit.estimate(level)
-
-
-_BUILTIN: list[Calibration] = []
-
-
-def builtin_calibration() -> Calibration:
-    """The calibration shipped with judgeapp (judgeapp.pooling.calibration_table)."""
-    if not _BUILTIN:
-        from judgeapp.pooling import calibration_table as t
-
-        _BUILTIN.append(
-            Calibration(
-                t.SOURCE,
-                t.SHARES,
-                t.TAILS,
-                t.LOW,
-                t.HIGH,
-                t.SIZES,
-                t.CASES,
-                t.RATE_EDGES,
-                t.TAIL_SCALE,
-            )
-        )
-    return _BUILTIN[0]
 
 
 # -- stopping -------------------------------------------------------------------------------

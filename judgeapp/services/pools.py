@@ -15,12 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from judgeapp.pooling.calibration import Calibration, fit_calibration
+from judgeapp.pooling.calibration import Calibration, builtin_calibration, fit_calibration
 from judgeapp.pooling.candidates import PoolingError, PoolTopic, empty_topic
 from judgeapp.pooling.estimate import (
     CurveFit,
     Estimate,
-    builtin_calibration,
     fit_curve,
     sample_estimate,
 )

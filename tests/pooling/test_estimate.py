@@ -20,6 +20,7 @@ from judgeapp.pooling.calibration import (
     SHARES,
     TAILS,
     Calibration,
+    builtin_calibration,
 )
 from judgeapp.pooling.candidates import PoolTopic
 from judgeapp.pooling.estimate import (
@@ -34,7 +35,6 @@ from judgeapp.pooling.estimate import (
     _central,
     _future,
     allocate,
-    builtin_calibration,
     curve_draws,
     curve_estimate,
     curve_predictive,

@@ -349,8 +349,8 @@ def test_topics_judged_whole_calibrate_the_project_s_estimates(project_db):
     levels fitted on them (each replayed in the pool's order with the project's grades as
     the assessor), the built-in calibration as the prior: what `simulate --fit-topics`
     does with qrels, here computed apart from the service."""
-    from judgeapp.pooling.calibration import fit_calibration
-    from judgeapp.pooling.estimate import builtin_calibration, fit_curve
+    from judgeapp.pooling.calibration import builtin_calibration, fit_calibration
+    from judgeapp.pooling.estimate import fit_curve
     from judgeapp.pooling.simulate import calibration_cases, case_seed, replay_topic
 
     rng = np.random.default_rng(4)
