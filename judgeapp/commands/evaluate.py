@@ -402,7 +402,7 @@ def evaluate(args: argparse.Namespace, measure_args: list[str], run_files: list[
 
 def _evaluate_files(args: argparse.Namespace, run_files: list[str], measures, options):
     """Runs read and evaluated a batch at a time: memory does not grow with their number."""
-    from judgeapp.formats.bulk import keep_freed_memory, release_freed_memory
+    from judgeapp.formats.allocator import keep_freed_memory, release_freed_memory
     from judgeapp.measures import EvaluationError, evaluate_stream
     from judgeapp.measures.files import read_judged
 

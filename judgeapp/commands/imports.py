@@ -94,7 +94,8 @@ def _read_runs_ahead(
     children = min(usable_cores() - 1, len(files))
     if sizes is None or children < 1 or not worth_forking(sizes, FORK_MIN_BYTES, 1):
         return None
-    from judgeapp.formats.bulk import NumberedRuns, RunNumbering, keep_freed_memory
+    from judgeapp.formats.allocator import keep_freed_memory
+    from judgeapp.formats.bulk import NumberedRuns, RunNumbering
 
     # the children inherit it: their readers' temporaries are reused, not faulted in per
     # block (Robust 2003: 38,000 minor faults in the children instead of 52,000)

@@ -6,6 +6,9 @@ and the columns wanted (qid, docno, score or grade) are cut out as rows of byte 
 (:class:`~judgeapp.formats.keys.ByteKeys`); scores and grades are parsed from their digits
 with vector arithmetic. Qids are interned per stretch of equal lines, docnos stay byte keys
 until a store or the engine interns them, again in bulk.
+Numbers are parsed in :mod:`judgeapp.formats.numbers`, topics and trec_eval's order of
+the lines in :mod:`judgeapp.formats.trec_order`; a command reading many files keeps the
+freed blocks' memory for reuse (:mod:`judgeapp.formats.allocator`).
 
 The reader is only a faster road to the same result. Whatever it does not take as it is
 (a NUL or a byte that is not UTF-8, a control character inside a line, a line with the
@@ -26,7 +29,6 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -34,20 +36,19 @@ import numpy as np
 
 from judgeapp.formats import textio
 from judgeapp.formats.columns import GRADE_LIMIT
-from judgeapp.formats.errors import FormatError
+from judgeapp.formats.errors import FormatError, Irregular
 from judgeapp.formats.keys import (
-    _LOW_MASKS,
     ByteKeys,
     Interner,
     Numbered,
     ScatteredKeys,
-    _windows,
-    equal_pairs,
 )
 from judgeapp.formats.model import QrelsFile, RunColumns, RunFile
+from judgeapp.formats.numbers import parse_floats, parse_ints
 from judgeapp.formats.qrels_lines import read_trec_qrels_lines
 from judgeapp.formats.run_lines import read_run_lines
 from judgeapp.formats.textio import PathArg
+from judgeapp.formats.trec_order import Stretches, by_score, has_duplicates, topics_of, trec_order
 
 # text per block: a block's temporaries (token positions, digit matrices) are some ten
 # times its size, so a small block keeps them a few MiB; smaller still costs CPU in numpy's
@@ -59,61 +60,8 @@ MAX_TOKEN = 4096
 # (or takes) the line itself
 MAX_LINE = textio.MAX_COLUMN_LINE - 8
 _PAD = MAX_TOKEN + 16
-_SPREAD = np.uint64(0x9E3779B97F4A7C15)  # mixes a topic number into a docno's hash
 _BOM = b"\xef\xbb\xbf"
-_HIGH_MASKS = ~_LOW_MASKS  # all but the first b bytes of a little-endian word
 _HASH = 35
-_LONG_DOUBLE_EXACT = np.finfo(np.longdouble).nmant >= 63  # x86 extended or quad precision
-# 10**0 .. 10**27, each exact in a 64-bit mantissa (5**27 < 2**63): built by multiplying
-_POW10_LD = np.cumprod(np.array([1] + [10] * 27, dtype=np.longdouble))
-
-
-# glibc's mallopt parameters (malloc.h)
-_M_TRIM_THRESHOLD = -1
-_M_MMAP_THRESHOLD = -3
-_KEEP_FREED = 64 << 20
-
-
-def keep_freed_memory() -> None:
-    """Let this process (and the children it forks later) reuse the memory of freed numpy
-    arrays instead of giving it back to the system after every block. glibc serves the
-    block-sized temporaries (0.5-1 MB each) by fresh mappings or trims them off the heap
-    when freed, so each block page-faults its temporaries in again: `evaluate --jobs 1` on
-    100 generated runs took 46,000 minor faults and 0.16 s system time; with arrays under
-    32 MB taken from the heap and up to 64 MB of free heap kept, 9,000 and 0.08 s, user
-    time 10% less and the same peak memory (peak RSS is what was in use at once). For a
-    command that reads many files and ends (glibc only: elsewhere nothing changes)."""
-    libc = _glibc()
-    if libc is not None:
-        libc.mallopt(_M_MMAP_THRESHOLD, _KEEP_FREED // 2)
-        libc.mallopt(_M_TRIM_THRESHOLD, _KEEP_FREED)
-
-
-def release_freed_memory() -> None:
-    """Give the memory of freed arrays back to the system now (glibc's malloc_trim), that
-    :func:`keep_freed_memory` lets this process keep: once after a large transient peak
-    (reading the qrels), so that the rest of the command, and the children it forks, do
-    not carry it. Elsewhere nothing happens."""
-    libc = _glibc()
-    if libc is not None:
-        libc.malloc_trim(0)
-
-
-def _glibc():  # type: ignore[no-untyped-def]
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes  # numpy has imported it already
-
-    try:
-        libc = ctypes.CDLL(None)
-        libc.mallopt, libc.malloc_trim  # noqa: B018  (not glibc: musl has neither)
-    except (OSError, AttributeError):
-        return None
-    return libc
-
-
-class Irregular(Exception):
-    """Something the bulk reader leaves to the line-precise reader."""
 
 
 @dataclass(slots=True)
@@ -335,369 +283,16 @@ def _column(block: _Block, toks: _Lines, c: int) -> ByteKeys:
     return ByteKeys.gather(block.buf, *_span(toks, c))
 
 
-# --- numbers -------------------------------------------------------------------------------
-
-# the longest number parsed with vector arithmetic: 19 digits fit in 64 bits
-_MAX_DIGITS = 19
-_POW10 = np.array([10**k for k in range(_MAX_DIGITS + 1)], dtype=np.uint64)
-_POW10_F = 10.0 ** np.arange(23)
-
-
-@dataclass(slots=True)
-class _Numbers:
-    """Number tokens read as ``[+-]digits[.digits]`` (a digit on either side of the point),
-    at most 19 characters: ``value`` is the digits as one integer, ``point`` how many of
-    them follow the point; ``plain`` is False where a token is anything else."""
-
-    value: np.ndarray  # uint64
-    point: np.ndarray  # int64
-    has_point: np.ndarray  # bool
-    any_point: bool  # has_point.any()
-    negative: np.ndarray  # bool
-    plain: np.ndarray  # bool
-
-
-def _right_aligned(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """(n, W) uint8: each token's last W bytes at the right, zeros before it; W is 8, 16
-    or 24, the least multiple of 8 that holds the longest token (24 at most: a longer
-    token is no plain number). ``buf`` holds W bytes before every token's end."""
-    width = min(24, 8 * max(1, (int(lengths.max()) + 7) // 8))
-    if not buf.flags.c_contiguous:
-        buf = np.ascontiguousarray(buf)
-    # the window of W bytes ending at each token's end
-    words = _windows(buf, width)[starts + lengths - width].view("<u8").reshape(-1, width // 8)
-    shortest = int(lengths.min())
-    for j in range(width // 8):
-        if width - 8 * j > shortest:  # bytes before some token's start: cleared
-            words[:, j] &= np.take(_HIGH_MASKS, width - 8 * j - lengths, mode="clip")
-    mat: np.ndarray = words.view(np.uint8)
-    return mat
-
-
-_ZERO_DIGITS = np.uint64(0)
-_SWAR_MASK = np.uint64(0x000000FF000000FF)
-_SWAR_MUL1 = np.uint64(100 + (1_000_000 << 32))
-_SWAR_MUL2 = np.uint64(1 + (10_000 << 32))
-
-
-def _eight_digits(word: np.ndarray) -> np.ndarray:
-    """The number written by the 8 digit values (0-9, most significant first in memory)
-    of each little-endian word: pairs, then fours, then all eight combined by multiplying
-    lanes of the word at once (the known SWAR way to parse eight digits)."""
-    word = word * np.uint64(10) + (word >> np.uint64(8))
-    lows = (word & _SWAR_MASK) * _SWAR_MUL1
-    highs = ((word >> np.uint64(16)) & _SWAR_MASK) * _SWAR_MUL2
-    out: np.ndarray = (lows + highs) >> np.uint64(32)
-    return out
-
-
-_BYTE_SUM = np.uint64(0x0101010101010101)
-_SHIFT56 = np.uint64(56)
-
-
-def _row_counts(flags: np.ndarray) -> np.ndarray:
-    """Per row of an (n, W) bool matrix, how many are True: the bytes of each 8-byte word
-    summed by one multiplication (numpy's row reductions are slow for short rows)."""
-    words = flags.view("<u8")
-    total = (words[:, 0] * _BYTE_SUM) >> _SHIFT56
-    for j in range(1, words.shape[1]):
-        total += (words[:, j] * _BYTE_SUM) >> _SHIFT56
-    return total.astype(np.int64)
-
-
-def _numbers(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> _Numbers:
-    mat = _right_aligned(buf, starts, lengths)
-    n, width = mat.shape
-    digit = mat - np.uint8(48)
-    is_digit = digit <= 9
-    n_digits = _row_counts(is_digit)
-    if lengths.max() <= _MAX_DIGITS and (n_digits == lengths).all():
-        # digits only, every token (integer scores, grades): no point, no sign
-        digit *= is_digit
-        value = _digit_value(digit)
-        no = np.zeros(n, dtype=bool)
-        return _Numbers(value, np.zeros(n, dtype=np.int64), no, False, no, ~no)
-    is_point = mat == 46
-    n_points = _row_counts(is_point)
-    first = buf[starts]
-    negative = first == 45
-    signed = negative | (first == 43)
-    plain = (lengths <= _MAX_DIGITS) & (n_digits >= 1) & (n_points <= 1)
-    plain &= n_digits + n_points + signed == lengths
-    # the digits as one integer, a point counting as a zero digit in its place (undone
-    # below); 19 characters at most, so a third word holds at most three digits
-    digit *= is_digit
-    value = _digit_value(digit)
-    has_point = n_points > 0
-    point = np.zeros(n, dtype=np.int64)
-    any_point = bool(has_point.any())
-    if any_point:
-        point = np.where(has_point, width - 1 - is_point.argmax(axis=1), 0)
-        below = value % _POW10[np.minimum(point, _MAX_DIGITS)]
-        value = np.where(has_point, (value - below) // np.uint64(10) + below, value)
-    return _Numbers(value, point, has_point, any_point, negative, plain)
-
-
-def _digit_value(digit: np.ndarray) -> np.ndarray:
-    """The number each row of digit values (0-9, zeros before the first) writes."""
-    words = digit.view("<u8")
-    last = words.shape[1] - 1
-    value = _eight_digits(words[:, last])
-    if last >= 1 and words[:, last - 1].any():
-        value += _eight_digits(words[:, last - 1]) * np.uint64(10**8)
-    if last >= 2 and words[:, last - 2].any():
-        value += _eight_digits(words[:, last - 2]) * np.uint64(10**16)
-    return value
-
-
-def _python_float(token: bytes) -> float:
-    """The line reader's rule for one score (columns.to_floats): float(), but no '_', no
-    non-ASCII digit, no NaN."""
-    if b"_" in token or not token.isascii():
-        raise Irregular
-    try:
-        value = float(token)
-    except ValueError:
-        raise Irregular from None
-    if value != value:
-        raise Irregular
-    return value
-
-
-def parse_floats(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """float64 of each token ``buf[start : start + length]``, exactly ``float(token)``
-    (correctly rounded); Irregular for a token the line reader would refuse."""
-    n = len(starts)
-    if n == 0:
-        return np.zeros(0, dtype=np.float64)
-    num = _numbers(buf, starts, lengths)
-    # Clinger's fast path: an integer below 2**53 over an exact power of ten is one
-    # correctly rounded division
-    fast = num.plain & (num.value < np.uint64(1 << 53))
-    values = num.value.astype(np.float64)
-    if num.any_point:
-        values /= _POW10_F[np.minimum(num.point, 22)]
-    done: np.ndarray = fast
-    rest = np.flatnonzero(num.plain & ~fast)
-    if _LONG_DOUBLE_EXACT and rest.size:
-        # up to 19 digits are exact in a 64-bit mantissa, as is 10**18; one rounding to
-        # long double, then one to double. That double rounding errs only when the long
-        # double lands exactly half-way between two doubles: those go to Python's float()
-        xl = num.value[rest].astype(np.longdouble) / _POW10_LD[num.point[rest]]
-        xd = xl.astype(np.float64)
-        twice = np.abs(xl - xd.astype(np.longdouble)) * 2
-        ulp = np.spacing(xd).astype(np.longdouble)
-        good = (twice != ulp) & (twice * 2 != ulp)
-        values[rest[good]] = xd[good]
-        done = done.copy()
-        done[rest[good]] = True
-    if num.negative.any():
-        np.negative(values, out=values, where=num.negative)
-    slow = np.flatnonzero(~done)
-    if slow.size:
-        ends = starts[slow] + lengths[slow]
-        tokens = [bytes(buf[a:b]) for a, b in zip(starts[slow], ends, strict=True)]
-        values[slow] = np.fromiter(map(_python_float, tokens), np.float64, len(tokens))
-    out: np.ndarray = values
-    return out
-
-
-def parse_ints(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """int64 of each token (``[+-]digits``, at most 18 digits); anything else is
-    Irregular (the line reader then says what is wrong, or reads it)."""
-    if len(starts) == 0:
-        return np.zeros(0, dtype=np.int64)
-    num = _numbers(buf, starts, lengths)
-    if not (num.plain & ~num.has_point & (lengths <= 18)).all():
-        raise Irregular
-    values = num.value.astype(np.int64)
-    out: np.ndarray = np.where(num.negative, -values, values)
-    return out
-
-
-# --- topics and order ----------------------------------------------------------------------
-
-
-# a block with more stretches of equal qids than this has its qids told apart by hashing,
-# not one Python string each (a run whose lines come in no order: a stretch a line)
-_FEW_STRETCHES = 64
-
-
-def _stretches(qids: ByteKeys) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """(the column's distinct qids, each decoded once; which of them each stretch of equal
-    rows holds; each stretch's length)."""
-    n = len(qids)
-    words = qids.words()
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    np.any(words[1:] != words[:-1], axis=1, out=change[1:])
-    starts = np.flatnonzero(change)
-    heads = qids.take(starts)
-    lengths = np.diff(np.append(starts, n))
-    if len(starts) <= _FEW_STRETCHES:  # the usual file: a stretch a topic
-        names = heads.to_list()
-        distinct = list(dict.fromkeys(names))
-        index = {q: i for i, q in enumerate(distinct)}
-        return distinct, np.array([index[q] for q in names], dtype=np.int64), lengths
-    first, which = heads.unique()
-    return heads.take(first).to_list(), which, lengths
-
-
-class _Stretches:
-    """The qid column of a file read block by block, kept as stretches of equal qids (a
-    stretch going on in the next block is joined), each a number standing for its qid, not
-    as a key per row."""
-
-    def __init__(self) -> None:
-        self.names: list[str] = []  # distinct qids, as first met
-        self.index: dict[str, int] = {}
-        self.codes: list[np.ndarray] = []  # per block: each stretch's qid, into names
-        self.lengths: list[np.ndarray] = []
-
-    def add(self, qids: ByteKeys) -> None:
-        distinct, which, lengths = _stretches(qids)
-        known = np.array([self._code(q) for q in distinct], dtype=np.int64)
-        codes = known[which]
-        if self.codes and self.codes[-1][-1] == codes[0]:  # the last stretch goes on
-            self.lengths[-1][-1] += lengths[0]
-            codes, lengths = codes[1:], lengths[1:]
-        if len(codes):  # so the last block kept has a last stretch
-            self.codes.append(codes)
-            self.lengths.append(lengths)
-
-    def _code(self, qid: str) -> int:
-        found = self.index.get(qid)
-        if found is None:
-            found = self.index[qid] = len(self.names)
-            self.names.append(qid)
-        return found
-
-    def topics(self) -> tuple[list[str], np.ndarray, bool]:
-        """(distinct qids in byte order, each row's topic index, whether the rows are
-        already grouped by topic in that order)."""
-        distinct = sorted(self.names)
-        place = {q: i for i, q in enumerate(distinct)}
-        rank = np.array([place[q] for q in self.names], dtype=np.int64)
-        codes = rank[np.concatenate(self.codes)] if self.codes else np.zeros(0, np.int64)
-        lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0, np.int64)
-        topic = np.repeat(codes, lengths)
-        grouped = len(codes) == len(distinct) and bool((np.diff(codes) > 0).all())
-        return distinct, topic, grouped
-
-
-def _topics(qids: ByteKeys) -> tuple[list[str], np.ndarray, bool]:
-    """See :meth:`_Stretches.topics`; qids are decoded once per distinct qid."""
-    stretches = _Stretches()
-    if len(qids):
-        stretches.add(qids)
-    return stretches.topics()
-
-
-def trec_order(
-    topic: np.ndarray,
-    scores: np.ndarray,
-    docnos: ByteKeys | ScatteredKeys,
-    float32: bool = False,
-) -> np.ndarray | None:
-    """The permutation putting rows grouped by topic (``topic`` nondecreasing) in trec_eval
-    order: score descending, then docno descending in byte order; None when they are in it
-    already. ``float32`` compares scores as C floats, as trec_eval 9.x does. Only rows with
-    equal scores have their docnos compared."""
-    if float32:
-        scores = scores.astype(np.float32).astype(np.float64)
-    n = len(topic)
-    if n < 2:
-        return None
-    same = topic[1:] == topic[:-1]
-    order: np.ndarray | None = None
-    if ((scores[1:] > scores[:-1]) & same).any():
-        order = _by_score(topic, scores)
-        scores = scores[order]
-    tied_pair = (scores[1:] == scores[:-1]) & same
-    tied = np.flatnonzero(tied_pair)
-    if tied.size == 0:
-        return order
-    # sort every stretch of equal scores by docno, descending: only those rows move (a
-    # file whose ties are in that order already costs one sort of sorted strings, which
-    # timsort does in linear time)
-    tied_row = np.zeros(n, dtype=bool)
-    tied_row[tied] = True
-    tied_row[tied + 1] = True
-    at = np.flatnonzero(tied_row)  # positions of tied rows, in order (no sort needed)
-    joined = np.zeros(len(at), dtype=bool)
-    joined[1:] = tied_pair[at[1:] - 1]  # tied to the row before it
-    stretch = np.cumsum(~joined)
-    rows = at if order is None else order[at]
-    within = _by_docno_descending(stretch, docnos.take(rows))
-    if (within[1:] > within[:-1]).all():
-        return order
-    full = np.arange(n) if order is None else order.copy()
-    full[at] = rows[within]
-    return full
-
-
-def _by_score(topic: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """A permutation putting rows grouped by topic in score order, descending (equal scores
-    in any order: trec_order sorts them by docno after). One sort of the scores, not a
-    stable one, then a stable sort of their topics, which for fewer than 65,536 topics is
-    numpy's radix sort: 4 ms for 50,000 rows, half a lexsort's."""
-    by_score = np.argsort(-scores)
-    topics = topic[by_score]
-    if len(topic) and int(topic.max()) < 2**16:
-        topics = topics.astype(np.uint16)
-    by_topic: np.ndarray = by_score[np.argsort(topics, kind="stable")]
-    return by_topic
-
-
-def _by_docno_descending(stretch: np.ndarray, docnos: ByteKeys) -> np.ndarray:
-    """The stable permutation ordering rows by ``stretch`` (nondecreasing), then by docno
-    descending in byte order. One sort of byte strings: the stretch number's big-endian
-    bytes, then each docno byte ``b`` as ``255 - b`` and its padding as 255 (so a docno
-    comes after the longer ones it begins, as in descending byte order). Past the
-    stretch number no byte is 0 (a docno holds no NUL and no 0xFF, which UTF-8 never
-    uses), and the stretches come in order: a stable sort (timsort) of these strings
-    costs a sixth of a lexsort of the stretch and the docno's words (43,000 tied rows of
-    13-byte docnos: 2.4 against 15 ms)."""
-    n, width = docnos.mat.shape
-    lead = 4 if n < 2**32 else 8
-    keys = np.empty((n, lead + width), dtype=np.uint8)
-    keys[:, :lead] = stretch.astype(f">u{lead}").view(np.uint8).reshape(n, lead)
-    np.subtract(255, docnos.mat, out=keys[:, lead:])
-    order: np.ndarray = np.argsort(keys.view(f"S{lead + width}").ravel(), kind="stable")
-    return order
-
-
-def has_duplicates(topic: np.ndarray, docnos: ByteKeys | ScatteredKeys, hashes: np.ndarray) -> bool:
-    """Does a topic hold the same docno twice? Rows with equal (topic, docno hash) keys
-    (:func:`~judgeapp.formats.keys.equal_pairs`) are confirmed on the bytes."""
-    if len(topic) < 2:
-        return False
-    keys = topic.astype(np.uint64)  # in place after: one temporary of a row each
-    keys *= _SPREAD
-    keys ^= hashes
-    pairs = equal_pairs(keys)
-    if len(pairs) == 0:
-        return False
-    a, b = pairs[:, 0], pairs[:, 1]
-    if (docnos.rows_equal(a, docnos, b) & (topic[a] == topic[b])).any():
-        return True
-    # keys equal by chance; two rows of a topic might still be equal behind them
-    words = docnos.order_words()
-    order = np.lexsort((*(words[:, c] for c in range(words.shape[1] - 1, -1, -1)), topic))
-    a, b = order[:-1], order[1:]
-    return bool((docnos.rows_equal(a, docnos, b) & (topic[a] == topic[b])).any())
-
-
 # --- runs ----------------------------------------------------------------------------------
 
 
 def _run_blocks(
     path: str, block_bytes: int, keep_lines: bool = True
-) -> tuple[str, _Stretches, list[ByteKeys], list[np.ndarray], list[np.ndarray]]:
+) -> tuple[str, Stretches, list[ByteKeys], list[np.ndarray], list[np.ndarray]]:
     """(tag, qids, docno columns, scores, line numbers) of each block's data lines (no line
     numbers unless ``keep_lines``); each block's text and token positions are let go once
     its columns are cut out."""
-    qids = _Stretches()
+    qids = Stretches()
     docnos: list[ByteKeys] = []
     scores: list[np.ndarray] = []
     lines: list[np.ndarray] = []
@@ -801,7 +396,7 @@ def _read_run_rows(
     if grouped:
         order = trec_order(topic, score, keys, float32=float32)
     else:  # topics interleaved: grouped and put in score order by one sort, then ties
-        first = _by_score(topic, score)
+        first = by_score(topic, score)
         rest = trec_order(topic[first], score[first], keys.permuted(first), float32=float32)
         order = first if rest is None else first[rest]
     return RunRows(path, tag, distinct, topic, keys, hashes, score, line, len(topic), order)
@@ -994,7 +589,7 @@ def _read_qrels(path: str, block_bytes: int) -> QrelsColumns:
     if not lines:
         raise Irregular
     keys = ByteKeys.concat(docnos)
-    distinct, topic, _ = _topics(ByteKeys.concat(qids))
+    distinct, topic, _ = topics_of(ByteKeys.concat(qids))
     hashes = keys.hashes()
     if has_duplicates(topic, keys, hashes):
         raise Irregular

@@ -53,3 +53,7 @@ def quoted(text: str, limit: int = 40) -> str:
     if len(text) <= limit:
         return repr(text)
     return repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
+class Irregular(Exception):
+    """Something the bulk reader (judgeapp.formats.bulk) leaves to the line-precise reader."""

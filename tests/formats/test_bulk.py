@@ -17,9 +17,10 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from judgeapp.formats import bulk, read_qrels, read_run
-from judgeapp.formats.bulk import Irregular, parse_floats, parse_ints
+from judgeapp.formats import bulk, read_qrels, read_run, trec_order
+from judgeapp.formats.errors import Irregular
 from judgeapp.formats.keys import ByteKeys, HashCollision, Interner, KeyTable, Numbered
+from judgeapp.formats.numbers import parse_floats, parse_ints
 from judgeapp.formats.qrels_lines import read_trec_qrels_lines
 from judgeapp.formats.run_lines import read_run_lines
 
@@ -250,7 +251,9 @@ def check_keys(strings: list[str], others: list[str]) -> None:
     found = table.lookup(ByteKeys.from_strings(others)).tolist()
     assert found == [distinct.index(s) if s in distinct else -1 for s in others]
     qids = np.zeros(len(strings), dtype=np.int64)
-    assert bulk.has_duplicates(qids, keys, keys.hashes()) == (len(set(strings)) < len(strings))
+    assert trec_order.has_duplicates(qids, keys, keys.hashes()) == (
+        len(set(strings)) < len(strings)
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -392,7 +395,7 @@ def test_heavy_ties_are_put_in_trec_eval_order(rows, by_score) -> None:
     topic = [row[0] for row in rows]
     scores = [row[1] for row in rows]
     docnos = [row[2] for row in rows]
-    order = bulk.trec_order(
+    order = trec_order.trec_order(
         np.array(topic, dtype=np.int64), np.array(scores), ByteKeys.from_strings(docnos)
     )
     got = list(range(len(rows))) if order is None else order.tolist()

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from judgeapp.formats import FormatError, bulk, read_qrels, read_run
-from judgeapp.formats.bulk import Irregular, read_qrels_columns, read_run_columns
+from judgeapp.formats.bulk import read_qrels_columns, read_run_columns
 from judgeapp.formats.detect import resolve_format
+from judgeapp.formats.errors import Irregular
 from judgeapp.formats.qrels_lines import read_trec_qrels_lines
 from judgeapp.formats.run_lines import read_run_lines
 from judgeapp.services.imports import import_qrels, import_runs
