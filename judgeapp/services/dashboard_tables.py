@@ -14,7 +14,8 @@ from collections.abc import Callable
 import numpy as np
 
 from judgeapp.measures import format_trec_runs
-from judgeapp.services.live_eval import TESTS, Significance, Snapshot
+from judgeapp.services.baseline import TESTS, Significance
+from judgeapp.services.live_eval import Snapshot
 
 UP, DOWN = "▲", "▼"
 

@@ -24,12 +24,12 @@ from live_project import (
 
 from judgeapp.measures import DEFAULT_GUI_MEASURES
 from judgeapp.services import dashboard_tables
+from judgeapp.services.baseline import significance
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.live_eval import (
     DashboardConfig,
     JudgmentFilter,
     LiveEvaluation,
-    significance,
     validate_measures,
 )
 from judgeapp.services.policy import qrels_rows

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 
-from judgeapp.services.live_eval import significance
+from judgeapp.services.baseline import significance
 
 if TYPE_CHECKING:
     from judgeapp.ui.dashboard.controller import DashboardController

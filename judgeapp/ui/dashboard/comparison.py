@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
+from judgeapp.services.baseline import TESTS, Significance
 from judgeapp.services.dashboard_tables import DOWN, UP
-from judgeapp.services.live_eval import TESTS, Significance
 from judgeapp.ui.models import FixedColumnsTableModel
 
 if TYPE_CHECKING:

@@ -27,10 +27,10 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog
 
 from judgeapp.records import Changes
+from judgeapp.services.baseline import Significance
 from judgeapp.services.live_eval import (
     DashboardConfig,
     JudgmentFilter,
-    Significance,
     Snapshot,
     Stability,
 )

@@ -19,9 +19,9 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QHeaderView, QListWidgetItem
 
+from judgeapp.services.baseline import TESTS
 from judgeapp.services.dashboard_tables import DOWN, UP, mean_intervals
 from judgeapp.services.live_eval import (
-    TESTS,
     DashboardWarning,
     ProgressCurve,
     Snapshot,

@@ -24,8 +24,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from judgeapp.measures import Measure
+from judgeapp.services.baseline import Significance
 from judgeapp.services.dashboard_tables import DOWN, UP
-from judgeapp.services.live_eval import Significance
 from judgeapp.ui import theme
 
 Index = QModelIndex | QPersistentModelIndex
