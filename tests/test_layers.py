@@ -129,3 +129,88 @@ def test_the_core_imports_no_qt_and_no_matplotlib_backend():
             assert not module.startswith(("PySide6", "matplotlib.backends")), (
                 f"{path}:{line} imports {module} into the Qt-free core"
             )
+
+
+# -- modules: no circle -------------------------------------------------
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(path: Path, text: str | None) -> list[str]:
+    """Every module name an import in the file may name: `from a.b import c` names a.b and,
+    should c be a module, a.b.c."""
+    tree = ast.parse(path.read_text(encoding="utf-8") if text is None else text)
+    found = [module for module, _line in _imports(path, text)]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found += [f"{node.module}.{a.name}" for a in node.names]
+    return found
+
+
+def _module_graph(extra: dict[Path, str] | None = None) -> dict[str, set[str]]:
+    """Module -> the judgeapp modules it imports (every import form, those inside functions
+    and under TYPE_CHECKING included; a package's own parent packages left out, which
+    Python imports first anyway)."""
+    files = {p: None for p in PACKAGE.rglob("*.py")} | dict(extra or {})
+    modules = {_module_name(p): (p, text) for p, text in files.items()}
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, (path, text) in modules.items():
+        for imported in _imported(path, text):
+            parts = imported.split(".")
+            while parts and ".".join(parts) not in modules:
+                parts.pop()
+            target = ".".join(parts)
+            if target and target != name and not name.startswith(target + "."):
+                graph[name].add(target)
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The sets of modules that import each other (strongly connected, more than one)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            circle = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                circle.append(w)
+                if w == v:
+                    break
+            if len(circle) > 1:
+                found.append(sorted(circle))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circle_between_modules():
+    assert _circles(_module_graph()) == []
+
+
+def test_the_module_circle_check_catches_a_planted_circle():
+    a, b = PACKAGE / "formats" / "planted_a.py", PACKAGE / "formats" / "planted_b.py"
+    planted = {
+        a: "from judgeapp.formats import planted_b\n",
+        b: "def f():\n    from judgeapp.formats.planted_a import x\n",
+    }
+    assert ["judgeapp.formats.planted_a", "judgeapp.formats.planted_b"] in _circles(
+        _module_graph(planted)
+    )

@@ -9,14 +9,10 @@ numbers. Out of sight they wait until the dashboard is shown.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QObject, QTimer
 
 from judgeapp.services.baseline import significance
-
-if TYPE_CHECKING:
-    from judgeapp.ui.dashboard.controller import DashboardController
+from judgeapp.ui.dashboard.parts import DashboardParts
 
 SIGNIFICANCE_DELAY_MS = 300  # the tests wait for a pause in the judging
 ESTIMATE_DELAY_MS = 1000  # the estimate of the total relevant for a longer pause
@@ -27,7 +23,7 @@ LANE = "dashboard analysis"
 class BackgroundAnalysis(QObject):
     """Sets `dash.sig`, `dash.stability` and `dash.estimate` for the snapshot shown."""
 
-    def __init__(self, dash: DashboardController) -> None:
+    def __init__(self, dash: DashboardParts) -> None:
         super().__init__(dash)
         self.dash = dash
         self.generation = 0  # of the significance tests

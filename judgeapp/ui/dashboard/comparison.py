@@ -6,7 +6,7 @@ plain columns (the table's tooltips say the same cell by cell). Filled from the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
@@ -14,9 +14,6 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 from judgeapp.services.baseline import TESTS, Significance
 from judgeapp.services.dashboard_tables import DOWN, UP
 from judgeapp.ui.models import FixedColumnsTableModel
-
-if TYPE_CHECKING:
-    from judgeapp.ui.dashboard.controller import DashboardController
 
 Index = QModelIndex | QPersistentModelIndex
 ROLE = Qt.ItemDataRole
@@ -90,19 +87,3 @@ class ComparisonTableModel(FixedColumnsTableModel):
         if role == ROLE.TextAlignmentRole and col not in (self.RUN, self.MEASURE, self.VERDICT):
             return RIGHT
         return None
-
-
-class ComparisonPanel(QObject):
-    """Keeps the panel in step with the significance marks (the background analysis)."""
-
-    def __init__(self, dash: DashboardController) -> None:
-        super().__init__(dash)
-        self.dash = dash
-        dash.significance_updated.connect(self._on_significance_updated)
-
-    def _on_significance_updated(self, sig: Significance | None) -> None:
-        snap = self.dash.snapshot
-        usable = sig is not None and snap is not None and sig.run_names == snap.run_names
-        self.dash.view.comparison_model.set_significance(
-            sig if usable else None, snap.means if usable and snap is not None else None
-        )

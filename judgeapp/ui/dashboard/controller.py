@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
 from judgeapp.records import Changes
@@ -36,24 +36,28 @@ from judgeapp.services.live_eval import (
 )
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.dashboard.analysis import BackgroundAnalysis
-from judgeapp.ui.dashboard.comparison import ComparisonPanel
 from judgeapp.ui.dashboard.display import SnapshotDisplay
 from judgeapp.ui.dashboard.drill import DrillDownController
 from judgeapp.ui.dashboard.exports import ExportController
 from judgeapp.ui.dashboard.filters import SETTINGS_KEY, FilterController
 from judgeapp.ui.dashboard.jobs import COALESCE_MS, EvaluationJobs
 from judgeapp.ui.dashboard.own_window import OwnWindowController
+from judgeapp.ui.dashboard.parts import DashboardParts
 from judgeapp.ui.dashboard.plots import LivePlot
 from judgeapp.ui.dashboard.view import DashboardView, DashboardWindow, MeasuresDialog
 from judgeapp.ui.ops import Ops
 
 
-class DashboardController(QObject):
-    updated = Signal(object)  # the Snapshot now shown by the table and the plots
-    significance_updated = Signal(object)  # the Significance now shown as marks
-    estimated = Signal(object)  # (qid, (point, low, high) or None): the progress estimate
-    bounds_updated = Signal(object)  # the Bounds now shown (judgeapp.services.bounds)
-    failed = Signal(str)
+class DashboardController(DashboardParts):
+    """The evaluator's dashboard: its parts (judgeapp.ui.dashboard.parts) composed, following
+    the main window's projects and changes."""
+
+    # the parts as the controller knows them (the parts know each other by protocol)
+    filters: FilterController
+    jobs: EvaluationJobs
+    analysis: BackgroundAnalysis
+    display: SnapshotDisplay
+    drill: DrillDownController
 
     def __init__(
         self,
@@ -91,8 +95,16 @@ class DashboardController(QObject):
         self.drill = DrillDownController(self)
         self.exports = ExportController(self)
         self.window_control = OwnWindowController(self)
-        self.comparison = ComparisonPanel(self)
+        self.significance_updated.connect(self._on_significance_updated)
         self.view.set_ready_check(lambda: self.ready() and self.analysis_ready())
+
+    def _on_significance_updated(self, sig: Significance | None) -> None:
+        """The comparison panel follows the significance marks (emptied while redone)."""
+        snap = self.snapshot
+        usable = sig is not None and snap is not None and sig.run_names == snap.run_names
+        self.view.comparison_model.set_significance(
+            sig if usable else None, snap.means if usable and snap is not None else None
+        )
 
     # -- following the main controller ---------------------------------------------------------
     def attach(self, main_controller: Any, tab_title: str = "Dashboard") -> None:

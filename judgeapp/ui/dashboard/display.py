@@ -13,7 +13,6 @@ artists in place, one redraw per batch.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer
@@ -27,10 +26,8 @@ from judgeapp.services.live_eval import (
     Snapshot,
     stability_warning,
 )
+from judgeapp.ui.dashboard.parts import DashboardParts
 from judgeapp.ui.dashboard.plots import COLOURS
-
-if TYPE_CHECKING:
-    from judgeapp.ui.dashboard.controller import DashboardController
 
 HIGHLIGHT_MS = 6000  # how long the change of the last judgment stays highlighted
 MAX_PLOT_RUNS = len(COLOURS)
@@ -40,7 +37,7 @@ class SnapshotDisplay(QObject):
     """Sets `dash.snapshot` (the one shown) and the plots' `dash.plot_runs`, `dash.diff_run`
     and `dash.topic`."""
 
-    def __init__(self, dash: DashboardController) -> None:
+    def __init__(self, dash: DashboardParts) -> None:
         super().__init__(dash)
         self.dash = dash
         self.updates = 0  # snapshots shown

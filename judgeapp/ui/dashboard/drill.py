@@ -7,16 +7,13 @@ shown, not with every judgment.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QObject
 
-if TYPE_CHECKING:
-    from judgeapp.ui.dashboard.controller import DashboardController
+from judgeapp.ui.dashboard.parts import DashboardParts
 
 
 class DrillDownController(QObject):
-    def __init__(self, dash: DashboardController) -> None:
+    def __init__(self, dash: DashboardParts) -> None:
         super().__init__(dash)
         self.dash = dash
         self._stale = False  # a snapshot came while the drill-down was out of sight

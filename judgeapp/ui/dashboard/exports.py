@@ -6,21 +6,18 @@ image (PNG, SVG, PDF), through save dialogs.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from judgeapp.outputs import OutputError, write_text
 from judgeapp.services import dashboard_tables
+from judgeapp.ui.dashboard.parts import DashboardParts
 from judgeapp.ui.dashboard.plots import LivePlot
-
-if TYPE_CHECKING:
-    from judgeapp.ui.dashboard.controller import DashboardController
 
 
 class ExportController(QObject):
-    def __init__(self, dash: DashboardController) -> None:
+    def __init__(self, dash: DashboardParts) -> None:
         super().__init__(dash)
         self.dash = dash
         self.file_dialog: QFileDialog | None = None

@@ -5,17 +5,13 @@ the significance test. Kept with the project as the `ui.dashboard` setting.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QObject
 
 from judgeapp.measures import DEFAULT_GUI_MEASURES
 from judgeapp.records import AssessorInfo, GradeInfo
 from judgeapp.services.live_eval import DashboardConfig, JudgmentFilter
+from judgeapp.ui.dashboard.parts import DashboardParts
 from judgeapp.ui.dashboard.view import MeasuresDialog
-
-if TYPE_CHECKING:
-    from judgeapp.ui.dashboard.controller import DashboardController
 
 SETTINGS_KEY = "ui.dashboard"
 
@@ -23,7 +19,7 @@ SETTINGS_KEY = "ui.dashboard"
 class FilterController(QObject):
     """Sets `dash.config`, `dash.baseline` and `dash.test`."""
 
-    def __init__(self, dash: DashboardController) -> None:
+    def __init__(self, dash: DashboardParts) -> None:
         super().__init__(dash)
         self.dash = dash
         self.measures_dialog: MeasuresDialog | None = None

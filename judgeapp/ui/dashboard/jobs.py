@@ -18,21 +18,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
 from judgeapp.lasting import import_for_good
 from judgeapp.records import Changes
 from judgeapp.services.live_eval import LiveEvaluation, Snapshot
-
-if TYPE_CHECKING:
-    from judgeapp.ui.dashboard.controller import DashboardController
+from judgeapp.ui.dashboard.parts import LANE, DashboardParts
 
 # judgments closer than this go together (and any while an update runs); long enough for
 # the judging view to paint the next document before the update starts in the worker
 COALESCE_MS = 30
-LANE = "dashboard"  # the ops lane of the evaluation
 MAX_HELD = 3  # stale results dropped in a row before one is shown anyway
 
 
@@ -41,7 +38,7 @@ class EvaluationJobs(QObject):
     each snapshot to the dashboard's display."""
 
     def __init__(
-        self, dash: DashboardController, *, threaded: bool, coalesce_ms: int = COALESCE_MS
+        self, dash: DashboardParts, *, threaded: bool, coalesce_ms: int = COALESCE_MS
     ) -> None:
         super().__init__(dash)
         self.dash = dash

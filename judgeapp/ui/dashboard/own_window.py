@@ -4,18 +4,16 @@ beside the judging view). Closing its own window puts it back among the tabs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QObject
 
+from judgeapp.ui.dashboard.parts import DashboardParts
 from judgeapp.ui.dashboard.view import DashboardWindow
-
-if TYPE_CHECKING:
-    from judgeapp.ui.dashboard.controller import DashboardController
 
 
 class OwnWindowController(QObject):
-    def __init__(self, dash: DashboardController) -> None:
+    def __init__(self, dash: DashboardParts) -> None:
         super().__init__(dash)
         self.dash = dash
         self.main_window: Any = None
