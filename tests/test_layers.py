@@ -6,6 +6,7 @@ not reach up into the composition root."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judgeapp"
@@ -29,10 +30,16 @@ def _unit(path: Path) -> str:
     return path.relative_to(PACKAGE).parts[0].removesuffix(".py")
 
 
+@functools.cache
+def _tree(path: Path, text: str | None) -> ast.Module:
+    """The file parsed (or `text` as if it were that file), once per test session."""
+    return ast.parse(path.read_text(encoding="utf-8") if text is None else text)
+
+
 def _imports(path: Path, text: str | None = None) -> list[tuple[str, int]]:
     """(imported module, line) for every import in a file (or `text` as if it were that
     file), relative ones resolved, those inside functions included."""
-    tree = ast.parse(path.read_text(encoding="utf-8") if text is None else text)
+    tree = _tree(path, text)
     package = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     if package[-1] == "__init__":
         package = package[:-1]
@@ -140,7 +147,7 @@ def _module_name(path: Path) -> str:
 def _imported(path: Path, text: str | None) -> list[str]:
     """Every module name an import in the file may name: `from a.b import c` names a.b and,
     should c be a module, a.b.c."""
-    tree = ast.parse(path.read_text(encoding="utf-8") if text is None else text)
+    tree = _tree(path, text)
     found = [module for module, _line in _imports(path, text)]
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and not node.level:
