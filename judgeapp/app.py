@@ -36,6 +36,23 @@ def demo_builder():
     return ensure_demo_project
 
 
+def window_settings():
+    """Where the window keeps what it remembers (the project used last, recent projects,
+    its size, save folders): Qt's place for the user's settings (`~/.config/judgeapp/
+    judgeapp.conf` on Linux), or `settings.ini` in JUDGEAPP_DATA_DIR when that is set, so
+    that two people on one account with data folders of their own never reopen each
+    other's projects."""
+    from PySide6.QtCore import QSettings
+
+    override = os.environ.get("JUDGEAPP_DATA_DIR")
+    if override:
+        folder = Path(override)
+        folder.mkdir(parents=True, exist_ok=True)
+        return QSettings(str(folder / SETTINGS_FILE), QSettings.Format.IniFormat)
+    return QSettings("judgeapp", "judgeapp")
+
+
+SETTINGS_FILE = "settings.ini"
 DASHBOARD_DELAY_MS = 250
 
 
@@ -45,13 +62,13 @@ def build_main_window(settings=None, thread_pool=None, *, defer_dashboard: bool 
     With `defer_dashboard` the evaluator's dashboard (which imports matplotlib, a second or
     so) is attached a moment after the first project has opened, so its topic list shows
     first; otherwise at once."""
-    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtCore import QTimer
 
     from judgeapp.ui.controller import MainController
     from judgeapp.ui.main_window import MainWindow
 
     if settings is None:
-        settings = QSettings("judgeapp", "judgeapp")
+        settings = window_settings()
     window = MainWindow()
     controller = MainController(
         window, open_workbench, settings, demo=demo_builder(), thread_pool=thread_pool

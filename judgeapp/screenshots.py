@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -101,6 +102,29 @@ def _check_scale(scale: float) -> None:
         )
 
 
+# what Qt's offscreen platform says each time a window is shown, meaning nothing for a
+# picture: "This plugin does not support propagateSizeHints()" (a qWarning of no category,
+# so QT_LOGGING_RULES cannot single it out)
+PLATFORM_NOISE = ("does not support propagateSizeHints()",)
+
+
+def quiet_platform_noise() -> None:
+    """Leave out Qt's PLATFORM_NOISE messages; every other message goes on as before (to the
+    handler installed before, or to stderr formatted as Qt formats it)."""
+    from PySide6.QtCore import QMessageLogContext, QtMsgType, qFormatLogMessage
+    from PySide6.QtCore import qInstallMessageHandler as install
+
+    def handler(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+        if any(noise in message for noise in PLATFORM_NOISE):
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            sys.stderr.write(qFormatLogMessage(mode, context, message) + "\n")
+
+    previous = install(handler)
+
+
 def _save(window: Any, out: Path) -> Path:
     with replacing(out) as tmp:  # whole or not at all
         if not window.grab().save(str(tmp), "PNG"):
@@ -127,6 +151,7 @@ def render(
 
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r} (one of {', '.join(VIEWS)})")
+    quiet_platform_noise()
     _check_scale(scale)
     out = Path(out)
     check_writable(out)  # before the window is built and the copy prepared

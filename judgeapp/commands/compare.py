@@ -169,7 +169,11 @@ def run(args: argparse.Namespace) -> int:
         run_files.insert(0, args.baseline)  # a baseline file not listed among RUN
     # else the baseline names a RUN by its runid (or its name with --db)
     results = evaluate(args, args.measures or ["AP"], run_files)
-    names = list(results.run_names)
+    from judgeapp.measures.report import run_labels
+
+    paths = list(results.run_names)  # as given: --baseline may name a run by its path
+    # tables name file runs by their runid (the file name where runids are shared)
+    names = paths if args.db else list(run_labels(paths, results.runids))
     comparisons: list[Any] = []  # Comparison, or AllPairs with --all-pairs
     for i, m in enumerate(results.measures):
         if m.aggregate != "mean":
@@ -197,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
             compare_to_baseline(
                 values,
                 names,
-                _baseline_index(names, results.runids, args.baseline),
+                _baseline_index(paths, results.runids, args.baseline),
                 measure=m.name,
                 permutations=args.permutations,
                 seed=args.seed,

@@ -418,7 +418,10 @@ def _evaluate_files(args: argparse.Namespace, run_files: list[str], measures, op
 
 
 def run(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from judgeapp.measures import format_results
+    from judgeapp.measures.report import run_labels
 
     if args.print_version:
         # trec_eval -v prints its version on stderr and stops
@@ -446,6 +449,11 @@ def run(args: argparse.Namespace) -> int:
         if args.fmt != "trec":
             raise CommandError("-Z prints trec_eval's format only")
         results = apply_zscores(results, read_zscores(args.zscores))
+    if args.fmt in ("csv", "tsv") and not args.db:
+        # rows name each run by its runid, not by the path it was given as
+        results = dataclasses.replace(
+            results, run_names=run_labels(results.run_names, results.runids)
+        )
     # several runs: each block opens with its runid line (judgeapp.measures.report)
     text = format_results(results, args.fmt, per_topic=args.per_topic, summary=not args.no_summary)
     sys.stdout.write(shown(text, keep="\t\n"))

@@ -30,7 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "fuse",
         help="fuse runs (RRF, CombSUM, CombMNZ, Borda, Condorcet, ProbFuse, ... all of ranx's "
         "methods) into one TREC run",
-        description="Fuse RUN files (TREC, ranx JSON or Parquet) into one TREC run.",
+        description="Fuse RUN files (TREC, ranx JSON or Parquet) into one TREC run, which "
+        f"keeps the best {DEPTH:,} documents of each topic unless --depth says otherwise "
+        "(as TREC runs do; --depth 0 keeps every document the runs retrieve).",
     )
     p.add_argument("runs", nargs="+", metavar="RUN", help="run files to fuse")
     p.add_argument(
@@ -58,7 +60,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--depth",
         type=int,
         default=DEPTH,
-        help=f"documents kept per topic in the fused run (default {DEPTH}; 0: all)",
+        help=f"documents kept per topic in the fused run (default {DEPTH:,}, as TREC runs; "
+        "0: every document the runs retrieve)",
     )
     p.add_argument(
         "--ties",
@@ -142,8 +145,14 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     n = write_run(fused, args.out)
+    kept = (
+        f"at most {args.depth:,} documents a topic (--depth; 0 keeps all)"
+        if args.depth
+        else "every document of each topic (--depth 0)"
+    )
     sys.stderr.write(
-        f"fused {len(runs)} runs ({fusion.method}, norm {fusion.norm}): {n} lines in {args.out}\n"
+        f"fused {len(runs)} runs ({fusion.method}, norm {fusion.norm}): {n} lines in "
+        f"{args.out}, {kept}\n"
     )
     if args.ties != "trec_eval":
         sys.stderr.write(

@@ -1,4 +1,4 @@
-"""`judge DB --assessor NAME`: record `topic docno grade [note]` lines from standard input.
+"""`judge DB [--assessor NAME]`: record `topic docno grade [note]` lines from standard input.
 
 Each line is committed before `recorded TOPIC DOCNO GRADE` is printed, so a script (or a
 crowd-sourcing pipeline) knows exactly which judgments are safe if the process is killed."""
@@ -28,7 +28,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(exit 1); the lines before it stay recorded.",
     )
     p.add_argument("db", metavar="DB")
-    p.add_argument("--assessor", required=True, help="who is judging (created if new)")
+    p.add_argument(
+        "--assessor",
+        help="who is judging (created if new); on a PostgreSQL project opened with an "
+        "assessor's own database role, that assessor by default",
+    )
     p.add_argument(
         "--allow-unpooled",
         action="store_true",
@@ -48,6 +52,24 @@ def _stdin_lines() -> Iterator[tuple[int, str]]:
     return iter_stream_lines(stream, "stdin")
 
 
+def _connected_assessor(store) -> str:
+    """The assessor whose database role this connection is (PostgreSQL, a team member's
+    URL); with no such role (a project file, the owner's URL) --assessor must say who."""
+    from judgeapp.store import StoreError
+
+    try:
+        connected = store.current_assessor()
+    except StoreError as exc:
+        raise CommandError(str(exc)) from exc
+    if connected is None:
+        raise CommandError(
+            "--assessor NAME says who is judging: this project is opened without an "
+            "assessor's own database role (a project file, or the owner's role), so the "
+            "judgments would belong to nobody"
+        )
+    return connected
+
+
 def run(args: argparse.Namespace) -> int:
     from judgeapp.formats.columns import int_problem, split_columns
     from judgeapp.formats.errors import FormatError, quoted
@@ -63,8 +85,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         # a new assessor is made with their first judgment, in its transaction: a command
         # that records nothing leaves the project as it was
+        assessor = args.assessor or _connected_assessor(store)
         try:
-            service = JudgingService(store, args.assessor, create=False)
+            service = JudgingService(store, assessor, create=False)
         except JudgingError as exc:
             raise CommandError(str(exc)) from exc
         grades = {g.grade for g in store.scale()}

@@ -13,7 +13,8 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from pathlib import PurePath
 
 import numpy as np
 
@@ -206,6 +207,21 @@ def format_json(results: Results, *, per_topic: bool = False, summary: bool = Tr
         for m in results.measures
     ]
     return json.dumps({"measures": measures, "runs": runs}, indent=2) + "\n"
+
+
+def run_labels(paths: Sequence[str], runids: Sequence[str]) -> tuple[str, ...]:
+    """How tables name runs read from files: by their runid (the tag column, as trec_eval
+    prints it), not by the path they were given as. A run whose runid is empty or shared
+    with another run is named by its file name instead, and by the path as given where a
+    label is still shared, so that no two runs carry one label."""
+    labels = list(runids)
+    shared = [i for i, label in enumerate(labels) if not label or labels.count(label) > 1]
+    for i in shared:
+        labels[i] = PurePath(paths[i]).name
+    still = [i for i, label in enumerate(labels) if labels.count(label) > 1]
+    for i in still:
+        labels[i] = paths[i]
+    return tuple(labels)
 
 
 def format_results(

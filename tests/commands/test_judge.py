@@ -139,3 +139,15 @@ def test_judge_refuses_unknown_topics_and_unpooled_documents(tmp_path, monkeypat
             ("601", "NOTADOC", 2),
             ("602", "FBIS3-1", 1),
         ]
+
+
+def test_judge_on_a_project_file_asks_who_is_judging(tmp_path, monkeypatch, capsys):
+    """A project file has no database roles: without --assessor nothing is recorded and the
+    message says why (on PostgreSQL an assessor's own role names them: test_postgres_team)."""
+    db = judged_project(tmp_path, ["401"], ["FT1"])
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdin", io.StringIO("401 FT1 2\n"))
+    assert main(["judge", db]) != 0
+    assert "--assessor NAME says who is judging" in capsys.readouterr().err
+    with Store.open(db) as store:
+        assert store.judgments() == []

@@ -147,3 +147,52 @@ def test_import_from_ir_datasets(local_dataset, tmp_path, capsys):
         == 1.0
     )
     assert main(["import", "qrels", db, "irds:no-such/dataset"]) != 0
+
+
+def test_an_ir_datasets_dataset_out_of_reach_is_one_paragraph(tmp_path):
+    """Offline (here: every download sent to a closed port), `import qrels DB
+    irds:trec-robust04` ends in a paragraph naming the dataset, ir_datasets' folder and how
+    to make the dataset available, exit 1, no traceback, nothing imported (issue 30, item
+    11); it used to end in a 43-line traceback."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    require("ir_datasets")
+    root = Path(__file__).resolve().parents[2]
+    db = str(tmp_path / "p.db")
+    assert main(["init", db]) == 0
+    home = tmp_path / "irds-home"
+    closed = "http://127.0.0.1:9"  # the discard port: nothing listens, connections fail at once
+    env = {
+        **os.environ,
+        "IR_DATASETS_HOME": str(home),
+        "HTTPS_PROXY": closed,
+        "HTTP_PROXY": closed,
+        "https_proxy": closed,
+        "http_proxy": closed,
+        "NO_PROXY": "",
+        "no_proxy": "",
+        "PYTHONPATH": str(root),
+    }
+    proc = subprocess.run(
+        [sys.executable, str(root / "main.py"), "import", "qrels", db, "irds:trec-robust04"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    [message] = [line for line in proc.stderr.splitlines() if line.startswith("judgeapp:")]
+    assert message.startswith(
+        "judgeapp: error: irds:trec-robust04: ir_datasets could not read dataset "
+        f"'trec-robust04': its files are not in ir_datasets' local copy ({home}; "
+        "IR_DATASETS_HOME names another folder)"
+    )
+    for advice in ("copy that folder here", "[INFO] lines above", "import the file itself"):
+        assert advice in message
+    with judgeapp.open(db) as project:
+        assert len(project.judgments()) == 0

@@ -228,3 +228,25 @@ def test_supervised_method_needs_training(tmp_path, capsys):
     assert "supervised" in capsys.readouterr().err
     assert main(["fuse", str(run), str(run), "--method", "gmnz", "--out", str(tmp_path / "o")]) == 2
     assert "gamma" in capsys.readouterr().err
+
+
+def test_fuse_says_how_many_documents_a_topic_it_keeps(tmp_path, capsys):
+    """The fused run keeps 1,000 documents a topic unless --depth says otherwise, and says
+    so in --help and in what it prints (issue 30, item 11)."""
+    a, b = tmp_path / "a.run", tmp_path / "b.run"
+    a.write_text("".join(f"1 Q0 d{i} {i} {1200 - i} a\n" for i in range(1, 1201)))
+    b.write_text("".join(f"1 Q0 e{i} {i} {1200 - i} b\n" for i in range(1, 6)))
+    out = tmp_path / "fused.run"
+    assert main(["fuse", str(a), str(b), "--out", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 1000
+    assert capsys.readouterr().err.endswith(
+        f": 1000 lines in {out}, at most 1,000 documents a topic (--depth; 0 keeps all)\n"
+    )
+    assert main(["fuse", str(a), str(b), "--depth", "0", "--out", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 1205
+    assert "every document of each topic (--depth 0)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["fuse", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "keeps the best 1,000 documents of each topic unless --depth says otherwise" in text
+    assert "(default 1,000, as TREC runs; 0: every document the runs retrieve)" in text

@@ -272,10 +272,10 @@ def test_paper_tables(suite, capsys):
     ]
     assert main([*common, "--baseline", "test/results.test", "--format", "latex"]) == 0
     latex = capsys.readouterr().out
-    assert latex.startswith("\\begin{tabular}{lrr}") and "test/results.trunc &" in latex
+    assert latex.startswith("\\begin{tabular}{lrr}") and "\nresults.trunc &" in latex
     assert main([*common, "--all-pairs", "--format", "markdown"]) == 0
     md = capsys.readouterr().out.splitlines()
-    assert md[0] == "| Run | map | P@10 |" and md[2].startswith("| (a) test/results.test |")
+    assert md[0] == "| Run | map | P@10 |" and md[2].startswith("| (a) results.test |")
     assert main([*common, "--all-pairs", "--baseline", "test/results.test"]) == 2
     assert "either --baseline" in capsys.readouterr().err
     assert main([*common, "--baseline", "test/results.test", "--tests", "t,bogus"]) == 2

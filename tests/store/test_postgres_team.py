@@ -166,3 +166,23 @@ def test_an_assessor_searches_judges_what_it_finds_and_logs_only_their_own(team_
     with Store.open(owner_url) as owner:
         [line] = [r for r in owner.judgment_export() if r.docno == "d9"]
         assert (line.assessor, line.found_by, line.query) == ("alice", "search", "anything else")
+
+
+def test_judge_defaults_to_the_assessor_of_the_connected_role(team_project, monkeypatch, capsys):
+    """`judge` with an assessor's own URL needs no --assessor: the role says who judges
+    (issue 30, item 11); with the owner's URL, which is nobody's role, it must be given."""
+    import io
+    import sys
+
+    owner_url, urls = team_project
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1 d1 2 hers\n"))
+    assert main(["judge", urls["alice"]]) == 0
+    assert capsys.readouterr().out.splitlines() == ["recorded 1 d1 2"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1 d2 1\n"))
+    assert main(["judge", owner_url]) != 0
+    err = capsys.readouterr().err
+    assert "--assessor NAME says who is judging" in err and "Traceback" not in err
+    with Store.open(owner_url) as owner:
+        assert [(j.qid, j.docno, j.grade, j.note, j.assessor) for j in owner.judgments()] == [
+            ("1", "d1", 2, "hers", "alice")
+        ]

@@ -210,6 +210,9 @@ def test_screenshot_takes_size_and_scale(tmp_path):
         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
+    # nothing but the result: not Qt's "This plugin does not support propagateSizeHints()"
+    # that the offscreen platform says each time a window is shown (issue 30, item 11)
+    assert proc.stderr.splitlines() == [f"wrote {out}"]
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1920, 1080)
     # a picture smaller than the window can be is refused, not drawn at another size
@@ -225,3 +228,25 @@ def test_screenshot_takes_size_and_scale(tmp_path):
 
     with pytest.raises(ValueError, match="set before Qt starts"):
         render("judging", tmp_path / "x.png", str(project.db), (600, 400), scale=2.0)
+
+
+def test_the_screenshot_filter_drops_only_the_platform_noise():
+    """`quiet_platform_noise` leaves out the offscreen platform's propagateSizeHints line,
+    installed twice as well as once, and lets every other Qt message through to stderr."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "from PySide6.QtCore import qWarning\n"
+        "from judgeapp.screenshots import quiet_platform_noise\n"
+        "quiet_platform_noise(); quiet_platform_noise()\n"
+        "qWarning('This plugin does not support propagateSizeHints()')\n"
+        "qWarning('a message that matters')\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == ["a message that matters"]

@@ -55,6 +55,43 @@ def test_a_relaunch_reopens_the_last_project(tmp_path, make_window):
     assert not controller3.reopen_last() and controller3.workbench is None
 
 
+def test_each_data_folder_remembers_its_own_last_project(tmp_path, qtbot, monkeypatch):
+    """Two people on one account, each with a JUDGEAPP_DATA_DIR of their own: the window's
+    settings (the project used last, recent projects) live in that folder, so neither
+    reopens the other's project (issue 30, item 11)."""
+    from judgeapp.app import build_main_window, ensure_app
+
+    ensure_app()
+
+    def launch(person):
+        monkeypatch.setenv("JUDGEAPP_DATA_DIR", str(tmp_path / person))
+        window, controller = build_main_window()  # the settings run_gui uses
+        qtbot.addWidget(window)
+        return window, controller
+
+    window, controller = launch("ann")
+    open_project(controller, str(tmp_path / "ann.db"), create=True)
+    window.close()
+    controller.settings.sync()
+    assert "ann.db" in (tmp_path / "ann" / app_module.SETTINGS_FILE).read_text()
+    window, controller = launch("bob")
+    assert not controller.reopen_last() and controller.workbench is None  # not Ann's
+    open_project(controller, str(tmp_path / "bob.db"), create=True)
+    window.close()
+    controller.settings.sync()
+    for person in ("ann", "bob"):
+        window, controller = launch(person)
+        assert controller.reopen_last()
+        settled()
+        assert controller.workbench.path.endswith(f"{person}.db")
+        assert controller._recent() == [str(tmp_path / f"{person}.db")]
+        window.close()
+    monkeypatch.delenv("JUDGEAPP_DATA_DIR")
+    native = app_module.window_settings()  # no data folder named: Qt's place, as before
+    assert native.format() == native.Format.NativeFormat
+    assert native.applicationName() == "judgeapp"
+
+
 @pytest.mark.parametrize(
     ("environ", "platform", "expected"),
     [
