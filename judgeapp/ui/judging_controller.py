@@ -243,11 +243,11 @@ class JudgingController(QObject):
         self.view.set_guidelines(guidelines)
         queue = self.queue
         if queue is not None and (new_scale or queue.relevant_from != relevant_from):
-            self.queue.relevant_from = relevant_from
-            self._set_items(self.queue.items, blind=self.queue.blind)
+            queue.relevant_from = relevant_from
+            self._set_items(queue.items, blind=queue.blind)
             self._apply_row_filter()
             if self.current is not None:
-                self.view.select_row(self.queue.row_of(self.current))
+                self.view.select_row(queue.row_of(self.current))
                 self._show_state()
             self._update_labels()
 
