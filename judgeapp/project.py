@@ -66,7 +66,7 @@ class Project:
         """One run in trec_eval order: query_id, doc_id, score, rank (1-based)."""
         import pandas as pd
 
-        lists = self.store.load_ranked_lists([name]).runs[name]
+        lists = self.store.runs.ranked_lists([name]).runs[name]
         qids, ids, scores, ranks = [], [], [], []
         for qid in sorted(lists, key=lambda q: q.encode("utf-8", "surrogateescape")):
             doc_ids, sc = lists[qid]
@@ -75,7 +75,7 @@ class Project:
             scores.append(np.asarray(sc, dtype=np.float64))
             ranks.append(np.arange(1, len(doc_ids) + 1))
         all_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
-        names = self.store.docnos_of(np.unique(all_ids).tolist())
+        names = self.store.documents.docnos_of(np.unique(all_ids).tolist())
         return pd.DataFrame(
             {
                 "query_id": qids,

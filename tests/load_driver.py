@@ -165,7 +165,7 @@ def check(db: str, result: LoadResult) -> dict[str, int | str]:
 
     with Store.open(db, create=False) as store:
         judged = {(j.assessor, j.qid, j.docno): j.grade for j in store.judgments()}
-        events = store.history_export()
+        events = store.history.export()
         runs = [r.name for r in store.runs()]
         integrity = store.integrity_check() if store.dialect == "sqlite" else "ok (PostgreSQL)"
     missing = 0

@@ -56,10 +56,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         info = project_info(store)
         runs = store.runs()
-        assessors = store.assessors()
+        assessors = store.team.assessors()
         pools = store.pools()
         # what the schema upgrade of revision 0006 set right or found and kept
-        checks = store.get_setting("checks.0006")
+        checks = store.settings.get("checks.0006")
         estimates = _estimates(store, args, pools) if args.estimates is not None else None
     finally:
         store.close()

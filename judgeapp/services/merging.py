@@ -24,8 +24,8 @@ def merge_projects(into: Store, sources: Sequence[str]) -> list[MergedProject]:
     done = []
     for source in sources:
         with Store.open(source, create=False) as other:
-            events = other.history_export()
-        report = into.merge_history(events)
+            events = other.history.export()
+        report = into.history.merge(events)
         known = {t.qid for t in into.topics()}
         unknown = sorted({e.qid for e in events} - known, key=str.encode)
         done.append(MergedProject(source, report, unknown))

@@ -49,7 +49,7 @@ def contents(db: Path) -> tuple:
     """Every run's row and ranked lists (as docnos and scores), and the docno ids."""
     with Store.open(db, create=False) as store:
         runs = [(r.name, r.tag, r.n_topics, r.n_entries, r.source_sha256) for r in store.runs()]
-        lists = store.load_ranked_lists()
+        lists = store.runs.ranked_lists()
     con = sqlite3.connect(db)
     try:
         docnos = dict(con.execute("SELECT id, docno FROM docnos").fetchall())

@@ -103,7 +103,7 @@ def test_sigkill_mid_stream_loses_no_recorded_judgment(tmp_path):
     stored = {f"{q} {d} {g}" for q, d, g in qrels_rows(store)}
     assert set(recorded) <= stored
     assert stored - set(recorded) <= {"999 DOC-LAST 1"}
-    assert len(store.history()) == len(stored)
+    assert len(store.history.rows()) == len(stored)
     store.close()
 
 

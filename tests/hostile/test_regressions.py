@@ -19,10 +19,10 @@ def test_importing_the_same_qrels_again_with_replace_changes_nothing(
     db = tmp_path / "p.db"
     db.write_bytes(template.read_bytes())
     with Store.open(db, create=False) as store:
-        before = store.history()
+        before = store.history.rows()
     assert main(["import", "qrels", str(db), str(BASE / "qrels.txt"), "--replace"]) == 0
     with Store.open(db, create=False) as store:
-        assert store.history() == before
+        assert store.history.rows() == before
 
 
 @pytest.mark.parametrize(
@@ -189,7 +189,7 @@ def test_a_judge_that_cannot_write_leaves_no_assessor_and_says_whom_it_waited_fo
     )
     assert db.read_bytes() == before
     with Store.open(db, create=False) as store:
-        assert "newcomer" not in [a.name for a in store.assessors()]
+        assert "newcomer" not in [a.name for a in store.team.assessors()]
 
 
 def test_failed_upgrades_leave_one_copy_at_most(tmp_path: Path, monkeypatch) -> None:

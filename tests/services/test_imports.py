@@ -79,7 +79,7 @@ def test_tipster_and_zero_padded_qids_are_kept_as_written(shared_data, store):
     import_topics(store, [shared_data / "topics" / "topics.adhoc.51-100.txt"])
     qids = [t.qid for t in store.topics()]
     assert qids[0] == "051" and len(qids) == 50
-    assert store.topic("051").title
+    assert store.topics.get("051").title
 
 
 @pytest.mark.parametrize(
@@ -111,7 +111,7 @@ def test_qrels_import_and_export_round_trip(shared_data, tmp_path, name):
     assert {it for _, it, _, _ in exported} == {"0"}
     with Store.open(db) as store:
         assert len(store.judgments()) == len(lines)
-        assert {a.name for a in store.assessors()} == {name}
+        assert {a.name for a in store.team.assessors()} == {name}
 
 
 @pytest.mark.parametrize(
@@ -156,8 +156,8 @@ def test_robust03_runs_import_with_counts(shared_data, store):
         assert runs[tag].n_topics == len(topics), path.name
         lines_total += len(lines)
     assert report.records == lines_total
-    assert store.load_ranked_lists().n_entries == lines_total
-    ids, scores = store.load_ranked_lists(runs=["humR03dc"], qids=["601"]).runs["humR03dc"]["601"]
+    assert store.runs.ranked_lists().n_entries == lines_total
+    ids, scores = store.runs.ranked_lists(runs=["humR03dc"], qids=["601"]).runs["humR03dc"]["601"]
     assert len(ids) == 100 and (scores[:-1] >= scores[1:]).all()
 
 
@@ -182,7 +182,7 @@ def test_malformed_input_leaves_the_project_byte_for_byte_unchanged(
     db = tmp_path / "p.db"
     # a project with content of every kind, so a partial write would show
     with Store.open(db) as store:
-        store.put_topics([])
+        store.topics.put([])
     good = tmp_path / "good.qrels"
     good.write_text("1 0 d1 1\n1 0 d2 0\n")
     assert main(["import", "qrels", str(db), str(good)]) == 0

@@ -49,7 +49,7 @@ def test_nothing_is_at_the_path_until_published_and_then_a_wal_project(tmp_path:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     with Store.open(db, create=False) as again:  # an ordinary project, holding the run
         assert [(r.name, r.n_topics, r.n_entries) for r in again.runs()] == [("r", 3, 120)]
-        doc_ids, scores = again.load_ranked_lists().runs["r"]["2"]
+        doc_ids, scores = again.runs.ranked_lists().runs["r"]["2"]
         assert scores.tolist() == [float(40 - d) for d in range(40)] and len(set(doc_ids)) == 40
 
 

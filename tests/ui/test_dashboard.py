@@ -85,7 +85,7 @@ def shown(dashboard, measure: str = "AP") -> dict[str, float]:
 
 
 def docno(controller, doc_id: int) -> str:
-    return controller.workbench.store.docnos_of([doc_id])[doc_id]
+    return controller.workbench.store.documents.docnos_of([doc_id])[doc_id]
 
 
 def show_unjudged(controller, qid: str) -> int:
@@ -361,7 +361,7 @@ def test_measures_dialog_validates_and_changes_the_columns(qtbot, opened):
         want = sum(scores.get(q, {}).get("P_5", 0.0) for q in qrels) / len(qrels)
         assert model.value(run, "P@5") == pytest.approx(want, abs=1e-12)
     # kept with the project
-    stored = controller.workbench.store.get_setting("ui.dashboard")
+    stored = controller.workbench.store.settings.get("ui.dashboard")
     assert stored["measures"] == ["map", "P.5,10", "nDCG@10"]
 
 

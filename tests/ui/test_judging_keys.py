@@ -458,9 +458,12 @@ def test_the_owner_defines_the_scale_in_the_window(qtbot, judging, tmp_path):
     qtbot.waitUntil(lambda: not dialog.isVisible())
     settled()  # the window reads the new scale
     store = controller.workbench.store
-    assert [(g.grade, g.label) for g in store.scale()] == [(0, "Not relevant"), (1, "Relevant")]
-    assert store.scale()[1].definition == "Helps with the topic in any way."
-    assert store.guidelines() == "Read the whole document before judging.\n"
+    assert [(g.grade, g.label) for g in store.settings.scale()] == [
+        (0, "Not relevant"),
+        (1, "Relevant"),
+    ]
+    assert store.settings.scale()[1].definition == "Helps with the topic in any way."
+    assert store.settings.guidelines() == "Read the whole document before judging.\n"
     assert sorted(view.grade_bar.buttons) == [0, 1]
     assert "Helps with the topic" in view.grade_bar.buttons[1].toolTip()
     assert "whole document" in view.topic_panel.guidelines.text()

@@ -116,7 +116,7 @@ def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, proje
         key(qtbot, str(grade))
         # committed before the next document appears
         with Store.open(db) as other:
-            state = other.judgment_state("1", doc, judging.workbench.judging.assessor.id)
+            state = other.judgments.state("1", doc, judging.workbench.judging.assessor.id)
         assert state.grade == grade
         assert judging.current != doc
         judged.append((doc, judging.queue.item(doc).docno, grade))
@@ -175,7 +175,9 @@ def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, proje
     )
     # the history holds the undos too, each through the judging service
     origins = [
-        e["origin"] for e in wb.store.history("1") if e["assessor_id"] == wb.judging.assessor.id
+        e["origin"]
+        for e in wb.store.history.rows("1")
+        if e["assessor_id"] == wb.judging.assessor.id
     ]
     assert origins.count("undo") == 2 and origins.count("judge") == 11
 
@@ -247,7 +249,10 @@ def test_cancelled_import_leaves_the_store_unchanged(tmp_path, qtbot, make_windo
     _window, controller = make_window()
     open_project(controller, db, create=True)
     store = controller.workbench.store
-    before = (store.count_documents(), len(store.docno_ids([f"D{i}" for i in range(4500)])))
+    before = (
+        store.documents.count(),
+        len(store.documents.docno_ids([f"D{i}" for i in range(4500)])),
+    )
     assert before == (0, 0)
 
     dialog = controller.show_import("documents")
@@ -275,7 +280,10 @@ def test_cancelled_import_leaves_the_store_unchanged(tmp_path, qtbot, make_windo
 
     assert isinstance(worker.error, Cancelled)
     assert dialog.isVisible() and "nothing was changed" in dialog.message.text()
-    after = (store.count_documents(), len(store.docno_ids([f"D{i}" for i in range(4500)])))
+    after = (
+        store.documents.count(),
+        len(store.documents.docno_ids([f"D{i}" for i in range(4500)])),
+    )
     assert after == before
 
 
@@ -505,7 +513,7 @@ def test_topic_list_estimates_the_relevant_documents_still_missing(qtbot, pooled
     model = topics.model
     assert topics.table.isColumnHidden(model.MISSING)  # nothing judged: nothing to estimate
 
-    qid = sorted(wb.store.pool_sizes("pool"), key=int)[0]
+    qid = sorted(wb.store.pools.sizes("pool"), key=int)[0]
     controller.open_topic(qid)
     settled()
     judging = controller.judging
