@@ -51,7 +51,9 @@ class Project:
     def topics(self):
         import pandas as pd
 
-        rows = [(t.qid, t.title, t.description, t.narrative, t.fields) for t in self.store.topics()]
+        rows = [
+            (t.qid, t.title, t.description, t.narrative, t.fields) for t in self.store.topics.all()
+        ]
         return pd.DataFrame(
             rows, columns=["query_id", "title", "description", "narrative", "fields"]
         )
@@ -59,7 +61,7 @@ class Project:
     def runs(self):
         import pandas as pd
 
-        rows = [(r.name, r.tag, r.n_topics, r.n_entries) for r in self.store.runs()]
+        rows = [(r.name, r.tag, r.n_topics, r.n_entries) for r in self.store.runs.all()]
         return pd.DataFrame(rows, columns=["name", "tag", "topics", "entries"])
 
     def run(self, name: str):
@@ -98,7 +100,7 @@ class Project:
         """Every stored judgment (not only the effective ones), with who made it and when."""
         import pandas as pd
 
-        recs = self.store.judgments(assessors=assessors)
+        recs = self.store.judgments.all(assessors=assessors)
         return pd.DataFrame(
             [
                 (j.qid, j.docno, j.assessor, j.grade, j.note, j.flagged, j.time_spent, j.updated_at)

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         if args.assessors:
             if not args.topics:
                 raise CommandError("--assessors needs --topics (which topics to assign)")
-            qids = select_topics(args.topics, (t.qid for t in store.topics()))
+            qids = select_topics(args.topics, (t.qid for t in store.topics.all()))
             assert qids is not None
             names = [n.strip() for n in args.assessors.split(",") if n.strip()]
             team.assign(

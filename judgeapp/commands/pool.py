@@ -132,7 +132,9 @@ def run(args: argparse.Namespace) -> int:
                 if args.topics:
                     lists = store.runs.ranked_lists(runs=args.runs)
                     qids = select_topics(args.topics, (q for t in lists.runs.values() for q in t))
-                name = args.name or default_name(strategy, params, {p.name for p in store.pools()})
+                name = args.name or default_name(
+                    strategy, params, {p.name for p in store.pools.all()}
+                )
                 before = None
                 info = pools.create_pool(
                     name,

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
             scope = store.scope
             if scope is not None and scope.blind:
                 print(f"# {scope.describe()}")
-            for name, role in store.team():
+            for name, role in store.team.members():
                 print(f"{shown(name)}\t{shown(role)}")
     except StoreError as exc:
         raise CommandError(str(exc)) from exc

@@ -60,7 +60,7 @@ def disagreements(
     kinds = {a.name: a.kind for a in store.team.assessors()}
     by: dict[tuple[str, int], list] = defaultdict(list)
     wanted = None if qids is None else set(qids)
-    for j in store.judgments():
+    for j in store.judgments.all():
         if wanted is None or j.qid in wanted:
             by[(j.qid, j.doc_id)].append(j)
     scores = {

@@ -209,7 +209,7 @@ def import_judgments(
     rows = []
     kinds = {a.name: a.kind for a in store.team.assessors()}
     grades = {g.grade for g in store.settings.scale()}
-    topics = {t.qid for t in store.topics()}
+    topics = {t.qid for t in store.topics.all()}
     for i, path in enumerate(paths):
         progress(i, len(paths), f"reading {Path(path).name}")
         read = read_judgments(path, fmt)

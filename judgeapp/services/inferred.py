@@ -92,7 +92,7 @@ def sample_pool_name(store: Store, pool: str | None) -> str:
         if store.pools.kind(pool)[0] != "sample":
             raise StoreError(f"pool {pool!r} is not a sample (inferred measures need one)")
         return pool
-    samples = [p.name for p in store.pools() if p.strategy == "sample"]
+    samples = [p.name for p in store.pools.all() if p.strategy == "sample"]
     if not samples:
         raise StoreError("the project has no sample pool (pool --strategy sample draws one)")
     if len(samples) > 1:

@@ -326,12 +326,12 @@ class LiveEvaluation:
         self._index = {str(m): i for i, m in enumerate(self.evaluator.measures)}
         self._made = {}
         if self.persons:
-            for j in self.store.judgments(assessors=self.persons):
+            for j in self.store.judgments.all(assessors=self.persons):
                 self._made[j.qid] = self._made.get(j.qid, 0) + 1
 
     def _count_made(self, qid: str) -> None:
         if self.persons:
-            self._made[qid] = len(self.store.judgments(qid, self.persons))
+            self._made[qid] = len(self.store.judgments.all(qid, self.persons))
 
     def reload(self) -> None:
         """Evaluate everything again from the store (new runs, qrels imported, ...)."""

@@ -61,7 +61,7 @@ class JudgingQueue:
         persons = {a.name for a in self.store.team.assessors() if a.kind == "person"}
         states: dict[int, JudgmentState] = {}
         self._others: dict[int, set[str]] = {}
-        for j in self.store.judgments(self.qid):
+        for j in self.store.judgments.all(self.qid):
             if j.assessor == me:
                 states[j.doc_id] = JudgmentState(j.grade, j.note, j.flagged)
             elif j.assessor in persons:

@@ -41,7 +41,7 @@ def prepare(db: str, simulate: int, topics: int) -> str | None:
     """Give the copy `db` a pool and some judgments; returns the topic to show."""
     with Store.open(db) as store:
         pools = PoolService(store)
-        if not store.pools() and store.runs():
+        if not store.pools.all() and store.runs.all():
             pools.create_pool("depth-20", strategy="depth", params={"depth": 20})
         names = store.pools.names()
         if not names:
@@ -52,9 +52,9 @@ def prepare(db: str, simulate: int, topics: int) -> str | None:
         if not qids:
             return None
         service = JudgingService(store, ASSESSOR)
-        if simulate > 0 and not store.judgments(assessors=[ASSESSOR]):
+        if simulate > 0 and not store.judgments.all(assessors=[ASSESSOR]):
             truth = {
-                (j.qid, j.doc_id): j.grade for j in store.judgments() if j.assessor != ASSESSOR
+                (j.qid, j.doc_id): j.grade for j in store.judgments.all() if j.assessor != ASSESSOR
             }
             for qid in qids[:topics]:
                 order = pools.open_judging_order(pool, qid, assessors=[ASSESSOR])
@@ -70,7 +70,7 @@ def prepare(db: str, simulate: int, topics: int) -> str | None:
 
 def unjudged_pooled_doc(store: Store, pool: str, qid: str) -> int | None:
     """A pooled document of `qid` nobody has judged (for a judgment that changes numbers)."""
-    judged = {j.doc_id for j in store.judgments(qid)}
+    judged = {j.doc_id for j in store.judgments.all(qid)}
     pooled = store.pools.doc_ids(pool, [qid]).get(qid)
     return next((int(d) for d in (pooled if pooled is not None else ()) if d not in judged), None)
 
@@ -96,7 +96,7 @@ def prepare_campaign(db: str, topics: int = 12, per_topic: int = 15, seed: int =
         qids = sorted((q for q in sizes if sizes[q] > 0), key=natural_key)[:topics]
         plan = team.assign(store, qids, list(CAMPAIGN), pool=pool, overlap=0.5, seed=seed)
         truth = {
-            (j.qid, j.doc_id): j.grade for j in store.judgments() if j.assessor not in CAMPAIGN
+            (j.qid, j.doc_id): j.grade for j in store.judgments.all() if j.assessor not in CAMPAIGN
         }
         top = max(g.grade for g in store.settings.scale())
         for a in plan:

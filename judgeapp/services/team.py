@@ -113,7 +113,7 @@ def assign(
     sizes = {q: all_sizes.get(q, 1) for q in qids}
     judged: dict[str, set[str]] = defaultdict(set)
     people = {a.name for a in store.team.assessors() if a.kind == "person"}
-    for j in store.judgments():
+    for j in store.judgments.all():
         if j.qid in sizes and j.assessor in people:
             judged[j.qid].add(j.assessor)
     keep = {q: sorted(a for a in judged[q] if a in assessors) for q in judged}
@@ -202,7 +202,7 @@ def team_progress(store: Store, pool: str | None = None) -> list[AssessorProgres
     for q, a, _s in store.team.assignments():
         assigned[a].append(q)
     by: dict[str, list] = defaultdict(list)
-    for j in store.judgments():
+    for j in store.judgments.all():
         by[j.assessor].append(j)
     out = []
     for person in (a for a in store.team.assessors() if a.kind == "person"):

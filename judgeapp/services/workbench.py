@@ -173,7 +173,7 @@ class Workbench:
         return agreement_report(
             self.store,
             persons if len(persons) >= 2 else None,  # the team; else everyone who judged
-            rankings=measure if self.store.runs() else None,
+            rankings=measure if self.store.runs.all() else None,
         )
 
     def change_feed(self) -> ChangeFeed:
@@ -220,7 +220,7 @@ class Workbench:
 
     def run_names(self) -> list[str]:
         """The project's runs, in import order."""
-        return [r.name for r in self.store.runs()]
+        return [r.name for r in self.store.runs.all()]
 
     def document(self, doc_id: int) -> DocumentRecord | None:
         return self.store.documents.by_id(doc_id)
@@ -337,7 +337,7 @@ class Workbench:
         blind only the assigned ones (where they have any), as the server shows such an
         assessor's role on PostgreSQL."""
         if self._topics is None:
-            topics = {t.qid: t for t in self.store.topics()}
+            topics = {t.qid: t for t in self.store.topics.all()}
             if self.judging is not None and self.is_blind():
                 mine = self.assignments()
                 if mine:
@@ -487,7 +487,7 @@ class Workbench:
 
     # -- pools -------------------------------------------------------------------------------------
     def pools(self) -> list[PoolInfo]:
-        return self.store.pools()
+        return self.store.pools.all()
 
     def pool_name(self) -> str | None:
         """The pool being judged: the one chosen last, else the newest."""

@@ -547,12 +547,6 @@ class Judgments(Repository):
             out.setdefault(str(q), set()).add(int(doc))
         return out
 
-    def __call__(
-        self, qid: str | None = None, assessors: Sequence[str] | None = None
-    ) -> list[JudgmentRecord]:
-        """`store.judgments(...)`: the stored judgments (`all`)."""
-        return self.all(qid, assessors)
-
     def all(
         self, qid: str | None = None, assessors: Sequence[str] | None = None
     ) -> list[JudgmentRecord]:

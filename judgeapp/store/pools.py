@@ -36,10 +36,6 @@ def _now() -> datetime:
 class Pools(Repository):
     """Pools by name."""
 
-    def __call__(self) -> list[PoolInfo]:
-        """`store.pools()`: every pool, its documents counted (`all`)."""
-        return self.all()
-
     # -- reading ---------------------------------------------------------------------------
     def all(self) -> list[PoolInfo]:
         with self.db.read() as conn:

@@ -39,10 +39,6 @@ class RunImport:
 class Runs(Repository):
     """Runs by name."""
 
-    def __call__(self) -> list[RunInfo]:
-        """`store.runs()`: every run (`all`)."""
-        return self.all()
-
     def add(
         self,
         imports: Sequence[RunImport],

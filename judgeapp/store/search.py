@@ -1,5 +1,5 @@
-"""Full-text search of the documents: the part of the `Store` facade that reads the search
-index and the search log.
+"""Full-text search of the documents: `store.search` reads the search index and the search
+log.
 
 The index (schema 0007) is SQLite's FTS5 over the documents' title and text, ranked by
 `bm25()`, or on PostgreSQL a generated `tsvector` column with a GIN index, ranked by

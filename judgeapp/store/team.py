@@ -34,10 +34,6 @@ class Team(Repository):
     """`store.team`: the assessors, their roles and topic assignments, and (PostgreSQL
     only, but `current_assessor` everywhere) the database roles they connect as."""
 
-    def __call__(self) -> list[tuple[str, str]]:
-        """`store.team()`: everyone who connects as a role of their own (`members`)."""
-        return self.members()
-
     def _require_postgres(self, what: str) -> None:
         if self.db.dialect != "postgresql":
             raise StoreError(

@@ -26,10 +26,6 @@ class TopicExists(StoreError):
 class Topics(Repository):
     """Topics by qid."""
 
-    def __call__(self) -> list[TopicRecord]:
-        """`store.topics()`: every topic (`all`)."""
-        return self.all()
-
     def put(self, topics: Iterable[tuple[Topic, str | None]], *, replace: bool = False) -> Changes:
         """Add topics, each with the file it came from. A topic whose qid exists already
         with the same statement is left as it is; with another statement it is refused

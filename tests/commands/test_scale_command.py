@@ -170,13 +170,13 @@ def test_undo_and_redo_keep_the_time_spent(tmp_path):
         judging = JudgingService(store, "ann")
         change = judging.record("1", "d1", 2, time_spent=7.2)
         judging.restore(change, undo=True)
-        assert store.judgments("1") == []
+        assert store.judgments.all("1") == []
         judging.restore(change, undo=False)
-        [j] = store.judgments("1")
+        [j] = store.judgments.all("1")
         assert (j.grade, j.time_spent) == (2, pytest.approx(7.2))
         # a second grade adds its own time; undoing it takes back only that
         again = judging.record("1", "d1", 1, time_spent=3.0)
-        assert store.judgments("1")[0].time_spent == pytest.approx(10.2)
+        assert store.judgments.all("1")[0].time_spent == pytest.approx(10.2)
         judging.restore(again, undo=True)
-        [j] = store.judgments("1")
+        [j] = store.judgments.all("1")
         assert (j.grade, j.time_spent) == (2, pytest.approx(7.2))

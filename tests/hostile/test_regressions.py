@@ -112,7 +112,7 @@ def test_a_named_fifo_is_read_once_by_import_and_evaluate(template: Path, tmp_pa
     done = _judgeapp("import", "run", str(db), str(run), "--name", "fifo-run", timeout=30)
     assert done.returncode == 0, done.stderr
     with Store.open(db, create=False) as store:
-        assert "fifo-run" in [r.name for r in store.runs()]
+        assert "fifo-run" in [r.name for r in store.runs.all()]
     for fifo, source in ((qrels, BASE / "qrels.txt"), (run, BASE / "run.txt")):
         threading.Thread(target=feed, args=(fifo, source), daemon=True).start()
     from_fifos = _judgeapp("evaluate", "-m", "map", str(qrels), str(run), timeout=30)

@@ -76,7 +76,7 @@ def test_pool_round_trip_equals_pooling_the_stored_lists(store):
         "e": [("B", 2)],
     }
     assert store.pools.sizes("p") == {"1": 4, "2": 2}
-    assert [p.name for p in store.pools()] == ["p"]
+    assert [p.name for p in store.pools.all()] == ["p"]
     assert len(PoolService(store).pool_topic("p", "3")) == 0  # a topic without pooled documents
 
 
@@ -150,7 +150,7 @@ def test_deleting_a_pool_keeps_judgments(store):
     PoolService(store).create_pool("p", params={"depth": 2})
     judge(store, "1", "a", 1)
     store.pools.delete("p")
-    assert store.pools() == []
+    assert store.pools.all() == []
     assert len(effective_judgments(store)) == 1
     with pytest.raises(StoreError, match="no pool named 'p'"):
         store.pools.get("p")

@@ -38,7 +38,7 @@ def state(db: str):
     with Store.open(db) as store:
         judged = sorted(
             (j.qid, j.docno, j.assessor, j.grade, j.note, j.flagged, round(j.time_spent, 6))
-            for j in store.judgments()
+            for j in store.judgments.all()
         )
         return judged, sorted(e.uid for e in store.history.export())
 

@@ -114,8 +114,8 @@ def test_an_assessor_writes_only_their_own_judgments(team_project):
         owner.judgments.record("1", doc(owner, "d2"), bob_id, JudgmentState(3))
         assert qrels_rows(owner, ["bob"]) == [("1", "d1", 2), ("1", "d2", 3)]
         owner.runs.remove("a")
-        assert owner.runs() == []
-        assert {name for name, _ in owner.team()} == {"alice", "bob"}
+        assert owner.runs.all() == []
+        assert {name for name, _ in owner.team.members()} == {"alice", "bob"}
 
 
 def test_team_commands_on_postgres_and_their_refusal_on_sqlite(team_project, tmp_path, capsys):

@@ -127,8 +127,8 @@ def test_released_schema_samples_open_with_their_data(tmp_path, sample):
     store = Store.open(path)
     with store.db.read() as conn:  # an existing file keeps its pages (16 KiB is for new ones)
         assert conn.exec_driver_sql("PRAGMA page_size").scalar() == page_size
-    assert [t.qid for t in store.topics()] == ["1", "2"]
-    assert [r.name for r in store.runs()] == ["sample-run"]
+    assert [t.qid for t in store.topics.all()] == ["1", "2"]
+    assert [r.name for r in store.runs.all()] == ["sample-run"]
     lists = store.runs.ranked_lists()
     assert lists.n_entries == 5
     searched = revision >= "0007"  # a judgment found by search, documents, the search log
@@ -186,7 +186,7 @@ def test_the_upgrade_to_0006_repairs_what_it_can_and_reports_the_rest(tmp_path, 
         con.commit()
     with Store.open(db) as store:
         report = store.settings.get("checks.0006")
-        rows = {j.assessor: j for j in store.judgments()}
+        rows = {j.assessor: j for j in store.judgments.all()}
         history = store.history.rows()
     assert report == {
         "repaired": {
@@ -258,7 +258,7 @@ def test_the_upgrade_to_0006_on_postgresql_repairs_and_validates(pg_server):
         engine.dispose()
     with Store.open(url) as store:
         report = store.settings.get("checks.0006")
-        [row] = store.judgments()
+        [row] = store.judgments.all()
         with store.db.read() as conn:
             valid = dict(
                 conn.exec_driver_sql(

@@ -234,10 +234,10 @@ def test_every_attack_through_psql_is_refused_or_sees_nothing_of_others(team):
     )
     # nothing of them landed: bob's judgment, the history, the scale are as they were
     with Store.open(team.owner_url) as owner:
-        assert [(j.qid, j.grade, j.note) for j in owner.judgments(assessors=["bob"])] == [
+        assert [(j.qid, j.grade, j.note) for j in owner.judgments.all(assessors=["bob"])] == [
             ("2", 2, SECRET_NOTE)
         ]
-        assert [(j.qid, j.grade) for j in owner.judgments(assessors=["alice"])] == [("1", 1)]
+        assert [(j.qid, j.grade) for j in owner.judgments.all(assessors=["alice"])] == [("1", 1)]
         assert len(owner.history.rows()) == 2 + 4  # two judgments and the four official ones
         assert [(e.assessor, e.query) for e in owner.search.logged()] == [
             ("bob", SECRET_NOTE),
@@ -375,7 +375,7 @@ def test_the_command_line_with_an_assessors_url_shows_her_scope_only(team, capsy
         refusals,
     )
     with Store.open(team.owner_url) as owner:
-        assert [r.name for r in owner.runs()] == ["runA"]
+        assert [r.name for r in owner.runs.all()] == ["runA"]
         assert owner.team.assignments() == [("1", "alice", False), ("2", "bob", False)]
         assert len(owner.settings.scale()) == 4
 
@@ -403,7 +403,7 @@ def test_team_add_refuses_roles_it_did_not_make_and_remove_always_works(team, pg
         assert owner.team.add_member("bob", role=team.roles["bob"])[1] is None
         owner.team.remove_member("bob")
         # remove: the judgments stay, the role can no longer read the project
-        assert [j.note for j in owner.judgments(assessors=["bob"])] == [SECRET_NOTE]
+        assert [j.note for j in owner.judgments.all(assessors=["bob"])] == [SECRET_NOTE]
     done = psql(team, "bob", "SELECT count(*) FROM judgments")
     assert done.returncode != 0 and "permission denied" in done.stderr
     capsys_free = main(["team", "remove", "bob", "--db", team.owner_url])
@@ -548,7 +548,7 @@ def test_an_assessor_holding_every_lock_she_can_stalls_nobody(team):
     finally:
         hostage.close()
     with Store.open(team.owner_url) as owner:  # her uncommitted judgment never landed
-        assert [(j.qid, j.grade) for j in owner.judgments(assessors=["alice"])] == [("1", 1)]
+        assert [(j.qid, j.grade) for j in owner.judgments.all(assessors=["alice"])] == [("1", 1)]
 
 
 def test_team_list_prints_names_escaped(team, capsys):

@@ -67,7 +67,7 @@ def test_ranked_lists_round_trip_in_stored_order(store):
     assert lists.n_entries == 6
     only = store.runs.ranked_lists(runs=["bee"], qids=["1"])
     assert list(only.runs) == ["bee"] and list(only.runs["bee"]) == ["1"]
-    info = {r.name: r for r in store.runs()}
+    info = {r.name: r for r in store.runs.all()}
     assert info["A"].n_entries == 4 and info["A"].n_topics == 2 and info["A"].source_sha256 == "x"
 
 
@@ -77,7 +77,7 @@ def test_run_name_clash_is_refused_whole(store):
         store.runs.add(
             [RunImport(make_run("B", {"1": [("x", 1.0)]})), RunImport(make_run("A", {}))]
         )
-    assert [r.name for r in store.runs()] == ["A"]  # B did not land either
+    assert [r.name for r in store.runs.all()] == ["A"]  # B did not land either
     assert store.documents.docno_ids(["x"]) == {}
     store.runs.add([RunImport(make_run("A", {"1": [("d7", 1.0)]}))], replace=True)
     ids, _ = store.runs.ranked_lists().runs["A"]["1"]
@@ -98,12 +98,12 @@ def test_judgment_changes_are_durable_and_recorded_in_history(tmp_path):
     store.close()
     # a new process sees exactly what was committed
     reopened = Store.open(path)
-    [rec] = reopened.judgments()
+    [rec] = reopened.judgments.all()
     assert (rec.qid, rec.docno, rec.assessor, rec.grade, rec.note) == ("7", "d1", "alice", 0, "no")
     assert rec.time_spent == pytest.approx(5.0)
     gone = reopened.judgments.record("7", doc, alice.id, JudgmentState(None), origin="undo")
     assert gone.before.grade == 0
-    assert reopened.judgments() == []
+    assert reopened.judgments.all() == []
     events = reopened.history.rows(qid="7")
     assert [(e["action"], e["origin"], e["grade"], e["previous_grade"]) for e in events] == [
         ("create", "judge", 2, None),
@@ -263,7 +263,7 @@ def test_topics_replace_by_qid_and_sort_in_byte_order(store):
         store.topics.put([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")])
     assert store.topics.get("9").title == "nine"
     store.topics.put([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")], replace=True)
-    topics = store.topics()
+    topics = store.topics.all()
     assert [t.qid for t in topics] == ["01", "10", "9"]
     assert store.topics.get("9").title == "NINE" and store.topics.get("9").fields == {"k": [1, 2]}
     assert store.topics.get("9").source == "b"

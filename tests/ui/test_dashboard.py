@@ -94,7 +94,7 @@ def show_unjudged(controller, qid: str) -> int:
     controller.open_topic(qid)
     settled()
     store = controller.workbench.store
-    judged = {j.doc_id for j in store.judgments(qid)}
+    judged = {j.doc_id for j in store.judgments.all(qid)}
     doc = next(
         int(d) for d in PoolService(store).pool_topic("pool", qid).doc_ids if int(d) not in judged
     )
@@ -485,7 +485,7 @@ def test_dashboard_screenshot(tmp_path, qtbot, make_window):
     colours = {image.pixel(x, y) for x in range(0, 1000, 5) for y in range(0, 700, 5)}
     assert len(colours) > 40
     with Store.open(project.db) as store:
-        assert store.pools() == []  # taken on a copy
+        assert store.pools.all() == []  # taken on a copy
 
 
 def test_no_judgments_no_numbers(qtbot, make_window, tmp_path, settings):

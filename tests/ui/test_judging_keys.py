@@ -407,12 +407,12 @@ def test_undo_and_redo_keep_the_time_spent(qtbot, judging):
     settled()
     press(qtbot, "2")
     store = controller.workbench.store
-    [j] = store.judgments("1", [ASSESSOR])
+    [j] = store.judgments.all("1", [ASSESSOR])
     assert j.time_spent == pytest.approx(7.2)
     press(qtbot, "Ctrl+Z")
-    assert store.judgments("1", [ASSESSOR]) == []
+    assert store.judgments.all("1", [ASSESSOR]) == []
     press(qtbot, "Ctrl+Shift+Z")
-    [j] = store.judgments("1", [ASSESSOR])
+    [j] = store.judgments.all("1", [ASSESSOR])
     assert (j.grade, j.time_spent) == (2, pytest.approx(7.2))
 
 

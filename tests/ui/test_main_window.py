@@ -164,11 +164,11 @@ def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, proje
     assert controller2.judging.current == judged[8][0]
 
     expected = {docno: grade for _, docno, grade in judged[:8]}
-    mine = {j.docno: (j.grade, j.note) for j in wb.store.judgments("1", [ASSESSOR])}
+    mine = {j.docno: (j.grade, j.note) for j in wb.store.judgments.all("1", [ASSESSOR])}
     assert mine == {
         d: (g, "checked twice" if d == judged[7][1] else "") for d, g in expected.items()
     }
-    assert wb.store.judgments(assessors=[ASSESSOR]) == wb.store.judgments("1", [ASSESSOR])
+    assert wb.store.judgments.all(assessors=[ASSESSOR]) == wb.store.judgments.all("1", [ASSESSOR])
     qrels = read_qrels(out)
     assert list(zip(qrels.qids, qrels.docnos, qrels.grades.tolist(), strict=True)) == sorted(
         (("1", d, g) for d, g in expected.items()), key=lambda r: r[1].encode()
@@ -184,7 +184,7 @@ def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, proje
 
 def test_blind_order_shows_no_run_names_or_ranks(qtbot, project):
     _db, window, controller = project
-    runs = [r.name for r in controller.workbench.store.runs()]
+    runs = [r.name for r in controller.workbench.store.runs.all()]
     build_pool_through_dialog(qtbot, controller, "blind")
     controller.open_topic("2")
     settled()
@@ -298,7 +298,7 @@ def test_import_error_is_shown_and_nothing_kept(tmp_path, qtbot, make_window):
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
     settled()
     assert "bad.run:2" in dialog.message.text()
-    assert controller.workbench.store.runs() == []
+    assert controller.workbench.store.runs.all() == []
 
 
 def test_keys_flag_skip_search_help_and_time(qtbot, project):
@@ -321,7 +321,7 @@ def test_keys_flag_skip_search_help_and_time(qtbot, project):
     settled()
     now[0] += 300
     key(qtbot, "2")
-    [record] = [j for j in judging.workbench.store.judgments("3", [ASSESSOR])]
+    [record] = [j for j in judging.workbench.store.judgments.all("3", [ASSESSOR])]
     assert record.time_spent == pytest.approx(40.0)
 
     # F flags the judged document; undo takes the flag back
@@ -474,7 +474,7 @@ def test_screenshots_render_real_views(tmp_path, qtbot, project, monkeypatch):
     # the picture waits for the estimate of what is left and the stopping advice
     assert estimate_line["judging"].startswith("After 5 judged: about ")
     assert "95% confident that 80%" in estimate_line["judging"]
-    assert Store.open(db).pools() == []  # the picture was taken on a copy
+    assert Store.open(db).pools.all() == []  # the picture was taken on a copy
     with pytest.raises(ValueError, match="unknown view"):
         render("nothing", tmp_path / "d.png", db)
 
