@@ -24,7 +24,7 @@ SEEN_CACHE_KIB = 256
 
 
 class _SeenDocuments:
-    """The documents of one put_documents stream so far, for its duplicate check, in
+    """The documents of one `Documents.put` stream so far, for its duplicate check, in
     memory that does not grow with the stream: one bit a docno id (the project's docnos
     are numbered densely) says whether the stream had it; the line and source of each
     wait in a temporary table of the transaction, read only for a duplicate."""
