@@ -145,7 +145,7 @@ def judge(args, db: Path, truth_of, gap: float, inline: bool, folder: Path):
             doc = judging.current
             if doc is None:
                 break
-            grade = truth_of[qid][store.docnos_of([doc])[doc]]
+            grade = truth_of[qid][store.documents.docnos_of([doc])[doc]]
             target = QApplication.focusWidget() or window.judging_view
             shown[0] = 0.0
             t0 = time.perf_counter()

@@ -108,12 +108,12 @@ def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
         np.save(path.with_name(f"truth-{qid}.npy"), grade)
     path.unlink(missing_ok=True)
     with Store.open(path) as store:
-        store.put_topics((topic, None) for topic in topics)
-        store.put_documents(
+        store.topics.put((topic, None) for topic in topics)
+        store.documents.put(
             (Document(name, f"generated document {name}", "generated text"), None)
             for name in sorted(pooled)
         )
-        store.add_runs(
+        store.runs.add(
             [
                 RunImport(RunFile(f"run{r:03d}", f"run{r:03d}", lists[r], LIST_LEN * n_topics))
                 for r in range(n_runs)
@@ -121,9 +121,9 @@ def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
         )
         n = len(qrels[0])
         qfile = QrelsFile("generated", qrels[0], qrels[1], np.array(qrels[2]), np.arange(n))
-        store.import_qrels([(qfile, SOURCE)])
+        store.judgments.import_qrels([(qfile, SOURCE)])
         PoolService(store).create_pool("depth-100", strategy="depth", params={"depth": 100})
-        store.set_setting("bench_shape", [n_runs, n_topics])
+        store.settings.put("bench_shape", [n_runs, n_topics])
 
 
 MODES = {
@@ -236,7 +236,7 @@ def run_judgments(args, mode: str, n: int) -> dict[str, list[float]]:
         lambda _change: committed.__setitem__(0, time.perf_counter())
     )
     store = controller.workbench.store
-    qids = sorted(store.pool_sizes("depth-100"), key=int)[:10]
+    qids = sorted(store.pools.sizes("depth-100"), key=int)[:10]
     truth = {q: np.load(OUT / f"truth-{q}.npy") for q in qids}
     judging = controller.judging
     totals, from_commit, gui_busy = [], [], []
@@ -263,7 +263,7 @@ def run_judgments(args, mode: str, n: int) -> dict[str, list[float]]:
                 QTest.keyClick(target, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
                 committed[0] = t0
             else:
-                name = store.docnos_of([doc])[doc]
+                name = store.documents.docnos_of([doc])[doc]
                 grade = int(truth[qid][int(name.split("-")[1])])
                 QTest.keyClick(target, str(grade))
             if not committed[0]:
@@ -322,9 +322,9 @@ def incremental_race(db: Path, n_topics: int = 10, per_topic: int = 10) -> dict[
 
     with Store.open(db) as store:
         rows = qrels_rows(store)  # the imported depth-10 judgments
-        lists = store.load_ranked_lists()
+        lists = store.runs.ranked_lists()
         ids = {int(d) for topics in lists.runs.values() for a, _ in topics.values() for d in a}
-        names = store.docnos_of(ids)
+        names = store.documents.docnos_of(ids)
     id_of = {name: i for i, name in names.items()}
     qrels: dict[str, dict[str, int]] = {}
     for qid, name, grade in rows:

@@ -167,7 +167,7 @@ def main() -> None:
                 loads = []
                 for _ in range(5):
                     start = time.perf_counter()
-                    lists = store.load_ranked_lists()
+                    lists = store.runs.ranked_lists()
                     loads.append(time.perf_counter() - start)
             report(
                 f"the 17 Robust 2003 runs (gzipped), median of {args.rounds} alternated rounds "

@@ -177,7 +177,7 @@ def store_rows(lists, args) -> None:
             }
             imports.append(RunImport(RunFile(name, name, ranked, sum(map(len, topics.values())))))
         start = time.perf_counter()
-        store.add_runs(imports)
+        store.runs.add(imports)
         print(f"import runs (setup)          {time.perf_counter() - start:8.2f} s")
         start = time.perf_counter()
         info = PoolService(store).create_pool("bench", params={"depth": args.depth})
@@ -186,7 +186,7 @@ def store_rows(lists, args) -> None:
         qid = next(iter(lists["run000"]))
         t, topic = timed(lambda: PoolService(store).pool_topic("bench", qid), 5)
         print(f"pool_topic (one topic)       {t * 1e3:8.1f} ms  ({len(topic)} documents)")
-        t, _ = timed(lambda: store.pool_sizes("bench"), 5)
+        t, _ = timed(lambda: store.pools.sizes("bench"), 5)
         print(f"pool_sizes (all topics)      {t * 1e3:8.1f} ms")
         t, _ = timed(lambda: PoolService(store).pool_progress("bench"), 5)
         print(f"pool_progress (all topics)   {t * 1e3:8.1f} ms")

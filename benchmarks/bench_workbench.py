@@ -382,7 +382,7 @@ def main() -> int:
         t0 = time.perf_counter()
         with Store.open(db) as src, Store.open(url) as dst:
             rows = copy_project(src, dst)
-            dst.optimize_search()
+            dst.search.optimize()
         print(
             f"copied the project to PostgreSQL ({rows:,} rows) in {time.perf_counter() - t0:.0f} s"
         )

@@ -169,7 +169,7 @@ def build_project(
         leftover.unlink(missing_ok=True)
     store = Store.build(path)
     try:
-        store.put_topics(
+        store.topics.put(
             (
                 Topic(
                     str(401 + t),
@@ -190,10 +190,10 @@ def build_project(
                 last[0] = time.perf_counter()
                 say(f"  {done:,} documents ({done / (last[0] - t0):,.0f} a second)")
 
-        store.put_documents(documents(), progress)
+        store.documents.put(documents(), progress)
         timings["documents (with the full-text index)"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        store.add_runs(
+        store.runs.add(
             [
                 RunImport(RunFile(f"run{r:03d}", f"run{r:03d}", lists[r], topics * LIST_LEN))
                 for r in range(runs)
@@ -208,7 +208,7 @@ def build_project(
         )
         timings["pools"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        store.optimize_search()
+        store.search.optimize()
         timings["full-text index merged"] = time.perf_counter() - t0
         store.publish()
     finally:

@@ -42,7 +42,7 @@ def _is_current(path: Path) -> bool:
         return False
     try:
         with Store.open(path, create=False) as store:
-            return store.get_setting("demo_version") == DEMO_VERSION
+            return store.settings.get("demo_version") == DEMO_VERSION
     except Exception:
         return False
 
@@ -67,8 +67,8 @@ def build_demo_project(path: Path, progress: ProgressFn = no_progress) -> Path:
             DEMO_POOL, strategy="depth", params={"depth": 10}, seed=DEMO_SEED
         )
         progress(5, steps, "settings")
-        store.set_setting("project_name", "Cranfield demo")
-        store.set_setting("demo_version", DEMO_VERSION)
+        store.settings.put("project_name", "Cranfield demo")
+        store.settings.put("demo_version", DEMO_VERSION)
     progress(steps, steps, "done")
     os.replace(tmp, path)
     return path

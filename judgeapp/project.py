@@ -51,7 +51,9 @@ class Project:
     def topics(self):
         import pandas as pd
 
-        rows = [(t.qid, t.title, t.description, t.narrative, t.fields) for t in self.store.topics()]
+        rows = [
+            (t.qid, t.title, t.description, t.narrative, t.fields) for t in self.store.topics.all()
+        ]
         return pd.DataFrame(
             rows, columns=["query_id", "title", "description", "narrative", "fields"]
         )
@@ -59,14 +61,14 @@ class Project:
     def runs(self):
         import pandas as pd
 
-        rows = [(r.name, r.tag, r.n_topics, r.n_entries) for r in self.store.runs()]
+        rows = [(r.name, r.tag, r.n_topics, r.n_entries) for r in self.store.runs.all()]
         return pd.DataFrame(rows, columns=["name", "tag", "topics", "entries"])
 
     def run(self, name: str):
         """One run in trec_eval order: query_id, doc_id, score, rank (1-based)."""
         import pandas as pd
 
-        lists = self.store.load_ranked_lists([name]).runs[name]
+        lists = self.store.runs.ranked_lists([name]).runs[name]
         qids, ids, scores, ranks = [], [], [], []
         for qid in sorted(lists, key=lambda q: q.encode("utf-8", "surrogateescape")):
             doc_ids, sc = lists[qid]
@@ -75,7 +77,7 @@ class Project:
             scores.append(np.asarray(sc, dtype=np.float64))
             ranks.append(np.arange(1, len(doc_ids) + 1))
         all_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
-        names = self.store.docnos_of(np.unique(all_ids).tolist())
+        names = self.store.documents.docnos_of(np.unique(all_ids).tolist())
         return pd.DataFrame(
             {
                 "query_id": qids,
@@ -98,7 +100,7 @@ class Project:
         """Every stored judgment (not only the effective ones), with who made it and when."""
         import pandas as pd
 
-        recs = self.store.judgments(assessors=assessors)
+        recs = self.store.judgments.all(assessors=assessors)
         return pd.DataFrame(
             [
                 (j.qid, j.docno, j.assessor, j.grade, j.note, j.flagged, j.time_spent, j.updated_at)

@@ -93,7 +93,7 @@ def build_campaign(
     triple = topics[shared[0]]
     with Store.open(db) as store:
         # people judge topics of the project (the store refuses others)
-        store.put_topics([(Topic(q, f"topic {q}"), "campaign") for q in topics])
+        store.topics.put([(Topic(q, f"topic {q}"), "campaign") for q in topics])
         judges = {a: JudgingService(store, a) for a in ASSESSORS}
         for (qid, docno), true in truth.items():
             who = list(campaign.assigned[qid])

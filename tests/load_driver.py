@@ -164,9 +164,9 @@ def check(db: str, result: LoadResult) -> dict[str, int | str]:
     from judgeapp.store import Store
 
     with Store.open(db, create=False) as store:
-        judged = {(j.assessor, j.qid, j.docno): j.grade for j in store.judgments()}
-        events = store.history_export()
-        runs = [r.name for r in store.runs()]
+        judged = {(j.assessor, j.qid, j.docno): j.grade for j in store.judgments.all()}
+        events = store.history.export()
+        runs = [r.name for r in store.runs.all()]
         integrity = store.integrity_check() if store.dialect == "sqlite" else "ok (PostgreSQL)"
     missing = 0
     for s in result.streams:

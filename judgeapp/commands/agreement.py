@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         topics = None
         if args.topics:
-            available = {t.qid for t in store.topics()} | set(store.judgment_rows().qids)
+            available = {t.qid for t in store.topics.all()} | set(store.judgments.rows().qids)
             topics = select_topics(args.topics, available)
         report = agreement_report(
             store,

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         if args.assessors:
             if not args.topics:
                 raise CommandError("--assessors needs --topics (which topics to assign)")
-            qids = select_topics(args.topics, (t.qid for t in store.topics()))
+            qids = select_topics(args.topics, (t.qid for t in store.topics.all()))
             assert qids is not None
             names = [n.strip() for n in args.assessors.split(",") if n.strip()]
             team.assign(
@@ -65,9 +65,11 @@ def run(args: argparse.Namespace) -> int:
             )
         if args.blind:
             team.set_blind_mode(store, {"on": True, "off": False, "default": None}[args.blind])
-        rows = store.assignments()
+        rows = store.team.assignments()
         blind = team.blind_mode(store)
-        sizes = store.pool_sizes(args.pool or store.pool_names()[-1]) if store.pool_names() else {}
+        sizes = (
+            store.pools.sizes(args.pool or store.pools.names()[-1]) if store.pools.names() else {}
+        )
     except (StoreError, team.TeamError) as exc:
         raise CommandError(str(exc)) from exc
     finally:

@@ -72,7 +72,7 @@ def _copy(source: Store, target_db: str) -> int:
 
     target = open_store(target_db, create=True)
     try:
-        return copy_project(source, target)
+        return copy_project(source.db, target.db)
     except StoreError as exc:
         raise CommandError(str(exc)) from exc
     finally:

@@ -57,10 +57,10 @@ def run(args: argparse.Namespace) -> int:
         if args.kind == "qrels":
             rows = qrels_rows(store, args.assessor, parse_policy(args.policy))
         elif args.kind == "searches":
-            entries = store.search_log(args.assessor)
+            entries = store.search.logged(args.assessor)
         else:
             wanted = set(args.assessor or ())
-            lines = [r for r in store.judgment_export() if not wanted or r.assessor in wanted]
+            lines = [r for r in store.judgments.export() if not wanted or r.assessor in wanted]
     except (StoreError, PolicyError) as exc:
         raise CommandError(str(exc)) from exc
     finally:

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             service = JudgingService(store, assessor, create=False)
         except JudgingError as exc:
             raise CommandError(str(exc)) from exc
-        grades = {g.grade for g in store.scale()}
+        grades = {g.grade for g in store.settings.scale()}
         for lineno, line in _stdin_lines():
             fields = split_columns(line, 3)
             if not fields or fields[0].startswith("#"):

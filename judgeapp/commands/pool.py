@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with progress_bar("pool", unit="topic") as progress:
             if args.add_to:
-                before = store.pool(args.add_to)
+                before = store.pools.get(args.add_to)
                 params = pool_params(args, before.strategy)
                 if args.strategy and args.strategy != before.strategy:
                     raise CommandError(
@@ -130,9 +130,11 @@ def run(args: argparse.Namespace) -> int:
                 params = pool_params(args, strategy)
                 qids = None
                 if args.topics:
-                    lists = store.load_ranked_lists(runs=args.runs)
+                    lists = store.runs.ranked_lists(runs=args.runs)
                     qids = select_topics(args.topics, (q for t in lists.runs.values() for q in t))
-                name = args.name or default_name(strategy, params, {p.name for p in store.pools()})
+                name = args.name or default_name(
+                    strategy, params, {p.name for p in store.pools.all()}
+                )
                 before = None
                 info = pools.create_pool(
                     name,
@@ -144,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
                     qids=qids,
                     progress=progress,
                 )
-        sizes = list(store.pool_sizes(info.name).values())
+        sizes = list(store.pools.sizes(info.name).values())
         missing, pooled = pools.pooled_without_text(info.name)
     except StoreError as exc:
         raise CommandError(str(exc)) from exc

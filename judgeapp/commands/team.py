@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(args.db, owner=f"team {args.action}" if changing else None)
     try:
         if args.action == "add":
-            role, password = store.add_team_member(
+            role, password = store.team.add_member(
                 args.name, role=args.role, password=args.password, adopt=args.adopt_role
             )
             url = make_url(store.url).set(username=role, password=password or "PASSWORD")
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             if password is None:
                 print(f"  (role {shown(role)} existed already: its password is unchanged)")
         elif args.action == "remove":
-            role = store.remove_team_member(args.name)
+            role = store.team.remove_member(args.name)
             print(
                 f"{shown(args.name)}: role {shown(role)} is off the team (its grants taken "
                 "back, its sessions ended); judgments stay"
@@ -87,13 +87,13 @@ def run(args: argparse.Namespace) -> int:
                 seconds = float(args.name)
             except ValueError:
                 raise CommandError(f"team wait SECONDS: a number, not {args.name!r}") from None
-            store.set_wait_limit(seconds)
+            store.team.set_wait_limit(seconds)
             print(f"commands wait at most {seconds:g} s for another writer, then give up")
         else:
             scope = store.scope
             if scope is not None and scope.blind:
                 print(f"# {scope.describe()}")
-            for name, role in store.team():
+            for name, role in store.team.members():
                 print(f"{shown(name)}\t{shown(role)}")
     except StoreError as exc:
         raise CommandError(str(exc)) from exc

@@ -381,7 +381,7 @@ def iter_documents(
 
     Errors surface while iterating; a docno seen twice stops the stream with both lines
     (kept of each document: 8 bytes). ``unique=False``: the caller checks, as
-    `Store.put_documents` does with the same message."""
+    `store.documents.put` does with the same message."""
     path = os.fspath(path)
     reader = _READERS[resolve_format(path, "docs", fmt)]
     # a file read again finds the first line of a docno that comes twice, so only hashes

@@ -228,7 +228,7 @@ def build_pool(
     seed: int = 0,
 ) -> dict[str, PoolTopic]:
     """Pool every topic (or `qids`) of `lists` (run -> qid -> doc ids, or (doc ids, scores)
-    as `Store.load_ranked_lists` gives them). A run without a topic contributes nothing.
+    as `store.runs.ranked_lists` gives them). A run without a topic contributes nothing.
     A ``sample`` takes each topic's judged doc ids from `judged` and a seed from `seed`."""
     runs = list(lists)
     topics = (

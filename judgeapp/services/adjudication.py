@@ -57,15 +57,15 @@ def disagreements(
     """Every document whose voters disagree (on the grade, or with `relevant_from` on which
     side of that cut it falls), with the automatic judges' suggestions and any decision
     already made, by topic then docno."""
-    kinds = {a.name: a.kind for a in store.assessors()}
+    kinds = {a.name: a.kind for a in store.team.assessors()}
     by: dict[tuple[str, int], list] = defaultdict(list)
     wanted = None if qids is None else set(qids)
-    for j in store.judgments():
+    for j in store.judgments.all():
         if wanted is None or j.qid in wanted:
             by[(j.qid, j.doc_id)].append(j)
     scores = {
         (r.topic, r.docno, r.assessor): r.score
-        for r in store.judgment_export()
+        for r in store.judgments.export()
         if r.score is not None
     }
     out = []

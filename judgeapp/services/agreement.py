@@ -208,10 +208,10 @@ class AgreementReport:
 # -- reading the project ---------------------------------------------------------------------------
 def _chosen(store: Store, assessors: Sequence[str] | None) -> dict[str, str]:
     """{name: kind} of the chosen assessors, checked; all that judged something by default."""
-    known = {a.name: a.kind for a in store.assessors()}
+    known = {a.name: a.kind for a in store.team.assessors()}
     if assessors is None:
-        judged = set(store.judgment_rows().assessor_ids.tolist())
-        ids = {a.id: a.name for a in store.assessors()}
+        judged = set(store.judgments.rows().assessor_ids.tolist())
+        ids = {a.id: a.name for a in store.team.assessors()}
         return {ids[i]: known[ids[i]] for i in sorted(judged)}
     names = list(assessors)
     unknown = [a for a in names if a not in known]
@@ -231,9 +231,9 @@ def read_ratings(
 ) -> Ratings:
     """The units (topic, document) that two or more of `assessors` graded, on `topics` (all
     by default), as ratings grouped by topic (natural order)."""
-    ids = {a.name: a.id for a in store.assessors()}
+    ids = {a.name: a.id for a in store.team.assessors()}
     column = {ids[a]: i for i, a in enumerate(assessors)}
-    rows = store.judgment_rows(list(assessors))
+    rows = store.judgments.rows(list(assessors))
     topic_of_row = np.repeat(np.arange(len(rows.qids), dtype=np.int64), np.diff(rows.bounds))
     if topics is not None:
         wanted = set(topics)
@@ -253,7 +253,7 @@ def read_ratings(
     names = sorted({rows.qids[t] for t in unit_topics}, key=natural_key)
     index = {q: i for i, q in enumerate(names)}
     groups = np.array([index[rows.qids[t]] for t in unit_topics], dtype=np.int64)
-    scale = {g.grade for g in store.scale()}
+    scale = {g.grade for g in store.settings.scale()}
     observed = set(np.unique(values[~np.isnan(values)]).astype(int).tolist())
     categories = np.array(sorted(scale | observed), dtype=np.float64)
     return Ratings(values, groups, tuple(names), tuple(assessors), categories)
@@ -373,7 +373,7 @@ def compare_rankings(
     runs = runs_from_store(store)
     if not runs:
         raise AgreementError("the project has no runs to rank")
-    kinds = {a.name: a.kind for a in store.assessors()}
+    kinds = {a.name: a.kind for a in store.team.assessors()}
     judged: dict[str, dict[str, tuple]] = {
         a: _restrict(effective_judgments(store, [a]), topics) for a in assessors
     }

@@ -203,8 +203,8 @@ def _aligned(results: Results, base: Results) -> np.ndarray:
 def pooled_documents(store: Store, pools: Sequence[str] | None = None) -> dict[str, np.ndarray]:
     """Every document of `pools` (all of the project's by default) per topic."""
     found: dict[str, list[np.ndarray]] = {}
-    for name in store.pool_names() if pools is None else pools:
-        for qid, ids in store.pooled_doc_ids(name).items():
+    for name in store.pools.names() if pools is None else pools:
+        for qid, ids in store.pools.doc_ids(name).items():
             found.setdefault(qid, []).append(ids)
     return {qid: np.unique(np.concatenate(parts)) for qid, parts in found.items()}
 
@@ -225,7 +225,7 @@ def project_bounds(
     store = db if isinstance(db, Store) else Store.open(db, create=False)
     try:
         judgments = judgments_from_store(store, assessors, policy)
-        grade = max(store.relevant_from(), options.relevance_level)
+        grade = max(store.settings.relevant_from(), options.relevance_level)
         return evaluation_bounds(
             judgments,
             runs_from_store(store, runs),

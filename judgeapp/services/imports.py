@@ -14,7 +14,7 @@ from judgeapp import formats
 from judgeapp.records import Changes
 from judgeapp.services.progress import ProgressFn, no_progress
 from judgeapp.store import RunImport, Store
-from judgeapp.store.store import TopicExists
+from judgeapp.store.topics import TopicExists
 
 if TYPE_CHECKING:
     from judgeapp.formats.bulk import NumberedRuns
@@ -71,7 +71,7 @@ def import_topics(
         seen[topic.qid] = path
     progress(len(paths), len(paths), "storing topics")
     try:
-        changes = store.put_topics(topics, replace=replace)
+        changes = store.topics.put(topics, replace=replace)
     except TopicExists as exc:
         topic, path = next((t, p) for t, p in topics if t.qid == exc.qid)
         raise formats.FormatError(path, topic.line, str(exc)) from None
@@ -97,7 +97,7 @@ def import_documents(
             for doc in docs:
                 yield doc, str(path)
 
-    count = store.put_documents(stream(), progress=lambda n: progress(n, None, "documents"))
+    count = store.documents.put(stream(), progress=lambda n: progress(n, None, "documents"))
     return ImportReport(
         "documents", len(paths), count, f"{count} documents", Changes(documents=True)
     )
@@ -156,7 +156,7 @@ def import_runs(
             imports.append(RunImport(run, name(i), _sha256(path)))
     progress(len(paths), len(paths), "storing runs")
     docnos = None if numbered is None else numbered.docnos
-    stored = store.add_runs(imports, replace=replace, docnos=docnos)
+    stored = store.runs.add(imports, replace=replace, docnos=docnos)
     entries = sum(r.n_entries for r in stored)
     return ImportReport(
         "runs",
@@ -188,7 +188,7 @@ def import_qrels(
         qrels = irds_qrels(str(path)) if is_irds(path) else formats.read_qrels(path, fmt)
         files.append((qrels, source))
     progress(len(paths), len(paths), "storing judgments")
-    changes = store.import_qrels(files, replace=replace)
+    changes = store.judgments.import_qrels(files, replace=replace)
     count = sum(len(q) for q, _ in files)
     return ImportReport("qrels", len(paths), count, f"{count} judgments", changes)
 
@@ -207,9 +207,9 @@ def import_judgments(
     from judgeapp.formats.judgments import read_judgments
 
     rows = []
-    kinds = {a.name: a.kind for a in store.assessors()}
-    grades = {g.grade for g in store.scale()}
-    topics = {t.qid for t in store.topics()}
+    kinds = {a.name: a.kind for a in store.team.assessors()}
+    grades = {g.grade for g in store.settings.scale()}
+    topics = {t.qid for t in store.topics.all()}
     for i, path in enumerate(paths):
         progress(i, len(paths), f"reading {Path(path).name}")
         read = read_judgments(path, fmt)
@@ -238,5 +238,5 @@ def import_judgments(
                 )
         rows += read
     progress(len(paths), len(paths), "storing judgments")
-    changes = store.put_judgments(rows, assessor=assessor, kind=kind)
+    changes = store.judgments.put(rows, assessor=assessor, kind=kind)
     return ImportReport("judgments", len(paths), len(rows), f"{len(rows)} judgments", changes)

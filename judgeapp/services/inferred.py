@@ -89,10 +89,10 @@ def _check_strata(topic: PoolTopic, stratum: np.ndarray, sampled: np.ndarray) ->
 def sample_pool_name(store: Store, pool: str | None) -> str:
     """`pool`, checked to be a sample; or the project's only sample pool."""
     if pool:
-        if store.pool_kind(pool)[0] != "sample":
+        if store.pools.kind(pool)[0] != "sample":
             raise StoreError(f"pool {pool!r} is not a sample (inferred measures need one)")
         return pool
-    samples = [p.name for p in store.pools() if p.strategy == "sample"]
+    samples = [p.name for p in store.pools.all() if p.strategy == "sample"]
     if not samples:
         raise StoreError("the project has no sample pool (pool --strategy sample draws one)")
     if len(samples) > 1:
@@ -115,10 +115,10 @@ def project_inferred(
     store = db if isinstance(db, Store) else Store.open(db, create=False)
     try:
         name = sample_pool_name(store, pool)
-        info = store.pool(name)
-        topics = {q: PoolTopic.of(r) for q, r in store.pool_rows_all(name).items()}
+        info = store.pools.get(name)
+        topics = {q: PoolTopic.of(r) for q, r in store.pools.rows_all(name).items()}
         qids = tuple(q for q, t in topics.items() if len(t))
-        drawn_from = store.load_ranked_lists(runs=list(info.runs), qids=list(qids)).runs
+        drawn_from = store.runs.ranked_lists(runs=list(info.runs), qids=list(qids)).runs
         judgments = effective_judgments(store, assessors, policy=policy).topics
         evaluated = runs_from_store(store, runs)
     finally:

@@ -21,10 +21,10 @@ def judging_target(
     """The id of `docno` if `qid` may be judged on it (None: a docno the project has not
     seen, allowed by `allow_unpooled`): the topic is in the project, and the document is in
     a pool of the topic (or `allow_unpooled`). Reads only; raises JudgingError otherwise."""
-    if store.topic(qid) is None:
+    if store.topics.get(qid) is None:
         raise JudgingError(f"topic {qid!r} is not in the project (import its topics first)")
-    doc_id = store.docno_ids([docno]).get(docno)
-    if not allow_unpooled and (doc_id is None or not store.pools_holding(qid, doc_id)):
+    doc_id = store.documents.docno_ids([docno]).get(docno)
+    if not allow_unpooled and (doc_id is None or not store.pools.holding(qid, doc_id)):
         raise JudgingError(
             f"document {docno!r} is in no pool of topic {qid!r} (--allow-unpooled judges it anyway)"
         )
@@ -49,17 +49,17 @@ class JudgingService:
         first judgment, in its transaction (`assessor.id` is -1 until then), so that a
         command that records nothing leaves no assessor behind."""
         self.store = store
-        connected_as = store.current_assessor()
+        connected_as = store.team.current_assessor()
         if connected_as is not None and connected_as != assessor:
             raise JudgingError(
                 f"this connection's database role is assessor {connected_as!r}'s: it can "
                 f"judge as {connected_as!r} only, not as {assessor!r}"
             )
-        known = next((a for a in store.assessors() if a.name == assessor), None)
+        known = next((a for a in store.team.assessors() if a.name == assessor), None)
         if known is None and not create:
             self.assessor = AssessorInfo(-1, assessor, kind)
         else:
-            self.assessor = known or store.assessor(assessor, kind=kind)
+            self.assessor = known or store.team.assessor(assessor, kind=kind)
         if self.assessor.kind != kind:
             what = {"source": "an imported qrels source", "automatic": "an automatic judge"}
             raise JudgingError(
@@ -69,7 +69,7 @@ class JudgingService:
         self.refresh_scale()
 
     def refresh_scale(self) -> None:
-        self.grades = {g.grade for g in self.store.scale()}
+        self.grades = {g.grade for g in self.store.settings.scale()}
 
     def check_target(self, qid: str, docno: str, *, allow_unpooled: bool = False) -> int:
         """The id of `docno` after checking that it may be judged for `qid`: the topic is
@@ -83,10 +83,10 @@ class JudgingService:
         judged before their text is imported)."""
         if isinstance(doc, int):
             return doc
-        return self.store.intern_docnos([doc])[doc]
+        return self.store.documents.intern([doc])[doc]
 
     def state(self, qid: str, doc: int | str) -> JudgmentState:
-        return self.store.judgment_state(qid, self.doc_id(doc), self.assessor.id)
+        return self.store.judgments.state(qid, self.doc_id(doc), self.assessor.id)
 
     def record(
         self,
@@ -114,7 +114,7 @@ class JudgingService:
             )
 
         new = (self.assessor.name, self.assessor.kind) if self.assessor.id < 0 else None
-        change = self.store.set_judgment(
+        change = self.store.judgments.record(
             qid,
             self.doc_id(doc),
             self.assessor.id,
@@ -126,7 +126,7 @@ class JudgingService:
             new_assessor=new,
         )
         if new is not None:  # made with this judgment
-            self.assessor = self.store.assessor(self.assessor.name, create=False)
+            self.assessor = self.store.team.assessor(self.assessor.name, create=False)
         return change
 
     def annotate(
@@ -144,14 +144,14 @@ class JudgingService:
                 current.flagged if flagged is None else flagged,
             )
 
-        return self.store.set_judgment(qid, self.doc_id(doc), self.assessor.id, annotated)
+        return self.store.judgments.record(qid, self.doc_id(doc), self.assessor.id, annotated)
 
     def restore(self, change: JudgmentChange, *, undo: bool) -> JudgmentChange:
         """Undo (back to `change.before`) or redo (to `change.after`) a recorded change,
         through the same store path as a judgment, so history and live views see it too."""
         target = change.before if undo else change.after
         # the time the change added goes with it, and comes back on redo
-        return self.store.set_judgment(
+        return self.store.judgments.record(
             change.qid,
             change.doc_id,
             change.assessor_id,

@@ -76,7 +76,7 @@ class JudgmentFilter:
 
     def resolve(self, store: Store) -> tuple[list[str] | None, list[str]]:
         """(assessor names for the store, None meaning all; the persons among them)."""
-        everyone = store.assessors()
+        everyone = store.team.assessors()
         persons = [a.name for a in everyone if a.kind == "person"]
         sources = [a.name for a in everyone if a.kind != "person"]
         if self.assessor is not None:
@@ -296,7 +296,7 @@ class LiveEvaluation:
         self._rank_measure = _ranking_measure(self.measures)
         self.assessors, self.persons = self.config.judgments.resolve(store)
         self.policy = parse_policy(self.config.judgments.policy).bind(store)
-        self._known = {a.name for a in store.assessors()}
+        self._known = {a.name for a in store.team.assessors()}
         self._all = list(
             dict.fromkeys([*self.measures, self._ap, *self._iprec, *self._ndcg, self._judged])
         )
@@ -326,19 +326,19 @@ class LiveEvaluation:
         self._index = {str(m): i for i, m in enumerate(self.evaluator.measures)}
         self._made = {}
         if self.persons:
-            for j in self.store.judgments(assessors=self.persons):
+            for j in self.store.judgments.all(assessors=self.persons):
                 self._made[j.qid] = self._made.get(j.qid, 0) + 1
 
     def _count_made(self, qid: str) -> None:
         if self.persons:
-            self._made[qid] = len(self.store.judgments(qid, self.persons))
+            self._made[qid] = len(self.store.judgments.all(qid, self.persons))
 
     def reload(self) -> None:
         """Evaluate everything again from the store (new runs, qrels imported, ...)."""
         self.runs = runs_from_store(self.store)
         self.assessors, self.persons = self.config.judgments.resolve(self.store)
         self.policy = parse_policy(self.config.judgments.policy).bind(self.store)
-        self._known = {a.name for a in self.store.assessors()}
+        self._known = {a.name for a in self.store.team.assessors()}
         self._pool_sizes = None
         self._build()
         self.version += 1
@@ -354,7 +354,7 @@ class LiveEvaluation:
         if assessor is not None and assessor not in self._known:
             self.assessors, self.persons = self.config.judgments.resolve(self.store)
             self.policy = parse_policy(self.config.judgments.policy).bind(self.store)
-            self._known = {a.name for a in self.store.assessors()}
+            self._known = {a.name for a in self.store.team.assessors()}
         topics = self.evaluator.judgments.topics
         for qid in qids:
             self._count_made(qid)
@@ -398,7 +398,7 @@ class LiveEvaluation:
         runs, measures, options, store = list(self.runs), self.measures, self.options, self.store
 
         def work() -> Bounds:
-            grade = max(store.relevant_from(), options.relevance_level)
+            grade = max(store.settings.relevant_from(), options.relevance_level)
             pooled = pooled_documents(store)
             return evaluation_bounds(judgments, runs, measures, options, pooled, grade)
 
@@ -492,14 +492,14 @@ class LiveEvaluation:
         assessors in order, each changing one effective grade; a checkpoint every
         `checkpoint_every` grade changes made by persons (imported qrels count as the state
         judging starts from, not as judgments made)."""
-        everyone = {a.id: a for a in self.store.assessors()}
+        everyone = {a.id: a for a in self.store.team.assessors()}
         chosen = (
             set(everyone)
             if self.assessors is None
             else {i for i, a in everyone.items() if a.name in set(self.assessors)}
         )
         persons = {i for i in chosen if everyone[i].kind == "person"}
-        events = (((q, d), a, g) for q, d, a, g in self.store.history_events() if a in chosen)
+        events = (((q, d), a, g) for q, d, a, g in self.store.history.events() if a in chosen)
         evaluator = Evaluator(Judgments(), self.runs, [self._rank_measure], self.options)
         current: dict[str, dict[int, int]] = {}
         dirty: set[str] = set()
@@ -543,7 +543,7 @@ class LiveEvaluation:
             return None
         if self._pool_sizes is None:
             try:
-                self._pool_sizes = self.store.pool_sizes(self.pool)
+                self._pool_sizes = self.store.pools.sizes(self.pool)
             except Exception:  # the pool was deleted meanwhile
                 self._pool_sizes = {}
         return self._pool_sizes.get(qid)

@@ -24,9 +24,9 @@ def merge_projects(into: Store, sources: Sequence[str]) -> list[MergedProject]:
     done = []
     for source in sources:
         with Store.open(source, create=False) as other:
-            events = other.history_export()
-        report = into.merge_history(events)
-        known = {t.qid for t in into.topics()}
+            events = other.history.export()
+        report = into.history.merge(events)
+        known = {t.qid for t in into.topics.all()}
         unknown = sorted({e.qid for e in events} - known, key=str.encode)
         done.append(MergedProject(source, report, unknown))
     return done

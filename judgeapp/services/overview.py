@@ -15,11 +15,11 @@ def project_info(
 ) -> ProjectInfo:
     """Counts per topic (judged and relevant by `policy`'s effective judgments, relevant
     meaning a grade of at least `relevant_from`) and the project's gaps."""
-    lists = store.load_ranked_lists()
+    lists = store.runs.ranked_lists()
     judged = effective_judgments(store, policy=policy)
     totals = store.totals()
-    titles = store.topic_titles()
-    with_text = store.document_ids_with_text()
+    titles = store.topics.titles()
+    with_text = store.documents.ids_with_text()
     run_qids: dict[str, int] = {}
     retrieved: dict[str, set[int]] = {}
     for topics in lists.runs.values():

@@ -2,8 +2,8 @@
 (by several assessors, imported qrels, automatic judges, an adjudicator) into the one grade
 that evaluation, exports, judging orders and the dashboard use.
 
-The store keeps every judgment and every change (`Store.judgment_rows`,
-`Store.history_events`); a `JudgmentPolicy` decides what they mean:
+The store keeps every judgment and every change (`store.judgments.rows`,
+`store.history.events`); a `JudgmentPolicy` decides what they mean:
 
 - `choose(held)`: the effective grade of one document from the judgments it holds now,
   least recently changed first, or None when none of them counts (the definition);
@@ -82,7 +82,7 @@ class JudgmentPolicy:
 
     def bind(self, store: Store) -> JudgmentPolicy:
         """This policy with what it needs to know about the project's assessors."""
-        return dataclasses.replace(self, kinds={a.id: a.kind for a in store.assessors()})
+        return dataclasses.replace(self, kinds={a.id: a.kind for a in store.team.assessors()})
 
     def choose(self, held: Sequence[tuple[int, int]]) -> int | None:
         """The effective grade from the document's current judgments, given as (assessor
@@ -214,7 +214,7 @@ class OneAssessor(JudgmentPolicy):
     assessor_id: int | None = None
 
     def bind(self, store: Store) -> JudgmentPolicy:
-        found = [a for a in store.assessors() if a.name == self.assessor]
+        found = [a for a in store.team.assessors() if a.name == self.assessor]
         if not found:
             raise PolicyError(f"no assessor or judgment source named {self.assessor!r}")
         return dataclasses.replace(self, assessor_id=found[0].id)
@@ -262,7 +262,7 @@ def effective_judgments(
     policy: JudgmentPolicy = DEFAULT_POLICY,
 ) -> JudgmentArrays:
     """The effective judgments of `assessors` (all by default) per topic, as arrays."""
-    return policy.bind(store).select(store.judgment_rows(assessors, qid)).arrays()
+    return policy.bind(store).select(store.judgments.rows(assessors, qid)).arrays()
 
 
 def qrels_rows(
@@ -270,7 +270,7 @@ def qrels_rows(
 ) -> list[tuple[str, str, int]]:
     """Effective judgments as (qid, docno, grade), in qid then docno byte order: what
     `export qrels` writes."""
-    rows = store.judgment_rows(assessors, docnos=True)
+    rows = store.judgments.rows(assessors, docnos=True)
     chosen = policy.bind(store).select(rows)
     assert rows.docnos is not None
     out: list[tuple[str, str, int]] = []
@@ -293,7 +293,7 @@ def judging_events(
     """The topic's judgment history as (doc id, effective grade after the event or None),
     oldest first: what a judging order replays to resume."""
     events = (
-        (doc, assessor, grade) for _q, doc, assessor, grade in store.history_events(qid, assessors)
+        (doc, assessor, grade) for _q, doc, assessor, grade in store.history.events(qid, assessors)
     )
     bound = policy.bind(store)
     return [(doc, after) for doc, _a, _before, after in bound.replay(events)]

@@ -1,7 +1,7 @@
 """Pools as a use case: building and growing them from the stored runs, judging them in an
 order resumed from the judgment history, and estimating what they still hold.
 
-The store reads and writes pools (`Store.pool_rows`, `Store.add_pool`, ...); the pooling
+The store reads and writes pools (`store.pools.rows`, `store.pools.add`, ...); the pooling
 itself is `judgeapp.pooling` (numpy only); which judgment counts is `judgeapp.services.policy`.
 This module puts the three together, so the policy of pooling (which order, which
 estimator, what a replay means) has one home outside the store.
@@ -88,11 +88,11 @@ class PoolService:
     # -- reading ---------------------------------------------------------------------------
     def pool_topic(self, name: str, qid: str) -> PoolTopic:
         """One topic of a pool (an empty pool when the topic has no documents)."""
-        return PoolTopic.of(self.store.pool_rows(name, qid))
+        return PoolTopic.of(self.store.pools.rows(name, qid))
 
     def pool_topics(self, name: str, qids: Sequence[str] | None = None) -> dict[str, PoolTopic]:
         """Every topic of a pool (or `qids`), in topic byte order."""
-        return {q: PoolTopic.of(r) for q, r in self.store.pool_rows_all(name, qids).items()}
+        return {q: PoolTopic.of(r) for q, r in self.store.pools.rows_all(name, qids).items()}
 
     def pool_progress(
         self,
@@ -104,13 +104,13 @@ class PoolService:
         """Per topic (of `qids`, every pooled topic by default): pool size, pooled documents
         judged, and judged relevant (grade at least `min_grade`), counting the effective
         judgments of `assessors` (all by default)."""
-        sizes = self.store.pool_sizes(name)
+        sizes = self.store.pools.sizes(name)
         if qids is not None:
             sizes = {q: sizes[q] for q in qids if q in sizes}
         qid = qids[0] if qids is not None and len(qids) == 1 else None
         judged = effective_judgments(self.store, assessors, qid, self.policy).topics
         judged = {q: v for q, v in judged.items() if q in sizes}
-        pooled = self.store.pooled_doc_ids(name, list(judged))
+        pooled = self.store.pools.doc_ids(name, list(judged))
         counts: dict[str, tuple[int, int]] = {}
         for q, (ids, grades) in judged.items():
             inside = np.isin(ids, pooled.get(q, ()), assume_unique=True)
@@ -139,16 +139,16 @@ class PoolService:
         An order that learns from text gets the pooled documents' text and the topic's
         statement; with `background` it leaves refitting its model to the caller (a worker:
         `TextOrder.training`), else it refits as it goes."""
-        info = self.store.pool(name)
+        info = self.store.pools.get(name)
         topic = self.pool_topic(name, qid)
-        lists = self.store.load_ranked_lists(runs=list(info.runs), qids=[qid])
+        lists = self.store.runs.ranked_lists(runs=list(info.runs), qids=[qid])
         run_lists = dict(zip(info.runs, topic_lists(lists.runs, qid), strict=True))
         name = order or info.judging_order
         params: dict[str, Any] = {}
         if name == "suggested":
-            params = {"priors": self.store.automatic_scores(qid)}
+            params = {"priors": self.store.judgments.automatic_scores(qid)}
         elif ORDERS[name].needs_text:
-            statement = self.store.topic(qid)
+            statement = self.store.topics.get(qid)
             query = (
                 " ".join(
                     x for x in (statement.title, statement.description, statement.narrative) if x
@@ -156,7 +156,7 @@ class PoolService:
                 if statement is not None
                 else ""
             )
-            texts = self.store.document_texts(topic.doc_ids.tolist())
+            texts = self.store.documents.texts(topic.doc_ids.tolist())
             params = {"texts": texts, "query": query, "background": background}
         judging = make_order(name, topic, run_lists, topic_seed(info.seed, qid), **params)
         events = self.judging_events(qid, assessors)
@@ -176,14 +176,14 @@ class PoolService:
         return self._curve(self._pooled(name, qid), qid, assessors, min_grade)
 
     def _pooled(self, name: str, qid: str) -> set[int]:
-        return set(self.store.pooled_doc_ids(name, [qid]).get(qid, np.empty(0)).tolist())
+        return set(self.store.pools.doc_ids(name, [qid]).get(qid, np.empty(0)).tolist())
 
     def _curve(
         self, pooled: set[int], qid: str, assessors: Sequence[str] | None, min_grade: int
     ) -> np.ndarray:
         # documents found by searching the collection were judged outside the judging
         # order: the curve (and the estimate drawn from it) follows the order alone
-        searched = self.store.found_by_search(qid, assessors).get(qid, set())
+        searched = self.store.judgments.found_by_search(qid, assessors).get(qid, set())
         first: dict[int, None] = {}
         current: dict[int, int | None] = {}
         for doc, grade in self.judging_events(qid, assessors):
@@ -212,7 +212,7 @@ class PoolService:
         (else the built-in calibration; a caller estimating many topics passes what
         `project_calibration` gave once). With `stop` = (target recall, confidence), a
         curve estimate carries the stopping advice (`Estimate.advice`)."""
-        strategy, judging_order = self.store.pool_kind(name)
+        strategy, judging_order = self.store.pools.kind(name)
         if strategy == "sample":
             topic = self.pool_topic(name, qid)
             judged = effective_judgments(self.store, assessors, qid, self.policy).topics.get(qid)
@@ -273,7 +273,7 @@ class PoolService:
         --fit-topics` does with qrels). None while fewer than PROJECT_TOPICS topics are
         judged whole, and for orders that judge by text or an automatic judge. Kept until
         those topics' judgments change."""
-        strategy, order = self.store.pool_kind(name)
+        strategy, order = self.store.pools.kind(name)
         if strategy == "sample" or ORDERS[order].needs_text or order == "suggested":
             return None
         whole = [
@@ -291,9 +291,9 @@ class PoolService:
             tuple(astuple(p) for p in whole),
         )
         if key not in _CALIBRATIONS:
-            info = self.store.pool(name)
+            info = self.store.pools.get(name)
             qids = [p.qid for p in whole]
-            lists = self.store.load_ranked_lists(runs=list(info.runs), qids=qids)
+            lists = self.store.runs.ranked_lists(runs=list(info.runs), qids=qids)
             judged = effective_judgments(self.store, assessors, policy=self.policy).topics
             replays = [
                 replay_topic(
@@ -324,8 +324,8 @@ class PoolService:
     def pooled_without_text(self, name: str) -> tuple[int, int]:
         """(pooled documents whose text is not in the project, pooled documents), counting
         a document once per topic: what the assessors of pool `name` would judge blind."""
-        pooled = self.store.pooled_doc_ids(name)
-        with_text = self.store.document_ids_with_text()
+        pooled = self.store.pools.doc_ids(name)
+        with_text = self.store.documents.ids_with_text()
         total = sum(int(ids.size) for ids in pooled.values())
         missing = sum(int(np.count_nonzero(~np.isin(ids, with_text))) for ids in pooled.values())
         return missing, total
@@ -346,9 +346,9 @@ class PoolService:
         and store the pool under `name`."""
         _check_order(judging_order)
         clean = _normalise(strategy, params or {})
-        if self.store.has_pool(name):
+        if self.store.pools.has(name):
             raise StoreError(f"the project already has a pool named {name!r}")
-        lists = self.store.load_ranked_lists(runs=runs, qids=qids)
+        lists = self.store.runs.ranked_lists(runs=runs, qids=qids)
         if not lists.runs:
             raise StoreError("the project has no runs to pool")
         if qids is not None:
@@ -358,7 +358,7 @@ class PoolService:
             everything = effective_judgments(self.store, policy=self.policy).topics
             judged = {q: ids for q, (ids, _) in everything.items()}
         topics = build_pool(lists.runs, strategy, clean, qids, progress, judged=judged, seed=seed)
-        return self.store.add_pool(
+        return self.store.pools.add(
             name,
             strategy=strategy,
             params=clean,
@@ -380,7 +380,7 @@ class PoolService:
         for Take@N pools `budget` is how many new documents per topic to add, the pool's
         budget by default). No pooled document is ever dropped and judgments stay."""
         report = progress or no_progress
-        info = self.store.pool(name)
+        info = self.store.pools.get(name)
         if info.strategy == "sample":
             raise StoreError(f"pool {name!r} is a sample; a sample cannot grow (draw a new one)")
         all_runs = list(info.runs) + [r for r in dict.fromkeys(runs) if r not in info.runs]
@@ -393,7 +393,7 @@ class PoolService:
         clean = _normalise(info.strategy, merged)
         qids = info.params.get("topics")
         old = self.pool_topics(name)
-        lists = self.store.load_ranked_lists(runs=all_runs, qids=qids)
+        lists = self.store.runs.ranked_lists(runs=all_runs, qids=qids)
         wanted = (
             list(qids)
             if qids is not None
@@ -418,8 +418,8 @@ class PoolService:
                 "at": utcnow().isoformat(timespec="seconds"),
             },
         ]
-        return self.store.update_pool(name, runs=all_runs, params=stored, topics=grown)
+        return self.store.pools.update(name, runs=all_runs, params=stored, topics=grown)
 
     def set_judging_order(self, name: str, judging_order: str, seed: int | None = None) -> Changes:
         _check_order(judging_order)
-        return self.store.set_judging_order(name, judging_order, seed)
+        return self.store.pools.set_judging_order(name, judging_order, seed)

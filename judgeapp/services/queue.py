@@ -58,10 +58,10 @@ class JudgingQueue:
         # the order arrives resumed (PoolService.open_judging_order replays the same history)
         history = judging_events(self.store, self.qid, [self.service.assessor.name])
         me = self.service.assessor.name
-        persons = {a.name for a in self.store.assessors() if a.kind == "person"}
+        persons = {a.name for a in self.store.team.assessors() if a.kind == "person"}
         states: dict[int, JudgmentState] = {}
         self._others: dict[int, set[str]] = {}
-        for j in self.store.judgments(self.qid):
+        for j in self.store.judgments.all(self.qid):
             if j.assessor == me:
                 states[j.doc_id] = JudgmentState(j.grade, j.note, j.flagged)
             elif j.assessor in persons:
@@ -76,7 +76,7 @@ class JudgingQueue:
         rest = [d for d in self.order.upcoming(len(pooled)) if d not in seen]
         leftover = sorted(pooled - seen - set(rest))  # defensive: every pooled doc is listed
         sequence = judged_seq + rest + leftover
-        docnos = self.store.docnos_of(sequence)
+        docnos = self.store.documents.docnos_of(sequence)
         self.items: list[QueueItem] = []
         for doc in sequence:
             state = states.get(doc, JudgmentState(None))

@@ -2,7 +2,7 @@
 definitions, the lowest grade that counts as relevant, and judging guidelines. Presets for
 the scales people use, and the checks a scale must pass before the store keeps it. No Qt.
 
-The scale belongs to the project (`Store.set_scale`): every window following the project
+The scale belongs to the project (`store.settings.set_scale`): every window following the project
 hears of a change (`Changes(scale=True)`) and shows the new buttons and keys.
 """
 
@@ -130,7 +130,9 @@ def check(grades: Sequence[GradeInfo], relevant_from: int) -> None:
 
 def current(store: Store) -> ScaleSpec:
     """The project's scale as it is now."""
-    return ScaleSpec(tuple(store.scale()), store.relevant_from(), store.guidelines())
+    return ScaleSpec(
+        tuple(store.settings.scale()), store.settings.relevant_from(), store.settings.guidelines()
+    )
 
 
 def apply(store: Store, spec: ScaleSpec) -> Changes:
@@ -140,7 +142,9 @@ def apply(store: Store, spec: ScaleSpec) -> Changes:
         for g in sorted(spec.grades, key=lambda g: g.grade)
     )
     check(grades, spec.relevant_from)
-    return store.set_scale(grades, relevant_from=spec.relevant_from, guidelines=spec.guidelines)
+    return store.settings.set_scale(
+        grades, relevant_from=spec.relevant_from, guidelines=spec.guidelines
+    )
 
 
 def describe(spec: ScaleSpec) -> str:

@@ -127,19 +127,19 @@ class SearchService:
         `pool` for `qid`) and judged (this assessor's grades for `qid`); logged."""
         query = parse_query(text, stop_words=True)
         start = time.perf_counter()
-        found = self.store.search_documents(query, limit=limit)
+        found = self.store.search.find(query, limit=limit)
         seconds = time.perf_counter() - start
         pooled: set[int] = set()
         grades: dict[int, int] = {}
         others: dict[int, int] = {}
         if qid is not None and found:
             if pool is not None:
-                ids = self.store.pooled_doc_ids(pool, [qid]).get(qid)
+                ids = self.store.pools.doc_ids(pool, [qid]).get(qid)
                 pooled = set() if ids is None else set(ids.tolist())
             mine = effective_judgments(self.store, [self.assessor], qid).topics.get(qid)
             if mine is not None:
                 grades = dict(zip(mine[0].tolist(), mine[1].tolist(), strict=True))
-            rows = self.store.judgment_rows(None, qid)
+            rows = self.store.judgments.rows(None, qid)
             for doc, who in zip(rows.doc_ids.tolist(), rows.assessor_ids.tolist(), strict=True):
                 if who != self.assessor_id:
                     others[doc] = others.get(doc, 0) + 1
@@ -157,13 +157,13 @@ class SearchService:
             for k, h in enumerate(found)
         ]
         if log and query.phrases:
-            self.store.log_search(self.assessor_id, qid, "collection", text.strip(), len(hits))
+            self.store.search.log(self.assessor_id, qid, "collection", text.strip(), len(hits))
         return CollectionResults(text, qid, hits, limit, seconds)
 
     def log_pool_search(self, qid: str, text: str, results: int) -> None:
         """Note a search of a pool that the assessor settled on."""
         if text.strip():
-            self.store.log_search(self.assessor_id, qid, "pool", text.strip(), results)
+            self.store.search.log(self.assessor_id, qid, "pool", text.strip(), results)
 
 
 class PoolIndex:

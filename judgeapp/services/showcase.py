@@ -28,7 +28,7 @@ def copy_project(db: str, into: Path) -> str:
     if path is None:
         target = into / "project.db"
         with Store.open(db, create=False) as source, Store.open(target) as copy:
-            copy_rows(source, copy)
+            copy_rows(source.db, copy.db)
         return str(target)
     with Store.open(path, create=False):
         pass  # a project judgeapp can open, or its error
@@ -41,20 +41,20 @@ def prepare(db: str, simulate: int, topics: int) -> str | None:
     """Give the copy `db` a pool and some judgments; returns the topic to show."""
     with Store.open(db) as store:
         pools = PoolService(store)
-        if not store.pools() and store.runs():
+        if not store.pools.all() and store.runs.all():
             pools.create_pool("depth-20", strategy="depth", params={"depth": 20})
-        names = store.pool_names()
+        names = store.pools.names()
         if not names:
             return None
         pool = names[-1]
-        sizes = store.pool_sizes(pool)
+        sizes = store.pools.sizes(pool)
         qids = sorted((q for q in sizes if sizes[q] > 0), key=natural_key)
         if not qids:
             return None
         service = JudgingService(store, ASSESSOR)
-        if simulate > 0 and not store.judgments(assessors=[ASSESSOR]):
+        if simulate > 0 and not store.judgments.all(assessors=[ASSESSOR]):
             truth = {
-                (j.qid, j.doc_id): j.grade for j in store.judgments() if j.assessor != ASSESSOR
+                (j.qid, j.doc_id): j.grade for j in store.judgments.all() if j.assessor != ASSESSOR
             }
             for qid in qids[:topics]:
                 order = pools.open_judging_order(pool, qid, assessors=[ASSESSOR])
@@ -70,8 +70,8 @@ def prepare(db: str, simulate: int, topics: int) -> str | None:
 
 def unjudged_pooled_doc(store: Store, pool: str, qid: str) -> int | None:
     """A pooled document of `qid` nobody has judged (for a judgment that changes numbers)."""
-    judged = {j.doc_id for j in store.judgments(qid)}
-    pooled = store.pooled_doc_ids(pool, [qid]).get(qid)
+    judged = {j.doc_id for j in store.judgments.all(qid)}
+    pooled = store.pools.doc_ids(pool, [qid]).get(qid)
     return next((int(d) for d in (pooled if pooled is not None else ()) if d not in judged), None)
 
 
@@ -91,14 +91,14 @@ def prepare_campaign(db: str, topics: int = 12, per_topic: int = 15, seed: int =
     prepare(db, 0, 0)  # a pool, if the copy has none
     with Store.open(db) as store:
         pools = PoolService(store)
-        pool = store.pool_names()[-1]
-        sizes = store.pool_sizes(pool)
+        pool = store.pools.names()[-1]
+        sizes = store.pools.sizes(pool)
         qids = sorted((q for q in sizes if sizes[q] > 0), key=natural_key)[:topics]
         plan = team.assign(store, qids, list(CAMPAIGN), pool=pool, overlap=0.5, seed=seed)
         truth = {
-            (j.qid, j.doc_id): j.grade for j in store.judgments() if j.assessor not in CAMPAIGN
+            (j.qid, j.doc_id): j.grade for j in store.judgments.all() if j.assessor not in CAMPAIGN
         }
-        top = max(g.grade for g in store.scale())
+        top = max(g.grade for g in store.settings.scale())
         for a in plan:
             service = JudgingService(store, a.assessor)
             order = pools.open_judging_order(pool, a.qid, assessors=[a.assessor])

@@ -107,21 +107,21 @@ def assign(
     """Plan and store the assignments of topics `qids` (balanced by the sizes of `pool`, the
     newest pool by default, else every topic counts as one), keeping every assessor on the
     topics they have judged. Assignments of other topics stay as they are."""
-    names = store.pool_names()
+    names = store.pools.names()
     pool = pool or (names[-1] if names else None)
-    all_sizes = store.pool_sizes(pool) if pool is not None else {}
+    all_sizes = store.pools.sizes(pool) if pool is not None else {}
     sizes = {q: all_sizes.get(q, 1) for q in qids}
     judged: dict[str, set[str]] = defaultdict(set)
-    people = {a.name for a in store.assessors() if a.kind == "person"}
-    for j in store.judgments():
+    people = {a.name for a in store.team.assessors() if a.kind == "person"}
+    for j in store.judgments.all():
         if j.qid in sizes and j.assessor in people:
             judged[j.qid].add(j.assessor)
     keep = {q: sorted(a for a in judged[q] if a in assessors) for q in judged}
     plan = plan_assignments(
         sizes, assessors, per_topic=per_topic, overlap=overlap, seed=seed, keep=keep
     )
-    others = [(q, a, s) for q, a, s in store.assignments() if q not in sizes]
-    store.set_assignments(others + [(p.qid, p.assessor, p.shared) for p in plan])
+    others = [(q, a, s) for q, a, s in store.team.assignments() if q not in sizes]
+    store.team.set_assignments(others + [(p.qid, p.assessor, p.shared) for p in plan])
     return plan
 
 
@@ -134,10 +134,10 @@ def role_of(store: Store, name: str | None) -> str:
         return scope.team_role
     if not name:
         return "evaluator"
-    for a in store.assessors():
+    for a in store.team.assessors():
         if a.name == name and a.role in ROLES:
             return a.role
-    if any(a == name for _q, a, _s in store.assignments()):
+    if any(a == name for _q, a, _s in store.team.assignments()):
         return "assessor"
     return "evaluator"
 
@@ -145,15 +145,15 @@ def role_of(store: Store, name: str | None) -> str:
 def blind_mode(store: Store) -> bool:
     """Whether assessors judge blind: the project's setting, on by default once the project
     has assignments."""
-    value = store.get_setting(BLIND_SETTING)
+    value = store.settings.get(BLIND_SETTING)
     if value is None:
-        return bool(store.assignments())
+        return bool(store.team.assignments())
     return bool(value)
 
 
 def set_blind_mode(store: Store, on: bool | None) -> None:
     """On, off, or back to the default (None)."""
-    store.set_setting(BLIND_SETTING, on)
+    store.settings.put(BLIND_SETTING, on)
 
 
 def is_blind(store: Store, name: str | None) -> bool:
@@ -168,7 +168,7 @@ def is_blind(store: Store, name: str | None) -> bool:
 def set_role(store: Store, name: str, role: str | None) -> Changes:
     if role is not None and role not in ROLES:
         raise TeamError(f"unknown role {role!r} (one of {', '.join(ROLES)})")
-    return store.set_role(name, role)
+    return store.team.set_role(name, role)
 
 
 # -- how the work goes ----------------------------------------------------------------------
@@ -195,17 +195,17 @@ def team_progress(store: Store, pool: str | None = None) -> list[AssessorProgres
     """Every person's progress on their assigned topics (and any other they judged), with
     judgments per hour of active time, the median seconds per document, their grade
     distribution and the documents they flagged."""
-    names = store.pool_names()
+    names = store.pools.names()
     pool = pool or (names[-1] if names else None)
-    sizes = store.pool_sizes(pool) if pool is not None else {}
+    sizes = store.pools.sizes(pool) if pool is not None else {}
     assigned: dict[str, list[str]] = defaultdict(list)
-    for q, a, _s in store.assignments():
+    for q, a, _s in store.team.assignments():
         assigned[a].append(q)
     by: dict[str, list] = defaultdict(list)
-    for j in store.judgments():
+    for j in store.judgments.all():
         by[j.assessor].append(j)
     out = []
-    for person in (a for a in store.assessors() if a.kind == "person"):
+    for person in (a for a in store.team.assessors() if a.kind == "person"):
         mine = by.get(person.name, [])
         judged = Counter(j.qid for j in mine)
         seconds = [j.time_spent for j in mine if j.time_spent > 0]

@@ -93,7 +93,7 @@ class Workbench:
         return self.store.url
 
     def display_name(self) -> str:
-        name = self.store.get_setting("project_name")
+        name = self.store.settings.get("project_name")
         if name:
             return str(name)
         url = self.store.url
@@ -151,7 +151,7 @@ class Workbench:
         from judgeapp.services.selection import select_topics
 
         pool = self.pool_name()
-        pooled = self.store.pool_sizes(pool) if pool is not None else {}
+        pooled = self.store.pools.sizes(pool) if pool is not None else {}
         every = list(pooled) or list(self.topics())
         qids = select_topics(topics, self.topics()) or every
         team.assign(
@@ -173,37 +173,37 @@ class Workbench:
         return agreement_report(
             self.store,
             persons if len(persons) >= 2 else None,  # the team; else everyone who judged
-            rankings=measure if self.store.runs() else None,
+            rankings=measure if self.store.runs.all() else None,
         )
 
     def change_feed(self) -> ChangeFeed:
         """What other processes commit to the project, as `Changes` (poll it)."""
-        return ChangeFeed(self.store)
+        return ChangeFeed(self.store.db)
 
     def scale(self) -> list[GradeInfo]:
-        return self.store.scale()
+        return self.store.settings.scale()
 
     def relevant_from(self) -> int:
         """The project's lowest relevant grade (its scale's choice), read once per change."""
         if self._relevant_from is None:
-            self._relevant_from = self.store.relevant_from()
+            self._relevant_from = self.store.settings.relevant_from()
         return self._relevant_from
 
     def guidelines(self) -> str:
-        return self.store.guidelines()
+        return self.store.settings.guidelines()
 
     def setting(self, key: str, default: Any = None) -> Any:
         """A setting kept in the project (it travels with the file). A team member's own
         copy of a shared place in the work (`PERSONAL`) comes first."""
         personal = self._personal(key)
         if personal != key:
-            value = self.store.get_setting(personal)
+            value = self.store.settings.get(personal)
             if value is not None:
                 return value
-        return self.store.get_setting(key, default)
+        return self.store.settings.get(key, default)
 
     def set_setting(self, key: str, value: Any) -> None:
-        self.store.set_setting(self._personal(key), value)
+        self.store.settings.put(self._personal(key), value)
 
     # places in the work that every window of a project shares, except that a team member's
     # role keeps its own (the server lets it write no other: schema 0006)
@@ -216,18 +216,18 @@ class Workbench:
 
     def run_topics(self) -> list[str]:
         """The topics any run retrieved documents for."""
-        return sorted(self.store.run_topics(), key=str.encode)
+        return sorted(self.store.runs.topics(), key=str.encode)
 
     def run_names(self) -> list[str]:
         """The project's runs, in import order."""
-        return [r.name for r in self.store.runs()]
+        return [r.name for r in self.store.runs.all()]
 
     def document(self, doc_id: int) -> DocumentRecord | None:
-        return self.store.document_by_id(doc_id)
+        return self.store.documents.by_id(doc_id)
 
     def documents(self, doc_ids: Iterable[int]) -> dict[int, DocumentRecord]:
         """The documents of `doc_ids` with text in the project, by doc id (batched)."""
-        return self.store.documents_by_id(doc_ids)
+        return self.store.documents.by_ids(doc_ids)
 
     def pool_texts(self, queue: JudgingQueue) -> tuple[dict[int, DocumentRecord], PoolIndex]:
         """Every document of a judging queue that has text, and a full-text index of them
@@ -253,7 +253,7 @@ class Workbench:
         never waits for the database): its name, the assessor's place and visibility, the
         topic list, the pools, the scale."""
         pool = self.pool_name()
-        pools = self.store.pool_headers()
+        pools = self.store.pools.headers()
         return WorkbenchState(
             title=self.display_name(),
             assessor=self.assessor,
@@ -275,7 +275,7 @@ class Workbench:
     # -- assessors ----------------------------------------------------------------------------
     def assessors(self) -> list[AssessorInfo]:
         """Everyone who judged or may judge, and every imported qrels source."""
-        return self.store.assessors()
+        return self.store.team.assessors()
 
     def persons(self) -> list[str]:
         return [a.name for a in self.assessors() if a.kind == "person"]
@@ -292,7 +292,7 @@ class Workbench:
     def connected_as(self) -> str | None:
         """The assessor whose database role this connection is (PostgreSQL): the only one
         this window may judge as. None: the owner, or a SQLite project (a name is a label)."""
-        return self.store.current_assessor()
+        return self.store.team.current_assessor()
 
     @property
     def read_only(self) -> bool:
@@ -329,7 +329,7 @@ class Workbench:
     def assignments(self) -> dict[str, bool]:
         """The current assessor's topics: qid -> shared."""
         me = self.assessor
-        return {q: s for q, a, s in self.store.assignments() if a == me}
+        return {q: s for q, a, s in self.store.team.assignments() if a == me}
 
     # -- topics ----------------------------------------------------------------------------------
     def topics(self) -> dict[str, TopicRecord]:
@@ -337,7 +337,7 @@ class Workbench:
         blind only the assigned ones (where they have any), as the server shows such an
         assessor's role on PostgreSQL."""
         if self._topics is None:
-            topics = {t.qid: t for t in self.store.topics()}
+            topics = {t.qid: t for t in self.store.topics.all()}
             if self.judging is not None and self.is_blind():
                 mine = self.assignments()
                 if mine:
@@ -443,8 +443,8 @@ class Workbench:
     def stop_target(self) -> tuple[float, float]:
         """(target recall, confidence) of the stopping advice: the project's settings
         `estimate.stop_target` and `estimate.stop_confidence`, else 0.8 and 0.95."""
-        target = self.store.get_setting("estimate.stop_target", STOP_TARGET)
-        confidence = self.store.get_setting("estimate.stop_confidence", STOP_CONFIDENCE)
+        target = self.store.settings.get("estimate.stop_target", STOP_TARGET)
+        confidence = self.store.settings.get("estimate.stop_confidence", STOP_CONFIDENCE)
         try:
             target, confidence = float(target), float(confidence)
         except (TypeError, ValueError):
@@ -461,8 +461,8 @@ class Workbench:
                 f"a target recall in (0, 1] and a confidence in (0, 1), not {target} and "
                 f"{confidence}"
             )
-        self.store.set_setting("estimate.stop_target", float(target))
-        self.store.set_setting("estimate.stop_confidence", float(confidence))
+        self.store.settings.put("estimate.stop_target", float(target))
+        self.store.settings.put("estimate.stop_confidence", float(confidence))
 
     def topic_row(self, qid: str) -> TopicRow | None:
         rows = self.topic_rows([qid])
@@ -470,28 +470,28 @@ class Workbench:
 
     def remember_topic(self, qid: str) -> None:
         if self.assessor and self.last_topic() != qid:
-            self.store.set_setting(f"ui.last_topic.{self.assessor}", qid)
+            self.store.settings.put(f"ui.last_topic.{self.assessor}", qid)
 
     def last_topic(self) -> str | None:
         if not self.assessor:
             return None
-        qid = self.store.get_setting(f"ui.last_topic.{self.assessor}")
+        qid = self.store.settings.get(f"ui.last_topic.{self.assessor}")
         return qid if qid in self.topics() else None
 
     def user_terms(self, qid: str) -> str:
-        return str(self.store.get_setting(f"ui.terms.{self.assessor}.{qid}", "") or "")
+        return str(self.store.settings.get(f"ui.terms.{self.assessor}.{qid}", "") or "")
 
     def set_user_terms(self, qid: str, text: str) -> None:
         if text != self.user_terms(qid):
-            self.store.set_setting(f"ui.terms.{self.assessor}.{qid}", text)
+            self.store.settings.put(f"ui.terms.{self.assessor}.{qid}", text)
 
     # -- pools -------------------------------------------------------------------------------------
     def pools(self) -> list[PoolInfo]:
-        return self.store.pools()
+        return self.store.pools.all()
 
     def pool_name(self) -> str | None:
         """The pool being judged: the one chosen last, else the newest."""
-        names = self.store.pool_names()
+        names = self.store.pools.names()
         chosen = self.setting("ui.pool")
         if chosen in names:
             return str(chosen)
@@ -499,10 +499,10 @@ class Workbench:
 
     def pool_info(self) -> PoolInfo | None:
         name = self.pool_name()
-        return None if name is None else self.store.pool(name)
+        return None if name is None else self.store.pools.get(name)
 
     def choose_pool(self, name: str) -> Changes:
-        self.store.pool(name)  # raises for an unknown pool
+        self.store.pools.get(name)  # raises for an unknown pool
         self.set_setting("ui.pool", name)
         return Changes(pools=True)
 
@@ -530,7 +530,7 @@ class Workbench:
             qids=qids,
             progress=progress,
         )
-        self.store.set_setting("ui.pool", info.name)
+        self.store.settings.put("ui.pool", info.name)
         return info
 
     def queue(self, qid: str, *, background: bool = False) -> JudgingQueue | None:

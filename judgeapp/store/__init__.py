@@ -1,4 +1,4 @@
-"""The project database: schema (models, Alembic upgrades) and the `Store` facade.
+"""The project database: schema (models, Alembic upgrades) and the `Store` of repositories.
 
 The store persists and queries; what stored data means (which judgment counts, how pools
 are built and judged) is decided in `judgeapp.services`."""
@@ -20,8 +20,9 @@ from judgeapp.records import (
     TopicRecord,
 )
 from judgeapp.store.base import StoreError
+from judgeapp.store.runs import RunImport
 from judgeapp.store.schema import SchemaError
-from judgeapp.store.store import RunImport, Store
+from judgeapp.store.store import Store
 
 __all__ = [
     "DEFAULT_SCALE",

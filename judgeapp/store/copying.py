@@ -7,13 +7,14 @@ from __future__ import annotations
 from sqlalchemy import func, select, text
 
 from judgeapp.store import models as m
-from judgeapp.store.base import StoreBase, StoreError
+from judgeapp.store.base import StoreError
+from judgeapp.store.db import Db
 from judgeapp.store.search import rebuild_index
 
 BATCH = 5000
 
 
-def copy_project(source: StoreBase, target: StoreBase) -> int:
+def copy_project(source: Db, target: Db) -> int:
     """Copy every row of `source` into `target`, which must be an empty project (just
     created), in one transaction. Returns the number of rows copied."""
     tables = [
@@ -25,7 +26,7 @@ def copy_project(source: StoreBase, target: StoreBase) -> int:
         "judgments"
     )
     copied = 0
-    with source._read() as src, target._begin() as dst:
+    with source.read() as src, target.begin() as dst:
         if dst.dialect.name == "postgresql":  # the copied times, not the server's clock
             dst.exec_driver_sql("SET LOCAL judgeapp.keep_times = 'on'")
         for table in tables:

@@ -1,7 +1,7 @@
 """Following a project that other processes write: what they committed, as `Changes`.
 
 Every write transaction logs the `Changes` it made in `project_changes` (see
-`StoreBase._begin`). A `ChangeFeed` asks first whether anything was committed at all, without
+`Db.begin`). A `ChangeFeed` asks first whether anything was committed at all, without
 reading the database when nothing was:
 
 - SQLite: `PRAGMA data_version` on a connection of its own changes when another connection
@@ -26,15 +26,16 @@ from sqlalchemy.engine import make_url
 
 from judgeapp.records import Changes
 from judgeapp.store import models as m
-from judgeapp.store.base import NOTIFY_CHANNEL, StoreBase
+from judgeapp.store.base import NOTIFY_CHANNEL
+from judgeapp.store.db import Db
 from judgeapp.store.schema import sqlite_path
 
 
 class ChangeFeed:
-    """What other processes committed to `store`'s project since the feed last looked."""
+    """What other processes committed to `db`'s project since the feed last looked."""
 
-    def __init__(self, store: StoreBase) -> None:
-        self.store = store
+    def __init__(self, db: Db) -> None:
+        self.db = store = db
         self._sqlite: sqlite3.Connection | None = None
         self._pg: Any = None
         self._version = -1
@@ -54,7 +55,7 @@ class ChangeFeed:
             self._version = self._data_version()
 
     def _newest(self) -> int:
-        with self.store._read() as conn:
+        with self.db.read() as conn:
             return int(
                 conn.execute(
                     select(m.ProjectChange.c.id).order_by(m.ProjectChange.c.id.desc()).limit(1)
@@ -92,7 +93,7 @@ class ChangeFeed:
         if self._notified:  # PostgreSQL: the rows whose commits were announced
             which = log.id.in_(sorted(self._notified))
             self._notified = set()
-        with self.store._read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(
                 select(log.id, log.writer, log.changes).where(which).order_by(log.id)
             ).all()
@@ -101,7 +102,7 @@ class ChangeFeed:
         self.last = max(self.last, rows[-1][0])
         changes = Changes()
         for _id, writer, data in rows:
-            if writer != self.store.token:
+            if writer != self.db.token:
                 changes = changes | Changes.from_json(data)
         return None if changes.empty else changes
 

@@ -1,7 +1,5 @@
-"""Pool storage: the part of the `Store` facade that reads and writes pools.
-
-`Store` inherits these methods; they follow the same rules (one short transaction per
-method, plain records or numpy arrays out). Building, growing and judging pools is
+"""`store.pools`: pool storage (one short transaction per method, plain records or numpy
+arrays out). Building, growing and judging pools is
 `judgeapp.services.pools` over `judgeapp.pooling`; here pools are only read and written.
 
 A pool row per pooled document holds its best rank and its contributing runs with their
@@ -21,7 +19,8 @@ from sqlalchemy import func, select
 
 from judgeapp.records import Changes, PoolHeader, PoolInfo, PoolRows
 from judgeapp.store import models as m
-from judgeapp.store.base import StoreBase, StoreError, raw
+from judgeapp.store.base import StoreError, raw
+from judgeapp.store.db import Repository
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -34,41 +33,41 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-class PoolStoreMixin(StoreBase):
-    """Pool methods of `Store` (see judgeapp.store.store.Store)."""
+class Pools(Repository):
+    """Pools by name."""
 
     # -- reading ---------------------------------------------------------------------------
-    def pools(self) -> list[PoolInfo]:
-        with self._read() as conn:
+    def all(self) -> list[PoolInfo]:
+        with self.db.read() as conn:
             ids = [i for (i,) in conn.execute(select(m.Pool.c.id).order_by(m.Pool.c.id))]
             return [self._pool_info(conn, i) for i in ids]
 
-    def pool_headers(self) -> list[PoolHeader]:
+    def headers(self) -> list[PoolHeader]:
         """Every pool's name, strategy and judging order, oldest first; nothing counted
-        (`pools()` counts every pool's documents: a scan of its index each)."""
+        (`all()` counts every pool's documents: a scan of its index each)."""
         p = m.Pool.c
-        with self._read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(select(p.name, p.strategy, p.judging_order).order_by(p.id))
             return [PoolHeader(*row) for row in rows]
 
-    def pool_names(self) -> list[str]:
-        """The pools' names, oldest first (what `pools()` lists, without counting documents)."""
-        with self._read() as conn:
+    def names(self) -> list[str]:
+        """The pools' names, oldest first (what `all()` lists, without counting documents)."""
+        with self.db.read() as conn:
             return list(conn.execute(select(m.Pool.c.name).order_by(m.Pool.c.id)).scalars())
 
-    def pool(self, name: str) -> PoolInfo:
-        with self._read() as conn:
+    def get(self, name: str) -> PoolInfo:
+        with self.db.read() as conn:
             return self._pool_info(conn, self._pool_id(conn, name))
 
-    def has_pool(self, name: str) -> bool:
-        with self._read() as conn:
+    def has(self, name: str) -> bool:
+        with self.db.read() as conn:
             return (
                 conn.execute(select(m.Pool.c.id).where(m.Pool.c.name == name)).first() is not None
             )
 
-    def pool_kind(self, name: str) -> tuple[str, str]:
+    def kind(self, name: str) -> tuple[str, str]:
         """(strategy, judging order) of a pool, without counting its documents."""
-        with self._read() as conn:
+        with self.db.read() as conn:
             strategy, order = conn.execute(
                 select(m.Pool.c.strategy, m.Pool.c.judging_order).where(
                     m.Pool.c.id == self._pool_id(conn, name)
@@ -76,9 +75,9 @@ class PoolStoreMixin(StoreBase):
             ).one()
         return strategy, order
 
-    def pool_sizes(self, name: str) -> dict[str, int]:
+    def sizes(self, name: str) -> dict[str, int]:
         """Pooled documents per topic."""
-        with self._read() as conn:
+        with self.db.read() as conn:
             pool_id = self._pool_id(conn, name)
             rows = conn.execute(
                 select(m.PoolDoc.c.qid, func.count())
@@ -87,9 +86,9 @@ class PoolStoreMixin(StoreBase):
             ).all()
             return dict(sorted(((q, int(n)) for q, n in rows), key=lambda r: r[0].encode()))
 
-    def pool_rows(self, name: str, qid: str) -> PoolRows:
+    def rows(self, name: str, qid: str) -> PoolRows:
         """One topic of a pool as arrays (no documents when the topic has none)."""
-        with self._read() as conn:
+        with self.db.read() as conn:
             pool_id = self._pool_id(conn, name)
             runs, to_index = self._pool_runs(conn, pool_id)
             rows = raw(
@@ -99,9 +98,9 @@ class PoolStoreMixin(StoreBase):
             ).fetchall()
         return _topic_from_rows(qid, runs, to_index, rows)
 
-    def pool_rows_all(self, name: str, qids: Sequence[str] | None = None) -> dict[str, PoolRows]:
+    def rows_all(self, name: str, qids: Sequence[str] | None = None) -> dict[str, PoolRows]:
         """Every topic of a pool (or `qids`), in topic byte order."""
-        with self._read() as conn:
+        with self.db.read() as conn:
             pool_id = self._pool_id(conn, name)
             runs, to_index = self._pool_runs(conn, pool_id)
             rows = raw(
@@ -115,10 +114,10 @@ class PoolStoreMixin(StoreBase):
         wanted = sorted(by_topic, key=str.encode) if qids is None else list(qids)
         return {q: _topic_from_rows(q, runs, to_index, by_topic.get(q, [])) for q in wanted}
 
-    def pooled_doc_ids(self, name: str, qids: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    def doc_ids(self, name: str, qids: Sequence[str] | None = None) -> dict[str, np.ndarray]:
         """The pooled document ids (int64, ascending) of `qids` (every topic by default),
         read from the primary key alone."""
-        with self._read() as conn:
+        with self.db.read() as conn:
             pool_id = self._pool_id(conn, name)
             sql = "SELECT qid, doc_id FROM pool_docs WHERE pool_id = ?"
             params: tuple[Any, ...] = (pool_id,)
@@ -133,9 +132,9 @@ class PoolStoreMixin(StoreBase):
             out.setdefault(qid, []).append(doc)
         return {q: np.array(ids, dtype=np.int64) for q, ids in out.items()}
 
-    def pools_holding(self, qid: str, doc_id: int) -> list[str]:
+    def holding(self, qid: str, doc_id: int) -> list[str]:
         """The pools in which `doc_id` is pooled for `qid` (one primary-key probe each)."""
-        with self._read() as conn:
+        with self.db.read() as conn:
             names = {i: n for i, n in conn.execute(select(m.Pool.c.id, m.Pool.c.name))}
             return [
                 names[pool_id]
@@ -148,7 +147,7 @@ class PoolStoreMixin(StoreBase):
             ]
 
     # -- writing ---------------------------------------------------------------------------
-    def add_pool(
+    def add(
         self,
         name: str,
         *,
@@ -161,7 +160,7 @@ class PoolStoreMixin(StoreBase):
     ) -> PoolInfo:
         """Store a pool built elsewhere (`judgeapp.services.pools`) under a new name."""
         now = _now()
-        with self._begin() as conn:
+        with self.db.begin() as conn:
             if conn.execute(select(m.Pool.c.id).where(m.Pool.c.name == name)).first():
                 raise StoreError(f"the project already has a pool named {name!r}")
             pool_id = conn.execute(
@@ -182,10 +181,10 @@ class PoolStoreMixin(StoreBase):
                 [{"pool_id": pool_id, "run_id": run_ids[r]} for r in runs],
             )
             self._write_docs(conn, pool_id, topics, run_ids, now, upsert=False)
-            self._changed(conn, Changes(pools=True))
+            self.db.changed(conn, Changes(pools=True))
             return self._pool_info(conn, pool_id)
 
-    def update_pool(
+    def update(
         self,
         name: str,
         *,
@@ -197,7 +196,7 @@ class PoolStoreMixin(StoreBase):
         `topics` whose documents are added or, for those pooled already, updated. Nothing
         is deleted."""
         now = _now()
-        with self._begin() as conn:
+        with self.db.begin() as conn:
             pool_id = self._pool_id(conn, name)
             had = set(self._pool_runs(conn, pool_id)[0])
             run_ids = self._run_ids(conn, list(runs))
@@ -213,27 +212,27 @@ class PoolStoreMixin(StoreBase):
                 .where(m.Pool.c.id == pool_id)
                 .values(params=dict(params), updated_at=now)
             )
-            self._changed(conn, Changes(pools=True))
+            self.db.changed(conn, Changes(pools=True))
             return self._pool_info(conn, pool_id)
 
     def set_judging_order(self, name: str, judging_order: str, seed: int | None = None) -> Changes:
         values: dict[str, Any] = {"judging_order": judging_order, "updated_at": _now()}
         if seed is not None:
             values["seed"] = int(seed)
-        with self._begin() as conn:
+        with self.db.begin() as conn:
             pool_id = self._pool_id(conn, name)
             conn.execute(m.Pool.update().where(m.Pool.c.id == pool_id).values(**values))
-            self._changed(conn, Changes(pools=True))
+            self.db.changed(conn, Changes(pools=True))
         return Changes(pools=True)
 
-    def delete_pool(self, name: str) -> Changes:
+    def delete(self, name: str) -> Changes:
         """Delete a pool (its documents and run list); judgments are kept."""
-        with self._begin() as conn:
+        with self.db.begin() as conn:
             pool_id = self._pool_id(conn, name)
             conn.execute(m.PoolDoc.delete().where(m.PoolDoc.c.pool_id == pool_id))
             conn.execute(m.PoolRun.delete().where(m.PoolRun.c.pool_id == pool_id))
             conn.execute(m.Pool.delete().where(m.Pool.c.id == pool_id))
-            self._changed(conn, Changes(pools=True))
+            self.db.changed(conn, Changes(pools=True))
         return Changes(pools=True)
 
     # -- helpers ---------------------------------------------------------------------------
@@ -274,14 +273,14 @@ class PoolStoreMixin(StoreBase):
         parameter): the table, or for a team member's role the server's `judgeapp_pool_docs`
         (schema 0006: no best ranks or runs for an assessor judging blind, whose role may
         not read those columns)."""
-        if self.scope is not None:
+        if self.db.scope is not None:
             return "judgeapp_pool_docs(?) AS p WHERE true"
         return "pool_docs WHERE pool_id = ?"
 
     def _pool_info(self, conn: Connection, pool_id: int) -> PoolInfo:
         params = (
             func.judgeapp_pool_params(m.Pool.c.id, type_=m.Pool.c.params.type)
-            if self.scope is not None
+            if self.db.scope is not None
             else m.Pool.c.params
         )
         row = conn.execute(

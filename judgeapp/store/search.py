@@ -1,5 +1,5 @@
-"""Full-text search of the documents: the part of the `Store` facade that reads the search
-index and the search log.
+"""Full-text search of the documents: `store.search` reads the search index and the search
+log.
 
 The index (schema 0007) is SQLite's FTS5 over the documents' title and text, ranked by
 `bm25()`, or on PostgreSQL a generated `tsvector` column with a GIN index, ranked by
@@ -20,7 +20,8 @@ from sqlalchemy import Connection, select
 
 from judgeapp.records import SearchHit, SearchLogEntry, TextQuery
 from judgeapp.store import models as m
-from judgeapp.store.base import StoreBase, raw, utcnow
+from judgeapp.store.base import raw, rows_in, utcnow
+from judgeapp.store.db import Repository
 
 FTS = m.FTS_TABLE
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # as schema 0007 made the index
@@ -82,15 +83,15 @@ def rebuild_index(conn: Connection) -> None:
         raw(conn, f"INSERT INTO {FTS} ({FTS}) VALUES ('rebuild')")
 
 
-class SearchStoreMixin(StoreBase):
-    """Search methods of `Store` (see judgeapp.store.store.Store)."""
+class Search(Repository):
+    """`store.search`: full-text search of the documents, and the log of searches made."""
 
-    def search_documents(self, query: TextQuery, *, limit: int | None = 100) -> list[SearchHit]:
+    def find(self, query: TextQuery, *, limit: int | None = 100) -> list[SearchHit]:
         """The documents matching `query`, best first (BM25 on SQLite, ts_rank on
         PostgreSQL), at most `limit` (None: all). Each hit has its docno and title."""
         if not query.phrases:
             return []
-        with self._read() as conn:
+        with self.db.read() as conn:
             if conn.dialect.name == "sqlite":
                 sql = f"SELECT f.rowid, -bm25({FTS}) AS score FROM {FTS} AS f WHERE {FTS} MATCH ?"
                 params = (fts5_expression(query),)
@@ -109,47 +110,38 @@ class SearchStoreMixin(StoreBase):
     @staticmethod
     def _hits(conn: Connection, ranked: Sequence[Any]) -> list[SearchHit]:
         """Docno and title of each ranked (doc id, score), in one query per 900."""
-        info: dict[int, tuple[str, str]] = {}
-        ids = [int(r[0]) for r in ranked]
-        for start in range(0, len(ids), 900):  # under SQLite's bound-variable limit
-            chunk = ids[start : start + 900]
-            rows = raw(
-                conn,
-                "SELECT d.doc_id, n.docno, d.title FROM documents AS d "
-                f"JOIN docnos AS n ON n.id = d.doc_id WHERE d.doc_id IN ({','.join('?' * len(chunk))})",
-                tuple(chunk),
-            ).fetchall()
-            info.update((int(i), (str(dn), str(t or ""))) for i, dn, t in rows)
+        d, n = m.Document.c, m.Docno.c
+        statement = select(d.doc_id, n.docno, d.title).join(m.Docno, n.id == d.doc_id)
+        rows = rows_in(conn, statement, d.doc_id, [int(r[0]) for r in ranked])
+        info = {int(i): (str(dn), str(t or "")) for i, dn, t in rows}
         return [
             SearchHit(doc, info[doc][0], info[doc][1], float(score))
             for doc, score in ((int(r[0]), r[1]) for r in ranked)
             if doc in info
         ]
 
-    def optimize_search(self) -> None:
+    def optimize(self) -> None:
         """Merge the full-text index into one segment (FTS5's `optimize`; after a large
         import, searches then read one b-tree per word); PostgreSQL: ANALYZE documents."""
-        with self._begin() as conn:
+        with self.db.begin() as conn:
             if conn.dialect.name == "sqlite":
                 raw(conn, f"INSERT INTO {FTS} ({FTS}) VALUES ('optimize')")
             else:
                 raw(conn, "ANALYZE documents")
 
     # -- the search log -------------------------------------------------------------------
-    def log_search(
-        self, assessor_id: int, qid: str | None, scope: str, query: str, results: int
-    ) -> None:
+    def log(self, assessor_id: int, qid: str | None, scope: str, query: str, results: int) -> None:
         """Note one search of an assessor (committed). A team member's role logs its own
         through the server's `judgeapp_log_search` (schema 0007), which refuses another's."""
-        if self.scope is not None:
-            with self._member_write() as conn:
+        if self.db.scope is not None:
+            with self.db.member_write() as conn:
                 raw(
                     conn,
                     "SELECT judgeapp_log_search(?, ?, ?, ?, ?)",
                     (int(assessor_id), qid, scope, query, int(results)),
                 )
             return
-        with self._begin() as conn:
+        with self.db.begin() as conn:
             conn.execute(
                 m.SearchLog.insert(),
                 {
@@ -162,7 +154,7 @@ class SearchStoreMixin(StoreBase):
                 },
             )
 
-    def search_log(self, assessors: Sequence[str] | None = None) -> list[SearchLogEntry]:
+    def logged(self, assessors: Sequence[str] | None = None) -> list[SearchLogEntry]:
         """Every search logged (of `assessors`, all by default), oldest first."""
         s, a = m.SearchLog, m.Assessor
         stmt = (
@@ -172,5 +164,5 @@ class SearchStoreMixin(StoreBase):
         )
         if assessors is not None:
             stmt = stmt.where(a.c.name.in_(list(assessors)))
-        with self._read() as conn:
+        with self.db.read() as conn:
             return [SearchLogEntry(*row) for row in conn.execute(stmt)]

@@ -13,16 +13,16 @@ def contents(db: str):
     with Store.open(db) as store:
         pools = PoolService(store)
         return (
-            [(t.qid, t.title) for t in store.topics()],
-            [(r.name, r.n_entries) for r in store.runs()],
+            [(t.qid, t.title) for t in store.topics.all()],
+            [(r.name, r.n_entries) for r in store.runs.all()],
             {
                 run: {q: (ids.tolist(), scores.tolist()) for q, (ids, scores) in topics.items()}
-                for run, topics in store.load_ranked_lists().runs.items()
+                for run, topics in store.runs.ranked_lists().runs.items()
             },
             qrels_rows(store),
-            sorted((j.qid, j.docno, j.assessor, j.grade, j.note) for j in store.judgments()),
-            sorted(e.uid for e in store.history_export()),
-            [(p.name, p.n_docs) for p in store.pools()],
+            sorted((j.qid, j.docno, j.assessor, j.grade, j.note) for j in store.judgments.all()),
+            sorted(e.uid for e in store.history.export()),
+            [(p.name, p.n_docs) for p in store.pools.all()],
             {q: t.doc_ids.tolist() for q, t in pools.pool_topics("depth-10").items()},
         )
 

@@ -99,7 +99,7 @@ def test_a_partly_judged_sample_counts_its_judged_documents(tmp_path, capsys):
         PoolService(store).create_pool(
             "s", strategy="sample", params={"budget": 8, "depth": DEPTH}, seed=5
         )
-        sampled = sum(store.pool_sizes("s").values())
+        sampled = sum(store.pools.sizes("s").values())
         found = project_inferred(store)
     # only the documents judged before the draw (stratum 0) are judged
     assert found.judged < sampled

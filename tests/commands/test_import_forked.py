@@ -48,8 +48,8 @@ def import_cli(monkeypatch, capsys, db: Path, files: list[str], forked: bool):
 def contents(db: Path) -> tuple:
     """Every run's row and ranked lists (as docnos and scores), and the docno ids."""
     with Store.open(db, create=False) as store:
-        runs = [(r.name, r.tag, r.n_topics, r.n_entries, r.source_sha256) for r in store.runs()]
-        lists = store.load_ranked_lists()
+        runs = [(r.name, r.tag, r.n_topics, r.n_entries, r.source_sha256) for r in store.runs.all()]
+        lists = store.runs.ranked_lists()
     con = sqlite3.connect(db)
     try:
         docnos = dict(con.execute("SELECT id, docno FROM docnos").fetchall())
@@ -132,7 +132,7 @@ def test_the_readers_take_the_largest_files_first_one_process_per_core(
     # is open; none left after
     assert ahead.forked == 2 and ahead.children == []
     with Store.open(tmp_path / "p.db", create=False) as store:
-        assert [r.name for r in store.runs()] == [f"r{i}" for i in range(7)]
+        assert [r.name for r in store.runs.all()] == [f"r{i}" for i in range(7)]
 
 
 def test_runs_of_very_different_sizes_store_the_same_when_read_forked(

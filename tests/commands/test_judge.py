@@ -43,7 +43,7 @@ def test_judge_records_lines_and_reports_each(tmp_path, monkeypatch, capsys):
     assert main(["judge", db, "--assessor", "crowd-7"]) == 0
     assert capsys.readouterr().out.splitlines() == ["recorded 401 FT1 2", "recorded 401 FT2 0"]
     store = Store.open(db)
-    [j1, j2] = store.judgments()
+    [j1, j2] = store.judgments.all()
     assert (j1.docno, j1.grade, j1.note, j1.assessor) == ("FT1", 2, "clearly on topic", "crowd-7")
     assert (j2.docno, j2.grade, j2.note) == ("FT2", 0, "")
     store.close()
@@ -103,7 +103,7 @@ def test_sigkill_mid_stream_loses_no_recorded_judgment(tmp_path):
     stored = {f"{q} {d} {g}" for q, d, g in qrels_rows(store)}
     assert set(recorded) <= stored
     assert stored - set(recorded) <= {"999 DOC-LAST 1"}
-    assert len(store.history()) == len(stored)
+    assert len(store.history.rows()) == len(stored)
     store.close()
 
 

@@ -111,10 +111,12 @@ def test_grades_labels_keys_definitions_and_guidelines(tmp_path, capsys):
     assert got["grades"][2]["definition"] == "The one document to read first."
     assert got["guidelines"] == guide.read_text(encoding="utf-8")
     with Store.open(db) as store:
-        assert store.scale()[2] == GradeInfo(2, "Key", "x", "The one document to read first.")
-        assert store.guidelines().startswith("Judge the document")
+        assert store.settings.scale()[2] == GradeInfo(
+            2, "Key", "x", "The one document to read first."
+        )
+        assert store.settings.guidelines().startswith("Judge the document")
         judging = JudgingService(store, "ann")
-        store.intern_docnos(["d1"])
+        store.documents.intern(["d1"])
         with pytest.raises(JudgingError, match="not on the project's scale"):
             judging.record("1", "d1", 3)
     # the guidelines stay when only a label changes, and go when asked
@@ -141,7 +143,7 @@ def test_bad_scales_are_refused_and_nothing_changes(tmp_path, capsys, args, mess
     assert main(["scale", db, *args]) == 2
     assert message in capsys.readouterr().err
     with Store.open(db) as store:
-        assert [(g.grade, g.label, g.key) for g in store.scale()] == [
+        assert [(g.grade, g.label, g.key) for g in store.settings.scale()] == [
             (g.grade, g.label, g.key) for g in DEFAULT_SCALE
         ]
 
@@ -150,31 +152,31 @@ def test_a_grade_people_used_cannot_be_removed(tmp_path, capsys):
     db = str(tmp_path / "p.db")
     assert main(["init", db]) == 0
     with Store.open(db) as store:
-        store.put_topics([(Topic("1", "one"), "test")])
-        store.intern_docnos(["d1"])
+        store.topics.put([(Topic("1", "one"), "test")])
+        store.documents.intern(["d1"])
         JudgingService(store, "ann").record("1", "d1", 3)
     capsys.readouterr()
     assert main(["scale", db, "--preset", "trec3"]) == 2
     assert "judgments made with grade 3 exist" in capsys.readouterr().err
     assert main(["scale", db, "--remove", "2"]) == 0  # nobody used 2
     with Store.open(db) as store:
-        assert [g.grade for g in store.scale()] == [0, 1, 3]
+        assert [g.grade for g in store.settings.scale()] == [0, 1, 3]
 
 
 def test_undo_and_redo_keep_the_time_spent(tmp_path):
     with Store.open(tmp_path / "p.db") as store:
-        store.put_topics([(Topic("1", "one"), "test")])
-        store.intern_docnos(["d1"])
+        store.topics.put([(Topic("1", "one"), "test")])
+        store.documents.intern(["d1"])
         judging = JudgingService(store, "ann")
         change = judging.record("1", "d1", 2, time_spent=7.2)
         judging.restore(change, undo=True)
-        assert store.judgments("1") == []
+        assert store.judgments.all("1") == []
         judging.restore(change, undo=False)
-        [j] = store.judgments("1")
+        [j] = store.judgments.all("1")
         assert (j.grade, j.time_spent) == (2, pytest.approx(7.2))
         # a second grade adds its own time; undoing it takes back only that
         again = judging.record("1", "d1", 1, time_spent=3.0)
-        assert store.judgments("1")[0].time_spent == pytest.approx(10.2)
+        assert store.judgments.all("1")[0].time_spent == pytest.approx(10.2)
         judging.restore(again, undo=True)
-        [j] = store.judgments("1")
+        [j] = store.judgments.all("1")
         assert (j.grade, j.time_spent) == (2, pytest.approx(7.2))

@@ -141,5 +141,5 @@ def test_info_and_judge_into_a_closed_pipe(template: Path, tmp_path: Path) -> No
     assert judge.stderr.read() == b""
     # the first judgment was committed before its line could not be printed; no other
     with Store.open(db, create=False) as store:
-        judged = [(j.qid, j.docno, j.grade) for j in store.judgments(assessors=["piped"])]
+        judged = [(j.qid, j.docno, j.grade) for j in store.judgments.all(assessors=["piped"])]
     assert judged == [("401", "D1", 1)]

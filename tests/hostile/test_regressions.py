@@ -19,10 +19,10 @@ def test_importing_the_same_qrels_again_with_replace_changes_nothing(
     db = tmp_path / "p.db"
     db.write_bytes(template.read_bytes())
     with Store.open(db, create=False) as store:
-        before = store.history()
+        before = store.history.rows()
     assert main(["import", "qrels", str(db), str(BASE / "qrels.txt"), "--replace"]) == 0
     with Store.open(db, create=False) as store:
-        assert store.history() == before
+        assert store.history.rows() == before
 
 
 @pytest.mark.parametrize(
@@ -112,7 +112,7 @@ def test_a_named_fifo_is_read_once_by_import_and_evaluate(template: Path, tmp_pa
     done = _judgeapp("import", "run", str(db), str(run), "--name", "fifo-run", timeout=30)
     assert done.returncode == 0, done.stderr
     with Store.open(db, create=False) as store:
-        assert "fifo-run" in [r.name for r in store.runs()]
+        assert "fifo-run" in [r.name for r in store.runs.all()]
     for fifo, source in ((qrels, BASE / "qrels.txt"), (run, BASE / "run.txt")):
         threading.Thread(target=feed, args=(fifo, source), daemon=True).start()
     from_fifos = _judgeapp("evaluate", "-m", "map", str(qrels), str(run), timeout=30)
@@ -189,7 +189,7 @@ def test_a_judge_that_cannot_write_leaves_no_assessor_and_says_whom_it_waited_fo
     )
     assert db.read_bytes() == before
     with Store.open(db, create=False) as store:
-        assert "newcomer" not in [a.name for a in store.assessors()]
+        assert "newcomer" not in [a.name for a in store.team.assessors()]
 
 
 def test_failed_upgrades_leave_one_copy_at_most(tmp_path: Path, monkeypatch) -> None:

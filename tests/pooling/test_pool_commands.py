@@ -98,12 +98,12 @@ def test_pool_command_builds_and_grows_a_pool(files, capsys):
     assert "pool rrf-1: Take@1 by reciprocal-rank fusion (k=60) of 2 runs" in out
     assert "1 topic, 1 document (1 per topic)" in out
     with Store.open(db) as store:
-        info = store.pool("depth-2")
+        info = store.pools.get("depth-2")
         assert (info.judging_order, info.seed, info.runs) == ("mtf", 3, ("A", "B"))
-        assert store.pool_sizes("depth-2") == {"1": 3, "3": 2}
-        assert store.pool_sizes("rrf-1") == {"1": 1}
+        assert store.pools.sizes("depth-2") == {"1": 3, "3": 2}
+        assert store.pools.sizes("rrf-1") == {"1": 1}
         topic = PoolService(store).pool_topic("rrf-1", "1")
-        assert store.docnos_of(topic.doc_ids) == {int(topic.doc_ids[0]): "d1"}
+        assert store.documents.docnos_of(topic.doc_ids) == {int(topic.doc_ids[0]): "d1"}
 
 
 @pytest.mark.parametrize(

@@ -34,21 +34,21 @@ def run_file(tag: str, topics: dict[str, list[str]]) -> RunFile:
 @pytest.fixture
 def store(project_db):
     s = Store.open(project_db)
-    s.add_runs([RunImport(run_file(tag, topics)) for tag, topics in RUNS.items()])
+    s.runs.add([RunImport(run_file(tag, topics)) for tag, topics in RUNS.items()])
     # the runs' topics: people judge topics of the project (schema 0006 refuses others)
     qids = sorted({q for topics in RUNS.values() for q in topics})
-    s.put_topics([(Topic(q, f"topic {q}"), "test") for q in qids])
+    s.topics.put([(Topic(q, f"topic {q}"), "test") for q in qids])
     yield s
     s.close()
 
 
 def docnos(store: Store, ids) -> list[str]:
-    names = store.docnos_of(ids)
+    names = store.documents.docnos_of(ids)
     return [names[int(i)] for i in ids]
 
 
 def contributors(store: Store, topic) -> dict[str, list[tuple[str, int]]]:
-    names = store.docnos_of(topic.doc_ids)
+    names = store.documents.docnos_of(topic.doc_ids)
     return {names[int(d)]: topic.contributors(d) for d in topic.doc_ids}
 
 
@@ -65,7 +65,7 @@ def test_pool_round_trip_equals_pooling_the_stored_lists(store):
     )
     assert info.runs == ("A", "B") and info.n_topics == 2 and info.n_docs == 6
     topic = PoolService(store).pool_topic("p", "1")
-    lists = store.load_ranked_lists(runs=["A", "B"], qids=["1"])
+    lists = store.runs.ranked_lists(runs=["A", "B"], qids=["1"])
     expected = depth_pool("1", ["A", "B"], [lists.runs[r]["1"][0] for r in ("A", "B")], 2)
     for field in ("doc_ids", "best_rank", "offsets", "run_idx", "ranks", "inclusion_prob"):
         assert getattr(topic, field).tolist() == getattr(expected, field).tolist(), field
@@ -75,21 +75,21 @@ def test_pool_round_trip_equals_pooling_the_stored_lists(store):
         "c": [("B", 1)],
         "e": [("B", 2)],
     }
-    assert store.pool_sizes("p") == {"1": 4, "2": 2}
-    assert [p.name for p in store.pools()] == ["p"]
+    assert store.pools.sizes("p") == {"1": 4, "2": 2}
+    assert [p.name for p in store.pools.all()] == ["p"]
     assert len(PoolService(store).pool_topic("p", "3")) == 0  # a topic without pooled documents
 
 
 def test_pool_rows_carry_a_readable_timestamp(store):
     PoolService(store).create_pool("p", params={"depth": 1})
-    with store._read() as conn:
+    with store.db.read() as conn:
         stamps = conn.execute(select(m.PoolDoc.c.added_at)).scalars().all()
     assert stamps and all(s.year >= 2024 for s in stamps)
 
 
 def test_take_pool_and_topic_subset(store):
     PoolService(store).create_pool("t", strategy="rrf", params={"budget": 2}, qids=["1"])
-    assert store.pool_sizes("t") == {"1": 2}
+    assert store.pools.sizes("t") == {"1": 2}
     topic = PoolService(store).pool_topic("t", "1")
     # rrf k=60: a = 1/61 + 1/63 + 1/62, c = 1/63 + 1/61 -> a, c
     assert docnos(store, topic.doc_ids) == ["a", "c"]
@@ -97,9 +97,9 @@ def test_take_pool_and_topic_subset(store):
 
 
 def judge(store: Store, qid: str, docno: str, grade: int, assessor: str = "ann") -> None:
-    who = store.assessor(assessor)
-    doc_id = store.intern_docnos([docno])[docno]
-    store.set_judgment(qid, doc_id, who.id, JudgmentState(grade))
+    who = store.team.assessor(assessor)
+    doc_id = store.documents.intern([docno])[docno]
+    store.judgments.record(qid, doc_id, who.id, JudgmentState(grade))
 
 
 def test_extending_a_pool_adds_runs_and_depth_and_keeps_judgments(store):
@@ -149,11 +149,11 @@ def test_extending_a_take_pool_adds_its_budget_of_new_documents(store):
 def test_deleting_a_pool_keeps_judgments(store):
     PoolService(store).create_pool("p", params={"depth": 2})
     judge(store, "1", "a", 1)
-    store.delete_pool("p")
-    assert store.pools() == []
+    store.pools.delete("p")
+    assert store.pools.all() == []
     assert len(effective_judgments(store)) == 1
     with pytest.raises(StoreError, match="no pool named 'p'"):
-        store.pool("p")
+        store.pools.get("p")
 
 
 def test_errors(store):
@@ -187,10 +187,10 @@ def test_judging_events_follow_the_effective_grade(store):
     judge(store, "1", "a", 1, "ann")
     judge(store, "1", "a", 0, "bob")
     judge(store, "1", "b", 2, "ann")
-    who = store.assessor("bob")
-    a = store.docno_ids(["a"])["a"]
-    store.set_judgment("1", a, who.id, JudgmentState(None))  # bob's undo: ann's 1 again
-    ids = store.docno_ids(["a", "b"])
+    who = store.team.assessor("bob")
+    a = store.documents.docno_ids(["a"])["a"]
+    store.judgments.record("1", a, who.id, JudgmentState(None))  # bob's undo: ann's 1 again
+    ids = store.documents.docno_ids(["a", "b"])
     assert PoolService(store).judging_events("1") == [
         (ids["a"], 1),
         (ids["a"], 0),
@@ -202,17 +202,17 @@ def test_judging_events_follow_the_effective_grade(store):
 
 def test_open_judging_order_resumes_from_the_history(store):
     PoolService(store).create_pool("p", params={"depth": 4}, judging_order="mtf")
-    info = store.pool("p")
-    lists = store.load_ranked_lists(runs=list(info.runs), qids=["1"])
+    info = store.pools.get("p")
+    lists = store.runs.ranked_lists(runs=list(info.runs), qids=["1"])
     run_lists = {r: lists.runs[r]["1"][0] for r in info.runs}
     live = make_order("mtf", PoolService(store).pool_topic("p", "1"), run_lists)
-    ann = store.assessor("ann")
-    relevant = set(store.docno_ids(["a", "b", "e", "g"]).values())
+    ann = store.team.assessor("ann")
+    relevant = set(store.documents.docno_ids(["a", "b", "e", "g"]).values())
     for _ in range(5):
         doc = live.next_doc()
         grade = 1 if doc in relevant else 0
         live.record(doc, grade, grade >= 1)
-        store.set_judgment("1", doc, ann.id, JudgmentState(grade))
+        store.judgments.record("1", doc, ann.id, JudgmentState(grade))
     resumed = PoolService(store).open_judging_order("p", "1")
     assert resumed.judged == live.judged
     assert resumed.next_doc() == live.next_doc()
@@ -229,7 +229,7 @@ def test_sample_pool_keeps_judged_documents_certain_and_records_strata(store):
     )
     assert info.params == {"budget": 2, "depth": 4, "edges": [2]}
     topic = PoolService(store).pool_topic("s", "1")
-    names = store.docnos_of(topic.doc_ids)
+    names = store.documents.docnos_of(topic.doc_ids)
     strata = {
         names[int(d)]: (int(h), float(p))
         for d, h, p in zip(topic.doc_ids, topic.stratum, topic.inclusion_prob, strict=True)
@@ -260,7 +260,7 @@ def test_curve_estimate_of_a_judged_pool(store):
     judge(store, "1", "b", 1)  # a re-grade keeps its place in the curve
     assert PoolService(store).judging_curve("p", "1").tolist() == [True, True, True]
     est = PoolService(store).estimate_relevant("p", "1")
-    size = store.pool_sizes("p")["1"]
+    size = store.pools.sizes("p")["1"]
     assert est.method == "curve" and est.found == 3 and est.judged == 3
     assert 3 <= est.low <= est.point <= est.high <= size
 
@@ -290,7 +290,7 @@ def test_a_schema_0001_project_with_a_pool_upgrades_and_keeps_it(tmp_path):
     store = Store.open(path)
     try:
         assert store.backup is not None
-        info = store.pool("old")
+        info = store.pools.get("old")
         assert (info.judging_order, info.seed, info.params, info.n_docs) == (
             "mtf",
             3,
@@ -318,7 +318,7 @@ def test_curve_estimate_carries_the_stopping_advice_and_info_prints_it(store, pr
     for docno, grade in (("a", 1), ("b", 0), ("c", 2)):
         judge(store, "1", docno, grade)
     est = service.estimate_relevant("p", "1", stop=(0.8, 0.95))
-    size = store.pool_sizes("p")["1"]
+    size = store.pools.sizes("p")["1"]
     fit = fit_curve([True, False, True], size, order="mtf", qid="1", seed=case_seed(0, "1", 3))
     assert est.advice == fit.stop_advice(0.8, 0.95)
     assert (est.low, est.high) == (fit.estimate().low, fit.estimate().high)
@@ -361,15 +361,15 @@ def test_topics_judged_whole_calibrate_the_project_s_estimates(project_db):
             runs[tag][str(q)] = [docs[i] for i in rng.permutation(200)[:60]]
     store = Store.open(project_db)
     try:
-        store.add_runs([RunImport(run_file(tag, topics)) for tag, topics in runs.items()])
+        store.runs.add([RunImport(run_file(tag, topics)) for tag, topics in runs.items()])
         # people judge topics of the project (schema 0006 refuses others)
-        store.put_topics([(Topic(str(q), f"topic {q}"), "test") for q in range(1, 8)])
+        store.topics.put([(Topic(str(q), f"topic {q}"), "test") for q in range(1, 8)])
         service = PoolService(store)
         service.create_pool("p", params={"depth": 40}, judging_order="mtf", seed=2)
         grade = {}
         for q in range(1, 8):
             topic = service.pool_topic("p", str(q))
-            for docno in store.docnos_of(topic.doc_ids).values():
+            for docno in store.documents.docnos_of(topic.doc_ids).values():
                 grade[str(q), docno] = int(rng.random() < 0.15)
         for q in ("1", "2", "3", "4"):
             for (qid, docno), g in grade.items():
@@ -379,7 +379,7 @@ def test_topics_judged_whole_calibrate_the_project_s_estimates(project_db):
         order = service.open_judging_order("p", "7")
         for _ in range(20):  # topic 7 judged in the pool's order, 20 documents
             doc = order.next_doc()
-            docno = store.docnos_of([doc])[doc]
+            docno = store.documents.docnos_of([doc])[doc]
             judge(store, "7", docno, grade["7", docno])
             order.record(doc, grade["7", docno], grade["7", docno] >= 1)
         before = service.estimate_relevant("p", "7")
@@ -390,11 +390,11 @@ def test_topics_judged_whole_calibrate_the_project_s_estimates(project_db):
         calibration = service.project_calibration("p")
         assert calibration is not None and "5 topics of this project" in calibration.source
         # apart: the five topics replayed in mtf order with the grades given
-        info = store.pool("p")
-        lists = store.load_ranked_lists(qids=[str(q) for q in range(1, 6)])
+        info = store.pools.get("p")
+        lists = store.runs.ranked_lists(qids=[str(q) for q in range(1, 6)])
         replays = []
         for q in range(1, 6):
-            ids = store.intern_docnos([d for (qid, d) in grade if qid == str(q)])
+            ids = store.documents.intern([d for (qid, d) in grade if qid == str(q)])
             qrels = {
                 str(q): (np.array(list(ids.values())), np.array([grade[str(q), d] for d in ids]))
             }
@@ -411,14 +411,14 @@ def test_topics_judged_whole_calibrate_the_project_s_estimates(project_db):
         after = service.estimate_relevant("p", "7")
         curve = service.judging_curve("p", "7")
         fit = fit_curve(
-            curve, store.pool_sizes("p")["7"], order="mtf", qid="7",
+            curve, store.pools.sizes("p")["7"], order="mtf", qid="7",
             seed=case_seed(0, "7", len(curve)), calibration=expected,
         )  # fmt: skip
         assert (after.low, after.high) == (fit.estimate().low, fit.estimate().high)
         assert after.note == calibration.source
         # the stopping advice is the rule's at its last check: after every fiftieth of the
         # pool, rounded up (every third judgment here: the 18th, not the 20th)
-        size = store.pool_sizes("p")["7"]
+        size = store.pools.sizes("p")["7"]
         assert math.ceil(size / 50) == 3 and len(curve) == 20
         advised = service.estimate_relevant("p", "7", stop=(0.8, 0.95)).advice
         checked = fit_curve(

@@ -203,17 +203,17 @@ def test_the_pool_service_gives_cal_the_projects_texts_and_statement(tmp_path):
         imports.import_runs(store, [tmp_path / "A.run", tmp_path / "B.run"])
         service = PoolService(store)
         service.create_pool("p", params={"depth": 10}, judging_order="cal")
-        relevant = set(store.docno_ids([f"d{d}" for d in flutter]).values())
+        relevant = set(store.documents.docno_ids([f"d{d}" for d in flutter]).values())
         order = service.open_judging_order("p", "1")
-        ann = store.assessor("ann")
+        ann = store.team.assessor("ann")
         for _ in range(3):  # judged in the project: the reopened order resumes from them
             doc = order.next_doc()
             order.record(doc, int(doc in relevant), doc in relevant)
-            store.set_judgment("1", doc, ann.id, JudgmentState(int(doc in relevant)))
+            store.judgments.record("1", doc, ann.id, JudgmentState(int(doc in relevant)))
         resumed = service.open_judging_order("p", "1")
         assert isinstance(resumed, TextOrder) and not resumed.background
         rest = judge_all(resumed, relevant)
-        docnos = store.docnos_of(list(order.judged) + rest)
+        docnos = store.documents.docnos_of(list(order.judged) + rest)
         assert [docnos[d] for d in [*order.judged, *rest]] == expected
         background = service.open_judging_order("p", "1", background=True)
         assert background.background and background.training() is not None

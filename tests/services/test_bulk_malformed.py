@@ -94,7 +94,7 @@ def test_a_failed_import_leaves_the_database_unchanged_through_both_paths(
         assert db.read_bytes() == before
         with Store.open(db) as store:
             assert store.integrity_check() == "ok"
-            assert [r.name for r in store.runs()] == ["good"]
+            assert [r.name for r in store.runs.all()] == ["good"]
             assert store.totals()["judgments"] == 2
     assert messages[0] == messages[1]
     assert expected in messages[0]

@@ -65,21 +65,21 @@ def test_every_topic_file_imports_with_its_count(shared_data, tmp_path):
             report = import_topics(store, [path])
             expected = count_topics_in(path)
             assert report.records == expected, path.name
-            assert len(store.topics()) == expected, path.name
-            assert all(t.title or t.description for t in store.topics()), path.name
+            assert len(store.topics.all()) == expected, path.name
+            assert all(t.title or t.description for t in store.topics.all()), path.name
 
 
 def test_topic_registry_json_is_refused_clearly(shared_data, store):
     with pytest.raises(FormatError, match=r"topics\.json"):
         import_topics(store, [shared_data / "topics" / "topics.json"])
-    assert store.topics() == []
+    assert store.topics.all() == []
 
 
 def test_tipster_and_zero_padded_qids_are_kept_as_written(shared_data, store):
     import_topics(store, [shared_data / "topics" / "topics.adhoc.51-100.txt"])
-    qids = [t.qid for t in store.topics()]
+    qids = [t.qid for t in store.topics.all()]
     assert qids[0] == "051" and len(qids) == 50
-    assert store.topic("051").title
+    assert store.topics.get("051").title
 
 
 @pytest.mark.parametrize(
@@ -110,8 +110,8 @@ def test_qrels_import_and_export_round_trip(shared_data, tmp_path, name):
     # the exported file is what trec_eval expects: four columns, iteration 0
     assert {it for _, it, _, _ in exported} == {"0"}
     with Store.open(db) as store:
-        assert len(store.judgments()) == len(lines)
-        assert {a.name for a in store.assessors()} == {name}
+        assert len(store.judgments.all()) == len(lines)
+        assert {a.name for a in store.team.assessors()} == {name}
 
 
 @pytest.mark.parametrize(
@@ -138,14 +138,14 @@ def test_classic_collections_import_with_counts(
     assert info.judged_docs_without_text == 0
     assert info.judged_topics_missing == []
     first = data_lines(folder / rels)[0].split()
-    assert store.judgments(qid=str(int(first[0])))[0].assessor == name
+    assert store.judgments.all(qid=str(int(first[0])))[0].assessor == name
 
 
 def test_robust03_runs_import_with_counts(shared_data, store):
     paths = sorted((shared_data / "robust03" / "runs").glob("input.*.gz"))
     assert len(paths) == 17
     report = import_runs(store, paths)
-    runs = {r.name: r for r in store.runs()}
+    runs = {r.name: r for r in store.runs.all()}
     assert len(runs) == 17
     lines_total = 0
     for path in paths:
@@ -156,8 +156,8 @@ def test_robust03_runs_import_with_counts(shared_data, store):
         assert runs[tag].n_topics == len(topics), path.name
         lines_total += len(lines)
     assert report.records == lines_total
-    assert store.load_ranked_lists().n_entries == lines_total
-    ids, scores = store.load_ranked_lists(runs=["humR03dc"], qids=["601"]).runs["humR03dc"]["601"]
+    assert store.runs.ranked_lists().n_entries == lines_total
+    ids, scores = store.runs.ranked_lists(runs=["humR03dc"], qids=["601"]).runs["humR03dc"]["601"]
     assert len(ids) == 100 and (scores[:-1] >= scores[1:]).all()
 
 
@@ -166,7 +166,7 @@ def test_robust03_qrels_and_topics(shared_data, store):
     import_topics(store, [base / "topics.robust04.301-450.601-700.txt"])
     report = import_qrels(store, [base / "robust03_qrels.txt"])
     assert report.records == 128_796 == len(data_lines(base / "robust03_qrels.txt"))
-    assert len(store.topics()) == 250
+    assert len(store.topics.all()) == 250
     qrels = read_qrels(base / "robust03_qrels.txt")
     assert len(qrels_rows(store)) == len(qrels)
 
@@ -182,7 +182,7 @@ def test_malformed_input_leaves_the_project_byte_for_byte_unchanged(
     db = tmp_path / "p.db"
     # a project with content of every kind, so a partial write would show
     with Store.open(db) as store:
-        store.put_topics([])
+        store.topics.put([])
     good = tmp_path / "good.qrels"
     good.write_text("1 0 d1 1\n1 0 d2 0\n")
     assert main(["import", "qrels", str(db), str(good)]) == 0
@@ -203,4 +203,4 @@ def test_malformed_input_leaves_the_project_byte_for_byte_unchanged(
     with Store.open(db) as store:
         assert store.integrity_check() == "ok"
         assert qrels_rows(store) == [("1", "d1", 1), ("1", "d2", 0)]
-        assert [r.name for r in store.runs()] == ["good"]
+        assert [r.name for r in store.runs.all()] == ["good"]

@@ -13,7 +13,7 @@ from judgeapp.store import Store
 @pytest.fixture
 def service(project_db):
     store = Store.open(project_db)
-    store.put_topics([(Topic("1", "one"), "test")])
+    store.topics.put([(Topic("1", "one"), "test")])
     yield JudgingService(store, "alice")
     store.close()
 
@@ -48,7 +48,7 @@ def test_undo_and_redo_go_through_the_store(service):
     service.restore(first, undo=False)
     service.restore(second, undo=False)
     assert service.state("1", "d1").grade == 0
-    origins = [(e["origin"], e["action"], e["grade"]) for e in service.store.history()]
+    origins = [(e["origin"], e["action"], e["grade"]) for e in service.store.history.rows()]
     assert origins == [
         ("judge", "create", 3),
         ("judge", "update", 0),
@@ -65,7 +65,9 @@ def test_imported_sources_cannot_judge(tmp_path):
     from judgeapp.formats.model import QrelsFile
 
     store = Store.open(tmp_path / "p.db")
-    store.import_qrels([(QrelsFile("q", ["1"], ["d"], np.array([1]), np.array([1])), "official")])
+    store.judgments.import_qrels(
+        [(QrelsFile("q", ["1"], ["d"], np.array([1]), np.array([1])), "official")]
+    )
     with pytest.raises(JudgingError, match="imported qrels source"):
         JudgingService(store, "official")
     store.close()
@@ -76,7 +78,7 @@ def test_team_progress_lists_topics_in_natural_order(project_db):
     from judgeapp.services.team import team_progress
 
     with Store.open(project_db) as store:
-        store.put_topics([(Topic(q, f"topic {q}"), "test") for q in ("10", "2", "9")])
+        store.topics.put([(Topic(q, f"topic {q}"), "test") for q in ("10", "2", "9")])
         service = JudgingService(store, "alice")
         for qid in ("10", "9", "2"):
             service.record(qid, f"d{qid}", 1, flagged=True)

@@ -14,7 +14,7 @@ from tests.services.test_merging import seed
 
 def fields(db: str):
     with Store.open(db) as store:
-        return [r.record() for r in store.judgment_export()]
+        return [r.record() for r in store.judgments.export()]
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv"])
@@ -28,7 +28,7 @@ def test_export_and_import_judgments_round_trip(tmp_path, project_db, fmt, capsy
         alice.record("1", "d1", 1, note="on reflection", time_spent=1.5)  # an update
         bob = JudgingService(store, "bob")
         bob.record("2", "d4", 3, time_spent=4.25)
-        store.set_judgment("2", bob.doc_id("d4"), bob.assessor.id, JudgmentState(None))
+        store.judgments.record("2", bob.doc_id("d4"), bob.assessor.id, JudgmentState(None))
         bob.record("2", "d4", 2, time_spent=1.0)
     out = tmp_path / f"judgments.{fmt}"
     assert main(["export", "judgments", db, "--format", fmt, "--out", str(out)]) == 0
@@ -53,10 +53,10 @@ def test_export_and_import_judgments_round_trip(tmp_path, project_db, fmt, capsy
     assert again.read_text() == out.read_text()
     # importing the same again changes nothing
     with Store.open(project_db) as store:
-        events = len(store.history_export())
+        events = len(store.history.export())
     assert main(["import", "judgments", project_db, str(out)]) == 0
     with Store.open(project_db) as store:
-        assert len(store.history_export()) == events
+        assert len(store.history.export()) == events
 
 
 def test_an_automatic_judge_imports_with_scores(tmp_path, capsys):
@@ -80,9 +80,9 @@ def test_an_automatic_judge_imports_with_scores(tmp_path, capsys):
         == 0
     )
     with Store.open(db) as store:
-        kinds = {a.name: a.kind for a in store.assessors()}
+        kinds = {a.name: a.kind for a in store.team.assessors()}
         assert kinds["llm-x"] == "automatic"
-        rows = {(r.topic, r.docno): (r.grade, r.score) for r in store.judgment_export()}
+        rows = {(r.topic, r.docno): (r.grade, r.score) for r in store.judgments.export()}
     assert rows == {("1", "d1"): (2, 0.91), ("1", "d2"): (0, 0.12), ("2", "d4"): (1, 0.55)}
 
 

@@ -38,9 +38,9 @@ def state(db: str):
     with Store.open(db) as store:
         judged = sorted(
             (j.qid, j.docno, j.assessor, j.grade, j.note, j.flagged, round(j.time_spent, 6))
-            for j in store.judgments()
+            for j in store.judgments.all()
         )
-        return judged, sorted(e.uid for e in store.history_export())
+        return judged, sorted(e.uid for e in store.history.export())
 
 
 @pytest.mark.postgres
@@ -59,7 +59,7 @@ def test_two_laptops_into_postgres_and_back_idempotent(pg_server, tmp_path, caps
     with Store.open(a) as store:  # undone on the laptop: the undo travels too
         service = JudgingService(store, "alice")
         service.record("1", "d3", 1, time_spent=2.0)
-        store.set_judgment("1", service.doc_id("d3"), service.assessor.id, JudgmentState(None))
+        store.judgments.record("1", service.doc_id("d3"), service.assessor.id, JudgmentState(None))
     capsys.readouterr()
 
     assert main(["merge", server, a, b]) == 0

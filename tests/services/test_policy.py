@@ -71,15 +71,15 @@ def test_newest_vectorised_equals_its_rule_and_its_replay(changes):
 
 def test_the_most_recently_changed_judgment_counts_in_evaluation_and_export(project_db):
     with Store.open(project_db) as store:
-        store.put_topics([(Topic("1", "one"), "test")])
-        ids = store.intern_docnos(["a", "b"])
-        alice, bob = store.assessor("alice").id, store.assessor("bob").id
-        store.set_judgment("1", ids["a"], alice, JudgmentState(2))
-        store.set_judgment("1", ids["a"], bob, JudgmentState(0))  # newer: counts
-        store.set_judgment("1", ids["b"], bob, JudgmentState(1))
-        store.set_judgment("1", ids["b"], alice, JudgmentState(3))  # newer: counts
+        store.topics.put([(Topic("1", "one"), "test")])
+        ids = store.documents.intern(["a", "b"])
+        alice, bob = store.team.assessor("alice").id, store.team.assessor("bob").id
+        store.judgments.record("1", ids["a"], alice, JudgmentState(2))
+        store.judgments.record("1", ids["a"], bob, JudgmentState(0))  # newer: counts
+        store.judgments.record("1", ids["b"], bob, JudgmentState(1))
+        store.judgments.record("1", ids["b"], alice, JudgmentState(3))  # newer: counts
         assert qrels_rows(store) == [("1", "a", 0), ("1", "b", 3)]
-        store.set_judgment("1", ids["a"], alice, JudgmentState(1, note="changed my mind"))
+        store.judgments.record("1", ids["a"], alice, JudgmentState(1, note="changed my mind"))
         assert qrels_rows(store) == [("1", "a", 1), ("1", "b", 3)]
         docs, grades = effective_judgments(store).topics["1"]
         assert dict(zip(docs.tolist(), grades.tolist(), strict=True)) == {
@@ -89,7 +89,7 @@ def test_the_most_recently_changed_judgment_counts_in_evaluation_and_export(proj
         # bob's judgments alone
         assert qrels_rows(store, ["bob"]) == [("1", "a", 0), ("1", "b", 1)]
         # removing alice's judgment of a brings bob's back
-        store.set_judgment("1", ids["a"], alice, JudgmentState(None))
+        store.judgments.record("1", ids["a"], alice, JudgmentState(None))
         assert qrels_rows(store) == [("1", "a", 0), ("1", "b", 3)]
 
 
@@ -100,15 +100,15 @@ def test_each_policy_chooses_as_defined(project_db):
     from judgeapp.services.policy import POLICIES, PolicyError, parse_policy
 
     with Store.open(project_db) as store:
-        store.put_topics([(Topic("1", "one"), "test")])
-        ids = store.intern_docnos(["a", "b", "c", "d"])
-        people = {n: store.assessor(n).id for n in ("ann", "bob", "cid")}
-        qrels = store.assessor("qrels", kind="source").id
-        robot = store.assessor("robot", kind="automatic").id
-        judge = store.assessor("adj", kind="adjudicator").id
+        store.topics.put([(Topic("1", "one"), "test")])
+        ids = store.documents.intern(["a", "b", "c", "d"])
+        people = {n: store.team.assessor(n).id for n in ("ann", "bob", "cid")}
+        qrels = store.team.assessor("qrels", kind="source").id
+        robot = store.team.assessor("robot", kind="automatic").id
+        judge = store.team.assessor("adj", kind="adjudicator").id
 
         def put(doc: str, who: int, grade: int) -> None:
-            store.set_judgment("1", ids[doc], who, JudgmentState(grade))
+            store.judgments.record("1", ids[doc], who, JudgmentState(grade))
 
         # a: 0, 2, 2 by people (robot says 3): majority 2, max 2, min 0, median 2
         for who, g in (("ann", 0), ("bob", 2), ("cid", 2)):
@@ -140,11 +140,11 @@ def test_each_policy_chooses_as_defined(project_db):
         # the vectorised rules agree with the replay of the same history, for every policy
         for name in expected:
             policy = parse_policy(name).bind(store)
-            events = (((q, d), a, g) for q, d, a, g in store.history_events())
+            events = (((q, d), a, g) for q, d, a, g in store.history.events())
             final = {}
             for key, _a, _b, after in policy.replay(events):
                 final[key] = after
-            docnos = store.docnos_of([d for _q, d in final])
+            docnos = store.documents.docnos_of([d for _q, d in final])
             replayed = {docnos[d]: g for (_q, d), g in final.items() if g is not None}
             assert replayed == expected[name], name
         with pytest.raises(PolicyError, match="no assessor or judgment source named 'zed'"):

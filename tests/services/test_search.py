@@ -70,27 +70,27 @@ def test_what_a_user_types_becomes_words_and_phrases():
 
 def test_the_collection_is_searched_ranked_on_both_back_ends(project):
     with Store.open(project) as store:
-        hits = store.search_documents(parse_query("shock"))
+        hits = store.search.find(parse_query("shock"))
         # d5 says shock four times in a short text, d1 and d7 once
         assert docnos(hits)[0] == "d5" and set(docnos(hits)) == {"d1", "d5", "d7"}
         assert all(a.score >= b.score > 0 for a, b in itertools.pairwise(hits))
         assert hits[0].title == "Shock tubes"
         # any word ranks; a phrase holds its words together; stems meet (waves, wave)
-        assert set(docnos(store.search_documents(parse_query("nozzle friction")))) == {"d6", "d7"}
-        assert docnos(store.search_documents(parse_query('"boundary layer" laminar')))[0] == "d2"
-        assert set(docnos(store.search_documents(parse_query("wave")))) == {"d1", "d5"}
-        assert docnos(store.search_documents(parse_query("supersonic"), limit=1)) != []
-        assert set(docnos(store.search_documents(parse_query("turbul", typing=True)))) == {"d6"}
+        assert set(docnos(store.search.find(parse_query("nozzle friction")))) == {"d6", "d7"}
+        assert docnos(store.search.find(parse_query('"boundary layer" laminar')))[0] == "d2"
+        assert set(docnos(store.search.find(parse_query("wave")))) == {"d1", "d5"}
+        assert docnos(store.search.find(parse_query("supersonic"), limit=1)) != []
+        assert set(docnos(store.search.find(parse_query("turbul", typing=True)))) == {"d6"}
         within = parse_query("shock supersonic", require_all=True)
-        assert set(docnos(store.search_documents(within))) == {"d1", "d7"}
+        assert set(docnos(store.search.find(within))) == {"d1", "d7"}
         # English function words are left out of a ranked search, unless nothing is left
         assert parse_query("the shock of it", stop_words=True).phrases == (("shock",),)
         assert parse_query("the", stop_words=True).phrases == (("the",),)
         assert parse_query('"the shock"', stop_words=True).phrases == (("the", "shock"),)
         # nothing a user types breaks the query language
         for text in ['"quoted', "apostrophe's", "back\\slash", "a OR b", "NEAR(x y)", "*", "'"]:
-            store.search_documents(parse_query(text, typing=True))
-        assert docnos(store.search_documents(parse_query("apostrophe's"))) == ["d8"]
+            store.search.find(parse_query(text, typing=True))
+        assert docnos(store.search.find(parse_query("apostrophe's"))) == ["d8"]
 
 
 def test_the_index_follows_documents_replaced(project, tmp_path):
@@ -98,8 +98,8 @@ def test_the_index_follows_documents_replaced(project, tmp_path):
     again.write_text(json.dumps({"docno": "d6", "title": "Now", "text": "shock everywhere"}) + "\n")
     assert main(["import", "docs", project, str(again)]) == 0
     with Store.open(project) as store:
-        assert "d6" in docnos(store.search_documents(parse_query("shock")))
-        assert store.search_documents(parse_query("friction")) == []
+        assert "d6" in docnos(store.search.find(parse_query("shock")))
+        assert store.search.find(parse_query("friction")) == []
 
 
 def test_a_document_found_by_search_is_judged_counted_and_exported(project, tmp_path, capsys):
@@ -117,14 +117,14 @@ def test_a_document_found_by_search_is_judged_counted_and_exported(project, tmp_
         alice.record("1", first.doc_id, 3)
         again = search.search_collection("shock tube", "1", "p")
         assert [h.grade for h in again.hits if h.docno == "d5"] == [3]
-        assert store.found_by_search("1") == {"1": {first.doc_id}}
+        assert store.judgments.found_by_search("1") == {"1": {first.doc_id}}
         # the judgment undone (removed) and redone: made again as found by that search
         alice.restore(change, undo=True)
-        assert store.found_by_search("1") == {}
+        assert store.judgments.found_by_search("1") == {}
         redo = alice.restore(change, undo=False)
         assert (redo.found_by, redo.query) == ("search", "shock tube")
-        assert store.found_by_search("1") == {"1": {first.doc_id}}
-        log = store.search_log()
+        assert store.judgments.found_by_search("1") == {"1": {first.doc_id}}
+        log = store.search.logged()
         assert [(e.assessor, e.qid, e.scope, e.query, e.results) for e in log] == [
             ("alice", "1", "collection", "shock tube", len(found.hits)),
             ("alice", "1", "collection", "shock tube", len(found.hits)),
@@ -168,7 +168,7 @@ def test_judgments_found_by_search_travel_in_files_and_merges(project, tmp_path,
     assert main(["merge", merged, project]) == 0
     for db in (other, merged):
         with Store.open(db) as store:
-            rows = {(r.docno, r.found_by, r.query) for r in store.judgment_export()}
+            rows = {(r.docno, r.found_by, r.query) for r in store.judgments.export()}
         assert rows == {("d7", "search", "supersonic nozzle"), ("d2", "pool", None)}, db
 
 

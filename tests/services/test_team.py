@@ -45,7 +45,7 @@ def test_assign_keeps_judged_topics_roles_and_blind_mode(tmp_path, project_db, c
     assert "ann: 5 topics (0 shared), 100 pooled documents" in out
     assert "blind mode on for assessors" in out
     with Store.open(project_db) as store:
-        first = store.assignments()
+        first = store.team.assignments()
         anns = [q for q, a, _s in first if a == "ann"]
         JudgingService(store, "ann").record(anns[0], f"T{anns[0]}-D0", 1)
         assert team.role_of(store, "ann") == "assessor" and team.is_blind(store, "ann")
@@ -69,7 +69,7 @@ def test_assign_keeps_judged_topics_roles_and_blind_mode(tmp_path, project_db, c
         == 0
     )
     with Store.open(project_db) as store:
-        again = store.assignments()
+        again = store.team.assignments()
         assert (anns[0], "ann") in {(q, a) for q, a, _s in again}
         assert Counter(q for q, _a, _s in again).most_common(1)[0][1] == 2
         assert sum(1 for q, _a, s in again if s) == 3 * 2  # three shared topics, two each
@@ -107,10 +107,10 @@ def test_automatic_scores_order_the_pool_likely_relevant_first(tmp_path, project
     )
     with Store.open(project_db) as store:
         pools = PoolService(store)
-        pool = store.pool_names()[-1]
-        store.assessor("ann")  # judges the pool; has judged nothing yet
+        pool = store.pools.names()[-1]
+        store.team.assessor("ann")  # judges the pool; has judged nothing yet
         order = pools.open_judging_order(pool, "1", order="suggested", assessors=["ann"])
-        docnos = store.docnos_of(order.upcoming(8))
+        docnos = store.documents.docnos_of(order.upcoming(8))
         seen = [docnos[d] for d in order.upcoming(8)]
     # scored highest first (ties in rank order: D0 before D2), then the rest by rank,
     # the one scored lowest (0.05) still before the unscored

@@ -21,14 +21,14 @@ def run(tag: str, topics: dict[str, list[str]]) -> RunImport:
 @pytest.fixture
 def workbench(project_db):
     store = Store.open(project_db)
-    store.put_topics(
+    store.topics.put(
         [(Topic("1", "shock waves", "effects of shock waves"), None), (Topic("2", "heat"), None)]
     )
-    store.put_documents(
+    store.documents.put(
         (Document(f"d{i}", f"title {i}", f"text {i} shock" if i % 2 else f"text {i}"), None)
         for i in range(12)
     )
-    store.add_runs(
+    store.runs.add(
         [
             run("A", {"1": ["d1", "d2", "d3", "d4"], "2": ["d5", "d6"]}),
             run("B", {"1": ["d3", "d7", "d8", "d1"], "2": ["d6", "d9"]}),
@@ -45,7 +45,7 @@ def test_topic_rows_count_pool_and_this_assessors_judgments(workbench):
     wb.build_pool("p", ["A", "B"], "depth", {"depth": 3}, "rank")
     assert wb.pool_name() == "p"
     queue = wb.queue("1")
-    ids = wb.store.docno_ids(["d1", "d3", "d8"])
+    ids = wb.store.documents.docno_ids(["d1", "d3", "d8"])
     queue.record(ids["d1"], 2)
     queue.record(ids["d3"], 0)
     other = Workbench(wb.store, "bob")  # another assessor's judgments do not count for alice
@@ -72,7 +72,7 @@ def test_queue_in_rank_order_resumes_with_judged_documents_first(workbench):
     queue.record(first, 1)
     second = queue.next_unjudged(first)
     assert queue.item(second).docno == "d3"
-    queue.record(queue.store.docno_ids(["d7"])["d7"], 0)  # judged out of order
+    queue.record(queue.store.documents.docno_ids(["d7"])["d7"], 0)  # judged out of order
     again = wb.queue("1")  # reopening: judged first, in judging order, then the rest
     assert [i.docno for i in again.items] == ["d1", "d7", "d3", "d2", "d8"]
     assert again.item(again.first_unjudged()).docno == "d3"

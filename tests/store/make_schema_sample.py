@@ -19,7 +19,7 @@ def main() -> None:
     out.parent.mkdir(exist_ok=True)
     out.unlink(missing_ok=True)
     store = Store.open(out)
-    store.put_topics([(Topic("1", "first"), "sample"), (Topic("2", "second"), "sample")])
+    store.topics.put([(Topic("1", "first"), "sample"), (Topic("2", "second"), "sample")])
     run = RunFile(
         "sample.run",
         "sample-run",
@@ -29,22 +29,22 @@ def main() -> None:
         },
         5,
     )
-    store.add_runs([RunImport(run)])
+    store.runs.add([RunImport(run)])
     qrels = QrelsFile("sample.qrels", ["1", "1"], ["d1", "d3"], np.array([2, 0]), np.array([1, 2]))
-    store.import_qrels([(qrels, "sample.qrels")])
-    alice = store.assessor("alice")
-    ids = store.intern_docnos(["d2"])
-    store.set_judgment("2", ids["d2"], alice.id, JudgmentState(3))
-    store.set_judgment("2", ids["d2"], alice.id, JudgmentState(1, "on reflection"))
+    store.judgments.import_qrels([(qrels, "sample.qrels")])
+    alice = store.team.assessor("alice")
+    ids = store.documents.intern(["d2"])
+    store.judgments.record("2", ids["d2"], alice.id, JudgmentState(3))
+    store.judgments.record("2", ids["d2"], alice.id, JudgmentState(1, "on reflection"))
     if SCHEMA_HEAD >= "0007":  # documents in the search index, a judgment found by search
-        store.put_documents(
+        store.documents.put(
             [
                 (Document("d1", "Shock waves", "A shock wave ahead of a blunt body."), "sample"),
                 (Document("d9", "Nozzles", "A shock inside a supersonic nozzle."), "sample"),
             ]
         )
-        ids = store.intern_docnos(["d9"])
-        store.set_judgment(
+        ids = store.documents.intern(["d9"])
+        store.judgments.record(
             "1",
             ids["d9"],
             alice.id,
@@ -53,7 +53,7 @@ def main() -> None:
             found_by="search",
             query="supersonic nozzle",
         )
-        store.log_search(alice.id, "1", "collection", "supersonic nozzle", 1)
+        store.search.log(alice.id, "1", "collection", "supersonic nozzle", 1)
     store.close()
     print(f"wrote {out}")
 

@@ -48,8 +48,8 @@ def test_nothing_is_at_the_path_until_published_and_then_a_wal_project(tmp_path:
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     with Store.open(db, create=False) as again:  # an ordinary project, holding the run
-        assert [(r.name, r.n_topics, r.n_entries) for r in again.runs()] == [("r", 3, 120)]
-        doc_ids, scores = again.load_ranked_lists().runs["r"]["2"]
+        assert [(r.name, r.n_topics, r.n_entries) for r in again.runs.all()] == [("r", 3, 120)]
+        doc_ids, scores = again.runs.ranked_lists().runs["r"]["2"]
         assert scores.tolist() == [float(40 - d) for d in range(40)] and len(set(doc_ids)) == 40
 
 
@@ -87,7 +87,7 @@ def test_a_file_made_meanwhile_is_kept_and_the_new_project_too(tmp_path: Path) -
     kept = Path(str(e.value).rsplit("kept at ", 1)[1])
     assert kept.parent == tmp_path and kept.exists()
     with Store.open(kept, create=False) as built:
-        assert built.runs() == []
+        assert built.runs.all() == []
 
 
 def test_the_file_is_synced_before_it_is_named_and_its_folder_after(
@@ -130,12 +130,12 @@ def test_import_create_builds_a_new_project_and_leaves_nothing_on_failure(
     assert done.returncode == 0, done.stderr
     assert names(tmp_path) == {"good.run", "bad.run", "p.db"}
     with Store.open(tmp_path / "p.db", create=False) as store:
-        assert [(r.name, r.n_topics, r.n_entries) for r in store.runs()] == [("good", 3, 120)]
+        assert [(r.name, r.n_topics, r.n_entries) for r in store.runs.all()] == [("good", 3, 120)]
     # into the project now there: opened as ever, and a failure keeps what it held
     again = judgeapp("import", "run", str(tmp_path / "p.db"), str(bad), "--create")
     assert again.returncode == 1
     with Store.open(tmp_path / "p.db", create=False) as store:
-        assert [r.name for r in store.runs()] == ["good"]
+        assert [r.name for r in store.runs.all()] == ["good"]
 
 
 def test_an_import_whose_new_project_was_created_meanwhile_goes_into_it(
@@ -168,4 +168,4 @@ def test_an_import_whose_new_project_was_created_meanwhile_goes_into_it(
         "second.run",
     }
     with Store.open(db, create=False) as store:
-        assert [(r.name, r.n_topics) for r in store.runs()] == [("first", 3), ("second", 2)]
+        assert [(r.name, r.n_topics) for r in store.runs.all()] == [("first", 3), ("second", 2)]

@@ -44,7 +44,7 @@ def test_sqlite_memory_does_not_grow_with_the_documents_stream(tmp_path: Path) -
             yield Document(f"DOC-{i:07d}", "", "t", line=i + 1), "docs.trec"
 
     with Store.open(tmp_path / "p.db") as store:
-        assert store.put_documents(stream()) == 240_000
+        assert store.documents.put(stream()) == 240_000
     growth = (seen[240_000 - 1] - seen[60_000]) / 2**20
     # 180,000 documents more: their lines kept in memory would be about 3 MiB
     assert growth < 0.75, f"SQLite's memory grew {growth:.2f} MiB"

@@ -39,7 +39,7 @@ def team_project(pg_server, tmp_path):
     urls = {}
     with Store.open(url) as store:
         for name in ("alice", "bob"):
-            role, password = store.add_team_member(name, role=f"{name}_{tag}")
+            role, password = store.team.add_member(name, role=f"{name}_{tag}")
             assert password
             urls[name] = pg_server.url(db, user=role, password=password)
     yield url, urls
@@ -55,7 +55,7 @@ def raw_connect(url: str) -> psycopg.Connection:
 
 
 def doc(store: Store, docno: str) -> int:
-    return store.docno_ids([docno])[docno]
+    return store.documents.docno_ids([docno])[docno]
 
 
 def test_an_assessor_writes_only_their_own_judgments(team_project):
@@ -66,11 +66,11 @@ def test_an_assessor_writes_only_their_own_judgments(team_project):
         service = JudgingService(alice, "alice")
         service.record("1", doc(alice, "d1"), 1, note="mine")  # her own: fine
         with Store.open(owner_url) as owner:
-            bob_id = owner.assessor("bob", create=False).id
+            bob_id = owner.team.assessor("bob", create=False).id
         d1 = doc(alice, "d1")
         # through the store: writing as bob is refused by the server
         with pytest.raises(Refused, match="judges as assessor alice only"):
-            alice.set_judgment("1", doc(alice, "d2"), bob_id, JudgmentState(3))
+            alice.judgments.record("1", doc(alice, "d2"), bob_id, JudgmentState(3))
         # and judging under another name is refused before anything is tried
         with pytest.raises(JudgingError, match="can judge as 'alice' only"):
             JudgingService(alice, "bob")
@@ -106,16 +106,16 @@ def test_an_assessor_writes_only_their_own_judgments(team_project):
         Store.open(urls["alice"]) as alice,
         pytest.raises(OwnerOnly, match="only the project's owner"),
     ):
-        alice.remove_run("a")
+        alice.runs.remove("a")
     with Store.open(owner_url) as owner:
         assert qrels_rows(owner, ["bob"]) == [("1", "d1", 2)]
         assert qrels_rows(owner, ["alice"]) == [("1", "d1", 1)]
         # the owner can do what the assessors cannot
-        owner.set_judgment("1", doc(owner, "d2"), bob_id, JudgmentState(3))
+        owner.judgments.record("1", doc(owner, "d2"), bob_id, JudgmentState(3))
         assert qrels_rows(owner, ["bob"]) == [("1", "d1", 2), ("1", "d2", 3)]
-        owner.remove_run("a")
-        assert owner.runs() == []
-        assert {name for name, _ in owner.team()} == {"alice", "bob"}
+        owner.runs.remove("a")
+        assert owner.runs.all() == []
+        assert {name for name, _ in owner.team.members()} == {"alice", "bob"}
 
 
 def test_team_commands_on_postgres_and_their_refusal_on_sqlite(team_project, tmp_path, capsys):
@@ -135,7 +135,7 @@ def test_team_commands_on_postgres_and_their_refusal_on_sqlite(team_project, tmp
     assert main(["team", "add", "carol", "--db", db]) == 2
     assert "has no users" in capsys.readouterr().err
     with Store.open(db) as store, pytest.raises(StoreError, match="has no users"):
-        store.add_team_member("carol")
+        store.team.add_member("carol")
 
 
 def test_an_assessor_searches_judges_what_it_finds_and_logs_only_their_own(team_project):
@@ -146,7 +146,7 @@ def test_an_assessor_searches_judges_what_it_finds_and_logs_only_their_own(team_
 
     owner_url, urls = team_project
     with Store.open(owner_url) as owner:
-        bob_id = owner.assessor("bob", create=False).id
+        bob_id = owner.team.assessor("bob", create=False).id
     with Store.open(urls["alice"]) as alice:
         service = JudgingService(alice, "alice")
         search = SearchService(alice, service.assessor.id, "alice")
@@ -154,17 +154,17 @@ def test_an_assessor_searches_judges_what_it_finds_and_logs_only_their_own(team_
         change = service.record("1", "d9", 2, query="anything else")
         assert (change.found_by, change.query) == ("search", "anything else")
         with pytest.raises(Refused, match="logs searches as assessor alice only"):
-            alice.log_search(bob_id, "1", "collection", "as bob", 0)
+            alice.search.log(bob_id, "1", "collection", "as bob", 0)
     with Store.open(owner_url) as owner:
-        owner.log_search(bob_id, "2", "collection", "bob's own words", 3)
-        assert [(e.assessor, e.query) for e in owner.search_log()] == [
+        owner.search.log(bob_id, "2", "collection", "bob's own words", 3)
+        assert [(e.assessor, e.query) for e in owner.search.logged()] == [
             ("alice", "anything"),
             ("bob", "bob's own words"),
         ]
     with Store.open(urls["alice"]) as alice:  # the server shows her her own searches only
-        assert [(e.assessor, e.query) for e in alice.search_log()] == [("alice", "anything")]
+        assert [(e.assessor, e.query) for e in alice.search.logged()] == [("alice", "anything")]
     with Store.open(owner_url) as owner:
-        [line] = [r for r in owner.judgment_export() if r.docno == "d9"]
+        [line] = [r for r in owner.judgments.export() if r.docno == "d9"]
         assert (line.assessor, line.found_by, line.query) == ("alice", "search", "anything else")
 
 

@@ -36,11 +36,11 @@ def test_a_store_opened_beside_another_keeps_it_following_other_processes(
     assert judgeapp("import", "topics", db, str(tmp_path / "t.tsv")).returncode == 0
     assert judgeapp("import", "run", db, str(tmp_path / "r.run")).returncode == 0
     with Store.open(db) as first:
-        feed = ChangeFeed(first)
+        feed = ChangeFeed(first.db)
         try:
-            assert [r.name for r in first.runs()] == ["r"]
+            assert [r.name for r in first.runs.all()] == ["r"]
             with Store.open(db) as second:  # e.g. a test, a screenshot, a helper thread
-                assert len(second.runs()) == 1
+                assert len(second.runs.all()) == 1
             assert judgeapp("import", "run", db, str(tmp_path / "late.run")).returncode == 0
             for k in range(1, 4):
                 judged = judgeapp(
@@ -49,7 +49,7 @@ def test_a_store_opened_beside_another_keeps_it_following_other_processes(
                 assert judged.returncode == 0, judged.stderr
                 changes = feed.poll()
                 assert changes is not None and "1" in changes.topics
-                assert len(first.history("1")) == k
-            assert sorted(r.name for r in first.runs()) == ["late", "r"]
+                assert len(first.history.rows("1")) == k
+            assert sorted(r.name for r in first.runs.all()) == ["late", "r"]
         finally:
             feed.close()

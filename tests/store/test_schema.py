@@ -70,7 +70,7 @@ def test_new_sqlite_project_is_the_schema_the_migrations_make(tmp_path):
 
 def test_new_project_has_pragmas_and_head(tmp_path):
     store = Store.open(tmp_path / "p.db")
-    with store._read() as conn:
+    with store.db.read() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 10000
@@ -125,24 +125,24 @@ def test_released_schema_samples_open_with_their_data(tmp_path, sample):
     with contextlib.closing(sqlite3.connect(sample)) as released:
         (page_size,) = released.execute("PRAGMA page_size").fetchone()
     store = Store.open(path)
-    with store._read() as conn:  # an existing file keeps its pages (16 KiB is for new ones)
+    with store.db.read() as conn:  # an existing file keeps its pages (16 KiB is for new ones)
         assert conn.exec_driver_sql("PRAGMA page_size").scalar() == page_size
-    assert [t.qid for t in store.topics()] == ["1", "2"]
-    assert [r.name for r in store.runs()] == ["sample-run"]
-    lists = store.load_ranked_lists()
+    assert [t.qid for t in store.topics.all()] == ["1", "2"]
+    assert [r.name for r in store.runs.all()] == ["sample-run"]
+    lists = store.runs.ranked_lists()
     assert lists.n_entries == 5
     searched = revision >= "0007"  # a judgment found by search, documents, the search log
     extra = [("1", "d9", 2)] if searched else []
     assert qrels_rows(store) == [("1", "d1", 2), ("1", "d3", 0), *extra, ("2", "d2", 1)]
-    assert len(store.history()) == 4 + len(extra)
+    assert len(store.history.rows()) == 4 + len(extra)
     # the full-text index holds the documents of every sample (built by the upgrade)
-    assert [h.docno for h in store.search_documents(parse_query("nozzle"))] == (
+    assert [h.docno for h in store.search.find(parse_query("nozzle"))] == (
         ["d9"] if searched else []
     )
-    assert {(r.docno, r.found_by, r.query) for r in store.judgment_export()} >= (
+    assert {(r.docno, r.found_by, r.query) for r in store.judgments.export()} >= (
         {("d9", "search", "supersonic nozzle")} if searched else {("d1", "pool", None)}
     )
-    assert [(e.assessor, e.query) for e in store.search_log()] == (
+    assert [(e.assessor, e.query) for e in store.search.logged()] == (
         [("alice", "supersonic nozzle")] if searched else []
     )
     if revision != SCHEMA_HEAD:
@@ -185,9 +185,9 @@ def test_the_upgrade_to_0006_repairs_what_it_can_and_reports_the_rest(tmp_path, 
             con.execute(sql)
         con.commit()
     with Store.open(db) as store:
-        report = store.get_setting("checks.0006")
-        rows = {j.assessor: j for j in store.judgments()}
-        history = store.history()
+        report = store.settings.get("checks.0006")
+        rows = {j.assessor: j for j in store.judgments.all()}
+        history = store.history.rows()
     assert report == {
         "repaired": {
             "time spent set to 0 (not a number, negative or over a year)": 2,
@@ -257,9 +257,9 @@ def test_the_upgrade_to_0006_on_postgresql_repairs_and_validates(pg_server):
     finally:
         engine.dispose()
     with Store.open(url) as store:
-        report = store.get_setting("checks.0006")
-        [row] = store.judgments()
-        with store._read() as conn:
+        report = store.settings.get("checks.0006")
+        [row] = store.judgments.all()
+        with store.db.read() as conn:
             valid = dict(
                 conn.exec_driver_sql(
                     "SELECT conname, convalidated FROM pg_constraint WHERE starts_with(conname, 'ck_')"

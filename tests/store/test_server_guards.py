@@ -68,19 +68,19 @@ def team(pg_server, tmp_path) -> Team:
     urls, roles, passwords = {}, {}, {}
     with Store.open(url) as store:
         for name in ("alice", "bob", "carol"):
-            role, password = store.add_team_member(name, role=f"{name}_{tag}")
+            role, password = store.team.add_member(name, role=f"{name}_{tag}")
             urls[name] = pg_server.url(db, user=role, password=password)
             roles[name], passwords[name] = role, password
-        store.set_assignments([("1", "alice", False), ("2", "bob", False)])
-        store.set_role("carol", "evaluator")
-        ids = {a.name: a.id for a in store.assessors()}
+        store.team.set_assignments([("1", "alice", False), ("2", "bob", False)])
+        store.team.set_role("carol", "evaluator")
+        ids = {a.name: a.id for a in store.team.assessors()}
     with Store.open(urls["bob"]) as bob:
         JudgingService(bob, "bob").record("2", "d3", 2, note=SECRET_NOTE, time_spent=12.0)
-        bob.log_search(ids["bob"], "2", "collection", SECRET_NOTE, 1)
-        bob.set_setting("ui.terms.bob.2", "bob's own terms")
+        bob.search.log(ids["bob"], "2", "collection", SECRET_NOTE, 1)
+        bob.settings.put("ui.terms.bob.2", "bob's own terms")
     with Store.open(urls["alice"]) as alice:
         JudgingService(alice, "alice").record("1", "d1", 1, note="mine")
-        alice.log_search(ids["alice"], "1", "collection", "mine", 2)
+        alice.search.log(ids["alice"], "1", "collection", "mine", 2)
     return Team(pg_server, db, url, urls, roles, passwords, ids, tmp_path)
 
 
@@ -234,17 +234,17 @@ def test_every_attack_through_psql_is_refused_or_sees_nothing_of_others(team):
     )
     # nothing of them landed: bob's judgment, the history, the scale are as they were
     with Store.open(team.owner_url) as owner:
-        assert [(j.qid, j.grade, j.note) for j in owner.judgments(assessors=["bob"])] == [
+        assert [(j.qid, j.grade, j.note) for j in owner.judgments.all(assessors=["bob"])] == [
             ("2", 2, SECRET_NOTE)
         ]
-        assert [(j.qid, j.grade) for j in owner.judgments(assessors=["alice"])] == [("1", 1)]
-        assert len(owner.history()) == 2 + 4  # two judgments and the four official ones
-        assert [(e.assessor, e.query) for e in owner.search_log()] == [
+        assert [(j.qid, j.grade) for j in owner.judgments.all(assessors=["alice"])] == [("1", 1)]
+        assert len(owner.history.rows()) == 2 + 4  # two judgments and the four official ones
+        assert [(e.assessor, e.query) for e in owner.search.logged()] == [
             ("bob", SECRET_NOTE),
             ("alice", "mine"),
         ]
-        assert [g.grade for g in owner.scale()] == [0, 1, 2, 3]
-        assert owner.docno_ids(["forged", "x1"]) == {}
+        assert [g.grade for g in owner.settings.scale()] == [0, 1, 2, 3]
+        assert owner.documents.docno_ids(["forged", "x1"]) == {}
 
 
 def test_an_evaluators_role_reads_everything_and_writes_only_its_own(team):
@@ -375,9 +375,9 @@ def test_the_command_line_with_an_assessors_url_shows_her_scope_only(team, capsy
         refusals,
     )
     with Store.open(team.owner_url) as owner:
-        assert [r.name for r in owner.runs()] == ["runA"]
-        assert owner.assignments() == [("1", "alice", False), ("2", "bob", False)]
-        assert len(owner.scale()) == 4
+        assert [r.name for r in owner.runs.all()] == ["runA"]
+        assert owner.team.assignments() == [("1", "alice", False), ("2", "bob", False)]
+        assert len(owner.settings.scale()) == 4
 
 
 def test_team_add_refuses_roles_it_did_not_make_and_remove_always_works(team, pg_server):
@@ -390,20 +390,20 @@ def test_team_add_refuses_roles_it_did_not_make_and_remove_always_works(team, pg
         from judgeapp.store import StoreError
 
         with pytest.raises(StoreError, match="exists already and was not made by `team add`"):
-            owner.add_team_member("dave", role=f"stranger_{tag}")
+            owner.team.add_member("dave", role=f"stranger_{tag}")
         with pytest.raises(StoreError, match="superuser"):
-            owner.add_team_member("dave", role=f"boss_{tag}", adopt=True)
+            owner.team.add_member("dave", role=f"boss_{tag}", adopt=True)
         with pytest.raises(StoreError, match="owner's own"):
-            owner.add_team_member("dave", role=owner_role, adopt=True)
-        assert "dave" not in [a.name for a in owner.assessors()]
-        role, password = owner.add_team_member("dave", role=f"stranger_{tag}", adopt=True)
+            owner.team.add_member("dave", role=owner_role, adopt=True)
+        assert "dave" not in [a.name for a in owner.team.assessors()]
+        role, password = owner.team.add_member("dave", role=f"stranger_{tag}", adopt=True)
         assert role == f"stranger_{tag}" and password is None
         # re-adding a role `team add` made is no adoption
-        owner.remove_team_member("bob")
-        assert owner.add_team_member("bob", role=team.roles["bob"])[1] is None
-        owner.remove_team_member("bob")
+        owner.team.remove_member("bob")
+        assert owner.team.add_member("bob", role=team.roles["bob"])[1] is None
+        owner.team.remove_member("bob")
         # remove: the judgments stay, the role can no longer read the project
-        assert [j.note for j in owner.judgments(assessors=["bob"])] == [SECRET_NOTE]
+        assert [j.note for j in owner.judgments.all(assessors=["bob"])] == [SECRET_NOTE]
     done = psql(team, "bob", "SELECT count(*) FROM judgments")
     assert done.returncode != 0 and "permission denied" in done.stderr
     capsys_free = main(["team", "remove", "bob", "--db", team.owner_url])
@@ -417,10 +417,10 @@ def test_owner_only_refusal_and_bounded_waits_from_the_store(team):
         assert alice.scope is not None and alice.scope.blind
         assert alice.scope.topics == ("1",)
         with pytest.raises(OwnerOnly, match="only the project's owner"):
-            alice.set_scale(alice.scale())
+            alice.settings.set_scale(alice.settings.scale())
     with Store.open(team.urls["carol"]) as carol:
         assert carol.scope is not None and not carol.scope.blind
-        assert carol.load_ranked_lists().n_entries == 6
+        assert carol.runs.ranked_lists().n_entries == 6
     assert PG_WRITE_LOCK  # the old advisory key: holding it stalls nobody (test_stall)
 
 
@@ -447,7 +447,7 @@ def test_an_assessor_holding_every_lock_she_can_stalls_nobody(team):
     import psycopg
 
     with Store.open(team.owner_url) as owner:
-        owner.set_wait_limit(3)
+        owner.team.set_wait_limit(3)
     # the same commands with nobody holding anything, on this machine under its load now
     _, base_export = _command(team, "export", "qrels", team.owner_url)
     _, base_judge = _command(team, "judge", team.urls["bob"], "--assessor", "bob", stdin="2 d4 0\n")
@@ -548,7 +548,7 @@ def test_an_assessor_holding_every_lock_she_can_stalls_nobody(team):
     finally:
         hostage.close()
     with Store.open(team.owner_url) as owner:  # her uncommitted judgment never landed
-        assert [(j.qid, j.grade) for j in owner.judgments(assessors=["alice"])] == [("1", 1)]
+        assert [(j.qid, j.grade) for j in owner.judgments.all(assessors=["alice"])] == [("1", 1)]
 
 
 def test_team_list_prints_names_escaped(team, capsys):

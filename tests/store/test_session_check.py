@@ -23,7 +23,7 @@ def checks_run(store: Store) -> list[str]:
     """The integrity checks `store` runs from now on, as they run."""
     seen: list[str] = []
 
-    @event.listens_for(store._engine, "before_cursor_execute")
+    @event.listens_for(store.db.engine, "before_cursor_execute")
     def _seen(_conn, _cursor, statement, *_args) -> None:
         if "quick_check" in statement or "integrity_check" in statement:
             seen.append(statement)
@@ -36,7 +36,7 @@ def killed_while_writing(db: Path) -> None:
     code = (
         "import os, sys; sys.path.insert(0, sys.argv[2]);"
         "from judgeapp.store import Store;"
-        "s = Store.open(sys.argv[1]); s.set_setting('x', 1); os._exit(0)"
+        "s = Store.open(sys.argv[1]); s.settings.put('x', 1); os._exit(0)"
     )
     subprocess.run([sys.executable, "-c", code, str(db), str(ROOT)], check=True)
     assert Path(f"{db}-wal").stat().st_size > 0  # what it leaves: a WAL nobody owns
@@ -47,13 +47,13 @@ def test_a_sound_session_reads_nothing_through(tmp_path):
     Store.open(db).close()
     store = Store.open(db)
     seen = checks_run(store)
-    store.set_setting("a", 1)
-    store.set_setting("b", 2)
+    store.settings.put("a", 1)
+    store.settings.put("b", 2)
     assert not store.check_due and seen == []
     # a second store while the first is open finds a WAL, owned: no check either
     other = Store.open(db)
     assert not other.check_due
-    other.set_setting("c", 3)
+    other.settings.put("c", 3)
     other.close()
     store.close()
     assert not Store.open(db).check_due
@@ -65,14 +65,14 @@ def test_after_a_crash_the_first_write_checks_first_and_once(tmp_path):
     killed_while_writing(db)
     # a reader alone does not make the evidence go away (SQLite removes the WAL at close)
     reader = Store.open(db)
-    assert reader.check_due and reader.get_setting("x") == 1
+    assert reader.check_due and reader.settings.get("x") == 1
     reader.close()
     assert Path(f"{db}{SESSION_SUFFIX}").read_bytes() == CHECK_DUE
     store = Store.open(db)
     seen = checks_run(store)
     assert store.check_due
-    store.set_setting("y", 2)
-    store.set_setting("z", 3)
+    store.settings.put("y", 2)
+    store.settings.put("z", 3)
     assert [s.strip() for s in seen] == ["PRAGMA quick_check"] and not store.check_due
     store.close()
     assert Path(f"{db}{SESSION_SUFFIX}").read_bytes() == b""
@@ -82,7 +82,7 @@ def test_after_a_crash_the_first_write_checks_first_and_once(tmp_path):
 def test_after_a_crash_a_damaged_file_takes_no_write(tmp_path):
     db = tmp_path / "p.db"
     with Store.open(db) as store:
-        store.put_topics([])
+        store.topics.put([])
     data = bytearray(db.read_bytes())
     page = int.from_bytes(data[16:18], "big")
     data[3 * page : 4 * page] = bytes(range(256)) * (page // 256)
@@ -90,7 +90,7 @@ def test_after_a_crash_a_damaged_file_takes_no_write(tmp_path):
     Path(f"{db}{SESSION_SUFFIX}").write_bytes(CHECK_DUE)
     store = Store.open(db)
     with pytest.raises(ProjectFileError, match="the project file is damaged"):
-        store.set_setting("x", 1)
+        store.settings.put("x", 1)
     assert store.check_due  # still: the next write checks again
     with pytest.raises(ProjectFileError, match="the project file is damaged"):
         store.check()  # SQLite's own error, named for the file
@@ -114,7 +114,7 @@ def test_check_on_demand(tmp_path, capsys):
 def test_a_file_cut_short_is_refused_at_open_without_reading_it(tmp_path):
     db = tmp_path / "p.db"
     with Store.open(db) as store:
-        store.put_topics([])
+        store.topics.put([])
     data = db.read_bytes()
     db.write_bytes(data[: len(data) // 2])
     with pytest.raises(ProjectFileError, match="cut short"):

@@ -11,7 +11,8 @@ from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, To
 from judgeapp.services.overview import project_info
 from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.store import JudgmentState, RunImport, Store, StoreError
-from judgeapp.store.store import DOC_BATCH, TopicExists
+from judgeapp.store.documents import DOC_BATCH
+from judgeapp.store.topics import TopicExists
 
 
 def make_run(tag: str, topics: dict[str, list[tuple[str, float]]]) -> RunFile:
@@ -41,7 +42,7 @@ def qrels(rows: list[tuple[str, str, int]]) -> QrelsFile:
 def topics(store: Store, *qids: str) -> None:
     """Topics for people to judge (the project refuses a person's judgment of a topic it
     lacks)."""
-    store.put_topics([(Topic(q, f"topic {q}"), "test") for q in qids])
+    store.topics.put([(Topic(q, f"topic {q}"), "test") for q in qids])
 
 
 @pytest.fixture
@@ -54,56 +55,56 @@ def store(project_db):
 def test_ranked_lists_round_trip_in_stored_order(store):
     a = make_run("A", {"1": [("d1", 1.0), ("d2", 3.0), ("d3", 2.0)], "2": [("d9", 0.5)]})
     b = make_run("B", {"1": [("d3", 5.0), ("d4", 4.0)]})
-    store.add_runs([RunImport(a, sha256="x"), RunImport(b, name="bee")])
-    lists = store.load_ranked_lists()
+    store.runs.add([RunImport(a, sha256="x"), RunImport(b, name="bee")])
+    lists = store.runs.ranked_lists()
     assert list(lists.runs) == ["A", "bee"]
-    names = store.docnos_of(np.concatenate([ids for ids, _ in lists.runs["A"].values()]))
+    names = store.documents.docnos_of(np.concatenate([ids for ids, _ in lists.runs["A"].values()]))
     ids, scores = lists.runs["A"]["1"]
     assert [names[i] for i in ids] == ["d2", "d3", "d1"]
     assert scores.tolist() == [3.0, 2.0, 1.0]
     # the same docno has the same id in every run
     assert lists.runs["bee"]["1"][0][0] == ids[1]
     assert lists.n_entries == 6
-    only = store.load_ranked_lists(runs=["bee"], qids=["1"])
+    only = store.runs.ranked_lists(runs=["bee"], qids=["1"])
     assert list(only.runs) == ["bee"] and list(only.runs["bee"]) == ["1"]
-    info = {r.name: r for r in store.runs()}
+    info = {r.name: r for r in store.runs.all()}
     assert info["A"].n_entries == 4 and info["A"].n_topics == 2 and info["A"].source_sha256 == "x"
 
 
 def test_run_name_clash_is_refused_whole(store):
-    store.add_runs([RunImport(make_run("A", {"1": [("d1", 1.0)]}))])
+    store.runs.add([RunImport(make_run("A", {"1": [("d1", 1.0)]}))])
     with pytest.raises(StoreError, match="already has a run named 'A'"):
-        store.add_runs(
+        store.runs.add(
             [RunImport(make_run("B", {"1": [("x", 1.0)]})), RunImport(make_run("A", {}))]
         )
-    assert [r.name for r in store.runs()] == ["A"]  # B did not land either
-    assert store.docno_ids(["x"]) == {}
-    store.add_runs([RunImport(make_run("A", {"1": [("d7", 1.0)]}))], replace=True)
-    ids, _ = store.load_ranked_lists().runs["A"]["1"]
-    assert store.docnos_of(ids) == {int(ids[0]): "d7"}
+    assert [r.name for r in store.runs.all()] == ["A"]  # B did not land either
+    assert store.documents.docno_ids(["x"]) == {}
+    store.runs.add([RunImport(make_run("A", {"1": [("d7", 1.0)]}))], replace=True)
+    ids, _ = store.runs.ranked_lists().runs["A"]["1"]
+    assert store.documents.docnos_of(ids) == {int(ids[0]): "d7"}
 
 
 def test_judgment_changes_are_durable_and_recorded_in_history(tmp_path):
     path = tmp_path / "p.db"
     store = Store.open(path)
     topics(store, "7")
-    alice = store.assessor("alice")
-    doc = store.intern_docnos(["d1"])["d1"]
-    first = store.set_judgment("7", doc, alice.id, JudgmentState(2, "ok"), time_spent=3.0)
+    alice = store.team.assessor("alice")
+    doc = store.documents.intern(["d1"])["d1"]
+    first = store.judgments.record("7", doc, alice.id, JudgmentState(2, "ok"), time_spent=3.0)
     assert first.before.grade is None and first.after.grade == 2
     assert first.changes.topics == {"7"} and first.changes.judged == (("7", doc),)
-    second = store.set_judgment("7", doc, alice.id, JudgmentState(0, "no"), time_spent=2.0)
+    second = store.judgments.record("7", doc, alice.id, JudgmentState(0, "no"), time_spent=2.0)
     assert second.before == JudgmentState(2, "ok", False)
     store.close()
     # a new process sees exactly what was committed
     reopened = Store.open(path)
-    [rec] = reopened.judgments()
+    [rec] = reopened.judgments.all()
     assert (rec.qid, rec.docno, rec.assessor, rec.grade, rec.note) == ("7", "d1", "alice", 0, "no")
     assert rec.time_spent == pytest.approx(5.0)
-    gone = reopened.set_judgment("7", doc, alice.id, JudgmentState(None), origin="undo")
+    gone = reopened.judgments.record("7", doc, alice.id, JudgmentState(None), origin="undo")
     assert gone.before.grade == 0
-    assert reopened.judgments() == []
-    events = reopened.history(qid="7")
+    assert reopened.judgments.all() == []
+    events = reopened.history.rows(qid="7")
     assert [(e["action"], e["origin"], e["grade"], e["previous_grade"]) for e in events] == [
         ("create", "judge", 2, None),
         ("update", "judge", 0, 2),
@@ -114,22 +115,24 @@ def test_judgment_changes_are_durable_and_recorded_in_history(tmp_path):
 
 def test_history_is_append_only(store):
     topics(store, "1")
-    alice = store.assessor("alice")
-    doc = store.intern_docnos(["d1"])["d1"]
-    store.set_judgment("1", doc, alice.id, JudgmentState(1))
-    with pytest.raises(DBAPIError, match="append-only"), store._begin() as conn:
+    alice = store.team.assessor("alice")
+    doc = store.documents.intern(["d1"])["d1"]
+    store.judgments.record("1", doc, alice.id, JudgmentState(1))
+    with pytest.raises(DBAPIError, match="append-only"), store.db.begin() as conn:
         conn.exec_driver_sql("UPDATE judgment_history SET grade = 3")
-    with pytest.raises(DBAPIError, match="append-only"), store._begin() as conn:
+    with pytest.raises(DBAPIError, match="append-only"), store.db.begin() as conn:
         conn.exec_driver_sql("DELETE FROM judgment_history")
-    assert [e["grade"] for e in store.history()] == [1]
+    assert [e["grade"] for e in store.history.rows()] == [1]
 
 
 def test_effective_judgments_take_the_newest_per_document(store):
-    store.import_qrels([(qrels([("1", "a", 1), ("1", "b", 0), ("2", "a", 2)]), "official")])
+    store.judgments.import_qrels(
+        [(qrels([("1", "a", 1), ("1", "b", 0), ("2", "a", 2)]), "official")]
+    )
     topics(store, "1")
-    bob = store.assessor("bob")
-    ids = store.docno_ids(["a", "b"])
-    store.set_judgment("1", ids["b"], bob.id, JudgmentState(3))
+    bob = store.team.assessor("bob")
+    ids = store.documents.docno_ids(["a", "b"])
+    store.judgments.record("1", ids["b"], bob.id, JudgmentState(3))
     assert qrels_rows(store) == [("1", "a", 1), ("1", "b", 3), ("2", "a", 2)]
     assert qrels_rows(store, ["official"]) == [("1", "a", 1), ("1", "b", 0), ("2", "a", 2)]
     assert qrels_rows(store, ["bob"]) == [("1", "b", 3)]
@@ -147,16 +150,16 @@ def test_judgment_arrays_agree_with_the_exported_qrels_for_any_assessors(store):
     rng = np.random.default_rng(3)
     topics(store, "1", "2", "3")
     names = ["ann", "bob", "cy"]
-    people = {n: store.assessor(n).id for n in names}
-    ids = list(store.intern_docnos([f"d{i}" for i in range(12)]).values())
+    people = {n: store.team.assessor(n).id for n in names}
+    ids = list(store.documents.intern([f"d{i}" for i in range(12)]).values())
     for _ in range(300):
-        store.set_judgment(
+        store.judgments.record(
             str(rng.integers(1, 4)),
             int(rng.choice(ids)),
             people[str(rng.choice(names))],
             JudgmentState(int(rng.integers(0, 4))),
         )
-    names_of = store.docnos_of(ids)
+    names_of = store.documents.docnos_of(ids)
     for chosen in (None, ["ann"], ["bob", "cy"]):
         expected = qrels_rows(store, chosen)
         arrays = effective_judgments(store, chosen).topics
@@ -175,13 +178,15 @@ def test_judgment_arrays_agree_with_the_exported_qrels_for_any_assessors(store):
 
 
 def test_reimporting_a_qrels_source_needs_replace_and_records_updates(store):
-    store.import_qrels([(qrels([("1", "a", 1), ("1", "b", 0)]), "src")])
+    store.judgments.import_qrels([(qrels([("1", "a", 1), ("1", "b", 0)]), "src")])
     with pytest.raises(StoreError, match="has 2 judgments already"):
-        store.import_qrels([(qrels([("1", "a", 0)]), "src")])
-    changes = store.import_qrels([(qrels([("1", "a", 0), ("1", "b", 0)]), "src")], replace=True)
+        store.judgments.import_qrels([(qrels([("1", "a", 0)]), "src")])
+    changes = store.judgments.import_qrels(
+        [(qrels([("1", "a", 0), ("1", "b", 0)]), "src")], replace=True
+    )
     assert changes.topics == {"1"}
     assert qrels_rows(store) == [("1", "a", 0), ("1", "b", 0)]
-    assert [(e["action"], e["grade"], e["previous_grade"]) for e in store.history()] == [
+    assert [(e["action"], e["grade"], e["previous_grade"]) for e in store.history.rows()] == [
         ("create", 1, None),
         ("create", 0, None),
         ("update", 0, 1),
@@ -200,19 +205,19 @@ def test_documents_stream_lands_whole_or_not_at_all(tmp_path):
 
     store = Store.open(path)
     with pytest.raises(FormatError, match=r"c\.txt:5001: unterminated"):
-        store.put_documents(docs())
-    assert store.count_documents() == 0
+        store.documents.put(docs())
+    assert store.documents.count() == 0
     store.close()
     assert path.read_bytes() == before
 
     store = Store.open(path)
-    n = store.put_documents((Document(f"D{i}", "t", "x"), "c.txt") for i in range(10))
-    assert n == 10 and store.document("D3").title == "t"
+    n = store.documents.put((Document(f"D{i}", "t", "x"), "c.txt") for i in range(10))
+    assert n == 10 and store.documents.get("D3").title == "t"
     with pytest.raises(FormatError, match="duplicate docno D1"):
-        store.put_documents(
+        store.documents.put(
             [(Document("D1", "new"), "a.txt"), (Document("D1", "again", line=9), "b.txt")]
         )
-    assert store.document("D1").title == "t"
+    assert store.documents.get("D1").title == "t"
     store.close()
 
 
@@ -232,43 +237,43 @@ def test_a_duplicate_docno_is_reported_where_it_stands_in_the_stream(project_db)
     second = 2 * DOC_BATCH + 7  # where D0 comes again, in the second batch
     duplicate = f"c.sgml:{second + 1}: duplicate docno D0 at lines 1 and {second + 1}"
     with pytest.raises(FormatError) as caught:
-        store.put_documents(docs(failure_after=3 * DOC_BATCH))  # no failure
+        store.documents.put(docs(failure_after=3 * DOC_BATCH))  # no failure
     assert str(caught.value) == duplicate
     with pytest.raises(FormatError) as caught:
-        store.put_documents(docs(failure_after=second + 3))  # fails after the duplicate
+        store.documents.put(docs(failure_after=second + 3))  # fails after the duplicate
     assert str(caught.value) == duplicate
     with pytest.raises(FormatError) as caught:
-        store.put_documents(docs(failure_after=second - 1))  # fails before it
+        store.documents.put(docs(failure_after=second - 1))  # fails before it
     assert str(caught.value) == f"c.sgml:{second + 1}: document has no <DOCNO>"
-    assert store.count_documents() == 0
+    assert store.documents.count() == 0
     with pytest.raises(FormatError) as caught:  # within one batch, across two files
-        store.put_documents([(Document("a", line=4), "x.sgml"), (Document("a", line=2), "y")])
+        store.documents.put([(Document("a", line=4), "x.sgml"), (Document("a", line=2), "y")])
     assert str(caught.value) == "y:2: duplicate docno a (also in x.sgml)"
-    store.put_documents([(Document("a", "first"), None)])
-    store.put_documents([(Document("a", "again"), None)])  # a later import replaces it
-    assert store.document("a").title == "again"
+    store.documents.put([(Document("a", "first"), None)])
+    store.documents.put([(Document("a", "again"), None)])  # a later import replaces it
+    assert store.documents.get("a").title == "again"
     store.close()
 
 
 def test_topics_replace_by_qid_and_sort_in_byte_order(store):
-    store.put_topics([(Topic("10", "ten"), "a"), (Topic("9", "nine"), "a"), (Topic("01"), "a")])
+    store.topics.put([(Topic("10", "ten"), "a"), (Topic("9", "nine"), "a"), (Topic("01"), "a")])
     # the same statement again changes nothing; another one needs replacing
-    assert store.put_topics([(Topic("9", "nine"), "c")]).empty
+    assert store.topics.put([(Topic("9", "nine"), "c")]).empty
     with pytest.raises(TopicExists, match="topic 9 is in the project already"):
-        store.put_topics([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")])
-    assert store.topic("9").title == "nine"
-    store.put_topics([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")], replace=True)
-    topics = store.topics()
+        store.topics.put([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")])
+    assert store.topics.get("9").title == "nine"
+    store.topics.put([(Topic("9", "NINE", fields={"k": [1, 2]}), "b")], replace=True)
+    topics = store.topics.all()
     assert [t.qid for t in topics] == ["01", "10", "9"]
-    assert store.topic("9").title == "NINE" and store.topic("9").fields == {"k": [1, 2]}
-    assert store.topic("9").source == "b"
+    assert store.topics.get("9").title == "NINE" and store.topics.get("9").fields == {"k": [1, 2]}
+    assert store.topics.get("9").source == "b"
 
 
 def test_info_reports_gaps(store):
-    store.put_topics([(Topic("1", "one"), "t"), (Topic("3", "three"), "t")])
-    store.add_runs([RunImport(make_run("A", {"1": [("a", 2.0), ("b", 1.0)], "2": [("c", 1)]}))])
-    store.import_qrels([(qrels([("1", "a", 1), ("4", "z", 0)]), "q")])
-    store.put_documents([(Document("a", "A"), "docs")])
+    store.topics.put([(Topic("1", "one"), "t"), (Topic("3", "three"), "t")])
+    store.runs.add([RunImport(make_run("A", {"1": [("a", 2.0), ("b", 1.0)], "2": [("c", 1)]}))])
+    store.judgments.import_qrels([(qrels([("1", "a", 1), ("4", "z", 0)]), "q")])
+    store.documents.put([(Document("a", "A"), "docs")])
     info = project_info(store)
     assert (info.topics, info.runs, info.ranked_entries, info.judgments) == (2, 1, 3, 2)
     assert info.run_topics_missing == ["2"]
@@ -283,10 +288,10 @@ def test_info_reports_gaps(store):
 
 
 def test_interning_gives_each_docno_one_id_whether_new_or_known(store):
-    first = store.intern_docnos(["b", "a", "c"])  # all new: ids in docno order
+    first = store.documents.intern(["b", "a", "c"])  # all new: ids in docno order
     assert first == {"a": 1, "b": 2, "c": 3}
-    mixed = store.intern_docnos(["z", "a", "y", "b"])  # some known, some new
+    mixed = store.documents.intern(["z", "a", "y", "b"])  # some known, some new
     assert mixed["a"] == first["a"] and mixed["b"] == first["b"]
     assert len({*first.values(), mixed["z"], mixed["y"]}) == 5
-    assert store.docno_ids(["a", "b", "c", "y", "z", "nope"]) == {**first, **mixed}
-    assert store.docnos_of(mixed.values()) == {v: k for k, v in mixed.items()}
+    assert store.documents.docno_ids(["a", "b", "c", "y", "z", "nope"]) == {**first, **mixed}
+    assert store.documents.docnos_of(mixed.values()) == {v: k for k, v in mixed.items()}

@@ -106,7 +106,7 @@ def blind_project(tmp_path, project_db, request):
     db = str(project.db)
     with Store.open(db) as store:
         PoolService(store).create_pool("pool", params={"depth": 10}, judging_order="mtf")
-        store.set_assignments(
+        store.team.set_assignments(
             [
                 ("1", "alice", True),
                 ("1", "bob", True),
@@ -115,13 +115,13 @@ def blind_project(tmp_path, project_db, request):
                 ("4", "bob", False),
             ]
         )
-        pooled = sorted(store.pooled_doc_ids("pool", ["1"])["1"].tolist())
-        docno = store.docnos_of([pooled[0]])[pooled[0]]
+        pooled = sorted(store.pools.doc_ids("pool", ["1"])["1"].tolist())
+        docno = store.documents.docnos_of([pooled[0]])[pooled[0]]
         JudgingService(store, "bob").record("1", docno, 3, note=SECRET)
         if store.dialect == "postgresql":
             tag = uuid.uuid4().hex[:8]
-            role, password = store.add_team_member("alice", role=f"alice_{tag}")
-            store.add_team_member("bob", role=f"bob_{tag}")
+            role, password = store.team.add_member("alice", role=f"alice_{tag}")
+            store.team.add_member("bob", role=f"bob_{tag}")
             server = request.getfixturevalue("pg_server")
             db = server.url(db.rsplit("/", 1)[1], user=role, password=password)
     return db, docno, [*project.runs, SOURCE]

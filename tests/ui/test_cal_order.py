@@ -64,4 +64,4 @@ def test_the_pool_dialog_offers_the_new_orders(qtbot, make_window, tmp_path):
     qtbot.waitUntil(
         lambda: any(p.name == "by-text" for p in controller.workbench.pools()), timeout=30_000
     )
-    assert controller.workbench.store.pool("by-text").judging_order == "cal"
+    assert controller.workbench.store.pools.get("by-text").judging_order == "cal"

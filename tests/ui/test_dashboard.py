@@ -85,7 +85,7 @@ def shown(dashboard, measure: str = "AP") -> dict[str, float]:
 
 
 def docno(controller, doc_id: int) -> str:
-    return controller.workbench.store.docnos_of([doc_id])[doc_id]
+    return controller.workbench.store.documents.docnos_of([doc_id])[doc_id]
 
 
 def show_unjudged(controller, qid: str) -> int:
@@ -94,7 +94,7 @@ def show_unjudged(controller, qid: str) -> int:
     controller.open_topic(qid)
     settled()
     store = controller.workbench.store
-    judged = {j.doc_id for j in store.judgments(qid)}
+    judged = {j.doc_id for j in store.judgments.all(qid)}
     doc = next(
         int(d) for d in PoolService(store).pool_topic("pool", qid).doc_ids if int(d) not in judged
     )
@@ -361,7 +361,7 @@ def test_measures_dialog_validates_and_changes_the_columns(qtbot, opened):
         want = sum(scores.get(q, {}).get("P_5", 0.0) for q in qrels) / len(qrels)
         assert model.value(run, "P@5") == pytest.approx(want, abs=1e-12)
     # kept with the project
-    stored = controller.workbench.store.get_setting("ui.dashboard")
+    stored = controller.workbench.store.settings.get("ui.dashboard")
     assert stored["measures"] == ["map", "P.5,10", "nDCG@10"]
 
 
@@ -485,7 +485,7 @@ def test_dashboard_screenshot(tmp_path, qtbot, make_window):
     colours = {image.pixel(x, y) for x in range(0, 1000, 5) for y in range(0, 700, 5)}
     assert len(colours) > 40
     with Store.open(project.db) as store:
-        assert store.pools() == []  # taken on a copy
+        assert store.pools.all() == []  # taken on a copy
 
 
 def test_no_judgments_no_numbers(qtbot, make_window, tmp_path, settings):

@@ -219,8 +219,8 @@ def test_bounds_box_shows_what_evaluate_bounds_prints_and_follows_judgments(
     assert before > 0
     # a judgment: the bounds follow, over one unjudged document less, and never widen
     old = {name: model.bounds(name, "P@10") for name in project.runs}
-    pooled = store.pooled_doc_ids("pool")["1"]
-    judged = {j.doc_id for j in store.judgments("1")}
+    pooled = store.pools.doc_ids("pool")["1"]
+    judged = {j.doc_id for j in store.judgments.all("1")}
     doc = next(d for d in pooled.tolist() if d not in judged)
     JudgingService(store, ASSESSOR).record("1", doc, 1)
     with qtbot.waitSignal(dashboard.bounds_updated, timeout=TIMEOUT):

@@ -407,12 +407,12 @@ def test_undo_and_redo_keep_the_time_spent(qtbot, judging):
     settled()
     press(qtbot, "2")
     store = controller.workbench.store
-    [j] = store.judgments("1", [ASSESSOR])
+    [j] = store.judgments.all("1", [ASSESSOR])
     assert j.time_spent == pytest.approx(7.2)
     press(qtbot, "Ctrl+Z")
-    assert store.judgments("1", [ASSESSOR]) == []
+    assert store.judgments.all("1", [ASSESSOR]) == []
     press(qtbot, "Ctrl+Shift+Z")
-    [j] = store.judgments("1", [ASSESSOR])
+    [j] = store.judgments.all("1", [ASSESSOR])
     assert (j.grade, j.time_spent) == (2, pytest.approx(7.2))
 
 
@@ -458,9 +458,12 @@ def test_the_owner_defines_the_scale_in_the_window(qtbot, judging, tmp_path):
     qtbot.waitUntil(lambda: not dialog.isVisible())
     settled()  # the window reads the new scale
     store = controller.workbench.store
-    assert [(g.grade, g.label) for g in store.scale()] == [(0, "Not relevant"), (1, "Relevant")]
-    assert store.scale()[1].definition == "Helps with the topic in any way."
-    assert store.guidelines() == "Read the whole document before judging.\n"
+    assert [(g.grade, g.label) for g in store.settings.scale()] == [
+        (0, "Not relevant"),
+        (1, "Relevant"),
+    ]
+    assert store.settings.scale()[1].definition == "Helps with the topic in any way."
+    assert store.settings.guidelines() == "Read the whole document before judging.\n"
     assert sorted(view.grade_bar.buttons) == [0, 1]
     assert "Helps with the topic" in view.grade_bar.buttons[1].toolTip()
     assert "whole document" in view.topic_panel.guidelines.text()

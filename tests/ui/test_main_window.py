@@ -116,7 +116,7 @@ def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, proje
         key(qtbot, str(grade))
         # committed before the next document appears
         with Store.open(db) as other:
-            state = other.judgment_state("1", doc, judging.workbench.judging.assessor.id)
+            state = other.judgments.state("1", doc, judging.workbench.judging.assessor.id)
         assert state.grade == grade
         assert judging.current != doc
         judged.append((doc, judging.queue.item(doc).docno, grade))
@@ -164,25 +164,27 @@ def test_judge_undo_note_close_reopen_export(tmp_path, qtbot, make_window, proje
     assert controller2.judging.current == judged[8][0]
 
     expected = {docno: grade for _, docno, grade in judged[:8]}
-    mine = {j.docno: (j.grade, j.note) for j in wb.store.judgments("1", [ASSESSOR])}
+    mine = {j.docno: (j.grade, j.note) for j in wb.store.judgments.all("1", [ASSESSOR])}
     assert mine == {
         d: (g, "checked twice" if d == judged[7][1] else "") for d, g in expected.items()
     }
-    assert wb.store.judgments(assessors=[ASSESSOR]) == wb.store.judgments("1", [ASSESSOR])
+    assert wb.store.judgments.all(assessors=[ASSESSOR]) == wb.store.judgments.all("1", [ASSESSOR])
     qrels = read_qrels(out)
     assert list(zip(qrels.qids, qrels.docnos, qrels.grades.tolist(), strict=True)) == sorted(
         (("1", d, g) for d, g in expected.items()), key=lambda r: r[1].encode()
     )
     # the history holds the undos too, each through the judging service
     origins = [
-        e["origin"] for e in wb.store.history("1") if e["assessor_id"] == wb.judging.assessor.id
+        e["origin"]
+        for e in wb.store.history.rows("1")
+        if e["assessor_id"] == wb.judging.assessor.id
     ]
     assert origins.count("undo") == 2 and origins.count("judge") == 11
 
 
 def test_blind_order_shows_no_run_names_or_ranks(qtbot, project):
     _db, window, controller = project
-    runs = [r.name for r in controller.workbench.store.runs()]
+    runs = [r.name for r in controller.workbench.store.runs.all()]
     build_pool_through_dialog(qtbot, controller, "blind")
     controller.open_topic("2")
     settled()
@@ -247,7 +249,10 @@ def test_cancelled_import_leaves_the_store_unchanged(tmp_path, qtbot, make_windo
     _window, controller = make_window()
     open_project(controller, db, create=True)
     store = controller.workbench.store
-    before = (store.count_documents(), len(store.docno_ids([f"D{i}" for i in range(4500)])))
+    before = (
+        store.documents.count(),
+        len(store.documents.docno_ids([f"D{i}" for i in range(4500)])),
+    )
     assert before == (0, 0)
 
     dialog = controller.show_import("documents")
@@ -275,7 +280,10 @@ def test_cancelled_import_leaves_the_store_unchanged(tmp_path, qtbot, make_windo
 
     assert isinstance(worker.error, Cancelled)
     assert dialog.isVisible() and "nothing was changed" in dialog.message.text()
-    after = (store.count_documents(), len(store.docno_ids([f"D{i}" for i in range(4500)])))
+    after = (
+        store.documents.count(),
+        len(store.documents.docno_ids([f"D{i}" for i in range(4500)])),
+    )
     assert after == before
 
 
@@ -290,7 +298,7 @@ def test_import_error_is_shown_and_nothing_kept(tmp_path, qtbot, make_window):
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
     settled()
     assert "bad.run:2" in dialog.message.text()
-    assert controller.workbench.store.runs() == []
+    assert controller.workbench.store.runs.all() == []
 
 
 def test_keys_flag_skip_search_help_and_time(qtbot, project):
@@ -313,7 +321,7 @@ def test_keys_flag_skip_search_help_and_time(qtbot, project):
     settled()
     now[0] += 300
     key(qtbot, "2")
-    [record] = [j for j in judging.workbench.store.judgments("3", [ASSESSOR])]
+    [record] = [j for j in judging.workbench.store.judgments.all("3", [ASSESSOR])]
     assert record.time_spent == pytest.approx(40.0)
 
     # F flags the judged document; undo takes the flag back
@@ -466,7 +474,7 @@ def test_screenshots_render_real_views(tmp_path, qtbot, project, monkeypatch):
     # the picture waits for the estimate of what is left and the stopping advice
     assert estimate_line["judging"].startswith("After 5 judged: about ")
     assert "95% confident that 80%" in estimate_line["judging"]
-    assert Store.open(db).pools() == []  # the picture was taken on a copy
+    assert Store.open(db).pools.all() == []  # the picture was taken on a copy
     with pytest.raises(ValueError, match="unknown view"):
         render("nothing", tmp_path / "d.png", db)
 
@@ -505,7 +513,7 @@ def test_topic_list_estimates_the_relevant_documents_still_missing(qtbot, pooled
     model = topics.model
     assert topics.table.isColumnHidden(model.MISSING)  # nothing judged: nothing to estimate
 
-    qid = sorted(wb.store.pool_sizes("pool"), key=int)[0]
+    qid = sorted(wb.store.pools.sizes("pool"), key=int)[0]
     controller.open_topic(qid)
     settled()
     judging = controller.judging

@@ -211,4 +211,4 @@ def test_grade_keys_in_a_read_only_project_say_once_plainly_why_nothing_is_recor
     from judgeapp.store import Store
 
     with Store.open(db, create=False) as store:
-        assert len(store.judgments(assessors=["ann"])) == 1
+        assert len(store.judgments.all(assessors=["ann"])) == 1

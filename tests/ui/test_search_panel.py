@@ -54,7 +54,7 @@ def test_search_judge_outside_the_pool_counted_exported_and_listed(qtbot, search
     project, window, controller, dashboard = searching
     store = controller.workbench.store
     pooled = {
-        store.docnos_of([int(d)])[int(d)]
+        store.documents.docnos_of([int(d)])[int(d)]
         for d in PoolService(store).pool_topic("pool", "4").doc_ids
     }
     # a document of topic 4 that runs retrieved below the pool's depth
@@ -105,7 +105,7 @@ def test_search_judge_outside_the_pool_counted_exported_and_listed(qtbot, search
     )
     assert {r["found_by"] for r in lines if r is not line} == {"pool"}  # the others
     # the search log holds the search, and whose it was
-    assert [(e.assessor, e.qid, e.scope, e.query) for e in store.search_log()] == [
+    assert [(e.assessor, e.qid, e.scope, e.query) for e in store.search.logged()] == [
         (ASSESSOR, "4", "collection", target)
     ]
     # undo takes it back: the mark, the dashboard, the qrels

@@ -219,7 +219,7 @@ def test_the_pool_dialog_chooses_topics_and_warns_about_missing_texts(tmp_path, 
     with qtbot.waitSignal(controller.task_finished, timeout=30_000):
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
     settled()
-    assert wb.store.pool_sizes(wb.pool_name()) == {"1": 2, "2": 2}
+    assert wb.store.pools.sizes(wb.pool_name()) == {"1": 2, "2": 2}
     assert "2 of the 4 pooled documents" in controller.last_warning
     # the topic list shows the pooled topics only, and says how many there are
     view = window.topics_view

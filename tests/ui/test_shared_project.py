@@ -64,7 +64,7 @@ def test_another_process_imports_and_judges_and_the_window_follows(qtbot, shared
     assert queue is not None and queue.qid == "1"
     pooled_2 = sorted(controller.workbench.pooling.pool_topic("pool", "2").doc_ids.tolist())
     with Store.open(db) as store:
-        docnos = store.docnos_of(pooled_2)
+        docnos = store.documents.docnos_of(pooled_2)
     # another process: a late run, 20 of alice's judgments of topic 2 (her own work from
     # another machine), and bob's judgment of the document alice sees now
     late = tmp_path / "late.run"
@@ -103,7 +103,7 @@ def test_another_process_imports_and_judges_and_the_window_follows(qtbot, shared
 HOLD_LOCK = """
 import sys, time
 from judgeapp.store import Store
-with Store.open(sys.argv[1]) as store, store._begin():
+with Store.open(sys.argv[1]) as store, store.db.begin():
     print("holding", flush=True)
     time.sleep(float(sys.argv[2]))
 """
@@ -136,7 +136,7 @@ def test_a_grade_key_waits_behind_a_long_import_then_lands(qtbot, shared):
     assert judging.queue.item(doc).grade == 2
     assert judging.current != doc  # on to the next document
     with Store.open(db) as store:
-        docno = store.docnos_of([doc])[doc]
+        docno = store.documents.docnos_of([doc])[doc]
         assert ("1", docno, 2) in qrels_rows(store, [ASSESSOR])
 
 
@@ -154,7 +154,7 @@ def test_a_screenshot_never_changes_the_project(qtbot, tmp_path, project_db):
 
     def state():
         with Store.open(project_db) as store:
-            return store.pool_names(), len(store.history_export()), qrels_rows(store)
+            return store.pools.names(), len(store.history.export()), qrels_rows(store)
 
     before = state()
     assert before[0] == []  # no pool: the copy gets one, the project must not

@@ -75,7 +75,7 @@ def test_a_blind_assessor_sees_no_dashboard_run_rank_or_estimate(qtbot, tmp_path
     with Store.open(db) as store:
         PoolService(store).create_pool("pool", params={"depth": 10}, judging_order="mtf")
         assign(store, ["1", "2", "3", "4"], ["alice", "bob"], per_topic=1, overlap=0.5, seed=3)
-        alices = [q for q, a, _s in store.assignments() if a == "alice"]
+        alices = [q for q, a, _s in store.team.assignments() if a == "alice"]
     window, controller = make_window()
     open_project(controller, db)
     choose_assessor(controller, "alice")
@@ -193,7 +193,7 @@ def test_an_adjudicator_settles_three_disagreements_and_the_export_has_them(
             for q, d, g in qrels_rows(store, policy=parse_policy("adjudicated"))
             if q == "1" and d in docs
         }
-        kinds = {a.name: a.kind for a in store.assessors()}
+        kinds = {a.name: a.kind for a in store.team.assessors()}
     assert rows == {("1", d): g for d, g in decisions.items()} | {("1", "D0-003"): 1}
     assert kinds["adjudication:owner"] == "adjudicator"
     capsys.readouterr()
@@ -266,7 +266,7 @@ def test_the_owner_assigns_topics_in_the_window(qtbot, tmp_path, make_window):
     dialog.accept()
     settled()
     with Store.open(db) as store:
-        rows = store.assignments()
+        rows = store.team.assignments()
     assert {q for q, _a, _s in rows} == {"1", "2", "3", "4"}
     assert sum(1 for _q, _a, s in rows if s) == 4  # two topics shared, two assessors each
     assert not controller.blind  # the owner sees everything
