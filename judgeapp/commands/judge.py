@@ -58,7 +58,7 @@ def _connected_assessor(store) -> str:
     from judgeapp.store import StoreError
 
     try:
-        connected = store.current_assessor()
+        connected = store.team.current_assessor()
     except StoreError as exc:
         raise CommandError(str(exc)) from exc
     if connected is None:

@@ -150,4 +150,4 @@ def test_judge_on_a_project_file_asks_who_is_judging(tmp_path, monkeypatch, caps
     assert main(["judge", db]) != 0
     assert "--assessor NAME says who is judging" in capsys.readouterr().err
     with Store.open(db) as store:
-        assert store.judgments() == []
+        assert store.judgments.all() == []
