@@ -181,11 +181,21 @@ class MatrixTableModel(QAbstractTableModel):
             up, down = _tints()
             self._tint[r][c + 1] = None if d == 0 else (up if d > 0 else down)
             self._tip[r][c + 1] = f"changed by {d:+.4f} at the last judgment"
-        self._text[r][c + 1] = text
+        second = self._second_line(r, c)
+        self._text[r][c + 1] = f"{text}\n{second}" if second else text
 
     def _mark(self, r: int, c: int) -> str:
         """What follows the value (the significance mark in the runs table)."""
         return ""
+
+    def _second_line(self, r: int, c: int) -> str:
+        """What goes under the value (the interval and bounds in the runs table, on a line
+        of their own so that a column is no wider than a value with its mark and change)."""
+        return ""
+
+    def lines(self) -> int:
+        """How many lines of text a row has."""
+        return 1
 
     def _emit_cells(self, mask: np.ndarray) -> None:
         """One dataChanged for the block that holds the changed cells: a signal per row
@@ -343,16 +353,22 @@ class RunMeasureTableModel(MatrixTableModel):
 
     def _mark(self, r: int, c: int) -> str:
         mark = int(self._sign[r, c]) if self._sign.size else 0
-        text = f" {UP if mark > 0 else DOWN}" if mark else ""
+        return f" {UP if mark > 0 else DOWN}" if mark else ""
+
+    def _second_line(self, r: int, c: int) -> str:
+        parts = []
         if self.show_intervals and self._low.shape == self._values.shape:
             low, high = self._low[r, c], self._high[r, c]
             if np.isfinite(low) and np.isfinite(high):
-                text = f" ±{_delta_text((high - low) / 2)[1:]}" + text
+                parts.append(f"±{_delta_text((high - low) / 2)[1:]}")
         bounds = self._bounds_at(r, c) if self.show_bounds else None
         if bounds is not None:
             count = self._measures[c].is_count
-            text = f" [{_bound_text(bounds[0], count)}–{_bound_text(bounds[1], count)}]" + text
-        return text
+            parts.append(f"[{_bound_text(bounds[0], count)}–{_bound_text(bounds[1], count)}]")
+        return " ".join(parts)
+
+    def lines(self) -> int:
+        return 2 if self.show_intervals or self.show_bounds else 1
 
     def set_bounds(self, runs, measures, low: np.ndarray, high: np.ndarray, unjudged: int) -> None:
         """Each mean's bounds once the pools are judged ([measure, run] arrays over `runs`
