@@ -480,6 +480,7 @@ class MainController(QObject):
         view = self.window.topics_view
         view.model.set_rows([self._with_estimate(r) for r in rows])
         view.show_estimates(view.model.show_estimates)
+        view.show_imported(view.model.has_imported())
         # once a pool exists, the topics it leaves out are hidden (a box shows them again)
         has_pool = any(r.pool_size for r in rows)
         view.pooled_only.setEnabled(has_pool)
@@ -513,6 +514,11 @@ class MainController(QObject):
         if self._estimate_worker is not None:
             self._estimate_worker.cancel()
         self.estimates = {}
+        # the rows shown lose the void estimates at once, not when the new ones arrive
+        model = self.window.topics_view.model
+        for row in model.rows():
+            if row.missing is not None:
+                model.update_row(self._with_estimate(row))
         self.request_estimates(None, delay=False)
 
     # -- who sees what ---------------------------------------------------------------------------
