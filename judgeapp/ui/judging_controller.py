@@ -1051,7 +1051,10 @@ class JudgingController(QObject):
     def _on_help_triggered(self) -> None:
         if self._sheet is None:
             self._sheet = ShortcutSheet(
-                self.view.shortcut_rows(), self.view, guidelines=self.view.guidelines
+                self.view.shortcut_rows(),
+                self.view,
+                guidelines=self.view.guidelines,
+                defined=any(g.definition for g in self.view.scale),
             )
         self._sheet.open()
 

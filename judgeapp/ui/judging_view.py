@@ -273,6 +273,14 @@ class GradeBar(QWidget):
         self.buttons: dict[int, QPushButton] = {}
         self._columns = 0
         self._button_keys = FocusedButtonKeys(self)
+        # what each grade means, always in view under the buttons (hidden when the scale
+        # defines none: the F1 sheet then says so, and where to add them)
+        self.legend = QLabel()
+        self.legend.setObjectName("gradeLegend")
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setAccessibleName("What the grades mean")
+        self.legend.hide()
         self.flag_button = QPushButton("F  Unsure")
         self.flag_button.setCheckable(True)
         self.flag_button.setToolTip("Flag the judgment as unsure (F)")
@@ -308,6 +316,15 @@ class GradeBar(QWidget):
             button.clicked.connect(lambda _=False, grade=g.grade: self.grade_clicked.emit(grade))
             button.installEventFilter(self._button_keys)
             self.buttons[g.grade] = button
+        defined = [g for g in scale if g.definition]
+        self.legend.setText(
+            " &nbsp;·&nbsp; ".join(
+                f"<b>{_escape(g.key)} {_escape(g.label)}</b>: {_escape(g.definition)}"
+                for g in defined
+            )
+        )
+        self.legend.setToolTip("\n".join(f"{g.key} {g.label}: {g.definition}" for g in defined))
+        self.legend.setVisible(bool(defined))
         self._columns = 0
         self._arrange()
 
@@ -321,10 +338,12 @@ class GradeBar(QWidget):
         if columns == self._columns:
             return
         self._columns = columns
-        for button in buttons:
+        for button in (*buttons, self.legend):
             self.layout_.removeWidget(button)
         for i, button in enumerate(buttons):
             self.layout_.addWidget(button, i // columns, i % columns)
+        rows = -(-len(buttons) // columns)
+        self.layout_.addWidget(self.legend, rows, 0, 1, columns + 1)
         for c in range(len(buttons) + 1):
             self.layout_.setColumnStretch(c, 0)
         self.layout_.setColumnStretch(columns, 1)
