@@ -393,6 +393,15 @@ class MainWindow(QMainWindow):
         judging.addAction(
             self._action("show_search", "Searc&h the collection", QKeySequence("Ctrl+Shift+F"))
         )
+        beside = self._action(
+            "topic_beside", "Topic &beside the document", QKeySequence("Ctrl+Shift+B")
+        )
+        beside.setCheckable(True)
+        beside.setToolTip(
+            "The topic's description, narrative and guidelines in a column beside the "
+            "document, as tall as the view, instead of above the list and the document"
+        )
+        judging.addAction(beside)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("shortcuts", "&Keyboard shortcuts"))
 

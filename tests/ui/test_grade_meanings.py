@@ -70,13 +70,65 @@ def test_definitions_stand_under_the_grade_buttons(qtbot, judging, tmp_path):  #
     for g, text in definitions.items():
         assert text in legend
         assert f"{g} {next(x.label for x in view.scale if x.grade == g)}" in legend
+
     # in view: under the buttons, inside the window, not cut by its bottom edge
-    bottom = bar.legend.mapTo(window, bar.legend.rect().bottomLeft()).y()
-    assert bottom <= window.centralWidget().geometry().bottom()
-    assert bar.legend.height() >= bar.legend.heightForWidth(bar.legend.width()) - 1
+    def in_view() -> bool:
+        bottom = bar.legend.mapTo(window, bar.legend.rect().bottomLeft()).y()
+        whole = bar.legend.height() >= bar.legend.heightForWidth(bar.legend.width()) - 1
+        return whole and bottom <= window.centralWidget().geometry().bottom()
+
+    qtbot.waitUntil(in_view, timeout=5000)  # once laid out
     view.grab().save(str(tmp_path / "judging-defined.png"))
     sheet = _sheet(qtbot, controller)
     assert not sheet.undefined.isVisible()
     sheet.reject()
     with Store.open(db) as store:
         assert [g.definition for g in store.scale()] == list(definitions.values())
+
+
+def test_the_topic_goes_beside_the_document_by_a_key_and_stays_there(
+    qtbot,
+    judging,  # noqa: F811
+    make_window,
+    tmp_path,
+):
+    from judgeapp.ui.controller import TOPIC_BESIDE
+
+    window, controller = judging
+    view = window.judging_view
+    panel, viewer = view.topic_panel, view.viewer
+    assert panel.parent() is view  # above the list and the document
+    press(qtbot, "Ctrl+Shift+B")
+    qtbot.waitUntil(lambda: panel.parent() is view.splitter)
+    qtbot.waitUntil(
+        lambda: (
+            panel.mapTo(view, panel.rect().topLeft()).x()
+            >= viewer.mapTo(view, viewer.rect().topRight()).x()
+        )
+    )
+    # beside: as tall as the view, the description and narrative in view while reading
+    qtbot.waitUntil(lambda: panel.height() >= view.height() * 0.8)
+    assert panel.height() >= viewer.height()
+    assert panel.width() >= 200 and viewer.width() >= 300
+    assert "Topic 1" in panel.title.text() and panel.isVisible()
+    assert window.actions_by_name["topic_beside"].isChecked()
+    assert controller.settings.value(TOPIC_BESIDE, type=bool) is True
+    view.grab().save(str(tmp_path / "judging-beside.png"))
+    # grade keys still judge
+    doc = controller.judging.current
+    press(qtbot, "2")
+    assert controller.judging.queue.item(doc).grade == 2
+    # remembered: a window opened next starts with the topic beside the document
+    window2, _controller2 = make_window()
+    qtbot.waitUntil(
+        lambda: window2.judging_view.topic_panel.parent() is window2.judging_view.splitter
+    )
+    window2.close()
+    # and back above, by the same key
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    press(qtbot, "Ctrl+Shift+B", window)
+    qtbot.waitUntil(lambda: panel.parent() is view)
+    assert panel.mapTo(view, panel.rect().bottomLeft()).y() <= view.splitter.geometry().top()
+    assert len(view.splitter.sizes()) == 2
+    assert controller.settings.value(TOPIC_BESIDE, type=bool) is False
