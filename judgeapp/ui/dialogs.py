@@ -546,6 +546,57 @@ class ShortcutSheet(QDialog):
         self.resize(width, max(min(max_h, 120 + 30 * self.table.rowCount()), 240))
 
 
+class InstructionsDialog(QDialog):
+    """The campaign's instructions: the project's judging guidelines and what each grade
+    means, shown before an assessor's first document (`first`) and on the I key after."""
+
+    def __init__(
+        self, guidelines: str, scale: Sequence, parent=None, *, first: bool = False
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Judging instructions")
+        intro = QLabel(
+            "Before your first document: how this project is judged. "
+            "I (or F1) shows this again at any time."
+            if first
+            else "How this project is judged. F1 lists every key."
+        )
+        intro.setWordWrap(True)
+        text = guidelines.strip() or (
+            "This project has no judging guidelines yet. Its owner adds them under "
+            "Judging ▸ Relevance scale and guidelines…, or with "
+            '`judgeapp scale DB --guidelines-text "TEXT"`.'
+        )
+        grades = "\n".join(
+            f"{g.key}  {g.label}" + (f": {g.definition}" if g.definition else "") for g in scale
+        )
+        self.text = QPlainTextEdit(f"{text}\n\nGrades\n{grades}")
+        self.text.setReadOnly(True)
+        self.text.setAccessibleName("Judging guidelines and grades")
+        self.text.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the arrows scroll it
+        buttons = QDialogButtonBox()
+        self.start = buttons.addButton(
+            "Start judging" if first else "Back to judging",
+            QDialogButtonBox.ButtonRole.AcceptRole,
+        )
+        self.start.setDefault(True)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(buttons)
+        window = parent.window() if parent is not None else None
+        size = window.size() if window is not None else None
+        width = 560 if size is None else max(320, min(560, size.width() - 40))
+        height = 420 if size is None else max(240, min(420, size.height() - 60))
+        self.resize(width, height)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.text.setFocus(Qt.FocusReason.PopupFocusReason)
+
+
 class ScaleDialog(QDialog):
     """The project's relevance scale, defined by its owner: a preset to start from, each
     grade's number, label, key and definition, the lowest relevant grade, and guidelines

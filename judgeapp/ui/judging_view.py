@@ -67,6 +67,7 @@ ACTIONS = (
     ("next_topic", "When the topic is finished: the next topic with work left", ("Return",)),
     ("back_to_document", "Leave a text field, back to the document", ("Esc",)),
     ("help", "Show this sheet: keys, grades and guidelines", ("F1", "?")),
+    ("instructions", "The judging instructions: guidelines and what each grade means", ("I",)),
 )
 
 # the list filter: (data, label); one per grade follows

@@ -4,10 +4,12 @@ table scrolled by keyboard."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from judgeapp.store import Store
 from tests.ui.test_judging_keys import judging, press  # noqa: F401 (a fixture)
+from tests.ui.waiting import settled
 
 
 def _sheet(qtbot, controller):
@@ -62,10 +64,10 @@ def test_definitions_stand_under_the_grade_buttons(qtbot, judging, tmp_path):  #
         3: "Answers the whole question",
     }
     args = [a for g, text in definitions.items() for a in ("--define", str(g), text)]
-    assert main(["scale", db, *args]) == 0
-    controller.judging.refresh_scale()
+    assert main(["scale", db, *args]) == 0  # another process: the window follows
     bar = view.grade_bar
-    qtbot.waitUntil(bar.legend.isVisible, timeout=5000)
+    qtbot.waitUntil(bar.legend.isVisible, timeout=10_000)
+    settled()
     legend = bar.legend.text()
     for g, text in definitions.items():
         assert text in legend
@@ -132,3 +134,69 @@ def test_the_topic_goes_beside_the_document_by_a_key_and_stays_there(
     assert panel.mapTo(view, panel.rect().bottomLeft()).y() <= view.splitter.geometry().top()
     assert len(view.splitter.sizes()) == 2
     assert controller.settings.value(TOPIC_BESIDE, type=bool) is False
+
+
+def test_instructions_come_before_the_first_document_and_one_key_after(
+    qtbot, make_window, tmp_path
+):
+    """A project with guidelines: alice, who judged nothing yet, gets them (with the grade
+    meanings) before her first document; Enter starts judging; I shows them again; bob,
+    who judged before, is not stopped by them."""
+    from live_project import write_project
+
+    from judgeapp.cli import main
+    from judgeapp.services.judging import JudgingService
+    from judgeapp.store import Changes
+    from tests.ui.test_main_window import choose_assessor
+    from tests.ui.waiting import open_project
+
+    project = write_project(tmp_path / "p")
+    db = str(project.db)
+    guide = "Judge each document on its own, as the person who asked would."
+    assert main(["scale", db, "--guidelines-text", guide, "--define", "2", "Answers it"]) == 0
+    with Store.open(db) as store:
+        JudgingService(store, "bob").record("2", project.lists["run1"]["2"][0], 1)
+    window, controller = make_window()
+    open_project(controller, db)
+    choose_assessor(controller, "alice")
+    controller.workbench.build_pool(
+        "pool", list(project.runs), "depth", {"depth": 10}, "blind", seed=7
+    )
+    controller.apply_changes(Changes(pools=True))
+    settled()
+    judge = controller.judging
+    controller.open_topic("1")
+    settled()
+    dialog = judge.instructions()
+    assert dialog is not None
+    qtbot.waitUntil(dialog.isVisible)
+    text = dialog.text.toPlainText()
+    assert guide in text and "2  Highly relevant: Answers it" in text
+    assert dialog.start.text() == "Start judging"
+    assert judge.current is not None  # the first document is behind it, ready
+    dialog.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    doc = judge.current
+    press(qtbot, "2")
+    assert judge.queue.item(doc).grade == 2
+    # another topic: not again; I brings them back, Esc closes them
+    controller.open_topic("2")
+    settled()
+    assert judge.instructions() is dialog and not dialog.isVisible()
+    press(qtbot, "I")
+    again = judge.instructions()
+    qtbot.waitUntil(again.isVisible)
+    assert guide in again.text.toPlainText() and again.start.text() == "Back to judging"
+    again.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is again)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not again.isVisible())
+    # bob judged before: his topic opens straight on the document
+    choose_assessor(controller, "bob")
+    controller.open_topic("3")
+    settled()
+    assert judge.instructions() is again and not again.isVisible()
