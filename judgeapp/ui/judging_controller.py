@@ -236,6 +236,8 @@ class JudgingController(QObject):
         """Show the scale, definitions and guidelines read (see `refresh_scale`)."""
         self.view.set_scale(scale)
         self.view.set_guidelines(guidelines)
+        if self._sheet is not None and self._sheet.isVisible():
+            self._sheet.close()  # it shows the old grades
         self._sheet = None  # made again, with the new grades, when next asked for
         if self.queue is not None:
             self.queue.relevant_from = relevant_from

@@ -394,7 +394,7 @@ class MainWindow(QMainWindow):
             self._action("show_search", "Searc&h the collection", QKeySequence("Ctrl+Shift+F"))
         )
         beside = self._action(
-            "topic_beside", "Topic &beside the document", QKeySequence("Ctrl+Shift+B")
+            "topic_beside", "Topic bes&ide the document", QKeySequence("Ctrl+Shift+B")
         )
         beside.setCheckable(True)
         beside.setToolTip(
