@@ -4,7 +4,7 @@ Like `app`, this module sits above the UI and the services: it builds the window
 `python main.py` does and shows it a prepared copy of a project
 (`judgeapp.services.showcase`), so taking a picture never changes the project.
 
-    python main.py screenshot topics|judging|search|dashboard OUT.png [--db DB]
+    python main.py screenshot VIEW OUT.png [--db DB]
         [--size WxH] [--scale F]
     python -m judgeapp.screenshots OUT_DIR [--db DB]     # the extra dashboard pictures
 
@@ -27,7 +27,7 @@ from typing import Any
 from judgeapp.outputs import OutputError, check_writable, replacing
 from judgeapp.services import showcase
 
-VIEWS = ("topics", "judging", "search", "dashboard", "team", "agreement")
+VIEWS = ("topics", "judging", "search", "dashboard", "team", "agreement", "adjudication")
 ASSESSOR = showcase.ASSESSOR
 
 
@@ -156,11 +156,18 @@ def render(
     out = Path(out)
     check_writable(out)  # before the window is built and the copy prepared
     with tempfile.TemporaryDirectory(prefix="judgeapp-shot-") as tmp:
-        team_view = view in ("team", "agreement")
+        team_view = view in ("team", "agreement", "adjudication")
         window, controller, qid = _open_copy(
             db, Path(tmp), size, 0 if team_view else simulate, topics, demo, campaign=team_view
         )
-        if team_view:
+        if view == "adjudication":
+            adjudication = controller.show_adjudication()
+            if adjudication is None:
+                window.close()
+                raise ValueError("adjudication is for the project's owner and evaluators")
+            _settle()
+            target = adjudication.view
+        elif team_view:
             team = controller.show_team()
             if team is None:
                 window.close()

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "view",
-        choices=["topics", "judging", "search", "dashboard", "team", "agreement"],
+        choices=["topics", "judging", "search", "dashboard", "team", "agreement", "adjudication"],
         help="which view of the window to draw",
     )
     p.add_argument("out", metavar="OUT.png", help="the PNG file to write")

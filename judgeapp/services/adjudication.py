@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from judgeapp.records import JudgmentChange
 from judgeapp.services.judging import JudgingService
-from judgeapp.services.policy import ADJUDICATOR, AUTOMATIC, VOTERS
+from judgeapp.services.policy import ADJUDICATOR, AUTOMATIC, SOURCE, VOTERS
 from judgeapp.store import Store
 
 ADJUDICATION_PREFIX = "adjudication:"
@@ -39,6 +39,8 @@ class Disagreement:
     votes: tuple[Vote, ...]  # people and imported qrels
     suggestions: tuple[Vote, ...]  # automatic judges
     decided: int | None  # the adjudicated grade, once there is one
+    within_team: bool = True  # the people (kind "person") disagree among themselves
+    against_imported: bool = False  # an imported qrels' grade differs from another vote
 
     def describe(self, show_votes: bool = True) -> str:
         if not show_votes:
@@ -78,6 +80,10 @@ def disagreements(
             continue
         decided = [j for j in js if kinds.get(j.assessor) == ADJUDICATOR]
         docno = js[0].docno
+        side = (lambda g: g) if relevant_from is None else (lambda g: g >= relevant_from)
+        people = {side(j.grade) for j in votes if kinds[j.assessor] != SOURCE}
+        imported = {side(j.grade) for j in votes if kinds[j.assessor] == SOURCE}
+        against_imported = bool(imported) and (len(imported) > 1 or bool(people - imported))
         out.append(
             Disagreement(
                 qid,
@@ -95,6 +101,8 @@ def disagreements(
                     if kinds.get(j.assessor) == AUTOMATIC
                 ),
                 max(decided, key=lambda j: j.updated_at).grade if decided else None,
+                within_team=len(people) > 1,
+                against_imported=against_imported,
             )
         )
     return sorted(out, key=lambda d: (d.qid.encode(), d.docno.encode()))

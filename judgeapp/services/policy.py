@@ -38,7 +38,8 @@ from judgeapp.store import Store
 K = TypeVar("K", bound=Hashable)
 
 # kinds of judge (`assessors.kind`) whose votes count first
-VOTERS = frozenset({"person", "source"})
+SOURCE = "source"  # imported qrels
+VOTERS = frozenset({"person", SOURCE})
 ADJUDICATOR = "adjudicator"
 AUTOMATIC = "automatic"
 

@@ -32,6 +32,7 @@ class TopicRow:
     missing_high: float | None = None
     assigned: bool = False  # the current assessor's work
     shared: bool = False  # assigned to more assessors than usual (for agreement)
+    imported: int = 0  # pooled documents the imported qrels judge (not in `judged`)
 
     @property
     def progress(self) -> float:

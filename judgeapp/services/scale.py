@@ -16,7 +16,7 @@ from judgeapp.records import GradeInfo
 from judgeapp.store import Changes, Store
 
 # single keys the judging view uses for itself (a test checks them against its actions)
-RESERVED_KEYS = frozenset({"F", "S", "U", "J", "K", "L", "N", "T", "/", "?"})
+RESERVED_KEYS = frozenset({"F", "S", "U", "J", "K", "L", "N", "T", "I", "/", "?"})
 
 
 class ScaleError(UserError, ValueError):

@@ -30,7 +30,7 @@ from judgeapp.records import (
 from judgeapp.services import imports, team
 from judgeapp.services.adjudication import AdjudicationService, Disagreement, disagreements
 from judgeapp.services.judging import JudgingService
-from judgeapp.services.policy import effective_judgments, qrels_rows
+from judgeapp.services.policy import SOURCE, effective_judgments, qrels_rows
 from judgeapp.services.pools import PoolService
 from judgeapp.services.progress import ProgressFn, no_progress
 from judgeapp.services.queue import JudgingQueue
@@ -86,6 +86,8 @@ class Workbench:
             self.set_assessor(assessor)
         self._topics: dict[str, TopicRecord] | None = None
         self._relevant_from: int | None = None
+        # the pool being judged when none was chosen: (assessor, pool), worked out once
+        self._pool_guess: tuple[str | None, str | None] | None = None
 
     # -- project -------------------------------------------------------------------------------
     @property
@@ -356,6 +358,8 @@ class Workbench:
             self.store.refresh_scope()
         if changes.scale:
             self._relevant_from = None
+        if changes.pools:
+            self._pool_guess = None
 
     def topic_rows(self, qids: Sequence[str] | None = None) -> list[TopicRow]:
         """The project's topics (or `qids` among them) with their pool size and this
@@ -369,10 +373,13 @@ class Workbench:
             return [TopicRow(t.qid, t.title, 0, 0, 0) for t in topics]
         mine = self.assignments()
         who = [self.judging.assessor.name]
+        # the imported qrels' judgments, a figure of their own (never to a blind assessor)
+        sources = [] if self.is_blind() else self.source_names()
         pool = self.pool_name()
         if pool is None:
             one = qids[0] if qids is not None and len(qids) == 1 else None
             judged = effective_judgments(self.store, who, one).topics
+            imported = effective_judgments(self.store, sources, one).topics if sources else {}
             rows = []
             for t in topics:
                 _ids, grades = judged.get(t.qid, (np.empty(0), np.empty(0)))
@@ -385,15 +392,18 @@ class Workbench:
                         int((grades >= self.relevant_from()).sum()),
                         assigned=t.qid in mine,
                         shared=mine.get(t.qid, False),
+                        imported=len(imported.get(t.qid, ((), ()))[0]),
                     )
                 )
             return rows
-        progress = {
-            p.qid: p
-            for p in self.pooling.pool_progress(
-                pool, who, min_grade=self.relevant_from(), qids=[t.qid for t in topics]
-            )
-        }
+        topic_ids = [t.qid for t in topics]
+        level = self.relevant_from()
+        progress = {p.qid: p for p in self.pooling.pool_progress(pool, who, level, topic_ids)}
+        by_sources = (
+            {p.qid: p.judged for p in self.pooling.pool_progress(pool, sources, level, topic_ids)}
+            if sources
+            else {}
+        )
         return [
             TopicRow(
                 t.qid,
@@ -403,10 +413,15 @@ class Workbench:
                 p.relevant if p else 0,
                 assigned=t.qid in mine,
                 shared=mine.get(t.qid, False),
+                imported=by_sources.get(t.qid, 0),
             )
             for t in topics
             for p in [progress.get(t.qid)]
         ]
+
+    def source_names(self) -> list[str]:
+        """The imported qrels sources (assessors of kind "source")."""
+        return [a.name for a in self.store.assessors() if a.kind == SOURCE]
 
     def topic_estimates(
         self, qids: Iterable[str] | None = None, progress: ProgressFn = no_progress
@@ -490,12 +505,35 @@ class Workbench:
         return self.store.pools.all()
 
     def pool_name(self) -> str | None:
-        """The pool being judged: the one chosen last, else the newest."""
+        """The pool being judged: the one chosen (or built) last; else the one this
+        assessor has judged the most of, else the one the project's judgments (imported
+        qrels too) cover the most of (`judged_pool`); else the newest."""
         names = self.store.pools.names()
         chosen = self.setting("ui.pool")
         if chosen in names:
             return str(chosen)
-        return names[-1] if names else None
+        if len(names) < 2:
+            return names[-1] if names else None
+        if self._pool_guess is None or self._pool_guess[0] != self.assessor:
+            self._pool_guess = (self.assessor, self.judged_pool(names))
+        return self._pool_guess[1]
+
+    def judged_pool(self, names: Sequence[str]) -> str:
+        """Of the pools `names` (oldest first), the one with the largest share of its
+        documents judged by this assessor, or, when they judged none, by anyone (imported
+        qrels included): the pool being worked through, not merely the newest (a deeper
+        pool built for later holds the same judgments over more documents). Ties go to the
+        newest."""
+        for who in ([self.assessor] if self.assessor else []) + [None]:
+            shares = []
+            for name in names:
+                rows = self.pooling.pool_progress(name, [who] if who else None)
+                size = sum(p.size for p in rows)
+                shares.append(sum(p.judged for p in rows) / size if size else 0.0)
+            if max(shares) > 0:
+                best = max(shares)
+                return [n for n, share in zip(names, shares, strict=True) if share == best][-1]
+        return names[-1]
 
     def pool_info(self) -> PoolInfo | None:
         name = self.pool_name()

@@ -9,7 +9,7 @@ through the window's ops (judgeapp.ui.ops), off the GUI thread.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -24,7 +24,9 @@ from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QSplitter,
     QTableView,
@@ -46,8 +48,9 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 class DisagreementTableModel(FixedColumnsTableModel):
-    TOPIC, DOCNO, VOTES, DECIDED = range(4)
-    HEADERS = ("Topic", "Document", "Judgments", "Decided")
+    # the judgments last: the one column whose width varies, it takes what is left
+    TOPIC, DOCNO, DECIDED, VOTES = range(4)
+    HEADERS = ("Topic", "Document", "Decided", "Judgments")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -71,6 +74,14 @@ class DisagreementTableModel(FixedColumnsTableModel):
         return "" if item.decided is None else str(item.decided)
 
 
+# which disagreements the list shows: (label, test of a Disagreement)
+FILTERS: tuple[tuple[str, Callable[[Disagreement], bool]], ...] = (
+    ("All disagreements", lambda d: True),
+    ("Within the team", lambda d: d.within_team),
+    ("Against imported qrels", lambda d: d.against_imported),
+)
+
+
 class AdjudicationView(QWidget):
     grade_requested = Signal(int)
 
@@ -79,6 +90,16 @@ class AdjudicationView(QWidget):
         self.summary = QLabel()
         self.show_votes = QCheckBox("Show the assessors' grades, notes and suggestions")
         self.show_votes.setChecked(True)
+        self.filter = QComboBox()
+        self.filter.setAccessibleName("Which disagreements")
+        self.filter.setToolTip(
+            "Within the team: the assessors of this project judged the document differently. "
+            "Against imported qrels: an imported qrels' grade differs from another judgment."
+        )
+        for label, _ in FILTERS:
+            self.filter.addItem(label)
+        filter_label = QLabel("&Show:")
+        filter_label.setBuddy(self.filter)
         self.model = DisagreementTableModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -86,7 +107,15 @@ class AdjudicationView(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)
+        for column in (DisagreementTableModel.TOPIC, DisagreementTableModel.DOCNO):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(
+            DisagreementTableModel.DECIDED, QHeaderView.ResizeMode.ResizeToContents
+        )
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.table.setAccessibleName("Disagreements")
         self.topic_panel = TopicPanel()
@@ -107,9 +136,12 @@ class AdjudicationView(QWidget):
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.table)
         splitter.addWidget(right)
-        splitter.setSizes([420, 860])
+        splitter.setStretchFactor(1, 1)
+        self.splitter = splitter
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
+        top.addWidget(filter_label)
+        top.addWidget(self.filter)
         top.addWidget(self.show_votes)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
@@ -124,6 +156,27 @@ class AdjudicationView(QWidget):
         for action in (self.next_action, self.previous_action):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.addAction(action)
+
+    def fit_list(self) -> None:
+        """Give the list the width its columns need (the judgments in full), up to half
+        the view, the document the rest; judgments longer than that wrap onto a second
+        line rather than being cut."""
+        table, header = self.table, self.table.horizontalHeader()
+        votes = DisagreementTableModel.VOTES
+        need = sum(header.sectionSize(c) for c in range(votes))
+        need += max(table.sizeHintForColumn(votes), header.sectionSizeHint(votes))
+        need += 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width() + 4
+        total = sum(self.splitter.sizes()) or self.width()
+        left = min(need, total // 2)
+        self.splitter.setSizes([left, total - left])
+        wrap = need > left
+        table.setWordWrap(wrap)
+        if wrap:
+            table.resizeRowsToContents()
+
+    def set_filter_counts(self, counts: Sequence[int]) -> None:
+        for k, ((label, _), n) in enumerate(zip(FILTERS, counts, strict=True)):
+            self.filter.setItemText(k, f"{label} ({n})")
 
     def set_scale(self, scale: Sequence[GradeInfo]) -> None:
         self.grade_actions = replace_grade_actions(
@@ -156,6 +209,7 @@ class AdjudicationController(QObject):
         self.workbench: Workbench | None = None
         self.service: AdjudicationService | None = None
         self.current: int | None = None  # row
+        self.everything: list[Disagreement] = []  # before the filter
         self._connect()
 
     def _connect(self) -> None:
@@ -164,6 +218,7 @@ class AdjudicationController(QObject):
         v.next_action.triggered.connect(lambda: self.step(+1))
         v.previous_action.triggered.connect(lambda: self.step(-1))
         v.show_votes.toggled.connect(self._on_show_votes_toggled)
+        v.filter.currentIndexChanged.connect(self._on_filter_changed)
         v.table.clicked.connect(lambda index: self.show(index.row()))
 
     def open(self, workbench: Workbench) -> None:
@@ -186,16 +241,29 @@ class AdjudicationController(QObject):
             self.ops.read(wb.disagreements, self._show_items, key="disagreements")
 
     def _show_items(self, items: list[Disagreement]) -> None:
+        self.everything = list(items)
+        v = self.view
+        v.set_filter_counts([sum(1 for d in items if test(d)) for _, test in FILTERS])
+        self._show_filtered()
+        v.fit_list()
+        self.updated.emit()
+
+    def _on_filter_changed(self, _index: int) -> None:
+        self._show_filtered()
+
+    def _show_filtered(self) -> None:
+        _, test = FILTERS[max(0, self.view.filter.currentIndex())]
+        items = [d for d in self.everything if test(d)]
         self.view.model.set_items(items)
         undecided = [i for i, d in enumerate(items) if d.decided is None]
         self.show(undecided[0] if undecided else (0 if items else None))
-        self.updated.emit()
 
     def _update_summary(self) -> None:
         items = self.view.model.items
         decided = sum(1 for d in items if d.decided is not None)
+        shown = "" if len(items) == len(self.everything) else f" (of {len(self.everything)})"
         self.view.summary.setText(
-            f"{len(items)} disagreement{'s' * (len(items) != 1)} · {decided} decided"
+            f"{len(items)} disagreement{'s' * (len(items) != 1)}{shown} · {decided} decided"
             + (f" · as {self.service.person}" if self.service else "")
         )
 
@@ -278,7 +346,10 @@ class AdjudicationController(QObject):
 
     def _set_decided(self, row: int, grade: int | None) -> None:
         item = self.view.model.items[row]
-        self.view.model.update_item(row, replace(item, decided=grade))
+        now = replace(item, decided=grade)
+        self.view.model.update_item(row, now)
+        key = (item.qid, item.doc_id)
+        self.everything = [now if (d.qid, d.doc_id) == key else d for d in self.everything]
 
     def _restore(self, change: JudgmentChange, undo: bool) -> None:
         service = self.service
@@ -292,6 +363,12 @@ class AdjudicationController(QObject):
                     self._set_decided(row, result.after.grade)
                     self.show(row)
                     break
+            else:  # not in the filtered list: kept for when the filter changes
+                key, grade = (change.qid, change.doc_id), result.after.grade
+                self.everything = [
+                    replace(d, decided=grade) if (d.qid, d.doc_id) == key else d
+                    for d in self.everything
+                ]
             self.changed.emit(result.changes)
 
         self.ops.write(lambda: service.restore(change, undo=undo), restored)

@@ -51,6 +51,7 @@ from judgeapp.ui.worker import Worker
 MAX_RECENT = 8
 FEED_MS = 300  # how often the window asks whether other processes changed the project
 ESTIMATE_DELAY_MS = 800  # the topic list's estimates wait for a pause in the judging
+TOPIC_BESIDE = "judging/topic_beside"  # QSettings key: the topic panel beside the document
 Opener = Callable[[str, bool], Workbench]  # (path or URL, create if nothing is there)
 
 
@@ -161,6 +162,9 @@ class MainController(QObject):
         a["show_judging"].triggered.connect(lambda: self.window.show_view(self.window.judging_view))
         a["show_search"].triggered.connect(self.show_search)
         a["shortcuts"].triggered.connect(self.judging._on_help_triggered)
+        a["topic_beside"].toggled.connect(self._on_topic_beside_toggled)
+        # the layout chosen last (remembered on this computer, for every project)
+        a["topic_beside"].setChecked(bool(self.settings.value(TOPIC_BESIDE, False, type=bool)))
         topics = self.window.topics_view
         # the steps of an empty project: each button is its menu item's action
         panel, bar = topics.empty_panel, topics.next_step
@@ -480,6 +484,7 @@ class MainController(QObject):
         view = self.window.topics_view
         view.model.set_rows([self._with_estimate(r) for r in rows])
         view.show_estimates(view.model.show_estimates)
+        view.show_imported(view.model.has_imported())
         # once a pool exists, the topics it leaves out are hidden (a box shows them again)
         has_pool = any(r.pool_size for r in rows)
         view.pooled_only.setEnabled(has_pool)
@@ -513,6 +518,11 @@ class MainController(QObject):
         if self._estimate_worker is not None:
             self._estimate_worker.cancel()
         self.estimates = {}
+        # the rows shown lose the void estimates at once, not when the new ones arrive
+        model = self.window.topics_view.model
+        for row in model.rows():
+            if row.missing is not None:
+                model.update_row(self._with_estimate(row))
         self.request_estimates(None, delay=False)
 
     # -- who sees what ---------------------------------------------------------------------------
@@ -928,6 +938,10 @@ class MainController(QObject):
         self.adjudication.open(wb)
         self.window.show_view(view)
         return self.adjudication
+
+    def _on_topic_beside_toggled(self, beside: bool) -> None:
+        self.window.judging_view.set_topic_beside(beside)
+        self.settings.setValue(TOPIC_BESIDE, beside)
 
     def _on_team_triggered(self) -> None:
         self.show_team()

@@ -460,11 +460,30 @@ class ShortcutSheet(QDialog):
     project's judging guidelines. The actions wrap in their column and the sheet fits the
     window it belongs to, so nothing is cut off at any size."""
 
+    # what the sheet says when the scale's grades have no definitions
+    NO_DEFINITIONS = (
+        "This project's scale gives its grades no definitions: what each grade means is "
+        "up to each assessor. The project's owner adds them (and judging guidelines) under "
+        "Judging ▸ Relevance scale and guidelines…, or with `judgeapp scale DB --define "
+        'G "TEXT"`.'
+    )
+
     def __init__(
-        self, rows: Sequence[tuple[str, str]], parent=None, *, guidelines: str = ""
+        self,
+        rows: Sequence[tuple[str, str]],
+        parent=None,
+        *,
+        guidelines: str = "",
+        defined: bool = True,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Keyboard shortcuts and guidelines")
+        self.undefined = QLabel(self.NO_DEFINITIONS)
+        self.undefined.setObjectName("notice")
+        self.undefined.setWordWrap(True)
+        self.undefined.setTextFormat(Qt.TextFormat.PlainText)
+        self.undefined.setAccessibleName("The grades have no definitions")
+        self.undefined.setVisible(not defined)
         table = QTableWidget(len(rows), 2)
         table.setAccessibleName("Keys and what they do")
         table.setHorizontalHeaderLabels(["Key", "Action"])
@@ -493,18 +512,27 @@ class ShortcutSheet(QDialog):
         self.guidelines.setVisible(bool(guidelines.strip()))
         lines = min(len(guidelines.strip().splitlines()) + 1, 8)
         self.guidelines.setMaximumHeight(self.fontMetrics().lineSpacing() * lines + 16)
-        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # the keyboard scrolls the table (arrows, Page Up/Down, Home/End): it has the focus
+        table.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        table.setCurrentCell(0, 1)
         guide_label = QLabel("Judging guidelines")
         guide_label.setStyleSheet("font-weight: 600;")
         guide_label.setVisible(bool(guidelines.strip()))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.undefined)
         layout.addWidget(table, 1)
         layout.addWidget(guide_label)
         layout.addWidget(self.guidelines)
         layout.addWidget(buttons)
         self._fit(parent)
+        table.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.table.setFocus(Qt.FocusReason.PopupFocusReason)
 
     def _fit(self, parent) -> None:
         """As large as the rows need, within the window the sheet belongs to."""
@@ -516,6 +544,57 @@ class ShortcutSheet(QDialog):
         max_h = min([s.height() for s in limits] + [900]) - 40
         width = max(min(max_w, 640), 320)
         self.resize(width, max(min(max_h, 120 + 30 * self.table.rowCount()), 240))
+
+
+class InstructionsDialog(QDialog):
+    """The campaign's instructions: the project's judging guidelines and what each grade
+    means, shown before an assessor's first document (`first`) and on the I key after."""
+
+    def __init__(
+        self, guidelines: str, scale: Sequence, parent=None, *, first: bool = False
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Judging instructions")
+        intro = QLabel(
+            "Before your first document: how this project is judged. "
+            "I (or F1) shows this again at any time."
+            if first
+            else "How this project is judged. F1 lists every key."
+        )
+        intro.setWordWrap(True)
+        text = guidelines.strip() or (
+            "This project has no judging guidelines yet. Its owner adds them under "
+            "Judging ▸ Relevance scale and guidelines…, or with "
+            '`judgeapp scale DB --guidelines-text "TEXT"`.'
+        )
+        grades = "\n".join(
+            f"{g.key}  {g.label}" + (f": {g.definition}" if g.definition else "") for g in scale
+        )
+        self.text = QPlainTextEdit(f"{text}\n\nGrades\n{grades}")
+        self.text.setReadOnly(True)
+        self.text.setAccessibleName("Judging guidelines and grades")
+        self.text.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the arrows scroll it
+        buttons = QDialogButtonBox()
+        self.start = buttons.addButton(
+            "Start judging" if first else "Back to judging",
+            QDialogButtonBox.ButtonRole.AcceptRole,
+        )
+        self.start.setDefault(True)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(buttons)
+        window = parent.window() if parent is not None else None
+        size = window.size() if window is not None else None
+        width = 560 if size is None else max(320, min(560, size.width() - 40))
+        height = 420 if size is None else max(240, min(420, size.height() - 60))
+        self.resize(width, height)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.text.setFocus(Qt.FocusReason.PopupFocusReason)
 
 
 class ScaleDialog(QDialog):

@@ -27,7 +27,7 @@ from judgeapp.services.queue import JudgingQueue
 from judgeapp.services.search import PoolIndex
 from judgeapp.services.timing import ActiveTimer
 from judgeapp.services.workbench import Workbench
-from judgeapp.ui.dialogs import ShortcutSheet
+from judgeapp.ui.dialogs import InstructionsDialog, ShortcutSheet
 from judgeapp.ui.judging_view import JudgingView
 from judgeapp.ui.ops import Ops
 from judgeapp.ui.plain import plain
@@ -53,6 +53,7 @@ class TopicLoad:
     terms: str
     first: int | None
     record: DocumentRecord | None
+    instruct: bool = False  # the assessor's first document: the instructions come first
 
 
 @dataclass(slots=True)
@@ -139,6 +140,8 @@ class JudgingController(QObject):
         self._pending_notes: dict[int, str] = {}
         self._pending_flags: dict[int, bool] = {}
         self._sheet: ShortcutSheet | None = None
+        self._instructions: InstructionsDialog | None = None
+        self._instructed: set[tuple[str, str]] = set()  # (project, assessor) shown
         self._textless_warned: int | None = None  # a document without text, grade key once
         # the next topic with work left after a qid (set by the main controller)
         self.next_topic_finder: Callable[[str], str | None] | None = None
@@ -176,6 +179,7 @@ class JudgingController(QObject):
         acts["next_topic"].triggered.connect(self._on_next_topic_triggered)
         acts["back_to_document"].triggered.connect(self._on_back_to_document_triggered)
         acts["help"].triggered.connect(self._on_help_triggered)
+        acts["instructions"].triggered.connect(lambda: self.show_instructions())
         v.grade_requested.connect(self._on_grade_requested)
         v.grade_bar.flag_button.clicked.connect(self._on_flag_triggered)
         v.grade_bar.skip_button.clicked.connect(self._on_skip_triggered)
@@ -239,6 +243,8 @@ class JudgingController(QObject):
         new_scale = list(scale) != self.view.scale
         if new_scale:
             self.view.set_scale(scale)
+            if self._sheet is not None and self._sheet.isVisible():
+                self._sheet.close()  # it shows the old grades
             self._sheet = None  # made again, with the new grades, when next asked for
         self.view.set_guidelines(guidelines)
         queue = self.queue
@@ -261,6 +267,10 @@ class JudgingController(QObject):
         self._drop_pending()
         self.loading = qid
         self._show_after_load = show
+        # the instructions before the first document an assessor judges in a project with
+        # guidelines: asked once a session (whether they judged anything: in the worker)
+        who = (wb.path, wb.judging.assessor.name)
+        ask = bool(self.view.guidelines.strip()) and who not in self._instructed
 
         def load() -> TopicLoad:
             queue = wb.queue(qid, background=True)
@@ -272,7 +282,8 @@ class JudgingController(QObject):
                 if first is None:
                     first = queue.neighbour(None, 0)
                 record = wb.document(first) if first is not None else None
-            return TopicLoad(qid, queue, wb.topic(qid), wb.user_terms(qid), first, record)
+            instruct = ask and queue is not None and not wb.store.judgments(assessors=[who[1]])
+            return TopicLoad(qid, queue, wb.topic(qid), wb.user_terms(qid), first, record, instruct)
 
         self.ops.read(load, self._on_topic_loaded, key="topic", failed=self._on_read_failed)
         return True
@@ -322,6 +333,9 @@ class JudgingController(QObject):
             self.ops.write(lambda: wb.remember_topic(qid), what="remembering the topic")
         self.topic_opened.emit(qid)
         self.show_document(load.first)
+        if load.instruct:
+            self._instructed.add((wb.path, wb.judging.assessor.name if wb.judging else ""))
+            self.show_instructions(first=True)
         if self.notice_after_load:
             self.view.show_notice(self.notice_after_load)
         self.notice_after_load = None
@@ -1084,9 +1098,28 @@ class JudgingController(QObject):
     def _on_help_triggered(self) -> None:
         if self._sheet is None:
             self._sheet = ShortcutSheet(
-                self.view.shortcut_rows(), self.view, guidelines=self.view.guidelines
+                self.view.shortcut_rows(),
+                self.view,
+                guidelines=self.view.guidelines,
+                defined=any(g.definition for g in self.view.scale),
             )
         self._sheet.open()
+
+    def show_instructions(self, first: bool = False) -> InstructionsDialog:
+        """The judging instructions (guidelines, grade meanings) in a dialog over the view;
+        `first`: before the assessor's first document."""
+        if self._instructions is not None:
+            self._instructions.close()
+            self._instructions.deleteLater()
+        dialog = InstructionsDialog(self.view.guidelines, self.view.scale, self.view, first=first)
+        dialog.finished.connect(lambda _result: self.view.focus_document())
+        self._instructions = dialog
+        dialog.open()
+        return dialog
+
+    def instructions(self) -> InstructionsDialog | None:
+        """The instructions dialog last shown (tests)."""
+        return self._instructions
 
     def _on_unknown_key(self, text: str) -> None:
         grades = ", ".join(f"{g.key} {g.label}" for g in self.view.scale)

@@ -13,6 +13,7 @@ from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
+    QBoxLayout,
     QComboBox,
     QFrame,
     QGridLayout,
@@ -33,6 +34,8 @@ from judgeapp.records import GradeInfo, TopicRecord
 from judgeapp.ui.document_viewer import DocumentViewer
 from judgeapp.ui.models import PoolTableModel
 from judgeapp.ui.text_line import TextLine
+
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's largest widget size (no limit)
 
 ACTIVITY_EVENTS = frozenset(
     {
@@ -64,6 +67,7 @@ ACTIONS = (
     ("next_topic", "When the topic is finished: the next topic with work left", ("Return",)),
     ("back_to_document", "Leave a text field, back to the document", ("Esc",)),
     ("help", "Show this sheet: keys, grades and guidelines", ("F1", "?")),
+    ("instructions", "The judging instructions: guidelines and what each grade means", ("I",)),
 )
 
 # the list filter: (data, label); one per grade follows
@@ -152,11 +156,15 @@ class TopicPanel(QFrame):
         statement.setSpacing(4)
         statement.addWidget(self.title)
         statement.addWidget(scroll)
-        layout = QHBoxLayout(self)
+        # above the document: statement and guidelines side by side; beside it
+        # (`set_beside`): one above the other, as tall as the view
+        layout = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(12)
         layout.addLayout(statement, 3)
         layout.addWidget(guide_scroll, 2)
+        self.box = layout
+        self.beside = False
         self.title.setAccessibleName("Topic title")
         self.body.setAccessibleName("Topic description and narrative")
 
@@ -183,13 +191,35 @@ class TopicPanel(QFrame):
         self.statement_scroll.setVisible(bool(parts))
         self._fit()
 
+    def set_beside(self, beside: bool) -> None:
+        """Laid out for a place beside the document (statement over guidelines, the full
+        height of the view) or above it (side by side, as low as the statement allows)."""
+        self.beside = beside
+        self.box.setDirection(
+            QBoxLayout.Direction.TopToBottom if beside else QBoxLayout.Direction.LeftToRight
+        )
+        # beside, the title heads the column (not centred in its height)
+        self.title.setAlignment(
+            Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft
+            if beside
+            else Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft
+        )
+        if beside:
+            for scroll in (self.statement_scroll, self.guide_scroll):
+                scroll.setMinimumHeight(0)
+                scroll.setMaximumHeight(QWIDGETSIZE_MAX)
+        self._fit()
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit()
 
     def _fit(self) -> None:
         """As tall as the statement needs, up to MAX_BODY (less in a low window); longer
-        ones scroll. The guidelines beside it scroll within the same height."""
+        ones scroll. The guidelines beside it scroll within the same height. Beside the
+        document the layout shares the panel's height instead."""
+        if self.beside:
+            return
         width = max(self.statement_scroll.viewport().width(), 200)
         needed = self.body.heightForWidth(width) if self.body.text() else 0
         window = self.window().height() if self.window() is not None else 800
@@ -273,6 +303,14 @@ class GradeBar(QWidget):
         self.buttons: dict[int, QPushButton] = {}
         self._columns = 0
         self._button_keys = FocusedButtonKeys(self)
+        # what each grade means, always in view under the buttons (hidden when the scale
+        # defines none: the F1 sheet then says so, and where to add them)
+        self.legend = QLabel()
+        self.legend.setObjectName("gradeLegend")
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setAccessibleName("What the grades mean")
+        self.legend.hide()
         self.flag_button = QPushButton("F  Unsure")
         self.flag_button.setCheckable(True)
         self.flag_button.setToolTip("Flag the judgment as unsure (F)")
@@ -308,6 +346,15 @@ class GradeBar(QWidget):
             button.clicked.connect(lambda _=False, grade=g.grade: self.grade_clicked.emit(grade))
             button.installEventFilter(self._button_keys)
             self.buttons[g.grade] = button
+        defined = [g for g in scale if g.definition]
+        self.legend.setText(
+            " &nbsp;·&nbsp; ".join(
+                f"<b>{_escape(g.key)} {_escape(g.label)}</b>: {_escape(g.definition)}"
+                for g in defined
+            )
+        )
+        self.legend.setToolTip("\n".join(f"{g.key} {g.label}: {g.definition}" for g in defined))
+        self.legend.setVisible(bool(defined))
         self._columns = 0
         self._arrange()
 
@@ -321,10 +368,12 @@ class GradeBar(QWidget):
         if columns == self._columns:
             return
         self._columns = columns
-        for button in buttons:
+        for button in (*buttons, self.legend):
             self.layout_.removeWidget(button)
         for i, button in enumerate(buttons):
             self.layout_.addWidget(button, i // columns, i % columns)
+        rows = -(-len(buttons) // columns)
+        self.layout_.addWidget(self.legend, rows, 0, 1, columns + 1)
         for c in range(len(buttons) + 1):
             self.layout_.setColumnStretch(c, 0)
         self.layout_.setColumnStretch(columns, 1)
@@ -528,6 +577,34 @@ class JudgingView(QWidget):
     def set_guidelines(self, text: str) -> None:
         self.guidelines = text
         self.topic_panel.show_guidelines(text)
+
+    def set_topic_beside(self, beside: bool) -> None:
+        """The topic's panel beside the document, as tall as the view (Relevation!'s
+        layout: the description and narrative in view while reading), or above the list
+        and the document."""
+        panel = self.topic_panel
+        if beside == panel.beside:
+            return
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        total = sum(self.splitter.sizes())
+        if beside:
+            layout.removeWidget(panel)
+            self.splitter.addWidget(panel)
+            self.splitter.setStretchFactor(2, 0)
+            panel.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+            panel.setMinimumWidth(200)
+            side = max(220, total * 3 // 10)
+            first = self.splitter.sizes()[0]
+            self.splitter.setSizes([first, max(total - first - side, 300), side])
+        else:
+            sizes = self.splitter.sizes()
+            layout.insertWidget(0, panel)
+            panel.setMinimumWidth(0)
+            panel.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+            self.splitter.setSizes([sizes[0], max(total - sizes[0], 300)])
+        panel.set_beside(beside)
+        panel.show()
 
     def show_notice(self, text: str) -> None:
         self.notice.setText(text)

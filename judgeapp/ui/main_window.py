@@ -193,6 +193,7 @@ class TopicsView(QWidget):
             (TopicTableModel.ID, 70),
             (TopicTableModel.POOL, 70),
             (TopicTableModel.JUDGED, 70),
+            (TopicTableModel.IMPORTED, 80),
             (TopicTableModel.RELEVANT, 80),
             (TopicTableModel.PROGRESS, 170),
             (TopicTableModel.MISSING, 100),
@@ -200,6 +201,11 @@ class TopicsView(QWidget):
         ):
             header.resizeSection(col, width)
         self.show_assignments(False)
+        header.moveSection(
+            header.visualIndex(TopicTableModel.IMPORTED),
+            header.visualIndex(TopicTableModel.JUDGED) + 1,
+        )
+        self.show_imported(False)
         self.next_step = NextStepBar()
         self.next_step.hide()
         top = QHBoxLayout()
@@ -251,6 +257,9 @@ class TopicsView(QWidget):
 
     def show_estimates(self, shown: bool) -> None:
         self.table.setColumnHidden(TopicTableModel.MISSING, not shown)
+
+    def show_imported(self, shown: bool) -> None:
+        self.table.setColumnHidden(TopicTableModel.IMPORTED, not shown)
 
     def show_assignments(self, shown: bool) -> None:
         self.table.setColumnHidden(TopicTableModel.ASSIGNED, not shown)
@@ -384,6 +393,15 @@ class MainWindow(QMainWindow):
         judging.addAction(
             self._action("show_search", "Searc&h the collection", QKeySequence("Ctrl+Shift+F"))
         )
+        beside = self._action(
+            "topic_beside", "Topic bes&ide the document", QKeySequence("Ctrl+Shift+B")
+        )
+        beside.setCheckable(True)
+        beside.setToolTip(
+            "The topic's description, narrative and guidelines in a column beside the "
+            "document, as tall as the view, instead of above the list and the document"
+        )
+        judging.addAction(beside)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("shortcuts", "&Keyboard shortcuts"))
 

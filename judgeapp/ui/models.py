@@ -68,7 +68,8 @@ class FixedColumnsTableModel(QAbstractTableModel):
 
 
 class TopicTableModel(QAbstractTableModel):
-    ID, TITLE, POOL, JUDGED, RELEVANT, PROGRESS, MISSING, ASSIGNED = range(8)
+    # IMPORTED is last in the model, shown after JUDGED (TopicsView moves it there)
+    ID, TITLE, POOL, JUDGED, RELEVANT, PROGRESS, MISSING, ASSIGNED, IMPORTED = range(9)
     HEADERS = (
         "Topic",
         "Title",
@@ -78,6 +79,7 @@ class TopicTableModel(QAbstractTableModel):
         "Progress",
         "Est. missing",
         "Assigned",
+        "Imported",
     )
     QidRole = USER + 1
     SortRole = USER + 2
@@ -96,6 +98,10 @@ class TopicTableModel(QAbstractTableModel):
         self._row_of = {r.qid: i for i, r in enumerate(self._rows)}
         self.show_estimates = any(r.missing is not None for r in self._rows)
         self.endResetModel()
+
+    def has_imported(self) -> bool:
+        """Whether any topic has judgments from imported qrels (their column is shown)."""
+        return any(r.imported for r in self._rows)
 
     def update_row(self, row: TopicRow) -> None:
         """One topic's counts changed: refresh its row only."""
@@ -128,6 +134,13 @@ class TopicTableModel(QAbstractTableModel):
             return self.HEADERS[section]
         if role == ROLE.ToolTipRole and section == self.MISSING:
             return "Estimated relevant documents not found yet (with its interval)"
+        if role == ROLE.ToolTipRole and section == self.JUDGED:
+            return "Pooled documents you judged"
+        if role == ROLE.ToolTipRole and section == self.IMPORTED:
+            return (
+                "Pooled documents the imported qrels judge (not counted in Judged, which is "
+                "yours; the dashboard and exports use both)"
+            )
         return None
 
     def data(self, index: Index, role: int = ROLE.DisplayRole) -> Any:
@@ -169,6 +182,8 @@ class TopicTableModel(QAbstractTableModel):
             return "" if row.missing is None else f"{row.missing:.1f}"
         if col == self.ASSIGNED:
             return ("yes, shared" if row.shared else "yes") if row.assigned else ""
+        if col == self.IMPORTED:
+            return str(row.imported)
         return None
 
     def _sort_key(self, row: TopicRow, col: int) -> Any:
@@ -179,6 +194,7 @@ class TopicTableModel(QAbstractTableModel):
         return {
             self.POOL: row.pool_size,
             self.JUDGED: row.judged,
+            self.IMPORTED: row.imported,
             self.RELEVANT: row.relevant,
             self.PROGRESS: row.progress,
             self.MISSING: -1.0 if row.missing is None else row.missing,

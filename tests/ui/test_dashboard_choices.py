@@ -208,9 +208,9 @@ def test_bounds_box_shows_what_evaluate_bounds_prints_and_follows_judgments(
             got = model.bounds(name, measure)
             assert got is not None
             assert (f"{got[0]:.4f}", f"{got[1]:.4f}") == (low, high)
-            # the cell reads "0.1234 [.1000–.5000]" (its value, then low–high)
+            # the cell reads "0.1234", then "[.1000–.5000]" (low–high) on a second line
             compact = [x.removeprefix("0") for x in (low, high)]
-            assert f" [{compact[0]}–{compact[1]}]" in cell(name, measure).data()
+            assert cell(name, measure).data().split("\n")[1] == f"[{compact[0]}–{compact[1]}]"
         tip = cell(name, "AP").data(Qt.ItemDataRole.ToolTipRole)
         assert f"unjudged pooled documents are judged: {expected[name, 'AP'][0]}" in tip
         # P@10 counts unjudged documents as not relevant: today's value is its low bound

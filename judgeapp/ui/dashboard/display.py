@@ -16,7 +16,7 @@ import dataclasses
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtWidgets import QHeaderView, QListWidgetItem
+from PySide6.QtWidgets import QListWidgetItem
 
 from judgeapp.services.baseline import TESTS
 from judgeapp.services.dashboard_tables import DOWN, UP, mean_intervals
@@ -64,11 +64,7 @@ class SnapshotDisplay(QObject):
 
     def _on_show_bounds_toggled(self, shown: bool) -> None:
         v = self.dash.view
-        v.model.set_show_bounds(shown)
-        # the bounds make the cells wider: columns fit their text (scrolling if need be)
-        # while they are shown, and share the width again when not
-        mode = QHeaderView.ResizeMode.ResizeToContents if shown else QHeaderView.ResizeMode.Stretch
-        v.table.horizontalHeader().setSectionResizeMode(mode)
+        v.model.set_show_bounds(shown)  # a second line; the columns refit (ColumnFitter)
         if shown:
             self.dash.analysis.bounds_timer.start()
 

@@ -16,6 +16,7 @@ region repaints), so the tests can check it.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -86,7 +87,7 @@ class PlotCanvas(FigureCanvasQTAgg):
     ) -> None:
         super().__init__(figure)
         self._on_show = on_show
-        self.margins = margins
+        self.margins = dict(margins)  # its own: grown when the labels need more room
         self.painted_at = 0.0  # time.perf_counter() of the last paint on screen
 
     def paintEvent(self, event) -> None:
@@ -107,15 +108,43 @@ class PlotCanvas(FigureCanvasQTAgg):
         self._on_show()
 
     def resizeEvent(self, event) -> None:
-        w, h = max(event.size().width(), 1), max(event.size().height(), 1)
-        margins = self.margins
-        self.figure.subplots_adjust(
-            left=min(margins["left"] / w, 0.4),
-            right=max(1 - margins["right"] / w, 0.6),
-            bottom=min(margins["bottom"] / h, 0.4),
-            top=max(1 - margins["top"] / h, 0.6),
-        )
+        self._adjust(event.size().width(), event.size().height())
         super().resizeEvent(event)  # redraws
+
+    def _adjust(self, width: int, height: int) -> None:
+        """The axes inside the margins, for a canvas of `width` x `height` pixels."""
+        w, h, m = max(width, 1), max(height, 1), self.margins
+        self.figure.subplots_adjust(
+            left=min(m["left"] / w, 0.4),
+            right=max(1 - m["right"] / w, 0.6),
+            bottom=min(m["bottom"] / h, 0.4),
+            top=max(1 - m["top"] / h, 0.6),
+        )
+
+    def fit_margins(self, ax) -> bool:
+        """Grow the margins where the axes' ticks and labels (as just drawn) stick out of
+        the canvas, where they were cut off or ran into the caption under it: matplotlib's
+        tight layout done once after a full draw, not on every draw. True when they grew
+        (a redraw is due)."""
+        fig = self.figure.bbox
+        box = ax.get_tightbbox(self.get_renderer())
+        if box is None:
+            return False
+        ratio = self.device_pixel_ratio or 1.0
+        spill = {
+            "left": fig.x0 - box.x0,
+            "right": box.x1 - fig.x1,
+            "bottom": fig.y0 - box.y0,
+            "top": box.y1 - fig.y1,
+        }
+        grown = False
+        for side, pixels in spill.items():
+            if pixels > 0.5:
+                self.margins[side] += math.ceil(pixels / ratio) + 3
+                grown = True
+        if grown:
+            self._adjust(self.width(), self.height())
+        return grown
 
 
 class LivePlot:
@@ -161,6 +190,8 @@ class LivePlot:
     def _on_draw(self, _event) -> None:
         # a full draw just rendered everything but the animated artists; what they cover
         # is the axes, whose picture is kept as the background of the live updates
+        if self.canvas.fit_margins(self.ax):
+            self.canvas.draw_idle()  # again, with room for what stuck out
         self._background = self.canvas.copy_from_bbox(self.ax.bbox)
         for artist in self.live:
             self.figure.draw_artist(artist)

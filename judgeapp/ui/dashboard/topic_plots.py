@@ -83,7 +83,8 @@ class ApDifferencePlot(LivePlot):
         full = False
         biggest = float(np.abs(diffs).max(initial=0.0))
         if biggest > self.limit or (biggest < self.limit / 4 and self.limit > 0.05):
-            self.limit = _nice_limit(max(biggest * 1.1, 1e-9))
+            # a difference of APs lies within [-1, 1]: never a limit of 2 for 0.95
+            self.limit = min(_nice_limit(max(biggest * 1.1, 1e-9)), 1.05)
             self.ax.set_ylim(-self.limit, self.limit)
             full = True
         if self.bars is not None:
