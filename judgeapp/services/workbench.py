@@ -421,7 +421,7 @@ class Workbench:
 
     def source_names(self) -> list[str]:
         """The imported qrels sources (assessors of kind "source")."""
-        return [a.name for a in self.store.assessors() if a.kind == SOURCE]
+        return [a.name for a in self.store.team.assessors() if a.kind == SOURCE]
 
     def topic_estimates(
         self, qids: Iterable[str] | None = None, progress: ProgressFn = no_progress
@@ -492,6 +492,10 @@ class Workbench:
             return None
         qid = self.store.settings.get(f"ui.last_topic.{self.assessor}")
         return qid if qid in self.topics() else None
+
+    def has_judged(self, assessor: str) -> bool:
+        """Whether `assessor` has any judgment in the project."""
+        return bool(self.store.judgments.all(assessors=[assessor]))
 
     def user_terms(self, qid: str) -> str:
         return str(self.store.settings.get(f"ui.terms.{self.assessor}.{qid}", "") or "")

@@ -282,7 +282,7 @@ class JudgingController(QObject):
                 if first is None:
                     first = queue.neighbour(None, 0)
                 record = wb.document(first) if first is not None else None
-            instruct = ask and queue is not None and not wb.store.judgments(assessors=[who[1]])
+            instruct = ask and queue is not None and not wb.has_judged(who[1])
             return TopicLoad(qid, queue, wb.topic(qid), wb.user_terms(qid), first, record, instruct)
 
         self.ops.read(load, self._on_topic_loaded, key="topic", failed=self._on_read_failed)

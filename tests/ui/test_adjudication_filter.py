@@ -22,7 +22,7 @@ def test_the_filter_separates_team_disagreements_from_imported_qrels(qtbot, tmp_
     db = str(project.db)
     with Store.open(db) as store:
         imported = {
-            j.docno: j.grade for j in store.judgments() if j.qid == "1" and j.assessor == SOURCE
+            j.docno: j.grade for j in store.judgments.all() if j.qid == "1" and j.assessor == SOURCE
         }
         ann, bob = JudgingService(store, "ann"), JudgingService(store, "bob")
         agreed, split = sorted(imported)[:2]

@@ -48,8 +48,8 @@ def test_intervals_and_changes_fit_a_narrow_window_and_the_tints_are_explained(
     qtbot.waitUntil(lambda: rows.defaultSectionSize() >= two_lines, timeout=TIMEOUT)
     # a judgment that changes the means: the changed cells carry their change, and still fit
     store = controller.workbench.store
-    pooled = store.pooled_doc_ids("pool")["1"].tolist()
-    judged = {j.doc_id for j in store.judgments("1")}
+    pooled = store.pools.doc_ids("pool")["1"].tolist()
+    judged = {j.doc_id for j in store.judgments.all("1")}
     doc = next(d for d in pooled if d not in judged)
     JudgingService(store, ASSESSOR).record("1", doc, 2)
     with qtbot.waitSignal(dashboard.updated, timeout=TIMEOUT):

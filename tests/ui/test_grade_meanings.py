@@ -85,7 +85,7 @@ def test_definitions_stand_under_the_grade_buttons(qtbot, judging, tmp_path):  #
     assert not sheet.undefined.isVisible()
     sheet.reject()
     with Store.open(db) as store:
-        assert [g.definition for g in store.scale()] == list(definitions.values())
+        assert [g.definition for g in store.settings.scale()] == list(definitions.values())
 
 
 def test_the_topic_goes_beside_the_document_by_a_key_and_stays_there(
