@@ -183,6 +183,6 @@ def test_judge_defaults_to_the_assessor_of_the_connected_role(team_project, monk
     err = capsys.readouterr().err
     assert "--assessor NAME says who is judging" in err and "Traceback" not in err
     with Store.open(owner_url) as owner:
-        assert [(j.qid, j.docno, j.grade, j.note, j.assessor) for j in owner.judgments()] == [
+        assert [(j.qid, j.docno, j.grade, j.note, j.assessor) for j in owner.judgments.all()] == [
             ("1", "d1", 2, "hers", "alice")
         ]

@@ -89,6 +89,26 @@ def test_an_axis_label_that_sticks_out_gets_room(qtbot):
     assert plot.canvas.geometry().bottom() < plot.caption.geometry().top()
 
 
+def test_a_canvas_too_small_for_its_labels_stops_redrawing(qtbot):
+    """Where the labels cannot fit (a canvas smaller than they are: the axes already at
+    their limits), the margins' fit gives up instead of redrawing for ever: such a plot,
+    left in a window, drew continuously and held the GUI thread 270-670 ms at a time."""
+    from judgeapp.ui.dashboard.curve_plots import NdcgCutoffPlot
+
+    plot = NdcgCutoffPlot()
+    qtbot.addWidget(plot.widget)
+    plot.widget.resize(170, 130)
+    plot.widget.show()
+    qtbot.waitExposed(plot.widget)
+    plot.ax.set_xlabel("Cutoff k", fontsize=40)
+    plot.ax.set_ylabel("nDCG@k", fontsize=40)
+    plot.refresh(full=True)
+    qtbot.wait(600)
+    settled_at = plot.full_draws
+    qtbot.wait(600)  # nothing asked for: nothing drawn
+    assert plot.full_draws == settled_at
+
+
 def test_the_ap_difference_axis_stays_within_one():
     from judgeapp.ui.dashboard.topic_plots import ApDifferencePlot
 

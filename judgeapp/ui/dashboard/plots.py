@@ -78,6 +78,11 @@ def _follow_theme(figure: Figure, ax) -> None:
     ax.title.set_color(colours["strong"])
 
 
+# margin fits after full draws at one canvas size, at most: each grows the margins by what
+# stuck out, so one or two settle it; a bound, so that no size can redraw for ever
+MAX_FITS = 3
+
+
 class PlotCanvas(FigureCanvasQTAgg):
     """A canvas that tells its plot when it becomes visible (hidden plots are not drawn)
     and keeps the axes' margins constant in pixels when it is resized."""
@@ -88,6 +93,7 @@ class PlotCanvas(FigureCanvasQTAgg):
         super().__init__(figure)
         self._on_show = on_show
         self.margins = dict(margins)  # its own: grown when the labels need more room
+        self._fits: dict[tuple[int, int], int] = {}  # margin fits made at each size
         self.painted_at = 0.0  # time.perf_counter() of the last paint on screen
 
     def paintEvent(self, event) -> None:
@@ -137,14 +143,23 @@ class PlotCanvas(FigureCanvasQTAgg):
             "bottom": fig.y0 - box.y0,
             "top": box.y1 - fig.y1,
         }
+        size = (self.width(), self.height())
+        if self._fits.get(size, 0) >= MAX_FITS:
+            return False  # settled for this size (or as good as the size allows)
+        self._fits[size] = self._fits.get(size, 0) + 1
         grown = False
         for side, pixels in spill.items():
             if pixels > 0.5:
                 self.margins[side] += math.ceil(pixels / ratio) + 3
                 grown = True
-        if grown:
-            self._adjust(self.width(), self.height())
-        return grown
+        if not grown:
+            return False
+        sp = self.figure.subplotpars
+        before = (sp.left, sp.right, sp.bottom, sp.top)
+        self._adjust(*size)
+        # a canvas too small for its labels keeps the axes at their limits (_adjust's
+        # 0.4/0.6): nothing moved, so no redraw (which would find them sticking out again)
+        return (sp.left, sp.right, sp.bottom, sp.top) != before
 
 
 class LivePlot:
