@@ -40,6 +40,7 @@ from judgeapp.services.judging import JudgingError
 from judgeapp.services.rows import natural_key
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.document_viewer import DocumentViewer
+from judgeapp.ui.flow_layout import FlowLayout
 from judgeapp.ui.judging_view import GradeBar, TopicPanel, replace_grade_actions
 from judgeapp.ui.models import FixedColumnsTableModel
 from judgeapp.ui.ops import Ops
@@ -147,12 +148,18 @@ class AdjudicationView(QWidget):
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
         self.splitter = splitter
-        top = QHBoxLayout()
-        top.addWidget(self.summary, 1)
-        top.addWidget(filter_label)
-        top.addWidget(self.filter)
-        top.addWidget(voter_label)
-        top.addWidget(self.voter)
+        # one row in a wide window; wrapped (not widening the window) at a scale factor of 2
+        top = FlowLayout(spacing=6)
+        top.addWidget(self.summary)
+        top.add_stretch()
+        for caption, widget in ((filter_label, self.filter), (voter_label, self.voter)):
+            group = QWidget()
+            row = QHBoxLayout(group)
+            row.setContentsMargins(0, 0, 0, 0)
+            row.setSpacing(6)
+            row.addWidget(caption)
+            row.addWidget(widget)
+            top.addWidget(group)
         top.addWidget(self.show_votes)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
