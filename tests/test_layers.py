@@ -221,3 +221,23 @@ def test_the_module_circle_check_catches_a_planted_circle():
     assert ["judgeapp.formats.planted_a", "judgeapp.formats.planted_b"] in _circles(
         _module_graph(planted)
     )
+
+
+def _store_reached(files: dict[Path, str | None]) -> list[str]:
+    """Where a module reaches a store object (`anything.store`)."""
+    return [
+        f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
+        for path, text in files.items()
+        for node in ast.walk(_tree(path, text))
+        if isinstance(node, ast.Attribute) and node.attr == "store"
+    ]
+
+
+def test_the_window_never_reaches_the_store():
+    """The Qt shell reads and writes the project through the services (the workbench and
+    the window's ops), never through a Store it reaches by an attribute (issue 31)."""
+    assert _store_reached({p: None for p in (PACKAGE / "ui").rglob("*.py")}) == []
+    planted = PACKAGE / "ui" / "planted_for_the_test.py"
+    assert _store_reached({planted: "def f(wb):\n    return wb.store.check()\n"}) == [
+        "judgeapp/ui/planted_for_the_test.py:2"
+    ]

@@ -27,7 +27,7 @@ from judgeapp.records import (
     PoolInfo,
     TopicRecord,
 )
-from judgeapp.services import imports, team
+from judgeapp.services import imports, scale, team
 from judgeapp.services.adjudication import AdjudicationService, Disagreement, disagreements
 from judgeapp.services.judging import JudgingService
 from judgeapp.services.policy import SOURCE, effective_judgments, qrels_rows
@@ -35,6 +35,7 @@ from judgeapp.services.pools import PoolService
 from judgeapp.services.progress import ProgressFn, no_progress
 from judgeapp.services.queue import JudgingQueue
 from judgeapp.services.rows import TopicRow
+from judgeapp.services.scale import ScaleSpec
 from judgeapp.services.search import PoolIndex, SearchService
 from judgeapp.store import Store
 from judgeapp.store.feed import ChangeFeed
@@ -301,6 +302,20 @@ class Workbench:
         """Whether this user may only read the project (a file, or its folder, that they
         may not write): it is shown, and nothing can be recorded in it."""
         return self.store.read_only
+
+    @property
+    def is_member(self) -> bool:
+        """Whether this connection is a team member's own role (PostgreSQL), which may
+        not change the project: the window offers no import or pool building then."""
+        return self.store.scope is not None
+
+    def check_file(self) -> list[str]:
+        """The project file's check (`Store.check`): the problems found, none if sound."""
+        return self.store.check()
+
+    def apply_scale(self, spec: ScaleSpec) -> Changes:
+        """Save a new grading scale (judgeapp.services.scale.apply); the changes made."""
+        return scale.apply(self.store, spec)
 
     def read_only_reason(self) -> str:
         """Why nothing can be recorded in a read-only project, and what to do, in plain

@@ -37,8 +37,10 @@ from PySide6.QtWidgets import (
 from judgeapp.records import GradeInfo, JudgmentChange
 from judgeapp.services.adjudication import AdjudicationService, Disagreement
 from judgeapp.services.judging import JudgingError
+from judgeapp.services.rows import natural_key
 from judgeapp.services.workbench import Workbench
 from judgeapp.ui.document_viewer import DocumentViewer
+from judgeapp.ui.flow_layout import FlowLayout
 from judgeapp.ui.judging_view import GradeBar, TopicPanel, replace_grade_actions
 from judgeapp.ui.models import FixedColumnsTableModel
 from judgeapp.ui.ops import Ops
@@ -100,6 +102,14 @@ class AdjudicationView(QWidget):
             self.filter.addItem(label)
         filter_label = QLabel("&Show:")
         filter_label.setBuddy(self.filter)
+        # the owner's review queue of one assessor (or imported qrels): the disagreements
+        # their judgments are part of
+        self.voter = QComboBox()
+        self.voter.setAccessibleName("Whose judgments")
+        self.voter.setToolTip("Only the disagreements in which this assessor's judgment takes part")
+        self.voter.addItem("Everyone", None)
+        voter_label = QLabel("&Involving:")
+        voter_label.setBuddy(self.voter)
         self.model = DisagreementTableModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -138,10 +148,18 @@ class AdjudicationView(QWidget):
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
         self.splitter = splitter
-        top = QHBoxLayout()
-        top.addWidget(self.summary, 1)
-        top.addWidget(filter_label)
-        top.addWidget(self.filter)
+        # one row in a wide window; wrapped (not widening the window) at a scale factor of 2
+        top = FlowLayout(spacing=6)
+        top.addWidget(self.summary)
+        top.add_stretch()
+        for caption, widget in ((filter_label, self.filter), (voter_label, self.voter)):
+            group = QWidget()
+            row = QHBoxLayout(group)
+            row.setContentsMargins(0, 0, 0, 0)
+            row.setSpacing(6)
+            row.addWidget(caption)
+            row.addWidget(widget)
+            top.addWidget(group)
         top.addWidget(self.show_votes)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
@@ -177,6 +195,19 @@ class AdjudicationView(QWidget):
     def set_filter_counts(self, counts: Sequence[int]) -> None:
         for k, ((label, _), n) in enumerate(zip(FILTERS, counts, strict=True)):
             self.filter.setItemText(k, f"{label} ({n})")
+
+    def set_voters(self, counts: Sequence[tuple[str, int]]) -> None:
+        """The assessors (and imported qrels) to review one by one, with how many
+        disagreements each takes part in; the one chosen stays chosen while present."""
+        chosen = self.voter.currentData()
+        self.voter.blockSignals(True)
+        self.voter.clear()
+        self.voter.addItem("Everyone", None)
+        for name, n in counts:
+            self.voter.addItem(f"{name} ({n})", name)
+        index = self.voter.findData(chosen) if chosen is not None else 0
+        self.voter.setCurrentIndex(max(index, 0))
+        self.voter.blockSignals(False)
 
     def set_scale(self, scale: Sequence[GradeInfo]) -> None:
         self.grade_actions = replace_grade_actions(
@@ -219,6 +250,7 @@ class AdjudicationController(QObject):
         v.previous_action.triggered.connect(lambda: self.step(-1))
         v.show_votes.toggled.connect(self._on_show_votes_toggled)
         v.filter.currentIndexChanged.connect(self._on_filter_changed)
+        v.voter.currentIndexChanged.connect(self._on_filter_changed)
         v.table.clicked.connect(lambda index: self.show(index.row()))
 
     def open(self, workbench: Workbench) -> None:
@@ -243,6 +275,11 @@ class AdjudicationController(QObject):
     def _show_items(self, items: list[Disagreement]) -> None:
         self.everything = list(items)
         v = self.view
+        involved: dict[str, int] = {}
+        for d in items:
+            for name in {vote.assessor for vote in d.votes}:
+                involved[name] = involved.get(name, 0) + 1
+        v.set_voters([(name, involved[name]) for name in sorted(involved, key=natural_key)])
         v.set_filter_counts([sum(1 for d in items if test(d)) for _, test in FILTERS])
         self._show_filtered()
         v.fit_list()
@@ -253,7 +290,12 @@ class AdjudicationController(QObject):
 
     def _show_filtered(self) -> None:
         _, test = FILTERS[max(0, self.view.filter.currentIndex())]
-        items = [d for d in self.everything if test(d)]
+        voter = self.view.voter.currentData()
+        items = [
+            d
+            for d in self.everything
+            if test(d) and (voter is None or any(vote.assessor == voter for vote in d.votes))
+        ]
         self.view.model.set_items(items)
         undecided = [i for i, d in enumerate(items) if d.decided is None]
         self.show(undecided[0] if undecided else (0 if items else None))

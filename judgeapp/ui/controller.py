@@ -333,7 +333,7 @@ class MainController(QObject):
         note = ""
         if wb is not None and wb.read_only:
             note = "This project is read-only for you: nothing can be added to it here."
-        elif state.blind or (wb is not None and wb.store.scope is not None):
+        elif state.blind or (wb is not None and wb.is_member):
             note = "Only the project's owner adds topics, runs and pools to it."
         self.window.topics_view.show_progress_hint(
             len(state.topic_rows), len(state.runs), bool(state.pools), note
@@ -384,7 +384,7 @@ class MainController(QObject):
             self.window.statusBar().clearMessage()
             self._error("The project file is damaged", str(exc))
 
-        self.ops.write(workbench.store.check, checked, failed=failed, what="checking the file")
+        self.ops.write(workbench.check_file, checked, failed=failed, what="checking the file")
 
     def reopen_last(self) -> bool:
         """Open the project used last, if it is still there; True when it opened."""
@@ -545,7 +545,7 @@ class MainController(QObject):
             self.window.actions_by_name[name].setEnabled(not blind)
         # a team member's role may not change the project (the server refuses): not offered
         wb = self.workbench
-        member = wb is not None and wb.store.scope is not None
+        member = wb is not None and wb.is_member
         # nor may anyone change a project they may only read (a file they cannot write)
         fixed = member or (wb is not None and wb.read_only)
         for name in ("import_topics", "import_documents"):
@@ -1114,7 +1114,6 @@ class MainController(QObject):
         return dialog
 
     def _on_scale_chosen(self, dialog: ScaleDialog, spec) -> None:
-        from judgeapp.services import scale
 
         wb = self.workbench
         if wb is None:
@@ -1128,7 +1127,7 @@ class MainController(QObject):
         # refused: people's grades dropped, a database refusing the owner's change (an
         # assessor's connection), ...
         self.ops.write(
-            lambda: scale.apply(wb.store, spec),
+            lambda: wb.apply_scale(spec),
             saved,
             failed=lambda exc: dialog.show_error(str(exc)),
             what="saving the scale",

@@ -80,3 +80,52 @@ def test_the_filter_separates_team_disagreements_from_imported_qrels(qtbot, tmp_
     settled()
     assert listed() == {agreed, split, fresh}
     assert {d.docno: d.decided for d in view.model.items}[fresh] == 1
+
+
+def test_the_owner_reviews_one_assessor_s_disagreements(qtbot, tmp_path, make_window):
+    """A review queue by assessor (as Argilla filters by annotator): Alt+I reaches the
+    'Involving' choice; each assessor lists the disagreements their judgment is part of,
+    with its count, combined with the kind filter."""
+    from live_project import write_project
+
+    from judgeapp.services.judging import JudgingService
+
+    project = write_project(tmp_path / "p")
+    db = str(project.db)
+    with Store.open(db) as store:
+        docs = [d for d in project.lists["run1"]["2"]][:3]
+        ann, bob, cid = (JudgingService(store, n) for n in ("ann", "bob", "cid"))
+        ann.record("2", docs[0], 2)
+        bob.record("2", docs[0], 0)  # ann - bob
+        bob.record("2", docs[1], 1)
+        cid.record("2", docs[1], 2)  # bob - cid
+        ann.record("2", docs[2], 0)
+        cid.record("2", docs[2], 1)  # ann - cid
+    window, controller = make_window()
+    open_project(controller, db)
+    choose_assessor(controller, "owner")
+    adjudication = controller.show_adjudication()
+    settled()
+    view = adjudication.view
+
+    def listed() -> set[str]:
+        return {d.docno for d in view.model.items if d.qid == "2"}
+
+    names = [view.voter.itemData(i) for i in range(view.voter.count())]
+    assert names[:1] == [None] and {"ann", "bob", "cid"} <= set(names)
+    bob_row = view.voter.findData("bob")
+    assert view.voter.itemText(bob_row).startswith("bob (")
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_I, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is view.voter)
+    view.voter.setCurrentIndex(bob_row)
+    settled()
+    assert listed() == {docs[0], docs[1]}
+    assert all(any(v.assessor == "bob" for v in d.votes) for d in view.model.items)
+    view.voter.setCurrentIndex(view.voter.findData("cid"))
+    settled()
+    assert listed() == {docs[1], docs[2]}
+    view.voter.setCurrentIndex(0)  # everyone again
+    settled()
+    assert listed() == set(docs)
