@@ -12,6 +12,17 @@ from tests.ui.test_team_modes import choose_assessor
 from tests.ui.waiting import open_project, settled
 
 
+def open_adjudication(make_window, db: str):
+    """The project open in the window as its owner, on the adjudication view: the window
+    and the adjudication's controller."""
+    window, controller = make_window()
+    open_project(controller, db)
+    choose_assessor(controller, "owner")
+    adjudication = controller.show_adjudication()
+    settled()
+    return window, adjudication
+
+
 def test_the_filter_separates_team_disagreements_from_imported_qrels(qtbot, tmp_path, make_window):
     from live_project import SOURCE, write_project
 
@@ -36,11 +47,7 @@ def test_the_filter_separates_team_disagreements_from_imported_qrels(qtbot, tmp_
         fresh = next(d for d in project.lists["run1"]["1"] if d not in imported)
         ann.record("1", fresh, 2)
         bob.record("1", fresh, 0)
-    window, controller = make_window()
-    open_project(controller, db)
-    choose_assessor(controller, "owner")
-    adjudication = controller.show_adjudication()
-    settled()
+    window, adjudication = open_adjudication(make_window, db)
     view = adjudication.view
 
     def listed() -> set[str]:
@@ -101,11 +108,7 @@ def test_the_owner_reviews_one_assessor_s_disagreements(qtbot, tmp_path, make_wi
         cid.record("2", docs[1], 2)  # bob - cid
         ann.record("2", docs[2], 0)
         cid.record("2", docs[2], 1)  # ann - cid
-    window, controller = make_window()
-    open_project(controller, db)
-    choose_assessor(controller, "owner")
-    adjudication = controller.show_adjudication()
-    settled()
+    window, adjudication = open_adjudication(make_window, db)
     view = adjudication.view
 
     def listed() -> set[str]:
