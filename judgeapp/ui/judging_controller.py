@@ -649,7 +649,7 @@ class JudgingController(QObject):
             what = (
                 "no longer judged"
                 if item.grade is None
-                else f"judged {self.view.list_model.state_text(item).split('  ')[0]}"
+                else f"judged {self.view.list_model.grade_text(item.grade)}"
             )
             self.view.show_notice(
                 f"{item.docno} was {what} in another window. U: the next unjudged document."

@@ -341,12 +341,15 @@ class PoolTableModel(QAbstractTableModel):
             return self.HEADERS[section]
         return None
 
+    def grade_text(self, grade: int) -> str:
+        """A grade as the list shows it: "2 Relevant" (the number alone without a label)."""
+        return f"{grade} {self._labels.get(grade, '')}".strip()
+
     def state_text(self, item: QueueItem) -> str:
         if item.grade is None:
             text = "skipped" if item.doc_id in self._skipped else "unjudged"
         else:
-            label = self._labels.get(item.grade, "")
-            text = f"{item.grade} {label}".strip()
+            text = self.grade_text(item.grade)
         text += "  ⚑" if item.flagged or item.doc_id in self._flag_waits else ""
         if item.others:
             text += f"  · also judged by {item.others} other{'s' * (item.others > 1)}"
