@@ -129,6 +129,7 @@ class RankedLists:
     trec_eval order. The arrays are read-only views on the stored bytes."""
 
     runs: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)  # per run name, read with the lists
 
     @property
     def n_entries(self) -> int:

@@ -14,10 +14,9 @@ from judgeapp.store import Store, StoreError
 def runs_from_store(store: Store, runs: Sequence[str] | None = None) -> list[Run]:
     """The chosen runs (all, in import order, by default) as engine runs. The stored lists
     are already validated and in trec_eval order, so they are used as they are."""
-    tags = {r.name: r.tag for r in store.runs.all()}
-    lists = store.runs.ranked_lists(runs)
-    return [
-        Run(name, {qid: ids for qid, (ids, _scores) in topics.items()}, tags[name])
+    lists = store.runs.ranked_lists(runs)  # names, tags and lists in one read: a run
+    return [  # imported meanwhile by another writer is in all three or in none
+        Run(name, {qid: ids for qid, (ids, _scores) in topics.items()}, lists.tags[name])
         for name, topics in lists.runs.items()
     ]
 

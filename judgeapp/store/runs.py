@@ -149,18 +149,21 @@ class Runs(Repository):
             sql += " WHERE " + " AND ".join(where)
         result = RankedLists()
         with self.db.read() as conn:
-            known = [r for (r,) in raw(conn, "SELECT name FROM runs ORDER BY id")]
+            tags = dict(raw(conn, "SELECT name, tag FROM runs ORDER BY id").fetchall())
             if runs is not None:
-                missing = [r for r in runs if r not in set(known)]
+                missing = [r for r in runs if r not in tags]
                 if missing:
                     raise StoreError(f"no run named {missing[0]!r} in the project")
                 order = list(runs)
             else:
-                order = known
+                order = list(tags)
             for name in order:
                 result.runs[name] = {}
+                result.tags[name] = tags[name]
             frombuffer = np.frombuffer
             for name, qid, ids, scores in raw(conn, sql, tuple(params)):
+                if name not in result.runs:  # imported by another writer while this read
+                    continue  # (PostgreSQL reads each statement afresh): not asked for
                 result.runs[name][qid] = (
                     frombuffer(ids, dtype=ID_DTYPE),
                     frombuffer(scores, dtype=SCORE_DTYPE),
