@@ -15,16 +15,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judgeapp.bytekeys import KeyTable
 from judgeapp.formats.bulk import (
     QrelsColumns,
-    RunColumns,
     RunRows,
     qrels_columns_of,
     read_qrels_columns,
     read_run_rows,
 )
-from judgeapp.formats.keys import KeyTable
 from judgeapp.measures.data import Judgments, Run, TopicJudgments
+from judgeapp.records import RunFile
 
 
 @dataclass(slots=True)
@@ -80,7 +80,7 @@ def run_from_rows(run: RunRows, judged: JudgedDocnos, *, name: str | None = None
 
 
 def run_from_columns(
-    run: RunColumns, judged: JudgedDocnos, *, name: str | None = None, float32: bool = False
+    run: RunFile, judged: JudgedDocnos, *, name: str | None = None, float32: bool = False
 ) -> Run:
     """A :class:`Run` over the judged documents' ids. ``float32`` orders by C float scores
     (ties by docno), as trec_eval 9.x does."""

@@ -12,15 +12,15 @@ from typing import Any, cast
 import numpy as np
 from sqlalchemy import Connection, case, func, select
 
-from judgeapp.formats.judgments import JudgmentLine
-from judgeapp.formats.model import QrelsFile
 from judgeapp.records import (
     AssessorInfo,
     Changes,
     JudgmentChange,
+    JudgmentLine,
     JudgmentRecord,
     JudgmentRows,
     JudgmentState,
+    QrelsFile,
 )
 from judgeapp.store import models as m
 from judgeapp.store.assessors import assessor_rows, create_assessor, find_assessor

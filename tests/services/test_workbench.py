@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from judgeapp.formats.model import Document, RankedTopic, RunFile, Topic
+from judgeapp.records import Document, RankedTopic, RunFile, Topic
 from judgeapp.services.workbench import Workbench
 from judgeapp.store import RunImport, Store
 
