@@ -211,22 +211,116 @@ def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
     return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
 
 
-@dataclass(slots=True)
 class QrelsFile:
-    """Qrels columns in file order (comments skipped). Grades may be negative."""
+    """Qrels: (qid, docno, grade) rows in file order (comments skipped); grades may be
+    negative. The one qrels type of the readers, the store's imports and the API.
 
-    path: str
-    qids: list[str]
-    docnos: list[str]
-    grades: np.ndarray  # int64
-    lines: np.ndarray  # int64 source line numbers
+    Like :class:`RunFile` it has two views of the same rows, each made from the other when
+    first asked for: the rows as Python strings (``qids`` and ``docnos``, one a row: what
+    the store imports and ``write_qrels`` writes), and the columns the bulk reader fills
+    and `evaluate` numbers the judged docnos from: ``topic_qids`` (the distinct qids in
+    byte order), ``topic`` (each row's index into them), ``docno_keys``
+    (:class:`~judgeapp.bytekeys.ByteKeys`) and ``hashes`` (their ``ByteKeys.hashes``).
+    ``grades`` (int64) and ``lines`` (int64 source line numbers) are shared. Qrels are not
+    changed in place."""
+
+    __slots__ = ("_columns", "_rows", "grades", "lines", "path")
+
+    def __init__(
+        self, path: str, qids: list[str], docnos: list[str], grades: np.ndarray, lines: np.ndarray
+    ) -> None:
+        self.path = path
+        self.grades = grades
+        self.lines = lines
+        self._rows: tuple[list[str], list[str]] | None = (qids, docnos)
+        self._columns: _QrelsColumns | None = None
+
+    @classmethod
+    def of_columns(
+        cls,
+        path: str,
+        topic_qids: list[str],
+        topic: np.ndarray,
+        docno_keys: ByteKeys,
+        grades: np.ndarray,
+        lines: np.ndarray,
+        hashes: np.ndarray | None = None,
+    ) -> QrelsFile:
+        """Qrels from their columns (see the class); ``hashes`` made when not given."""
+        qrels = cls.__new__(cls)
+        qrels.path, qrels.grades, qrels.lines = path, grades, lines
+        qrels._rows = None
+        qrels._columns = _QrelsColumns(topic_qids, topic, docno_keys, hashes)
+        return qrels
+
+    def __repr__(self) -> str:
+        return f"QrelsFile(path={self.path!r}, rows={len(self)})"
 
     def __len__(self) -> int:
-        return len(self.qids)
+        return len(self.grades)
 
     def __iter__(self) -> Iterator[tuple[str, str, int]]:
         """``(qid, docno, grade)`` rows in file order (what ``write_qrels`` takes)."""
         return zip(self.qids, self.docnos, self.grades.tolist(), strict=True)
+
+    def _row_view(self) -> tuple[list[str], list[str]]:
+        if self._rows is None:
+            cols = self._cols()
+            names = cols.topic_qids
+            self._rows = ([names[k] for k in cols.topic.tolist()], cols.docno_keys.to_list())
+        return self._rows
+
+    def _cols(self) -> _QrelsColumns:
+        if self._columns is None:
+            qids, docnos = self._row_view()
+            distinct = sorted(set(qids))  # code-point order: UTF-8's byte order
+            code = {q: i for i, q in enumerate(distinct)}
+            topic = np.array([code[q] for q in qids], dtype=np.int64)
+            self._columns = _QrelsColumns(distinct, topic, ByteKeys.from_strings(docnos), None)
+        return self._columns
+
+    def with_rows(self) -> QrelsFile:
+        """The qrels, their rows as strings made now (a reader's records)."""
+        self._row_view()
+        return self
+
+    @property
+    def qids(self) -> list[str]:
+        """Each row's qid."""
+        return self._row_view()[0]
+
+    @property
+    def docnos(self) -> list[str]:
+        """Each row's docno."""
+        return self._row_view()[1]
+
+    @property
+    def topic_qids(self) -> list[str]:
+        return self._cols().topic_qids
+
+    @property
+    def topic(self) -> np.ndarray:
+        return self._cols().topic
+
+    @property
+    def docno_keys(self) -> ByteKeys:
+        return self._cols().docno_keys
+
+    @property
+    def hashes(self) -> np.ndarray | None:
+        """``ByteKeys.hashes`` of the docnos, when the reader made them (its check for a
+        docno twice in a topic does): evaluate's numbering of the docnos uses them again."""
+        return self._cols().hashes
+
+
+@dataclass(frozen=True, slots=True)
+class _QrelsColumns:
+    """Qrels' columns (see :class:`QrelsFile`)."""
+
+    topic_qids: list[str]  # distinct, byte order
+    topic: np.ndarray  # int64 per row
+    docno_keys: ByteKeys
+    hashes: np.ndarray | None
 
 
 # the fields of a judgments file (jsonl, csv), in their order

@@ -519,31 +519,7 @@ def _precise_run(path: str) -> RunFile:
 # --- qrels ---------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class QrelsColumns:
-    """TREC qrels in file order: ``topic`` indexes ``qids`` (byte order)."""
-
-    path: str
-    qids: list[str]
-    topic: np.ndarray  # int64 per row
-    docnos: ByteKeys
-    grades: np.ndarray  # int64
-    lines: np.ndarray  # int64
-    # ByteKeys.hashes of docnos, when the reader made them (its check for a docno twice
-    # in a topic does): evaluate's numbering and table of the docnos use them again
-    hashes: np.ndarray | None = None
-
-    def to_qrels_file(self) -> QrelsFile:
-        return QrelsFile(
-            path=self.path,
-            qids=[self.qids[k] for k in self.topic.tolist()],
-            docnos=self.docnos.to_list(),
-            grades=self.grades,
-            lines=self.lines,
-        )
-
-
-def _read_qrels(path: str, block_bytes: int) -> QrelsColumns:
+def _read_qrels(path: str, block_bytes: int) -> QrelsFile:
     qids: list[ByteKeys] = []
     docnos: list[ByteKeys] = []
     grades: list[np.ndarray] = []
@@ -566,35 +542,21 @@ def _read_qrels(path: str, block_bytes: int) -> QrelsColumns:
     hashes = keys.hashes()
     if has_duplicates(topic, keys, hashes):
         raise Irregular
-    return QrelsColumns(
-        path=path,
-        qids=distinct,
-        topic=topic,
-        docnos=keys,
-        grades=np.concatenate(grades),
-        lines=np.concatenate(lines),
-        hashes=hashes,
+    return QrelsFile.of_columns(
+        path,
+        distinct,
+        topic,
+        keys,
+        np.concatenate(grades),
+        np.concatenate(lines),
+        hashes,
     )
 
 
-def read_qrels_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> QrelsColumns:
+def read_qrels_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> QrelsFile:
     """TREC qrels as columns (see :func:`read_run_columns`)."""
     path = os.fspath(path)
     try:
         return _read_qrels(path, block_bytes)
     except Irregular:
-        return qrels_columns_of(read_trec_qrels_lines(path))
-
-
-def qrels_columns_of(qrels: QrelsFile) -> QrelsColumns:
-    """Columns of qrels read otherwise (the line reader, a classic format)."""
-    distinct = sorted(set(qrels.qids))
-    code = {q: i for i, q in enumerate(distinct)}
-    return QrelsColumns(
-        path=qrels.path,
-        qids=distinct,
-        topic=np.array([code[q] for q in qrels.qids], dtype=np.int64),
-        docnos=ByteKeys.from_strings(qrels.docnos),
-        grades=np.asarray(qrels.grades, dtype=np.int64),
-        lines=np.asarray(qrels.lines, dtype=np.int64),
-    )
+        return read_trec_qrels_lines(path)

@@ -101,7 +101,7 @@ def read_qrels(path: PathArg, fmt: str | None = None) -> QrelsFile:
     path = os.fspath(path)
     fmt = resolve_format(path, "qrels", fmt)
     if fmt == "trec":
-        return read_qrels_columns(path).to_qrels_file()
+        return read_qrels_columns(path).with_rows()
     if fmt == "cranqrel":
 
         def cranfield(fields: list[str], line: int) -> int:

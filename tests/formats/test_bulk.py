@@ -23,7 +23,7 @@ from judgeapp.formats.errors import Irregular
 from judgeapp.formats.numbers import parse_floats, parse_ints
 from judgeapp.formats.qrels_lines import read_trec_qrels_lines
 from judgeapp.formats.run_lines import read_run_lines
-from judgeapp.records import RankedTopic, RunFile
+from judgeapp.records import QrelsFile, RankedTopic, RunFile
 
 SETTINGS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -162,11 +162,25 @@ def test_random_valid_qrels_read_the_same_through_both_paths(tmp_path_factory, t
     path = tmp_path_factory.mktemp("qrels") / "qrels.txt"
     path.write_bytes(text.encode("utf-8"))
     precise = read_trec_qrels_lines(str(path))
-    for qrels in (bulk._read_qrels(str(path), block).to_qrels_file(), read_qrels(path, "trec")):
+    for qrels in (bulk._read_qrels(str(path), block), read_qrels(path, "trec")):
         assert qrels.qids == precise.qids
         assert qrels.docnos == precise.docnos
         assert qrels.grades.tolist() == precise.grades.tolist()
         assert qrels.lines.tolist() == precise.lines.tolist()
+
+
+def test_qrels_made_either_way_show_the_same_rows_in_both_views() -> None:
+    """One qrels type (issue 31): rows as strings and the columns `evaluate` numbers the
+    judged docnos from, each made from the other."""
+    rows = QrelsFile(
+        "q", ["402", "401", "402"], ["d1", "é", "d2"], np.array([1, -1, 0]), np.array([1, 2, 4])
+    )
+    assert (rows.topic_qids, rows.topic.tolist()) == (["401", "402"], [1, 0, 1])
+    assert (rows.docno_keys.to_list(), rows.hashes, len(rows)) == (["d1", "é", "d2"], None, 3)
+    keys = rows.docno_keys
+    back = QrelsFile.of_columns("q", rows.topic_qids, rows.topic, keys, rows.grades, rows.lines)
+    assert list(back) == list(rows) == [("402", "d1", 1), ("401", "é", -1), ("402", "d2", 0)]
+    assert back.lines.tolist() == [1, 2, 4]
 
 
 def test_ids_longer_than_the_bulk_reader_takes_go_through_the_line_reader(tmp_path: Path):
