@@ -160,6 +160,13 @@ def dress(widget: QWidget) -> None:
         widget.setFrameShape(QFrame.Shape.Box)
         widget.setFrameShadow(QFrame.Shadow.Plain)
         widget.setLineWidth(FOCUS_WIDTH)
+        if isinstance(widget, QTableView):
+            # Fusion draws the grid in the Window colour darkened by 20%: the scheme's grid
+            # colour, from a Window 20% lighter (no styleHint override: Qt asks for style
+            # hints thousands of times a view, each a call into Python)
+            palette = widget.palette()
+            palette.setColor(QPalette.ColorRole.Window, _c("grid").lighter(120))
+            widget.setPalette(palette)
         if isinstance(widget, QPlainTextEdit):  # 8 pixels either side, 2 above and below
             widget.setViewportMargins(8, 2, 8, 2)
             widget.setAutoFillBackground(True)
@@ -357,9 +364,3 @@ class Style(QProxyStyle):
             base = super().sizeFromContents(kind, option, size, widget)
             return QSize(base.width() + 2 * pad_x, base.height() + 2 * pad_y)
         return super().sizeFromContents(kind, option, size, widget)
-
-    def styleHint(self, hint, option=None, widget=None, returnData=None):
-        if hint == S.StyleHint.SH_Table_GridLineColor:
-            rgba = int(_c("grid").rgba())  # a QRgb, handed back as a signed int
-            return rgba - (1 << 32) if rgba >= 1 << 31 else rgba
-        return super().styleHint(hint, option, widget, returnData)
