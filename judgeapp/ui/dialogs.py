@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from judgeapp.ui import theme
 from judgeapp.ui.plain import plain
+from judgeapp.ui.style import set_look
 
 IMPORT_TITLES = {
     "topics": "Import topics",
@@ -131,11 +131,11 @@ class TaskDialog(QDialog):
         self.message.setText(message)
 
     def show_error(self, text: str) -> None:
-        self.message.setStyleSheet(f"color: {theme.COLOURS['error']};")
+        set_look(self.message, "errorText")
         self.message.setText(text)
 
     def show_message(self, text: str) -> None:
-        self.message.setStyleSheet("")
+        set_look(self.message, "muted")
         self.message.setText(text)
 
 
@@ -517,7 +517,7 @@ class ShortcutSheet(QDialog):
         table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         table.setCurrentCell(0, 1)
         guide_label = QLabel("Judging guidelines")
-        guide_label.setStyleSheet("font-weight: 600;")
+        guide_label.setObjectName("heading")
         guide_label.setVisible(bool(guidelines.strip()))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from judgeapp.records import GradeInfo, TopicRecord
 from judgeapp.ui.document_viewer import DocumentViewer
 from judgeapp.ui.models import PoolTableModel
+from judgeapp.ui.style import see_through
 from judgeapp.ui.text_line import TextLine
 
 QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's largest widget size (no limit)
@@ -129,9 +130,7 @@ class TopicPanel(QFrame):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setStyleSheet(
-            "QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }"
-        )
+        see_through(scroll)
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.statement_scroll = scroll
         # the project's judging guidelines, beside the statement (hidden when there are none)
@@ -147,7 +146,7 @@ class TopicPanel(QFrame):
         guide_scroll.setWidgetResizable(True)
         guide_scroll.setFrameShape(QFrame.Shape.NoFrame)
         guide_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        guide_scroll.setStyleSheet(scroll.styleSheet())
+        see_through(guide_scroll)
         guide_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         guide_scroll.setVisible(False)
         self.guide_scroll = guide_scroll

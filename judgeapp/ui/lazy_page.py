@@ -1,9 +1,9 @@
 """A tab page built the first time it is shown.
 
-The window's style sheet makes every widget's first polish cost a style match: a table view
-(its headers, scroll bars and viewport) costs 2-3 ms of the GUI thread to build and lay
-out, and a view of eight tables 40 ms, which is a visible stall when the interpreter lock
-is shared with a busy worker. Pages a user may never open (the team view's flagged
+A table view (its headers, scroll bars and viewport) costs the GUI thread time to build,
+polish and lay out, and a view of eight tables several times that (40 ms when the window
+had a style sheet), a visible stall when the interpreter lock is shared with a busy
+worker. Pages a user may never open (the team view's flagged
 documents, the agreement's confusion matrix) are built when their tab is first chosen.
 """
 

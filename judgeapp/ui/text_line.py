@@ -5,7 +5,7 @@ move; the layout pass that follows repaints the whole main window, twice per jud
 `TextLine` keeps the height of `lines` lines of its font and never asks again: a new text
 repaints only the line itself. Text that does not fit is wrapped at word boundaries (more
 than one line) and elided at the end; the whole of it goes in the tooltip by the caller.
-Style sheets address it as `TextLine#name` (font and colour apply as for a QLabel).
+Named looks (judgeapp.ui.style) apply to it by object name, as to a QLabel.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class TextLine(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self.updateGeometry()  # the style sheet's font arrives when the widget is polished
+            self.updateGeometry()  # a named look's font arrives when the widget is polished
 
     # -- painting ---------------------------------------------------------------------------------
     def visible_lines(self) -> list[str]:

@@ -1,5 +1,6 @@
 """The look: Fusion with a calm palette, light or dark as the system's colour scheme is (or
-JUDGEAPP_THEME=light|dark), one style sheet, fonts that exist everywhere.
+JUDGEAPP_THEME=light|dark), drawn by judgeapp.ui.style (no style sheet: it made building a
+view several times dearer), fonts that exist everywhere.
 
 Offscreen rendering (tests, `screenshot`) has no desktop theme to inherit, so everything the
 window needs is set here; when the machine has no fonts at all, the DejaVu fonts that
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from string import Template
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import QApplication
+
+from judgeapp.ui.style import Style, restyle_all, use_colours
 
 # Colours of judgment states (the document list, the topic table's relevant counts) are
 # per scheme, in LIGHT and DARK: "unjudged", "skipped", "flagged" and "grade0".."grade4"
@@ -22,7 +24,7 @@ from PySide6.QtWidgets import QApplication
 # alternate rows of its scheme; the hues are the same in both (grey, purple, amber, blue,
 # greens that gain weight with the grade), darker on light, lighter on dark.
 GRADE_STEPS = 5
-# the focus frame (QLineEdit, QPushButton, ... :focus in the style sheet): "focus" in LIGHT
+# the focus frame (QLineEdit, QPushButton, ... with the keyboard focus; judgeapp.ui.style): "focus" in LIGHT
 # and DARK, >= 3:1 against the window and base (WCAG 1.4.11, non-text contrast)
 # highlights in the document: light backgrounds, always with dark text on them
 TOPIC_TERM = QColor("#fff1a8")
@@ -120,54 +122,6 @@ def grade_colour(grade: int) -> QColor:
     return colour(f"grade{max(0, min(grade, GRADE_STEPS - 1))}")
 
 
-STYLESHEET = Template("""
-QMainWindow, QDialog { background: $window; }
-QTabWidget::pane { border: 1px solid $border; background: $base; border-radius: 4px; }
-QTabBar::tab { padding: 6px 16px; color: $header_text; }
-QTabBar::tab:selected { color: $strong; font-weight: 600; }
-QTableView { gridline-color: $grid; selection-background-color: $selection;
-             selection-color: $strong; alternate-background-color: $alt;
-             border: 2px solid transparent; }
-QHeaderView::section { background: $header; border: none; border-bottom: 1px solid $border;
-                       padding: 4px 6px; color: $header_text; font-weight: 600; }
-QLineEdit { padding: 4px 6px; border: 1px solid $input_border; border-radius: 4px;
-            background: $base; color: $text; }
-QLineEdit:focus { border: 2px solid $focus; padding: 3px 5px; }
-QPushButton { padding: 5px 12px; border: 1px solid $input_border; border-radius: 4px;
-              background: $base; color: $text; }
-QPushButton:hover { background: $hover; border-color: $hover_border; }
-QPushButton:pressed { background: $pressed; }
-QPushButton:checked { background: $pressed; border-color: $accent; color: $strong; }
-QPushButton:disabled { color: $disabled; background: $disabled_bg; }
-QPushButton[grade="true"] { padding: 8px 14px; font-weight: 600; text-align: left; }
-QPushButton[grade="true"]:checked { background: $pressed; border-color: $accent;
-                                    color: $strong; }
-QPushButton:focus { border: 2px solid $focus; padding: 4px 11px; }
-QPushButton[grade="true"]:focus { padding: 7px 13px; }
-QComboBox:focus { border: 2px solid $focus; border-radius: 4px; padding: 1px 4px; }
-QCheckBox { border: 2px solid transparent; border-radius: 4px; padding: 1px 3px; }
-QCheckBox:focus { border-color: $focus; }
-QTableView:focus { border: 2px solid $focus; }
-QFrame#topicPanel { background: $topic_bg; border: 1px solid $topic_border;
-                    border-radius: 4px; }
-QLabel#topicTitle { font-size: 13pt; font-weight: 600; color: $strong; }
-QLabel#guidelines { color: $muted; }
-QLabel#docHeader, TextLine#docHeader { font-size: 11pt; font-weight: 600; color: $strong; }
-QLabel#muted, TextLine#muted { color: $muted; }
-QLabel#notice { color: $notice; font-weight: 600; }
-QLabel#error { color: $notice; }
-QPlainTextEdit#documentText { border: 2px solid transparent; background: $base;
-                              color: $text; padding: 2px 8px;
-                              selection-background-color: $selection; }
-QPlainTextEdit#documentText:focus { border-color: $focus; }
-QProgressBar { border: 1px solid $input_border; border-radius: 3px; background: $header;
-               text-align: center; height: 14px; }
-QProgressBar::chunk { background: $accent; border-radius: 2px; }
-QStatusBar { color: $header_text; }
-QToolTip { background: $tooltip; color: $text; border: 1px solid $border; }
-""")
-
-
 def scheme(app: QApplication) -> str:
     """ "dark" or "light": JUDGEAPP_THEME when set, else the system's (Qt 6.5 and newer
     know it; older ones and offscreen rendering say light)."""
@@ -199,10 +153,12 @@ def ensure_fonts() -> None:
 
 
 def apply_theme(app: QApplication) -> None:
-    """Fusion, the palette of the system's colour scheme (light or dark), one style sheet;
-    a change of the system's scheme while the program runs is followed."""
+    """Fusion drawn by judgeapp.ui.style, the palette of the system's colour scheme (light or
+    dark); a change of the system's scheme while the program runs is followed."""
     ensure_fonts()
-    app.setStyle("Fusion")
+    use_colours(COLOURS)
+    if not isinstance(app.style(), Style):
+        app.setStyle(Style())
     _apply_scheme(app)
     families = set(QFontDatabase.families())
     for family in ("Inter", "Segoe UI", "Noto Sans", "DejaVu Sans"):
@@ -245,7 +201,7 @@ def _apply_scheme(app: QApplication) -> None:
     ):
         palette.setColor(QPalette.ColorGroup.Disabled, r, QColor(colours[key]))
     app.setPalette(palette)
-    app.setStyleSheet(STYLESHEET.substitute(colours))
+    restyle_all()  # the named looks in the new colours
 
 
 def reading_font() -> QFont:

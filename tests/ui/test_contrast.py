@@ -48,7 +48,7 @@ def test_the_formula_gives_the_known_ratios():
 STATES = ("unjudged", "skipped", "flagged", "grade0", "grade1", "grade2", "grade3", "grade4")
 
 # (text colour, background it is drawn on), by the keys of theme.LIGHT / theme.DARK; where
-# the style sheet or the code draws it is in the comment
+# judgeapp.ui.style or the code draws it is in the comment
 PAIRS = [
     ("text", "base"),  # tables, line edits, the document, buttons
     ("text", "alt"),  # alternate table rows

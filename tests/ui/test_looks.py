@@ -105,7 +105,52 @@ def test_main_window_and_detached_dashboard_fit_side_by_side(project_window):
     assert together <= 1366
 
 
-def test_the_palette_follows_the_scheme(monkeypatch):
+def assert_drawn_in(colours: dict[str, str]) -> None:
+    """What the style draws is in these colours: a button's face, a named look's text, the
+    keyboard focus frame of a line edit, a grade button's semibold label, a table header."""
+    from PySide6.QtCore import QPoint, QRect
+    from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPalette
+    from PySide6.QtWidgets import QLabel, QPushButton, QStyle, QStyleOptionFrame
+
+    button = QPushButton("Judge")
+    button.resize(120, 40)
+    face = button.grab().toImage()
+    assert face.pixelColor(60, 5).name() == colours["base"]
+    assert face.pixelColor(0, 20).name() != colours["base"]  # the border
+    label = QLabel("12 of 17 judged")
+    label.setObjectName("muted")
+    label.ensurePolished()
+    assert label.palette().color(QPalette.ColorRole.WindowText).name() == colours["muted"]
+    grade = QPushButton("1   Related")
+    grade.setProperty("grade", True)
+    grade.ensurePolished()
+    assert grade.font().weight() == QFont.Weight.DemiBold
+    # a line edit with the keyboard focus: a 2-pixel frame of the focus colour
+    edit = QLineEdit()
+    edit.resize(200, 30)
+    option = QStyleOptionFrame()
+    option.initFrom(edit)
+    option.rect = QRect(0, 0, 200, 30)
+    option.lineWidth = 1
+    option.state |= QStyle.StateFlag.State_HasFocus
+    image = QImage(200, 30, QImage.Format.Format_ARGB32)
+    image.fill(QColor(colours["window"]))
+    painter = QPainter(image)
+    edit.style().drawPrimitive(QStyle.PrimitiveElement.PE_PanelLineEdit, option, painter, edit)
+    painter.end()
+    for point in (QPoint(100, 0), QPoint(100, 1), QPoint(0, 15), QPoint(1, 15)):
+        assert image.pixelColor(point).name() == colours["focus"], point
+    assert image.pixelColor(100, 15).name() == colours["base"]
+    option.state &= ~QStyle.StateFlag.State_HasFocus
+    image.fill(QColor(colours["window"]))
+    painter = QPainter(image)
+    edit.style().drawPrimitive(QStyle.PrimitiveElement.PE_PanelLineEdit, option, painter, edit)
+    painter.end()
+    assert image.pixelColor(100, 0).name() == colours["input_border"]
+    assert image.pixelColor(100, 1).name() == colours["base"]
+
+
+def test_the_palette_follows_the_scheme(qapp, monkeypatch):
     from judgeapp.ui import theme
 
     app = QApplication.instance()
@@ -116,12 +161,13 @@ def test_the_palette_follows_the_scheme(monkeypatch):
         window = app.palette().color(app.palette().ColorRole.Window)
         text = app.palette().color(app.palette().ColorRole.WindowText)
         assert window.lightness() < 60 < 200 < text.lightness()
-        assert theme.DARK["base"] in app.styleSheet()
+        assert_drawn_in(theme.DARK)
     finally:
         monkeypatch.setenv("JUDGEAPP_THEME", "light")
         theme.apply_theme(app)
     assert not theme.is_dark()
     assert app.palette().color(app.palette().ColorRole.Window).lightness() > 200
+    assert_drawn_in(theme.LIGHT)
     # without a choice, the system's scheme decides (Qt 6.5: style hints)
     monkeypatch.delenv("JUDGEAPP_THEME")
     hints = app.styleHints()

@@ -359,7 +359,7 @@ class DashboardView(QWidget):
         coverage_layout = QVBoxLayout(coverage)
         coverage_layout.setContentsMargins(0, 0, 0, 0)
         heading = QLabel("Judging coverage")
-        heading.setStyleSheet("font-weight: 600;")
+        heading.setObjectName("heading")
         coverage_layout.addWidget(heading)
         coverage_layout.addWidget(self.warnings, 1)
 
@@ -496,7 +496,7 @@ class MeasuresDialog(QDialog):
         self.editor.setAccessibleName("Measures, one per line")
         self.problems = QLabel()
         self.problems.setWordWrap(True)
-        self.problems.setStyleSheet("color: #b3261e;")
+        self.problems.setObjectName("errorText")
         self.parsed = QLabel()
         self.parsed.setObjectName("muted")
         self.parsed.setWordWrap(True)
