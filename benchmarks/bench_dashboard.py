@@ -81,7 +81,7 @@ def docno(t: int, d: int) -> str:
 
 
 def generate(path: Path, n_runs: int, n_topics: int, seed: int = 1) -> None:
-    from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, Topic
+    from judgeapp.records import Document, QrelsFile, RankedTopic, RunFile, Topic
     from judgeapp.store import RunImport, Store
 
     rng = np.random.default_rng(seed)

@@ -160,7 +160,7 @@ def main() -> int:
 
 
 def store_rows(lists, args) -> None:
-    from judgeapp.formats.model import RankedTopic, RunFile
+    from judgeapp.records import RankedTopic, RunFile
     from judgeapp.store import RunImport, Store
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -111,7 +111,7 @@ def build_project(
 ) -> dict[str, float]:
     """Build the project at `path` (which must not exist): documents, topics, runs and two
     depth pools (blind-D and hedge-D). Returns the seconds each part took."""
-    from judgeapp.formats.model import Document, RankedTopic, RunFile, Topic
+    from judgeapp.records import Document, RankedTopic, RunFile, Topic
     from judgeapp.services.pools import PoolService
     from judgeapp.store import RunImport, Store
 

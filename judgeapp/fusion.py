@@ -49,8 +49,8 @@ from functools import cmp_to_key
 import numpy as np
 
 from judgeapp.formats import ties as tie_rules
-from judgeapp.formats.model import RankedTopic, RunFile
 from judgeapp.outputs import writing
+from judgeapp.records import RankedTopic, RunFile
 
 SCORE_METHODS = ("sum", "mnz", "anz", "max", "min", "med", "gmnz", "wsum", "mixed", "wmnz")
 RANK_METHODS = (

@@ -32,7 +32,6 @@ from typing import Literal
 
 import numpy as np
 
-from judgeapp.formats.model import RankedTopic, RunFile
 from judgeapp.fusion import (
     TRAINED_METHODS,
     WEIGHTED,
@@ -43,6 +42,7 @@ from judgeapp.fusion import (
     prepared,
     weight_grid,
 )
+from judgeapp.records import RankedTopic, RunFile
 
 BANDS = (0, 5, 10, 15, 20, 30, 100, 200, 500, 1000)
 TUNED = ("rrf", "gmnz", "logn_isr", "rbc", "probfuse", "slidefuse", *WEIGHTED)

@@ -139,7 +139,7 @@ class Project:
         from judgeapp.services.policy import parse_policy
 
         judgments: Judgments = judgments_from_store(self.store, assessors, parse_policy(policy))
-        engine_runs = runs_from_store(self.store, runs)
+        engine_runs = runs_from_store(self.store.runs, runs)
         opts = _options(
             topics,
             version,

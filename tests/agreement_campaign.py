@@ -72,7 +72,7 @@ def build_campaign(
 ) -> Campaign:
     """Judge the campaign into the project at `db` (created); with `folder`, also write and
     import five runs there; with `source`, import the true grades as qrels source `truth`."""
-    from judgeapp.formats.model import Topic
+    from judgeapp.records import Topic
     from judgeapp.services import imports
     from judgeapp.services.judging import JudgingService
     from judgeapp.store import Store

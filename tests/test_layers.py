@@ -14,6 +14,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judgeapp"
 # Qt-free core (store, formats, measures, statistics, pooling, services, records, api, ...)
 QT_SHELL = ("ui", "app", "screenshots")
 FORBIDDEN = {
+    # the store takes and returns the records of judgeapp.records: it does not know how
+    # files are read (issue 31)
+    ("store", "formats"),
     ("store", "pooling"),
     ("store", "services"),
     ("store", "measures"),
@@ -111,6 +114,31 @@ def test_every_import_form_is_caught_by_the_layering_check():
             "judgeapp/ui/planted_for_the_test.py:" + ("2" if form.startswith("def") else "1")
         ]
     assert not _forbidden(_graph({planted: "from judgeapp import services\n"}))
+
+
+def test_every_import_form_of_the_readers_in_the_store_is_caught():
+    """Mutation test: the store may not import the readers (judgeapp.formats) in any form,
+    inside a function included; the shared records and byte keys it may."""
+    planted = PACKAGE / "store" / "planted_for_the_test.py"
+    forms = [
+        "from judgeapp import formats\n",
+        "from judgeapp import records, formats as f\n",
+        "import judgeapp.formats.bulk\n",
+        "from judgeapp.formats.bulk import RunNumbering\n",
+        "from judgeapp.formats import read_run\n",
+        "from ..formats.errors import FormatError\n",
+        "from .. import formats\n",
+        "def later():\n    from judgeapp.formats.checks import duplicate_error\n",
+        "def later():\n    import judgeapp.formats\n",
+    ]
+    for form in forms:
+        bad = _forbidden(_graph({planted: form}))
+        assert ("store", "formats") in bad, f"not caught: {form!r}"
+        assert bad[("store", "formats")] == [
+            "judgeapp/store/planted_for_the_test.py:" + ("2" if form.startswith("def") else "1")
+        ]
+    allowed = "from judgeapp.records import RunFile\nfrom judgeapp.bytekeys import Numbered\n"
+    assert not _forbidden(_graph({planted: allowed}))
 
 
 def test_no_import_cycle_between_packages():

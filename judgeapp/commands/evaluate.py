@@ -312,7 +312,7 @@ def _worth_forking(paths: list[str]) -> bool:
 
 def _file_run(path: str, judged, float32: bool):
     from judgeapp.formats import FormatError
-    from judgeapp.formats.bulk import RunRows, columns_of_run, read_run_rows
+    from judgeapp.formats.bulk import RunRows, read_run_rows
     from judgeapp.formats.interop import read_run_any, sniff
     from judgeapp.measures.files import run_from_rows
 
@@ -321,7 +321,7 @@ def _file_run(path: str, judged, float32: bool):
             if sniff(real_path) == "text":
                 rows = read_run_rows(real_path, float32, lines=False)
             else:
-                rows = RunRows.of_columns(columns_of_run(read_run_any(real_path)))
+                rows = RunRows.of_columns(read_run_any(real_path))
                 rows = rows.reordered(float32) if float32 else rows
         except FormatError as exc:  # said of stdin, not of its copy
             if real_path == path:
@@ -335,15 +335,14 @@ def _ties_by_docno_ascending(run_file):
     ascending (form_prefs_counts.c), unlike everywhere else (descending)."""
     import numpy as np
 
-    from judgeapp.formats.model import RankedTopic
+    from judgeapp.records import RankedTopic, RunFile
 
     topics = {}
     for qid, t in run_file.topics.items():
         names = np.array(t.docnos, dtype=object)
         order = np.lexsort((np.argsort(np.argsort(names, kind="stable")), -t.scores))
         topics[qid] = RankedTopic([t.docnos[i] for i in order], t.scores[order], t.lines[order])
-    run_file.topics = topics
-    return run_file
+    return RunFile(run_file.path, run_file.tag, topics, run_file.n_lines)
 
 
 class _readable:

@@ -523,7 +523,7 @@ def _assessor(path: str):
 
     from judgeapp.formats import read_qrels
     from judgeapp.formats.judgments import JudgmentLine, detect_format, read_judgments
-    from judgeapp.formats.model import QrelsFile
+    from judgeapp.records import QrelsFile
 
     if detect_format(path) == "qrels":
         return read_qrels(path), 0

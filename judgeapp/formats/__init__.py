@@ -15,30 +15,31 @@ if TYPE_CHECKING:
     from judgeapp.formats.detect import FORMATS, detect_format
     from judgeapp.formats.documents import iter_documents, read_documents
     from judgeapp.formats.errors import FormatError
-    from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, Topic
     from judgeapp.formats.qrels import read_qrels, write_qrels
     from judgeapp.formats.runs import read_run
     from judgeapp.formats.textio import open_text
     from judgeapp.formats.topics import read_topics
+    from judgeapp.records import Document, QrelsFile, RankedTopic, RunFile, Topic
 
-# each name's module, imported when the name is first asked for: a command that reads runs
-# and qrels (evaluate) does not load the documents' and topics' readers (0.06 s of its start)
+# each name's module (the records the readers produce live in judgeapp.records), imported
+# when the name is first asked for: a command that reads runs and qrels (evaluate) does not
+# load the documents' and topics' readers (0.06 s of its start)
 _MODULE_OF = {
-    "FORMATS": "detect",
-    "detect_format": "detect",
-    "iter_documents": "documents",
-    "read_documents": "documents",
-    "FormatError": "errors",
-    "Document": "model",
-    "QrelsFile": "model",
-    "RankedTopic": "model",
-    "RunFile": "model",
-    "Topic": "model",
-    "read_qrels": "qrels",
-    "write_qrels": "qrels",
-    "read_run": "runs",
-    "open_text": "textio",
-    "read_topics": "topics",
+    "FORMATS": "judgeapp.formats.detect",
+    "detect_format": "judgeapp.formats.detect",
+    "iter_documents": "judgeapp.formats.documents",
+    "read_documents": "judgeapp.formats.documents",
+    "FormatError": "judgeapp.formats.errors",
+    "Document": "judgeapp.records",
+    "QrelsFile": "judgeapp.records",
+    "RankedTopic": "judgeapp.records",
+    "RunFile": "judgeapp.records",
+    "Topic": "judgeapp.records",
+    "read_qrels": "judgeapp.formats.qrels",
+    "write_qrels": "judgeapp.formats.qrels",
+    "read_run": "judgeapp.formats.runs",
+    "open_text": "judgeapp.formats.textio",
+    "read_topics": "judgeapp.formats.topics",
 }
 
 
@@ -46,7 +47,7 @@ def __getattr__(name: str) -> Any:
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
+    value = getattr(import_module(module), name)
     globals()[name] = value
     return value
 

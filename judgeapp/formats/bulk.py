@@ -3,7 +3,7 @@
 A block of the file (decompressed, whole lines) becomes one uint8 array. White space is
 found with one comparison over the block, tokens are the stretches between white space,
 and the columns wanted (qid, docno, score or grade) are cut out as rows of byte matrices
-(:class:`~judgeapp.formats.keys.ByteKeys`); scores and grades are parsed from their digits
+(:class:`~judgeapp.bytekeys.ByteKeys`); scores and grades are parsed from their digits
 with vector arithmetic. Qids are interned per stretch of equal lines, docnos stay byte keys
 until a store or the engine interns them, again in bulk.
 Numbers are parsed in :mod:`judgeapp.formats.numbers`, topics and trec_eval's order of
@@ -34,21 +34,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judgeapp.formats import textio
-from judgeapp.formats.columns import GRADE_LIMIT
-from judgeapp.formats.errors import FormatError, Irregular
-from judgeapp.formats.keys import (
+from judgeapp.bytekeys import (
     ByteKeys,
     Interner,
     Numbered,
     ScatteredKeys,
 )
-from judgeapp.formats.model import QrelsFile, RunColumns, RunFile
+from judgeapp.formats import textio
+from judgeapp.formats.columns import GRADE_LIMIT
+from judgeapp.formats.errors import FormatError, Irregular
 from judgeapp.formats.numbers import parse_floats, parse_ints
 from judgeapp.formats.qrels_lines import read_trec_qrels_lines
 from judgeapp.formats.run_lines import read_run_lines
 from judgeapp.formats.textio import PathArg
 from judgeapp.formats.trec_order import Stretches, by_score, has_duplicates, topics_of, trec_order
+from judgeapp.records import QrelsFile, RunFile
 
 # text per block: a block's temporaries (token positions, digit matrices) are some ten
 # times its size, so a small block keeps them a few MiB; smaller still costs CPU in numpy's
@@ -318,7 +318,7 @@ class RunRows:
     """A run file's rows as read, with the permutation that puts them in trec_eval order
     (``order``; None when they are in it): row ``i`` in that order is row ``order[i]``
     here. The docnos stay in the blocks they were read in
-    (:class:`~judgeapp.formats.keys.ScatteredKeys`). :func:`read_run_columns` puts every
+    (:class:`~judgeapp.bytekeys.ScatteredKeys`). :func:`read_run_columns` puts every
     column in order and joins the docnos; `evaluate` looks the docnos up as they are and
     puts only the ids found in order (judgeapp.measures.files), so a run's columns are
     neither copied nor reordered."""
@@ -363,7 +363,7 @@ class RunRows:
         )
 
     @classmethod
-    def of_columns(cls, run: RunColumns) -> RunRows:
+    def of_columns(cls, run: RunFile) -> RunRows:
         """Columns already in trec_eval order (the line reader's, say)."""
         return cls(
             run.path,
@@ -413,14 +413,14 @@ def read_run_rows(
     try:
         return _read_run_rows(path, block_bytes, float32, lines)
     except Irregular:
-        rows = RunRows.of_columns(columns_of_run(_precise_run(path)))
+        rows = RunRows.of_columns(_precise_run(path))
         return rows.reordered(float32) if float32 else rows
 
 
-def _read_run(path: str, block_bytes: int) -> RunColumns:
+def _read_run(path: str, block_bytes: int) -> RunFile:
     rows = _read_run_rows(path, block_bytes)
     docnos = rows.docnos if rows.order is None else rows.docnos.permuted(rows.order)
-    return RunColumns(
+    return RunFile.of_columns(
         path=path,
         tag=rows.tag,
         qids=rows.qids,
@@ -446,30 +446,30 @@ def _joined_array(parts: list[np.ndarray]) -> np.ndarray:
     return joined
 
 
-def read_run_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> RunColumns:
+def read_run_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> RunFile:
     """A TREC run as columns; a file the bulk reader does not take as it is goes through
     the line-precise reader (which raises the error, if there is one)."""
     path = os.fspath(path)
     try:
         return _read_run(path, block_bytes)
     except Irregular:
-        return columns_of_run(_precise_run(path))
+        return _precise_run(path)
 
 
 @dataclass(slots=True)
 class NumberedRuns:
     """Runs read together, their docnos numbered once across them (``docnos``, a
-    :class:`~judgeapp.formats.keys.Numbered`): what a store needs to intern them. Each
+    :class:`~judgeapp.bytekeys.Numbered`): what a store needs to intern them. Each
     run's own docno, hash and line columns are dropped (empty), as the numbering stands
     for them: this is also what a forked reader sends, at a fraction of the bytes."""
 
-    runs: list[RunColumns]
+    runs: list[RunFile]
     docnos: Numbered
 
     @classmethod
     def read(cls, paths: Sequence[PathArg]) -> NumberedRuns:
         """Each file by :func:`read_run_columns` (its errors raised as they come), its
-        docnos numbered as it comes; :class:`~judgeapp.formats.keys.HashCollision` if two
+        docnos numbered as it comes; :class:`~judgeapp.bytekeys.HashCollision` if two
         docnos share a hash (read them one by one then: a store takes the exact road)."""
         numbering = RunNumbering()
         for path in paths:
@@ -496,17 +496,14 @@ class RunNumbering:
     at a time (`import run`'s forked readers)."""
 
     def __init__(self) -> None:
-        self.runs: list[RunColumns] = []
+        self.runs: list[RunFile] = []
         self.ids: list[np.ndarray] = []
         self.interner = Interner()
 
     def add(self, path: PathArg) -> None:
         run = read_run_columns(path)
         self.ids.append(self.interner.add(run.docnos, run.hashes))
-        run.docnos = ByteKeys.empty()
-        run.hashes = np.zeros(0, dtype=np.uint64)
-        run.lines = np.zeros(0, dtype=np.int64)
-        self.runs.append(run)
+        self.runs.append(run.without_docnos())
 
     def numbered(self) -> NumberedRuns:
         # in byte order, as a store numbers them: a reader in a forked process so does
@@ -519,58 +516,10 @@ def _precise_run(path: str) -> RunFile:
     return read_run_lines(path)
 
 
-def columns_of_run(run: RunFile) -> RunColumns:
-    """Columns of a run read otherwise (the line reader, or records made in code), its
-    topics and entries in their order."""
-    qids = list(run.topics)
-    sizes = [len(t.docnos) for t in run.topics.values()]
-    docnos = [d for t in run.topics.values() for d in t.docnos]
-    keys = ByteKeys.from_strings(docnos)
-    return RunColumns(
-        path=run.path,
-        tag=run.tag,
-        qids=qids,
-        bounds=np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
-        docnos=keys,
-        hashes=keys.hashes(),
-        scores=_concat([t.scores for t in run.topics.values()], np.float64),
-        lines=_concat([t.lines for t in run.topics.values()], np.int64),
-        n_lines=run.n_lines,
-    )
-
-
-def _concat(parts: list[np.ndarray], dtype: type) -> np.ndarray:
-    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
-
-
 # --- qrels ---------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class QrelsColumns:
-    """TREC qrels in file order: ``topic`` indexes ``qids`` (byte order)."""
-
-    path: str
-    qids: list[str]
-    topic: np.ndarray  # int64 per row
-    docnos: ByteKeys
-    grades: np.ndarray  # int64
-    lines: np.ndarray  # int64
-    # ByteKeys.hashes of docnos, when the reader made them (its check for a docno twice
-    # in a topic does): evaluate's numbering and table of the docnos use them again
-    hashes: np.ndarray | None = None
-
-    def to_qrels_file(self) -> QrelsFile:
-        return QrelsFile(
-            path=self.path,
-            qids=[self.qids[k] for k in self.topic.tolist()],
-            docnos=self.docnos.to_list(),
-            grades=self.grades,
-            lines=self.lines,
-        )
-
-
-def _read_qrels(path: str, block_bytes: int) -> QrelsColumns:
+def _read_qrels(path: str, block_bytes: int) -> QrelsFile:
     qids: list[ByteKeys] = []
     docnos: list[ByteKeys] = []
     grades: list[np.ndarray] = []
@@ -593,35 +542,21 @@ def _read_qrels(path: str, block_bytes: int) -> QrelsColumns:
     hashes = keys.hashes()
     if has_duplicates(topic, keys, hashes):
         raise Irregular
-    return QrelsColumns(
-        path=path,
-        qids=distinct,
-        topic=topic,
-        docnos=keys,
-        grades=np.concatenate(grades),
-        lines=np.concatenate(lines),
-        hashes=hashes,
+    return QrelsFile.of_columns(
+        path,
+        distinct,
+        topic,
+        keys,
+        np.concatenate(grades),
+        np.concatenate(lines),
+        hashes,
     )
 
 
-def read_qrels_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> QrelsColumns:
+def read_qrels_columns(path: PathArg, block_bytes: int = BLOCK_BYTES) -> QrelsFile:
     """TREC qrels as columns (see :func:`read_run_columns`)."""
     path = os.fspath(path)
     try:
         return _read_qrels(path, block_bytes)
     except Irregular:
-        return qrels_columns_of(read_trec_qrels_lines(path))
-
-
-def qrels_columns_of(qrels: QrelsFile) -> QrelsColumns:
-    """Columns of qrels read otherwise (the line reader, a classic format)."""
-    distinct = sorted(set(qrels.qids))
-    code = {q: i for i, q in enumerate(distinct)}
-    return QrelsColumns(
-        path=qrels.path,
-        qids=distinct,
-        topic=np.array([code[q] for q in qrels.qids], dtype=np.int64),
-        docnos=ByteKeys.from_strings(qrels.docnos),
-        grades=np.asarray(qrels.grades, dtype=np.int64),
-        lines=np.asarray(qrels.lines, dtype=np.int64),
-    )
+        return read_trec_qrels_lines(path)

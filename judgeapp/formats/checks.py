@@ -7,8 +7,8 @@ from typing import TypeVar
 
 import numpy as np
 
-from judgeapp.formats.errors import FormatError
-from judgeapp.formats.model import Document, Topic
+from judgeapp.errors import FormatError, duplicate_error
+from judgeapp.records import Document, Topic
 
 R = TypeVar("R", Topic, Document)
 
@@ -141,8 +141,3 @@ def _first_line(again: Callable[[], Iterator[R]], ident: str) -> int:
         if close is not None:
             close()
     raise AssertionError(f"{ident} was read before, and not again")
-
-
-def duplicate_error(path: str, what: str, ident: str, first: int, line: int) -> FormatError:
-    """The error for an id met twice in one file, naming both lines."""
-    return FormatError(path, line, f"duplicate {what} {ident} at lines {first} and {line}")

@@ -34,10 +34,10 @@ from judgeapp.formats.checks import unique_records
 from judgeapp.formats.detect import resolve_format
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.jsonrecords import as_id, as_text, iter_objects, pick
-from judgeapp.formats.model import Document
 from judgeapp.formats.sgml import clean, clean_many, iter_elements
 from judgeapp.formats.smart import read_smart_documents
 from judgeapp.formats.textio import PathArg, open_text
+from judgeapp.records import Document
 
 TITLE_TAGS = ("HEADLINE", "TITLE", "HEAD", "HL", "TI", "DOCTITLE")
 TEXT_TAGS = ("TEXT", "BODY", "LP", "LEADPARA", "ABSTRACT")

@@ -24,12 +24,12 @@ import numpy as np
 from judgeapp.formats.columns import GRADE_LIMIT
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.jsonrecords import check_characters
-from judgeapp.formats.model import QrelsFile, RankedTopic, RunFile
 from judgeapp.formats.qrels import read_qrels
 from judgeapp.formats.run_lines import trec_order
 from judgeapp.formats.runs import read_run
 from judgeapp.formats.textio import PathArg, open_text
 from judgeapp.outputs import writing
+from judgeapp.records import QrelsFile, RankedTopic, RunFile
 
 
 def sniff(path: PathArg) -> str:

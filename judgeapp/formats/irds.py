@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.model import Document, QrelsFile, Topic
+from judgeapp.records import Document, QrelsFile, Topic
 
 PREFIX = "irds:"
 

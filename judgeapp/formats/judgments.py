@@ -16,7 +16,6 @@ import csv
 import io
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -33,53 +32,12 @@ from judgeapp.formats.errors import FormatError, quoted
 from judgeapp.formats.jsonrecords import iter_objects
 from judgeapp.formats.textio import MAX_COLUMN_LINE, PathArg, head_text, open_text
 from judgeapp.outputs import json_text
+from judgeapp.records import JUDGMENT_FIELDS as FIELDS
+from judgeapp.records import JudgmentLine
 
-FIELDS = (
-    "topic",
-    "docno",
-    "assessor",
-    "kind",
-    "grade",
-    "score",
-    "note",
-    "flagged",
-    "time_spent",
-    "created_at",
-    "updated_at",
-    "origin",
-    "found_by",
-    "query",
-)
 FOUND_BY = ("pool", "search")
 KINDS = ("person", "source", "automatic", "adjudicator")
 FORMATS = ("jsonl", "csv", "qrels")
-
-
-@dataclass(frozen=True, slots=True)
-class JudgmentLine:
-    line: int
-    topic: str
-    docno: str
-    grade: int
-    assessor: str | None = None
-    kind: str | None = None
-    score: float | None = None
-    note: str = ""
-    flagged: bool = False
-    time_spent: float = 0.0
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    origin: str | None = None
-    found_by: str = "pool"
-    query: str | None = None
-
-    def record(self) -> dict[str, Any]:
-        """The JSON-able record written by `write_judgments`."""
-        out: dict[str, Any] = {f: getattr(self, f) for f in FIELDS}
-        for key in ("created_at", "updated_at"):
-            if out[key] is not None:
-                out[key] = out[key].isoformat()
-        return out
 
 
 def detect_format(path: PathArg) -> str:

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judgeapp.bytekeys import _LOW_MASKS, _windows
 from judgeapp.formats.errors import Irregular
-from judgeapp.formats.keys import _LOW_MASKS, _windows
 
 _HIGH_MASKS = ~_LOW_MASKS  # all but the first b bytes of a little-endian word
 _LONG_DOUBLE_EXACT = np.finfo(np.longdouble).nmant >= 63  # x86 extended or quad precision

@@ -48,10 +48,10 @@ from judgeapp.formats.columns import (
 )
 from judgeapp.formats.detect import resolve_format
 from judgeapp.formats.errors import FormatError, quoted
-from judgeapp.formats.model import QrelsFile
 from judgeapp.formats.qrels_lines import check_duplicates
 from judgeapp.formats.textio import MAX_COLUMN_LINE, PathArg, open_chunks
 from judgeapp.outputs import OutputError, writing
+from judgeapp.records import QrelsFile
 
 CRANFIELD_GRADES = {1: 3, 2: 2, 3: 1, 4: 1, 5: 0, -1: 0}
 
@@ -101,7 +101,7 @@ def read_qrels(path: PathArg, fmt: str | None = None) -> QrelsFile:
     path = os.fspath(path)
     fmt = resolve_format(path, "qrels", fmt)
     if fmt == "trec":
-        return read_qrels_columns(path).to_qrels_file()
+        return read_qrels_columns(path).with_rows()
     if fmt == "cranqrel":
 
         def cranfield(fields: list[str], line: int) -> int:

@@ -18,8 +18,8 @@ from judgeapp.formats.columns import (
     to_ints,
 )
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.model import QrelsFile
 from judgeapp.formats.textio import MAX_COLUMN_LINE, Chunk, open_chunks
+from judgeapp.records import QrelsFile
 
 QRELS_COLUMNS = "4 columns (qid iter docno grade)"
 

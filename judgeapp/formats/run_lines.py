@@ -46,8 +46,8 @@ from judgeapp.formats.columns import (
     to_floats,
 )
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.model import RankedTopic, RunFile
 from judgeapp.formats.textio import MAX_COLUMN_LINE, Chunk, PathArg, open_chunks
+from judgeapp.records import RankedTopic, RunFile
 
 RUN_COLUMNS = "6 columns (qid iter docno rank score tag)"
 _SPREAD = np.uint64(0x9E3779B97F4A7C15)  # spreads topic numbers over the hash key space

@@ -9,8 +9,8 @@ import os
 
 from judgeapp.formats.bulk import read_run_columns
 from judgeapp.formats.detect import resolve_format
-from judgeapp.formats.model import RunFile
 from judgeapp.formats.textio import PathArg
+from judgeapp.records import RunFile
 
 
 def read_run(path: PathArg, fmt: str | None = None) -> RunFile:
@@ -18,4 +18,4 @@ def read_run(path: PathArg, fmt: str | None = None) -> RunFile:
     path = os.fspath(path)
     if fmt is not None:
         resolve_format(path, "run", fmt)  # only "trec" exists; the reader checks every line
-    return read_run_columns(path).to_run_file()
+    return read_run_columns(path).with_topics()

@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.model import Document, Topic
 from judgeapp.formats.textio import PathArg, open_text
+from judgeapp.records import Document, Topic
 
 FIELD_NAMES = {
     "T": "title",

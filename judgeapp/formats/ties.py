@@ -27,7 +27,7 @@ from typing import Literal
 
 import numpy as np
 
-from judgeapp.formats.model import RankedTopic, RunFile
+from judgeapp.records import RankedTopic, RunFile
 
 Ties = Literal["trec_eval", "docno", "file", "ranx"]
 TIES: tuple[str, ...] = ("trec_eval", "docno", "file", "ranx")

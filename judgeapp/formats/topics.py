@@ -39,10 +39,10 @@ from judgeapp.formats.checks import unique_records
 from judgeapp.formats.detect import first_tag, resolve_format
 from judgeapp.formats.errors import FormatError
 from judgeapp.formats.jsonrecords import as_id, as_text, iter_objects, pick
-from judgeapp.formats.model import Topic
 from judgeapp.formats.sgml import clean, iter_elements, one_line
 from judgeapp.formats.smart import read_smart_topics
 from judgeapp.formats.textio import PathArg, head_text, open_chunks, open_text
+from judgeapp.records import Topic
 
 # labels written after a tag, stripped from its value; ":" is optional only when the label
 # ends its line (Core18 writes "<narr> Narrative" on a line of its own)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from judgeapp.formats.keys import ByteKeys, ScatteredKeys, equal_pairs
+from judgeapp.bytekeys import ByteKeys, ScatteredKeys, equal_pairs
 
 _SPREAD = np.uint64(0x9E3779B97F4A7C15)  # mixes a topic number into a docno's hash
 
@@ -163,7 +163,7 @@ def _by_docno_descending(stretch: np.ndarray, docnos: ByteKeys) -> np.ndarray:
 
 def has_duplicates(topic: np.ndarray, docnos: ByteKeys | ScatteredKeys, hashes: np.ndarray) -> bool:
     """Does a topic hold the same docno twice? Rows with equal (topic, docno hash) keys
-    (:func:`~judgeapp.formats.keys.equal_pairs`) are confirmed on the bytes."""
+    (:func:`~judgeapp.bytekeys.equal_pairs`) are confirmed on the bytes."""
     if len(topic) < 2:
         return False
     keys = topic.astype(np.uint64)  # in place after: one temporary of a row each

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from judgeapp.formats.model import QrelsFile, RunFile
+    from judgeapp.records import QrelsFile, RunFile
 
 
 class Vocabulary:

@@ -370,7 +370,7 @@ def compare_rankings(
     if len(parsed) != 1 or parsed[0].aggregate == "text":
         raise AgreementError(f"rank runs by one numeric measure, not {measure!r}")
     chosen = parsed[0]
-    runs = runs_from_store(store)
+    runs = runs_from_store(store.runs)
     if not runs:
         raise AgreementError("the project has no runs to rank")
     kinds = {a.name: a.kind for a in store.team.assessors()}

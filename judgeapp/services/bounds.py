@@ -228,7 +228,7 @@ def project_bounds(
         grade = max(store.settings.relevant_from(), options.relevance_level)
         return evaluation_bounds(
             judgments,
-            runs_from_store(store, runs),
+            runs_from_store(store.runs, runs),
             measures,
             options,
             pooled_documents(store, pools),

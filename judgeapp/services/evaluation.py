@@ -9,12 +9,14 @@ from pathlib import Path
 from judgeapp.measures import Judgments, Run
 from judgeapp.services.policy import DEFAULT_POLICY, JudgmentPolicy, effective_judgments
 from judgeapp.store import Store, StoreError
+from judgeapp.store.runs import Runs
 
 
-def runs_from_store(store: Store, runs: Sequence[str] | None = None) -> list[Run]:
-    """The chosen runs (all, in import order, by default) as engine runs. The stored lists
-    are already validated and in trec_eval order, so they are used as they are."""
-    lists = store.runs.ranked_lists(runs)  # names, tags and lists in one read: a run
+def runs_from_store(stored: Runs, runs: Sequence[str] | None = None) -> list[Run]:
+    """The chosen runs (all, in import order, by default) of a project's runs
+    (`store.runs`) as engine runs. The stored lists are already validated and in trec_eval
+    order, so they are used as they are."""
+    lists = stored.ranked_lists(runs)  # names, tags and lists in one read: a run
     return [  # imported meanwhile by another writer is in all three or in none
         Run(name, {qid: ids for qid, (ids, _scores) in topics.items()}, lists.tags[name])
         for name, topics in lists.runs.items()
@@ -46,7 +48,7 @@ def load_for_evaluation(
         if not len(judgments):
             who = f" by {', '.join(assessors)}" if assessors else ""
             raise StoreError(f"the project has no judgments{who} to evaluate against")
-        return judgments, runs_from_store(store, runs)
+        return judgments, runs_from_store(store.runs, runs)
     finally:
         if store is not db:
             store.close()

@@ -23,6 +23,7 @@ from judgeapp.pooling.pools import PoolTopic, candidates, topic_lists
 from judgeapp.services.evaluation import runs_from_store
 from judgeapp.services.policy import DEFAULT_POLICY, JudgmentPolicy, effective_judgments
 from judgeapp.store import Store, StoreError
+from judgeapp.store.pools import Pools
 
 
 @dataclass(frozen=True)
@@ -86,13 +87,14 @@ def _check_strata(topic: PoolTopic, stratum: np.ndarray, sampled: np.ndarray) ->
             )
 
 
-def sample_pool_name(store: Store, pool: str | None) -> str:
-    """`pool`, checked to be a sample; or the project's only sample pool."""
+def sample_pool_name(pools: Pools, pool: str | None) -> str:
+    """`pool`, checked to be a sample; or the only sample pool among a project's pools
+    (`store.pools`)."""
     if pool:
-        if store.pools.kind(pool)[0] != "sample":
+        if pools.kind(pool)[0] != "sample":
             raise StoreError(f"pool {pool!r} is not a sample (inferred measures need one)")
         return pool
-    samples = [p.name for p in store.pools.all() if p.strategy == "sample"]
+    samples = [p.name for p in pools.all() if p.strategy == "sample"]
     if not samples:
         raise StoreError("the project has no sample pool (pool --strategy sample draws one)")
     if len(samples) > 1:
@@ -114,13 +116,13 @@ def project_inferred(
     `assessors`; `level` is the lowest grade counted relevant."""
     store = db if isinstance(db, Store) else Store.open(db, create=False)
     try:
-        name = sample_pool_name(store, pool)
+        name = sample_pool_name(store.pools, pool)
         info = store.pools.get(name)
         topics = {q: PoolTopic.of(r) for q, r in store.pools.rows_all(name).items()}
         qids = tuple(q for q, t in topics.items() if len(t))
         drawn_from = store.runs.ranked_lists(runs=list(info.runs), qids=list(qids)).runs
         judgments = effective_judgments(store, assessors, policy=policy).topics
-        evaluated = runs_from_store(store, runs)
+        evaluated = runs_from_store(store.runs, runs)
     finally:
         if store is not db:
             store.close()

@@ -283,7 +283,7 @@ class LiveEvaluation:
         self.generation = generation
         self.version = 0
         self.pool = pool
-        self.runs: list[Run] = list(runs) if runs is not None else runs_from_store(store)
+        self.runs: list[Run] = list(runs) if runs is not None else runs_from_store(store.runs)
         self.measures: tuple[Measure, ...] = tuple(validate_measures(self.config.measures)[0])
         if not self.measures:
             raise MeasureError("no valid measure to show")
@@ -335,7 +335,7 @@ class LiveEvaluation:
 
     def reload(self) -> None:
         """Evaluate everything again from the store (new runs, qrels imported, ...)."""
-        self.runs = runs_from_store(self.store)
+        self.runs = runs_from_store(self.store.runs)
         self.assessors, self.persons = self.config.judgments.resolve(self.store)
         self.policy = parse_policy(self.config.judgments.policy).bind(self.store)
         self._known = {a.name for a in self.store.team.assessors()}

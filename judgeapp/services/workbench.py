@@ -510,7 +510,7 @@ class Workbench:
 
     def has_judged(self, assessor: str) -> bool:
         """Whether `assessor` has any judgment in the project."""
-        return bool(self.store.judgments.all(assessors=[assessor]))
+        return self.store.judgments.any_by(assessor)
 
     def user_terms(self, qid: str) -> str:
         return str(self.store.settings.get(f"ui.terms.{self.assessor}.{qid}", "") or "")

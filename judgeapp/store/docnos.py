@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 from sqlalchemy import Connection
 
-from judgeapp.formats.bulk import RunColumns
-from judgeapp.formats.keys import ByteKeys, HashCollision, Numbered, hash_groups
+from judgeapp.bytekeys import ByteKeys, HashCollision, Numbered, hash_groups
+from judgeapp.records import RunFile
 from judgeapp.store.base import raw
 from judgeapp.store.files import file_error
 
@@ -78,7 +78,7 @@ def intern_unique(conn: Connection, unique: Sequence[str]) -> np.ndarray:
 
 
 def intern_columns(
-    conn: Connection, columns: Sequence[RunColumns], numbered: Numbered | None = None
+    conn: Connection, columns: Sequence[RunFile], numbered: Numbered | None = None
 ) -> list[np.ndarray]:
     """Ids for every entry of every run (repeats allowed), creating missing docnos. The
     distinct docnos are found with an :class:`Interner` run after run (or come found,

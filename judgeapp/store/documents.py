@@ -9,10 +9,8 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection, func, select
 
-from judgeapp.formats.checks import duplicate_error
-from judgeapp.formats.errors import FormatError
-from judgeapp.formats.model import Document
-from judgeapp.records import Changes, DocumentRecord
+from judgeapp.errors import FormatError, duplicate_error
+from judgeapp.records import Changes, Document, DocumentRecord
 from judgeapp.store import models as m
 from judgeapp.store.base import chunks, raw, rows_in
 from judgeapp.store.db import Repository

@@ -10,17 +10,17 @@ from datetime import timedelta
 from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import Connection, case, func, select
+from sqlalchemy import Connection, case, exists, func, select
 
-from judgeapp.formats.judgments import JudgmentLine
-from judgeapp.formats.model import QrelsFile
 from judgeapp.records import (
     AssessorInfo,
     Changes,
     JudgmentChange,
+    JudgmentLine,
     JudgmentRecord,
     JudgmentRows,
     JudgmentState,
+    QrelsFile,
 )
 from judgeapp.store import models as m
 from judgeapp.store.assessors import assessor_rows, create_assessor, find_assessor
@@ -546,6 +546,14 @@ class Judgments(Repository):
         for q, doc in rows:
             out.setdefault(str(q), set()).add(int(doc))
         return out
+
+    def any_by(self, assessor: str) -> bool:
+        """Whether `assessor` has any stored judgment: one EXISTS query on the
+        (assessor, qid) index, no judgment read."""
+        with self.db.read() as conn:
+            ids = self.db.assessor_ids(conn, [assessor])
+            found = select(exists().where(m.Judgment.c.assessor_id.in_(ids or [])))
+            return bool(conn.execute(found).scalar())
 
     def all(
         self, qid: str | None = None, assessors: Sequence[str] | None = None

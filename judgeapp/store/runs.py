@@ -9,10 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import select
 
-from judgeapp.formats.bulk import RunColumns, columns_of_run
-from judgeapp.formats.keys import Numbered
-from judgeapp.formats.model import RunFile
-from judgeapp.records import Changes, RankedLists, RunInfo
+from judgeapp.bytekeys import Numbered
+from judgeapp.records import Changes, RankedLists, RunFile, RunInfo
 from judgeapp.store import models as m
 from judgeapp.store.base import StoreError, raw, utcnow
 from judgeapp.store.db import Repository
@@ -23,17 +21,11 @@ SCORE_DTYPE = np.dtype("<f8")
 
 @dataclass(frozen=True, slots=True)
 class RunImport:
-    """A parsed run file (records, or the bulk reader's columns) and how to store it."""
+    """A run and how to store it."""
 
-    run: RunFile | RunColumns
+    run: RunFile
     name: str | None = None  # defaults to the run's tag
     sha256: str | None = None
-
-    def columns(self) -> RunColumns:
-        run = self.run
-        if isinstance(run, RunColumns):
-            return run
-        return run.columns if run.columns is not None else columns_of_run(run)
 
 
 class Runs(Repository):
@@ -48,7 +40,7 @@ class Runs(Repository):
     ) -> list[RunInfo]:
         """Store parsed runs, all in one transaction. A run's name defaults to its tag; a
         name already in the project is an error unless `replace` is set. `docnos`, if
-        given, numbers the runs' docnos already (formats.bulk.NumberedRuns: the runs' own
+        given, numbers the runs' docnos already (judgeapp.formats.bulk.NumberedRuns: the runs' own
         docno columns may then be empty)."""
         if docnos is not None and len(docnos.ids) != len(imports):
             raise ValueError("give one column of docno numbers per run")
@@ -70,9 +62,9 @@ class Runs(Repository):
             if existing:
                 conn.execute(m.Run.delete().where(m.Run.c.id.in_(existing.values())))
             # every entry of every run, in order; ids come back aligned with it
-            columns = [imp.columns() for imp in imports]
-            run_ids = intern_columns(conn, columns, docnos)
-            for imp, name, run, doc_ids in zip(imports, names, columns, run_ids, strict=True):
+            runs = [imp.run for imp in imports]
+            run_ids = intern_columns(conn, runs, docnos)
+            for imp, name, run, doc_ids in zip(imports, names, runs, run_ids, strict=True):
                 run_id = conn.execute(
                     m.Run.insert().returning(m.Run.c.id),
                     {

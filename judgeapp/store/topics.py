@@ -6,8 +6,7 @@ from collections.abc import Iterable
 
 from sqlalchemy import select
 
-from judgeapp.formats.model import Topic
-from judgeapp.records import Changes, TopicRecord
+from judgeapp.records import Changes, Topic, TopicRecord
 from judgeapp.store import models as m
 from judgeapp.store.base import StoreError, rows_in, utcnow
 from judgeapp.store.db import Repository

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import judgeapp.forked
+from judgeapp.bytekeys import ByteKeys
 from judgeapp.cli import main
 from judgeapp.commands import imports as import_command
-from judgeapp.formats.keys import ByteKeys
 from judgeapp.store import Store
 from tests.formats.malformed_cases import CASES, MALFORMED
 

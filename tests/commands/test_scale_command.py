@@ -9,8 +9,7 @@ import pytest
 
 from judgeapp.cli import main
 from judgeapp.commands.scale import PRESET_HELP
-from judgeapp.formats.model import Topic
-from judgeapp.records import DEFAULT_SCALE, GradeInfo
+from judgeapp.records import DEFAULT_SCALE, GradeInfo, Topic
 from judgeapp.services import scale
 from judgeapp.services.judging import JudgingError, JudgingService
 from judgeapp.services.workbench import Workbench

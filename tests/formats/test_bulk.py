@@ -17,12 +17,13 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from judgeapp.bytekeys import ByteKeys, HashCollision, Interner, KeyTable, Numbered
 from judgeapp.formats import bulk, read_qrels, read_run, trec_order
 from judgeapp.formats.errors import Irregular
-from judgeapp.formats.keys import ByteKeys, HashCollision, Interner, KeyTable, Numbered
 from judgeapp.formats.numbers import parse_floats, parse_ints
 from judgeapp.formats.qrels_lines import read_trec_qrels_lines
 from judgeapp.formats.run_lines import read_run_lines
+from judgeapp.records import QrelsFile, RankedTopic, RunFile
 
 SETTINGS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -118,6 +119,30 @@ def same_run(a, b) -> None:
         assert x.lines.tolist() == y.lines.tolist()
 
 
+def test_a_run_made_either_way_shows_the_same_entries_in_both_views() -> None:
+    """One run type (issue 31): made from ranked lists it has the columns the store
+    interns, made from columns the ranked lists, and the two agree."""
+    topics = {
+        "401": RankedTopic(["d2", "é1"], np.array([2.5, 1.0]), np.array([3, 1])),
+        "402": RankedTopic([], np.zeros(0), np.zeros(0, dtype=np.int64)),
+        "403": RankedTopic(["d1"], np.array([0.5]), np.array([2])),
+    }
+    made = RunFile("r.txt", "t", topics, 3)
+    assert (made.qids, made.bounds.tolist()) == (["401", "402", "403"], [0, 2, 2, 3])
+    assert made.docnos.to_list() == ["d2", "é1", "d1"]
+    assert made.hashes.tolist() == ByteKeys.from_strings(["d2", "é1", "d1"]).hashes().tolist()
+    assert (made.scores.tolist(), made.lines.tolist()) == ([2.5, 1.0, 0.5], [3, 1, 2])
+    assert (made.topic.tolist(), made.n_entries) == ([0, 0, 2], 3)
+    columns = (made.qids, made.bounds, made.docnos, made.hashes, made.scores, made.lines)
+    back = RunFile.of_columns("r.txt", "t", *columns, n_lines=3)
+    same_run(back, made)
+    assert back.n_entries == 3
+    apart = back.without_docnos()  # what stands with a numbering made apart
+    assert (len(apart.docnos), apart.scores.tolist()) == (0, [2.5, 1.0, 0.5])
+    with pytest.raises(ValueError, match="numbered apart"):
+        _ = apart.topics
+
+
 @SETTINGS
 @given(run_files(), st.sampled_from([1 << 20, 64]))
 def test_random_valid_runs_read_the_same_through_both_paths(tmp_path_factory, case, block):
@@ -127,7 +152,7 @@ def test_random_valid_runs_read_the_same_through_both_paths(tmp_path_factory, ca
     precise = read_run_lines(path)
     # the bulk reader takes every such file itself (no line reader behind it)
     columns = bulk._read_run(str(path), block)
-    same_run(columns.to_run_file(), precise)
+    same_run(columns, precise)
     same_run(read_run(path), precise)
 
 
@@ -137,11 +162,25 @@ def test_random_valid_qrels_read_the_same_through_both_paths(tmp_path_factory, t
     path = tmp_path_factory.mktemp("qrels") / "qrels.txt"
     path.write_bytes(text.encode("utf-8"))
     precise = read_trec_qrels_lines(str(path))
-    for qrels in (bulk._read_qrels(str(path), block).to_qrels_file(), read_qrels(path, "trec")):
+    for qrels in (bulk._read_qrels(str(path), block), read_qrels(path, "trec")):
         assert qrels.qids == precise.qids
         assert qrels.docnos == precise.docnos
         assert qrels.grades.tolist() == precise.grades.tolist()
         assert qrels.lines.tolist() == precise.lines.tolist()
+
+
+def test_qrels_made_either_way_show_the_same_rows_in_both_views() -> None:
+    """One qrels type (issue 31): rows as strings and the columns `evaluate` numbers the
+    judged docnos from, each made from the other."""
+    rows = QrelsFile(
+        "q", ["402", "401", "402"], ["d1", "é", "d2"], np.array([1, -1, 0]), np.array([1, 2, 4])
+    )
+    assert (rows.topic_qids, rows.topic.tolist()) == (["401", "402"], [1, 0, 1])
+    assert (rows.docno_keys.to_list(), rows.hashes, len(rows)) == (["d1", "é", "d2"], None, 3)
+    keys = rows.docno_keys
+    back = QrelsFile.of_columns("q", rows.topic_qids, rows.topic, keys, rows.grades, rows.lines)
+    assert list(back) == list(rows) == [("402", "d1", 1), ("401", "é", -1), ("402", "d2", 0)]
+    assert back.lines.tolist() == [1, 2, 4]
 
 
 def test_ids_longer_than_the_bulk_reader_takes_go_through_the_line_reader(tmp_path: Path):
@@ -312,7 +351,7 @@ def test_the_interner_numbers_strings_as_a_dict_does(columns: list[list[str]]) -
     "n, distinct", [(0, 1), (1, 1), (2, 1), (50, 3), (3000, 2900), (20000, 70)]
 )
 def test_equal_pairs_pairs_every_row_of_a_repeated_key_but_one(n, distinct):
-    from judgeapp.formats.keys import equal_pairs
+    from judgeapp.bytekeys import equal_pairs
 
     rng = np.random.default_rng(n)
     values = rng.integers(0, 2**63, size=distinct, dtype=np.uint64)
@@ -415,7 +454,7 @@ def test_a_run_of_long_tie_stretches_reads_as_the_line_reader_reads_it(tmp_path:
             lines.append(f"{qid} Q0 {docno} {rank} {score:.3f} tied")
     path = tmp_path / "run.txt"
     path.write_text("\n".join(lines) + "\n")
-    same_run(bulk._read_run(str(path), bulk.BLOCK_BYTES).to_run_file(), read_run_lines(path))
+    same_run(bulk._read_run(str(path), bulk.BLOCK_BYTES), read_run_lines(path))
 
 
 # ---- a run's docnos left in their blocks ---------------------------------------------------
@@ -427,7 +466,7 @@ def test_a_run_of_long_tie_stretches_reads_as_the_line_reader_reads_it(tmp_path:
     st.randoms(use_true_random=False),
 )
 def test_scattered_keys_are_the_joined_column_seen_through_its_order(parts, rnd) -> None:
-    from judgeapp.formats.keys import ScatteredKeys
+    from judgeapp.bytekeys import ScatteredKeys
 
     strings = [s for part in parts for s in part]
     order = list(range(len(strings)))
@@ -452,7 +491,7 @@ def test_scattered_keys_are_the_joined_column_seen_through_its_order(parts, rnd)
 
 
 def test_rows_compare_a_slice_at_a_time_and_across_widths(monkeypatch) -> None:
-    from judgeapp.formats import keys
+    from judgeapp import bytekeys as keys
 
     monkeypatch.setattr(keys, "_CHUNK_ROWS", 3)
     narrow = ByteKeys.from_strings(["a", "bb", "ccc", "dddddddd", "e", "ffffffffX", "g" * 10])
@@ -479,7 +518,7 @@ def test_run_rows_in_bulk_equal_the_line_readers_in_either_order(tmp_path, float
     ]
     path = tmp_path / "run.txt"
     path.write_text("\n".join(lines * 1) + "\n")
-    precise = bulk.RunRows.of_columns(bulk.columns_of_run(read_run_lines(path)))
+    precise = bulk.RunRows.of_columns(read_run_lines(path))
     want = precise.reordered(float32) if float32 else precise
     got = bulk._read_run_rows(str(path), 64, float32)  # blocks of 64 bytes: several
     assert len(got.docnos.parts) > 1
@@ -513,5 +552,5 @@ def test_a_run_in_no_order_reads_as_the_line_reader_reads_it(tmp_path: Path) -> 
     path = tmp_path / "run.txt"
     path.write_text("\n".join(lines[i] for i in rng.permutation(len(lines))) + "\n")
     columns = bulk._read_run(str(path), 4096)
-    same_run(columns.to_run_file(), read_run_lines(path))
+    same_run(columns, read_run_lines(path))
     assert columns.qids == ["3", "topic-000001", "topic-0000010", "topic-000002"]

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judgeapp.formats import FormatError, checks, iter_documents
-from judgeapp.formats.model import Document
+from judgeapp.records import Document
 
 
 def _run(records: list[Document], again: bool) -> tuple[list[int], str | None]:

@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pytest
 
-from judgeapp.formats.model import RankedTopic, RunFile
 from judgeapp.measures import (
     EvalOptions,
     Evaluator,
@@ -19,6 +18,7 @@ from judgeapp.measures import (
     engine,
 )
 from judgeapp.measures.parse import parse_measures
+from judgeapp.records import RankedTopic, RunFile
 
 ALL = parse_measures(["all_trec"]) + parse_measures(
     [

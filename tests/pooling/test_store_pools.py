@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from judgeapp.formats.model import RankedTopic, RunFile, Topic
 from judgeapp.pooling import depth_pool, make_order
+from judgeapp.records import RankedTopic, RunFile, Topic
 from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.services.pools import PoolService
 from judgeapp.store import JudgmentState, RunImport, Store, StoreError

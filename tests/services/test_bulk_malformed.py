@@ -182,7 +182,7 @@ def test_line_ends_of_every_kind_read_the_same_through_both_paths(tmp_path: Path
         path = tmp_path / "run.txt"
         path.write_bytes(end.join(lines) + end)
         for block in (8, 17, 18, 19, bulk.BLOCK_BYTES):
-            columns = bulk._read_run(str(path), block).to_run_file()
+            columns = bulk._read_run(str(path), block)
             precise = read_run_lines(path)
             assert columns.topics.keys() == precise.topics.keys()
             for qid, topic in precise.topics.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judgeapp.formats.model import Topic
+from judgeapp.records import Topic
 from judgeapp.services.judging import JudgingError, JudgingService
 from judgeapp.services.policy import qrels_rows
 from judgeapp.store import Store
@@ -62,7 +62,7 @@ def test_undo_and_redo_go_through_the_store(service):
 def test_imported_sources_cannot_judge(tmp_path):
     import numpy as np
 
-    from judgeapp.formats.model import QrelsFile
+    from judgeapp.records import QrelsFile
 
     store = Store.open(tmp_path / "p.db")
     store.judgments.import_qrels(

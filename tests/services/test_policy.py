@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judgeapp.formats.model import Topic
-from judgeapp.records import JudgmentRows
+from judgeapp.records import JudgmentRows, Topic
 from judgeapp.services.policy import NEWEST, JudgmentPolicy, effective_judgments, qrels_rows
 from judgeapp.store import JudgmentState, Store
 

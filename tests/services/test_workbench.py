@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from judgeapp.formats.model import Document, RankedTopic, RunFile, Topic
+from judgeapp.records import Document, RankedTopic, RunFile, Topic
 from judgeapp.services.workbench import Workbench
 from judgeapp.store import RunImport, Store
 
@@ -56,6 +56,26 @@ def test_topic_rows_count_pool_and_this_assessors_judgments(workbench):
     assert rows["1"].progress == pytest.approx(2 / 5)
     assert (rows["2"].pool_size, rows["2"].judged) == (3, 0)
     assert wb.topic_row("1") == rows["1"]
+
+
+def test_has_judged_asks_the_store_whether_one_judgment_exists(workbench, monkeypatch):
+    wb = workbench
+    wb.build_pool("p", ["A", "B"], "depth", {"depth": 3}, "rank")
+    ids = wb.store.documents.docno_ids(["d1", "d3"])
+    mine, bobs = wb.queue("1"), Workbench(wb.store, "bob").queue("1")
+
+    def judged(*who: str) -> tuple[bool, ...]:
+        with monkeypatch.context() as m:  # one EXISTS query: no judgment read
+            m.setattr(wb.store.judgments, "all", None)
+            return tuple(wb.has_judged(a) for a in who)
+
+    assert judged("alice", "bob") == (False, False)
+    bobs.record(ids["d3"], 0)
+    assert judged("alice", "bob") == (False, True)
+    change = mine.record(ids["d1"], 2)
+    assert judged("alice", "bob") == (True, True)
+    mine.restore(change, undo=True)  # taken back: alice has none left
+    assert judged("alice", "bob") == (False, True)
 
 
 def test_queue_in_rank_order_resumes_with_judged_documents_first(workbench):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, Topic
+from judgeapp.records import Document, QrelsFile, RankedTopic, RunFile, Topic
 from judgeapp.store import JudgmentState, RunImport, Store
 from judgeapp.store.schema import SCHEMA_HEAD
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from judgeapp.formats.model import Document
+from judgeapp.records import Document
 from judgeapp.store import Store
 
 

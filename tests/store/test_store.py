@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy.exc import DBAPIError
 
 from judgeapp.formats.errors import FormatError
-from judgeapp.formats.model import Document, QrelsFile, RankedTopic, RunFile, Topic
+from judgeapp.records import Document, QrelsFile, RankedTopic, RunFile, Topic
 from judgeapp.services.overview import project_info
 from judgeapp.services.policy import effective_judgments, qrels_rows
 from judgeapp.store import JudgmentState, RunImport, Store, StoreError

@@ -178,7 +178,7 @@ def test_the_shortcut_sheet_fits_the_window_at_every_size(qtbot, project_window)
     window, controller = project_window
     for size in ((960, 540), (1024, 700), (1920, 1080)):
         window.resize(*size)
-        controller.judging._sheet = None  # made again for this size
+        controller.judging.help.sheet = None  # made again for this size
         controller.judging._on_help_triggered()
         sheet = controller.judging.shortcut_sheet()
         qtbot.waitUntil(sheet.isVisible)

@@ -571,7 +571,7 @@ def test_estimates_wait_for_a_pause_also_after_one_ran(qtbot, pooled_project):
     import threading
 
     from judgeapp.store import Changes
-    from judgeapp.ui.controller import ESTIMATE_DELAY_MS
+    from judgeapp.ui.topic_estimates import ESTIMATE_DELAY_MS
 
     _window, controller = pooled_project
     wb = controller.workbench
@@ -591,9 +591,9 @@ def test_estimates_wait_for_a_pause_also_after_one_ran(qtbot, pooled_project):
     settled()
     key(qtbot, "2")  # while the estimate runs
     gate.set()
-    qtbot.waitUntil(lambda: controller._estimate_worker is None, timeout=10_000)
+    qtbot.waitUntil(lambda: controller.estimator.worker is None, timeout=10_000)
     assert calls == [None]
-    assert controller.estimate_timer.isActive()
-    assert controller.estimate_timer.interval() == ESTIMATE_DELAY_MS
+    assert controller.estimator.timer.isActive()
+    assert controller.estimator.timer.interval() == ESTIMATE_DELAY_MS
     qtbot.waitUntil(lambda: len(calls) == 2, timeout=10_000)
     assert calls[1] == {"1"}

@@ -84,7 +84,7 @@ def test_each_data_folder_remembers_its_own_last_project(tmp_path, qtbot, monkey
         assert controller.reopen_last()
         settled()
         assert controller.workbench.path.endswith(f"{person}.db")
-        assert controller._recent() == [str(tmp_path / f"{person}.db")]
+        assert controller.memory.recent() == [str(tmp_path / f"{person}.db")]
         window.close()
     monkeypatch.delenv("JUDGEAPP_DATA_DIR")
     native = app_module.window_settings()  # no data folder named: Qt's place, as before

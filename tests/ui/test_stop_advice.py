@@ -73,7 +73,7 @@ def test_the_judging_view_tells_when_a_topic_may_stop(qtbot, tmp_path, make_wind
     """A random order judged near the end of the pool: the line says how many relevant
     documents are left (95% interval) and that the topic may stop, with the rule in its
     tooltip; before, it said to judge on and how many judgments it expects that to take."""
-    from judgeapp.ui.judging_controller import estimate_text
+    from judgeapp.ui.stopping_advice import estimate_text
 
     window, controller, truth = judged_project(qtbot, tmp_path, make_window, "blind")
     view = controller.judging.view
@@ -103,7 +103,7 @@ def test_the_judging_view_says_when_it_cannot_vouch_for_the_estimate(qtbot, tmp_
     """An adaptive order on a pool smaller than any the estimator was checked on: the line
     says the interval is uncalibrated, the tooltip says why, and the interval is the
     conservative one (from nothing left up)."""
-    from judgeapp.ui.judging_controller import estimate_text
+    from judgeapp.ui.stopping_advice import estimate_text
 
     window, controller, truth = judged_project(qtbot, tmp_path, make_window, "mtf")
     view = controller.judging.view
