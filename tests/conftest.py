@@ -13,8 +13,11 @@ machine without them, a failure under CI. Under CI, Hypothesis's examples are fi
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -65,6 +68,37 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "shared_data" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.shared)
+
+
+# The suite runs in one process per core (pytest-xdist, `-n auto` in pyproject.toml). Tests
+# marked `alone` measure the GUI thread's timing (the watchdog scenarios), which another
+# test's work on the other core would disturb: each test holds a shared lock on a file of
+# this test run while it runs (set-up and tear-down included), an `alone` test the
+# exclusive one. A turnstile lock in front keeps waiting `alone` tests from being starved
+# by the other process's stream of shared holders.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    if not hasattr(item.config, "workerinput"):  # not an xdist worker: nothing runs beside
+        yield
+        return
+    # each process's temporary folder is in the test run's, which pytest clears later on
+    run = item.config._tmp_path_factory.getbasetemp().parent  # type: ignore[attr-defined]
+    with _room(run, alone=item.get_closest_marker("alone") is not None):
+        yield
+
+
+@contextlib.contextmanager
+def _room(run: Path, *, alone: bool) -> Iterator[None]:
+    with open(run / "turnstile.lock", "a") as turnstile, open(run / "room.lock", "a") as room:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(room, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(room, fcntl.LOCK_UN)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

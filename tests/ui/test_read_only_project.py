@@ -64,7 +64,7 @@ def child_outcomes(tmp_path_factory) -> dict[str, str] | None:
     probe = subprocess.run([*drop, "true"], capture_output=True, text=True)
     if probe.returncode != 0:
         pytest.skip(f"root ignores chmod here, and cannot drop that power: {probe.stderr}")
-    options = ["-q", "-rA", "-p", "no:randomly", "-p", "no:cacheprovider"]
+    options = ["-q", "-rA", "-n", "0", "-p", "no:randomly", "-p", "no:cacheprovider"]
     child = subprocess.run(
         [*drop, sys.executable, "-m", "pytest", *options, str(Path(__file__).relative_to(ROOT))],
         cwd=ROOT,

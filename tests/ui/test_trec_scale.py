@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 from judgeapp.ui.dashboard import find_dashboard
 from tests.ui.waiting import open_project, settled
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 ASSESSOR = "alice"
 
 

@@ -11,6 +11,8 @@ from sqlalchemy import create_engine, text
 
 from tests.ui.watchdog import GuiWatchdog
 
+pytestmark = pytest.mark.alone  # measures the GUI thread's gaps (tests/conftest.py)
+
 
 def busy(ms: float) -> None:
     """The GUI thread on a CPU for `ms` milliseconds of its own CPU time (what the
