@@ -183,7 +183,9 @@ class Bench:
                     out["peer"].append(raw_group_by(self.db))
             c0, t0 = cpu(), time.perf_counter()
             self.controller.open_project(str(self.db))
-            self.wait.until(lambda: self.controller.opening is None and topics.rowCount() == 50, 60)
+            self.wait.until(
+                lambda: self.controller.projects.opening is None and topics.rowCount() == 50, 60
+            )
             QApplication.processEvents()  # painted
             out["open"].append(time.perf_counter() - t0)
             out["open_cpu"].append(cpu() - c0)

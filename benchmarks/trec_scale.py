@@ -100,7 +100,7 @@ def docno(i: int) -> str:
 
 
 def build_project(
-    path: Path,
+    path: Path | str,
     *,
     docs: int = 500_000,
     runs: int = 115,
@@ -109,8 +109,9 @@ def build_project(
     seed: int = 1,
     say: Callable[[str], None] = print,
 ) -> dict[str, float]:
-    """Build the project at `path` (which must not exist): documents, topics, runs and two
-    depth pools (blind-D and hedge-D). Returns the seconds each part took."""
+    """Build the project at `path` (which must not exist), or in the empty PostgreSQL
+    database whose URL `path` is: documents, topics, runs and two depth pools (blind-D and
+    hedge-D). Returns the seconds each part took."""
     from judgeapp.formats.model import Document, RankedTopic, RunFile, Topic
     from judgeapp.services.pools import PoolService
     from judgeapp.store import RunImport, Store
@@ -164,10 +165,14 @@ def build_project(
                 paragraphs = [" ".join(body[i : i + 5]) for i in range(0, len(body), 5)]
                 yield Document(docno(t * per_topic + j), title, "\n\n".join(paragraphs)), None
 
-    tmp = path.with_name(path.name + ".building")
-    for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-        leftover.unlink(missing_ok=True)
-    store = Store.build(path)
+    if isinstance(path, str) and "://" in path:  # a database on a server: built in place
+        store = Store.open(path)
+    else:
+        path = Path(path)
+        tmp = path.with_name(path.name + ".building")
+        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+            leftover.unlink(missing_ok=True)
+        store = Store.build(path)
     try:
         store.topics.put(
             (
@@ -210,7 +215,8 @@ def build_project(
         t0 = time.perf_counter()
         store.search.optimize()
         timings["full-text index merged"] = time.perf_counter() - t0
-        store.publish()
+        if store.db.building is not None:
+            store.publish()
     finally:
         store.close()
     timings["total"] = time.perf_counter() - start
