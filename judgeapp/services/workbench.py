@@ -254,7 +254,7 @@ class Workbench:
     def state(self) -> WorkbenchState:
         """What the window shows of the project, read at once (in a worker: the window
         never waits for the database): its name, the assessor's place and visibility, the
-        topic list, the pools, the scale. One snapshot, read through one connection (on
+        topic list, the pools, the scale. Read through one connection and transaction (on
         PostgreSQL each read of its own would take a transaction's round trips)."""
         with self.store.reading():
             return self._state()

@@ -203,11 +203,12 @@ class Db:
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
-        """Reads of this thread inside the block share one connection and one transaction:
-        they see one snapshot, and on a server each read saves the round trips of taking a
-        connection and of beginning and ending a transaction (40-60 reads when a project
-        opens). For reads only: a write inside the block runs on a connection of its own,
-        which this snapshot does not see."""
+        """Reads of this thread inside the block share one connection and one transaction
+        (on SQLite one snapshot; PostgreSQL's read committed gives each statement its own),
+        so that on a server each read saves the round trips of taking a connection and of
+        beginning and ending a transaction (40 reads when a project opens). For reads only:
+        a write inside the block runs on a connection of its own, which an SQLite snapshot
+        taken before it does not see."""
         if getattr(self._local, "reading", None) is not None:
             yield
             return

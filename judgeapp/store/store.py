@@ -210,7 +210,7 @@ class Store:
 
     def reading(self) -> contextlib.AbstractContextManager[None]:
         """Reads of this thread inside the block share one connection and transaction
-        (one snapshot, fewer round trips to a server): see `Db.reading`."""
+        (fewer round trips to a server): see `Db.reading`."""
         return self.db.reading()
 
     # -- the database's own state, read through the store -------------------------------
