@@ -12,7 +12,8 @@ each topic has three theme words, and a document holds sentences with them the m
 higher its hidden relevance, so that searching for a topic's words finds what the runs
 rank high, as in a real collection. Topic t owns documents t*C .. (t+1)*C - 1 (C =
 documents / topics) as its candidates. `python benchmarks/trec_scale.py OUT.db` builds one
-(`--docs`, `--runs`, `--topics` for smaller ones) and says how long each part took.
+(`--docs`, `--runs`, `--topics` for smaller ones; OUT may be the URL of an empty
+PostgreSQL database, built in place) and says how long each part took.
 """
 
 from __future__ import annotations
@@ -225,20 +226,22 @@ def build_project(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", type=Path)
+    parser.add_argument("out", help="a new project file, or an empty PostgreSQL database's URL")
     parser.add_argument("--docs", type=int, default=500_000)
     parser.add_argument("--runs", type=int, default=115)
     parser.add_argument("--topics", type=int, default=50)
     parser.add_argument("--depth", type=int, default=100)
     args = parser.parse_args()
-    if args.out.exists():
-        raise SystemExit(f"{args.out} exists")
+    out: Path | str = args.out if "://" in args.out else Path(args.out)
+    if isinstance(out, Path) and out.exists():
+        raise SystemExit(f"{out} exists")
     timings = build_project(
-        args.out, docs=args.docs, runs=args.runs, topics=args.topics, depth=args.depth
+        out, docs=args.docs, runs=args.runs, topics=args.topics, depth=args.depth
     )
     for part, seconds in timings.items():
         print(f"{part:40s} {seconds:8.1f} s")
-    print(f"{args.out}: {args.out.stat().st_size / 1e9:.2f} GB")
+    if isinstance(out, Path):
+        print(f"{out}: {out.stat().st_size / 1e9:.2f} GB")
     return 0
 
 
