@@ -6,6 +6,12 @@ whole time.
 
     python benchmarks/bench_workbench.py [--docs 500000] [--keys 100] [--gap 0.5]
                                          [--opens 5] [--postgres] [--fresh]
+                                         [--project PATH_OR_URL] [--parts open,search]
+
+`--project` measures a project made apart, of the same shape (50 topics; topics 401-405
+pooled in blind-100 and hedge-100): a file (copied first), or a PostgreSQL database that
+`python benchmarks/trec_scale.py URL --docs N` filled on a server (no copy, which takes 20
+minutes at 500,000 documents). `--parts` picks what is measured (default: all of it).
 
 1. Open: from `open_project` until the topic list shows its 50 rows (model filled, window
    painted), --opens times alternating with the peer, a raw sqlite3 (psycopg) GROUP BY over
@@ -183,7 +189,9 @@ class Bench:
                     out["peer"].append(raw_group_by(self.db))
             c0, t0 = cpu(), time.perf_counter()
             self.controller.open_project(str(self.db))
-            self.wait.until(lambda: self.controller.opening is None and topics.rowCount() == 50, 60)
+            self.wait.until(
+                lambda: self.controller.projects.opening is None and topics.rowCount() == 50, 60
+            )
             QApplication.processEvents()  # painted
             out["open"].append(time.perf_counter() - t0)
             out["open_cpu"].append(cpu() - c0)
@@ -195,10 +203,12 @@ class Bench:
         return out
 
     def open_once(self) -> None:
-        """The project opened (--keys-only: what the open rounds leave behind)."""
+        """The project opened once (when the open rounds are not measured)."""
         topics = self.window.topics_view.model
         self.controller.open_project(str(self.db))
-        self.wait.until(lambda: self.controller.opening is None and topics.rowCount() > 0, 120)
+        self.wait.until(
+            lambda: self.controller.projects.opening is None and topics.rowCount() > 0, 120
+        )
         self.settle()
 
     # 2. the pool's search box -------------------------------------------------------------
@@ -349,36 +359,6 @@ class Bench:
         }
 
 
-def parts_1_to_3(bench: Bench, args, sizes: list[int]) -> None:
-    """Open, the pool's search box, searching the collection."""
-    opened = bench.open_rounds()
-    print(f"\n1. open until the topic list shows (target < 0.5 s), {args.opens} opens")
-    print(
-        f"   judgeapp window: first {opened['open'][0] * 1000:6.1f} ms, median "
-        f"{statistics.median(opened['open']) * 1000:6.1f} ms wall; CPU median "
-        f"{statistics.median(opened['open_cpu']) * 1000:6.1f} ms"
-    )
-    print(
-        f"   peer: GROUP BY over pool_docs through the raw driver: median "
-        f"{statistics.median(opened['peer']) * 1000:.1f} ms"
-    )
-
-    searched = bench.pool_search("401")
-    print(
-        f"\n2. the pool's search box, topic 401 ({sizes[0]:,} pooled documents), words "
-        f"{', '.join(searched['words'])} typed a letter at a time"
-    )
-    print(f"   the topic's texts and their index read when it opened: {searched['texts']:.2f} s")
-    print(f"   first key -> matches shown      {ms(searched['first'])}   (target < 50 ms)")
-    print(f"   later keys -> matches shown     {ms(searched['later'])}")
-    print(f"   GUI thread time per key         {ms(searched['gui'])}   (target < 16 ms)")
-
-    found = bench.collection_search(["401", "402", "403"])
-    print("\n3. searching the whole collection (titles, two words, a quoted word; 200 best)")
-    print(f"   Enter -> results shown          {ms(found['shown'])}")
-    print(f"   ENGINE ONLY, the store's query  {ms(found['engine'])}")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=500_000)
@@ -389,7 +369,13 @@ def main() -> int:
     parser.add_argument("--opens", type=int, default=5, help="times the project is opened")
     parser.add_argument("--fresh", action="store_true", help="build the project again")
     parser.add_argument(
-        "--keys-only", action="store_true", help="measure the grade keys only (part 4, and 5)"
+        "--project",
+        help="a project of the same shape made apart: a file (copied), or a PostgreSQL URL",
+    )
+    parser.add_argument(
+        "--parts",
+        default="open,pool,search,keys",
+        help="what is measured, of open,pool,search,keys (default: all)",
     )
     parser.add_argument(
         "--postgres",
@@ -400,8 +386,11 @@ def main() -> int:
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
     print(load())
-    source = OUT / f"trec-{args.docs}.db"
-    if args.fresh:
+    parts = set(args.parts.split(","))
+    if args.project is not None and "://" in args.project:
+        return measure(args.project, args, parts, server=None)
+    source = Path(args.project) if args.project else OUT / f"trec-{args.docs}.db"
+    if args.fresh and args.project is None:
         source.unlink(missing_ok=True)
     if not source.exists():
         t0 = time.perf_counter()
@@ -430,15 +419,18 @@ def main() -> int:
             f"copied the project to PostgreSQL ({rows:,} rows) in {time.perf_counter() - t0:.0f} s"
         )
         db = url
-    back_end = "PostgreSQL" if server is not None else "SQLite"
-    with sqlite3.connect(source) as conn:
-        n_docs = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
-        sizes = [
-            n
-            for (n,) in conn.execute(
-                "SELECT count(*) FROM pool_docs WHERE pool_id = 1 GROUP BY qid"
-            )
-        ]
+    return measure(db, args, parts, server)
+
+
+def measure(db: Path | str, args, parts: set[str], server) -> int:
+    """Measure the window on the project `db` (parts of open, pool, search, keys)."""
+    back_end = "PostgreSQL" if isinstance(db, str) else "SQLite"
+    conn = _pg(db) if isinstance(db, str) else sqlite3.connect(db)
+    n_docs = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+    sizes = [
+        n for (n,) in conn.execute("SELECT count(*) FROM pool_docs WHERE pool_id = 1 GROUP BY qid")
+    ]
+    conn.close()
     print(
         f"project ({back_end}): {n_docs:,} documents, {args.runs} runs x {args.topics} topics x "
         f"1000, depth-100 pool {sum(sizes):,} documents ({min(sizes)}-{max(sizes)} a topic)"
@@ -447,25 +439,16 @@ def main() -> int:
     bench = Bench(db, args)
     bench.dog.start()
     c0, w0 = cpu(), time.perf_counter()
-    if args.keys_only:
-        bench.open_once()
+    if "open" in parts:
+        report_open(bench, args)
     else:
-        parts_1_to_3(bench, args, sizes)
-    keyed = bench.keys([("blind-100", "404"), ("hedge-100", "405")])
-    print(
-        f"\n4. grade key -> next document shown, {args.keys} keys a topic, {args.gap} s apart, "
-        "dashboard in its own window (target median <= 16.7 ms, p95 < 33 ms)"
-    )
-    for pool, times in keyed["times"].items():
-        print(f"   {pool:10s} {ms(times)}")
-    print(f"   GUI thread CPU per key        {ms(keyed['gui'])}")
-    print(f"   of which the judgment's commit, in the writing lane: {ms(keyed['commits'])}")
-    what = "psycopg INSERT+COMMIT (fsync on)" if server else "sqlite3 INSERT+COMMIT (WAL, FULL)"
-    print(f"   peer: raw {what}: {ms(keyed['peer'])}")
-    print(
-        f"   the dashboard (in view: {keyed['visible']}) applied {keyed['updates']} updates "
-        f"for {sum(len(t) for t in keyed['times'].values())} keys"
-    )
+        bench.open_once()  # the other parts work in the open project
+    if "pool" in parts:
+        report_pool(bench, sizes[0])
+    if "search" in parts:
+        report_search(bench)
+    if "keys" in parts:
+        report_keys(bench, args, isinstance(db, str))
     dog = bench.dog
     dog.stop()
     print(
@@ -483,6 +466,57 @@ def main() -> int:
     if server is not None:
         server.stop()
     return 0
+
+
+def report_open(bench: Bench, args) -> None:
+    opened = bench.open_rounds()
+    print(f"\n1. open until the topic list shows (target < 0.5 s), {args.opens} opens")
+    print(
+        f"   judgeapp window: first {opened['open'][0] * 1000:6.1f} ms, median "
+        f"{statistics.median(opened['open']) * 1000:6.1f} ms wall; CPU median "
+        f"{statistics.median(opened['open_cpu']) * 1000:6.1f} ms"
+    )
+    print(
+        f"   peer: GROUP BY over pool_docs through the raw driver: median "
+        f"{statistics.median(opened['peer']) * 1000:.1f} ms"
+    )
+
+
+def report_pool(bench: Bench, size: int) -> None:
+    searched = bench.pool_search("401")
+    print(
+        f"\n2. the pool's search box, topic 401 ({size:,} pooled documents), words "
+        f"{', '.join(searched['words'])} typed a letter at a time"
+    )
+    print(f"   the topic's texts and their index read when it opened: {searched['texts']:.2f} s")
+    print(f"   first key -> matches shown      {ms(searched['first'])}   (target < 50 ms)")
+    print(f"   later keys -> matches shown     {ms(searched['later'])}")
+    print(f"   GUI thread time per key         {ms(searched['gui'])}   (target < 16 ms)")
+
+
+def report_search(bench: Bench) -> None:
+    found = bench.collection_search(["401", "402", "403"])
+    print("\n3. searching the whole collection (titles, two words, a quoted word; 200 best)")
+    print(f"   Enter -> results shown          {ms(found['shown'])}")
+    print(f"   ENGINE ONLY, the store's query  {ms(found['engine'])}")
+
+
+def report_keys(bench: Bench, args, on_server: bool) -> None:
+    keyed = bench.keys([("blind-100", "404"), ("hedge-100", "405")])
+    print(
+        f"\n4. grade key -> next document shown, {args.keys} keys a topic, {args.gap} s apart, "
+        "dashboard in its own window (target median <= 16.7 ms, p95 < 33 ms)"
+    )
+    for pool, times in keyed["times"].items():
+        print(f"   {pool:10s} {ms(times)}")
+    print(f"   GUI thread CPU per key        {ms(keyed['gui'])}")
+    print(f"   of which the judgment's commit, in the writing lane: {ms(keyed['commits'])}")
+    what = "psycopg INSERT+COMMIT (fsync on)" if on_server else "sqlite3 INSERT+COMMIT (WAL, FULL)"
+    print(f"   peer: raw {what}: {ms(keyed['peer'])}")
+    print(
+        f"   the dashboard (in view: {keyed['visible']}) applied {keyed['updates']} updates "
+        f"for {sum(len(t) for t in keyed['times'].values())} keys"
+    )
 
 
 if __name__ == "__main__":

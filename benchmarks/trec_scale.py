@@ -12,7 +12,8 @@ each topic has three theme words, and a document holds sentences with them the m
 higher its hidden relevance, so that searching for a topic's words finds what the runs
 rank high, as in a real collection. Topic t owns documents t*C .. (t+1)*C - 1 (C =
 documents / topics) as its candidates. `python benchmarks/trec_scale.py OUT.db` builds one
-(`--docs`, `--runs`, `--topics` for smaller ones) and says how long each part took.
+(`--docs`, `--runs`, `--topics` for smaller ones; OUT may be the URL of an empty
+PostgreSQL database, built in place) and says how long each part took.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def docno(i: int) -> str:
 
 
 def build_project(
-    path: Path,
+    path: Path | str,
     *,
     docs: int = 500_000,
     runs: int = 115,
@@ -109,8 +110,9 @@ def build_project(
     seed: int = 1,
     say: Callable[[str], None] = print,
 ) -> dict[str, float]:
-    """Build the project at `path` (which must not exist): documents, topics, runs and two
-    depth pools (blind-D and hedge-D). Returns the seconds each part took."""
+    """Build the project at `path` (which must not exist), or in the empty PostgreSQL
+    database whose URL `path` is: documents, topics, runs and two depth pools (blind-D and
+    hedge-D). Returns the seconds each part took."""
     from judgeapp.records import Document, RankedTopic, RunFile, Topic
     from judgeapp.services.pools import PoolService
     from judgeapp.store import RunImport, Store
@@ -164,10 +166,14 @@ def build_project(
                 paragraphs = [" ".join(body[i : i + 5]) for i in range(0, len(body), 5)]
                 yield Document(docno(t * per_topic + j), title, "\n\n".join(paragraphs)), None
 
-    tmp = path.with_name(path.name + ".building")
-    for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-        leftover.unlink(missing_ok=True)
-    store = Store.build(path)
+    if isinstance(path, str) and "://" in path:  # a database on a server: built in place
+        store = Store.open(path)
+    else:
+        path = Path(path)
+        tmp = path.with_name(path.name + ".building")
+        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+            leftover.unlink(missing_ok=True)
+        store = Store.build(path)
     try:
         store.topics.put(
             (
@@ -210,7 +216,8 @@ def build_project(
         t0 = time.perf_counter()
         store.search.optimize()
         timings["full-text index merged"] = time.perf_counter() - t0
-        store.publish()
+        if store.db.building is not None:
+            store.publish()
     finally:
         store.close()
     timings["total"] = time.perf_counter() - start
@@ -219,20 +226,22 @@ def build_project(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", type=Path)
+    parser.add_argument("out", help="a new project file, or an empty PostgreSQL database's URL")
     parser.add_argument("--docs", type=int, default=500_000)
     parser.add_argument("--runs", type=int, default=115)
     parser.add_argument("--topics", type=int, default=50)
     parser.add_argument("--depth", type=int, default=100)
     args = parser.parse_args()
-    if args.out.exists():
-        raise SystemExit(f"{args.out} exists")
+    out: Path | str = args.out if "://" in args.out else Path(args.out)
+    if isinstance(out, Path) and out.exists():
+        raise SystemExit(f"{out} exists")
     timings = build_project(
-        args.out, docs=args.docs, runs=args.runs, topics=args.topics, depth=args.depth
+        out, docs=args.docs, runs=args.runs, topics=args.topics, depth=args.depth
     )
     for part, seconds in timings.items():
         print(f"{part:40s} {seconds:8.1f} s")
-    print(f"{args.out}: {args.out.stat().st_size / 1e9:.2f} GB")
+    if isinstance(out, Path):
+        print(f"{out}: {out.stat().st_size / 1e9:.2f} GB")
     return 0
 
 

@@ -100,11 +100,15 @@ class PoolService:
         assessors: Sequence[str] | None = None,
         min_grade: int = 1,
         qids: Sequence[str] | None = None,
+        *,
+        sizes: dict[str, int] | None = None,
     ) -> list[PoolTopicProgress]:
         """Per topic (of `qids`, every pooled topic by default): pool size, pooled documents
         judged, and judged relevant (grade at least `min_grade`), counting the effective
-        judgments of `assessors` (all by default)."""
-        sizes = self.store.pools.sizes(name)
+        judgments of `assessors` (all by default). `sizes`: the pool's sizes
+        (`store.pools.sizes`) when the caller has them (a count over the pool saved)."""
+        if sizes is None:
+            sizes = self.store.pools.sizes(name)
         if qids is not None:
             sizes = {q: sizes[q] for q in qids if q in sizes}
         qid = qids[0] if qids is not None and len(qids) == 1 else None

@@ -254,7 +254,12 @@ class Workbench:
     def state(self) -> WorkbenchState:
         """What the window shows of the project, read at once (in a worker: the window
         never waits for the database): its name, the assessor's place and visibility, the
-        topic list, the pools, the scale."""
+        topic list, the pools, the scale. Read through one connection and transaction (on
+        PostgreSQL each read of its own would take a transaction's round trips)."""
+        with self.store.reading():
+            return self._state()
+
+    def _state(self) -> WorkbenchState:
         pool = self.pool_name()
         pools = self.store.pools.headers()
         return WorkbenchState(
@@ -413,9 +418,15 @@ class Workbench:
             return rows
         topic_ids = [t.qid for t in topics]
         level = self.relevant_from()
-        progress = {p.qid: p for p in self.pooling.pool_progress(pool, who, level, topic_ids)}
+        sizes = self.store.pools.sizes(pool)  # counted once for both
+        progress = {
+            p.qid: p for p in self.pooling.pool_progress(pool, who, level, topic_ids, sizes=sizes)
+        }
         by_sources = (
-            {p.qid: p.judged for p in self.pooling.pool_progress(pool, sources, level, topic_ids)}
+            {
+                p.qid: p.judged
+                for p in self.pooling.pool_progress(pool, sources, level, topic_ids, sizes=sizes)
+            }
             if sources
             else {}
         )
@@ -543,12 +554,23 @@ class Workbench:
         qrels included): the pool being worked through, not merely the newest (a deeper
         pool built for later holds the same judgments over more documents). Ties go to the
         newest."""
+        totals: dict[str, int] = {}  # pooled documents of each pool, counted when needed
         for who in ([self.assessor] if self.assessor else []) + [None]:
+            judged = effective_judgments(
+                self.store, [who] if who else None, policy=self.pooling.policy
+            ).topics
+            if not any(len(ids) for ids, _grades in judged.values()):
+                continue  # nothing judged: no pool is being worked through (nothing counted)
             shares = []
             for name in names:
-                rows = self.pooling.pool_progress(name, [who] if who else None)
-                size = sum(p.size for p in rows)
-                shares.append(sum(p.judged for p in rows) / size if size else 0.0)
+                pooled = self.store.pools.doc_ids(name, list(judged))
+                inside = sum(
+                    int(np.isin(ids, pooled.get(q, ()), assume_unique=True).sum())
+                    for q, (ids, _grades) in judged.items()
+                )
+                if name not in totals:
+                    totals[name] = sum(self.store.pools.sizes(name).values())
+                shares.append(inside / totals[name] if totals[name] else 0.0)
             if max(shares) > 0:
                 best = max(shares)
                 return [n for n, share in zip(names, shares, strict=True) if share == best][-1]

@@ -192,8 +192,32 @@ class Db:
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:
+        """A connection to read through: its own short transaction, or inside `reading`
+        the one this thread shares."""
+        shared: Connection | None = getattr(self._local, "reading", None)
+        if shared is not None:
+            yield shared
+            return
         with self.engine.connect() as conn:
             yield conn
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Reads of this thread inside the block share one connection and one transaction
+        (on SQLite one snapshot; PostgreSQL's read committed gives each statement its own),
+        so that on a server each read saves the round trips of taking a connection and of
+        beginning and ending a transaction (40 reads when a project opens). For reads only:
+        a write inside the block runs on a connection of its own, which an SQLite snapshot
+        taken before it does not see."""
+        if getattr(self._local, "reading", None) is not None:
+            yield
+            return
+        with self.engine.connect() as conn:
+            self._local.reading = conn
+            try:
+                yield
+            finally:
+                self._local.reading = None
 
     def assessor_ids(self, conn: Connection, assessors: Sequence[str] | None) -> list[int] | None:
         if assessors is None:

@@ -208,6 +208,11 @@ class Store:
         finally:
             engine.dispose()
 
+    def reading(self) -> contextlib.AbstractContextManager[None]:
+        """Reads of this thread inside the block share one connection and transaction
+        (fewer round trips to a server): see `Db.reading`."""
+        return self.db.reading()
+
     # -- the database's own state, read through the store -------------------------------
     @property
     def url(self) -> str:

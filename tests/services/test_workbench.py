@@ -167,3 +167,45 @@ def test_export_writes_trec_qrels(workbench, tmp_path):
     out = tmp_path / "q.txt"
     assert wb.export_qrels(out, ["alice"]) == 2
     assert out.read_text().splitlines() == ["1 0 d1 1", "1 0 d3 0"]
+
+
+def test_state_is_read_through_one_connection_counting_the_pool_once(workbench):
+    """What the window shows of a project is read in one transaction of one connection
+    (on PostgreSQL each read of its own costs a transaction's round trips), and the pools'
+    documents are counted once, for the topic rows: with two pools and nothing judged, no
+    pool is counted to find the one being worked through (five counts over the pool table
+    made half of a PostgreSQL open at TREC size). With judgments that pool is still found."""
+    from sqlalchemy import event
+
+    wb = workbench
+    for name, depth in (("shallow", 2), ("deep", 4)):
+        wb.pooling.create_pool(
+            name, runs=["A", "B"], strategy="depth", params={"depth": depth}, judging_order="rank"
+        )
+    engine = wb.store.db.engine
+    checkouts: list[int] = []
+    counts: list[str] = []
+
+    def checkout(*_args) -> None:
+        checkouts.append(1)
+
+    def statement(_conn, _cursor, sql, *_args) -> None:
+        if "pool_docs" in sql and "count(" in sql.lower():
+            counts.append(sql)
+
+    event.listen(engine, "checkout", checkout)
+    event.listen(engine, "before_cursor_execute", statement)
+    try:
+        state = wb.state()
+    finally:
+        event.remove(engine, "checkout", checkout)
+        event.remove(engine, "before_cursor_execute", statement)
+    assert state.pool is not None and state.pool.name == "deep"  # nothing judged: the newest
+    assert {r.qid: r.pool_size for r in state.topic_rows} == {"1": 6, "2": 3}
+    assert len(checkouts) == 1
+    assert len(counts) == 1
+    # alice judged in both: the shallow pool holds the larger share of its documents judged
+    wb.judging.record("1", "d1", 2)
+    again = Workbench(wb.store, "alice").state()
+    assert again.pool is not None and again.pool.name == "shallow"
+    assert {r.qid: (r.pool_size, r.judged) for r in again.topic_rows} == {"1": (4, 1), "2": (3, 0)}

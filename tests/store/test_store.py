@@ -295,3 +295,37 @@ def test_interning_gives_each_docno_one_id_whether_new_or_known(store):
     assert len({*first.values(), mixed["z"], mixed["y"]}) == 5
     assert store.documents.docno_ids(["a", "b", "c", "y", "z", "nope"]) == {**first, **mixed}
     assert store.documents.docnos_of(mixed.values()) == {v: k for k, v in mixed.items()}
+
+
+def test_reads_inside_reading_share_one_connection_of_their_thread(store):
+    """`Store.reading`: every read of this thread inside the block goes through one
+    connection (and transaction), another thread's reads through their own; the connection
+    is given back when the block ends, also when it fails."""
+    import threading
+
+    store.topics.put([(Topic("1", "shock waves"), None)])
+    elsewhere: dict[str, object] = {}
+
+    def read_elsewhere() -> None:
+        with store.db.read() as conn:
+            elsewhere["conn"] = conn
+        elsewhere["topics"] = [t.qid for t in store.topics.all()]
+
+    with store.reading():
+        with store.db.read() as first:
+            pass
+        with store.db.read() as second:
+            assert second is first
+        assert [t.qid for t in store.topics.all()] == ["1"]
+        thread = threading.Thread(target=read_elsewhere)
+        thread.start()
+        thread.join()
+        assert elsewhere["conn"] is not first and elsewhere["topics"] == ["1"]
+        assert not first.closed
+    assert first.closed  # given back to the pool
+    with pytest.raises(ValueError), store.reading():
+        with store.db.read() as failed:
+            raise ValueError("a read that fails")
+    assert failed.closed
+    with store.db.read() as after:
+        assert after is not failed and not after.closed
