@@ -65,6 +65,7 @@ TREC_TEST_SIZE = {"docs": 50_000, "runs": 115, "topics": 5, "depth": 100}
 @pytest.fixture(scope="session")
 def trec_project_file(request) -> Path:
     import hashlib
+    import os
     import sys
     import time
 
@@ -82,7 +83,10 @@ def trec_project_file(request) -> Path:
         finally:
             sys.path.pop(0)
         start = time.perf_counter()
-        timings = build_project(path, say=lambda _m: None, **TREC_TEST_SIZE)
+        # built beside and renamed: a build cut short leaves no project that looks whole
+        building = path.with_name(f"{path.stem}.building-{os.getpid()}.db")
+        timings = build_project(building, say=lambda _m: None, **TREC_TEST_SIZE)
+        os.replace(building, path)
         took = time.perf_counter() - start
         (folder / "last-build.txt").write_text(
             f"built {path.name} in {took:.1f} s: "
