@@ -109,6 +109,9 @@ DARK = {
     "grade4": "#8be0b0",
 }
 COLOURS = dict(LIGHT)  # the scheme in use (apply_theme switches it)
+# the style draws in it from the start: a window built before apply_theme ran (an application
+# made elsewhere, as pytest-qt's) draws and dresses in the light scheme, not a KeyError
+use_colours(COLOURS)
 
 
 def colour(key: str) -> QColor:
