@@ -81,8 +81,8 @@ S = QStyle
 State = QStyle.StateFlag
 
 
-# the colour scheme in use: theme.COLOURS, bound by theme.apply_theme (the same dict, changed
-# in place when the scheme changes)
+# the colour scheme in use: theme.COLOURS, bound when theme is imported (the same dict,
+# changed in place when the scheme changes)
 COLOURS: dict[str, str] = {}
 
 

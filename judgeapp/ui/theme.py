@@ -159,7 +159,6 @@ def apply_theme(app: QApplication) -> None:
     """Fusion drawn by judgeapp.ui.style, the palette of the system's colour scheme (light or
     dark); a change of the system's scheme while the program runs is followed."""
     ensure_fonts()
-    use_colours(COLOURS)
     if not isinstance(app.style(), Style):
         app.setStyle(Style())
     _apply_scheme(app)
