@@ -71,15 +71,7 @@ def test_intervals_and_changes_fit_a_narrow_window_and_the_tints_are_explained(
 def test_an_axis_label_that_sticks_out_gets_room(qtbot):
     """A label bigger than the fixed margins allow (a large font, a 2x screen): after the
     next draw the axes' labels lie inside the canvas, above the caption."""
-    from judgeapp.ui.dashboard.curve_plots import NdcgCutoffPlot
-
-    plot = NdcgCutoffPlot()
-    qtbot.addWidget(plot.widget)
-    plot.widget.resize(360, 300)
-    plot.widget.show()
-    qtbot.waitExposed(plot.widget)
-    plot.ax.set_xlabel("Cutoff k", fontsize=26)
-    plot.ax.set_ylabel("nDCG@k", fontsize=26)
+    plot = _shown_plot_with_labels(qtbot, (360, 300), fontsize=26)
     before = plot.full_draws
     plot.refresh(full=True)
     qtbot.waitUntil(lambda: plot.full_draws >= before + 2, timeout=TIMEOUT)  # drawn again
@@ -93,15 +85,7 @@ def test_a_canvas_too_small_for_its_labels_stops_redrawing(qtbot):
     """Where the labels cannot fit (a canvas smaller than they are: the axes already at
     their limits), the margins' fit gives up instead of redrawing for ever: such a plot,
     left in a window, drew continuously and held the GUI thread 270-670 ms at a time."""
-    from judgeapp.ui.dashboard.curve_plots import NdcgCutoffPlot
-
-    plot = NdcgCutoffPlot()
-    qtbot.addWidget(plot.widget)
-    plot.widget.resize(170, 130)
-    plot.widget.show()
-    qtbot.waitExposed(plot.widget)
-    plot.ax.set_xlabel("Cutoff k", fontsize=40)
-    plot.ax.set_ylabel("nDCG@k", fontsize=40)
+    plot = _shown_plot_with_labels(qtbot, (170, 130), fontsize=40)
     plot.refresh(full=True)
     qtbot.wait(600)
     settled_at = plot.full_draws
@@ -122,3 +106,17 @@ def test_the_ap_difference_axis_stays_within_one():
     ap = np.array([[0.3, 0.5, 0.2], [0.1, 0.5, 0.2]])  # 0.2: a tighter axis again
     plot.update(SimpleNamespace(num_topics=3, run_names=("a", "b"), ap=ap), "a", "b")  # type: ignore[arg-type]
     assert plot.ax.get_ylim() == (-0.25, 0.25)
+
+
+def _shown_plot_with_labels(qtbot, size: tuple[int, int], fontsize: int):
+    """An nDCG@k plot shown at `size`, its axis labels set in `fontsize` points."""
+    from judgeapp.ui.dashboard.curve_plots import NdcgCutoffPlot
+
+    plot = NdcgCutoffPlot()
+    qtbot.addWidget(plot.widget)
+    plot.widget.resize(*size)
+    plot.widget.show()
+    qtbot.waitExposed(plot.widget)
+    plot.ax.set_xlabel("Cutoff k", fontsize=fontsize)
+    plot.ax.set_ylabel("nDCG@k", fontsize=fontsize)
+    return plot
