@@ -223,6 +223,9 @@ class Ops(QObject):
         writes asked for are committed) and start none any more."""
         self._closed = True
         self.forget()
+        for waiter in self._painting.values():  # the window that would paint is going
+            waiter.timer.stop()
+            waiter.waiting.clear()
         for pool in (self.read_pool, *self._lanes.values()):
             pool.waitForDone(ms)
 
