@@ -497,11 +497,14 @@ class JudgingController(QObject):
             self.changed.emit(change.changes)
             return
         queue.recorded(change)
-        self._refresh_item(doc)
         self._following.append(change)
         if doc != self.current:
+            self._refresh_item(doc)
             self.follow()
             return
+        # its row; the grade bar and the labels follow with the next document
+        self.view.list_model.update_item(queue.item(doc))
+        self.list.apply(doc)
         # the next document first; the rest of the window (the order's model, the dashboard,
         # the topic list, the estimates, the search panel, and the workers they start) once
         # the frame that shows it is painted, so that none of it delays that frame
