@@ -256,6 +256,7 @@ class MainController(QObject):
     def _on_project_loaded(
         self, db: str, workbench: Workbench, state: WorkbenchState, refused: str | None
     ) -> None:
+        self.judging.follow()  # the last judgments' news, in the project they were made in
         if self.workbench is not None:
             self.estimator.stop()
             self.follower.stop()

@@ -86,6 +86,8 @@ class JudgingController(QObject):
         self.records: dict[int, DocumentRecord] = {}
         self.texts_loaded = False
         self.pool_index: PoolIndex | None = None
+        # judgments recorded here whose news waits for the next document's paint (`follow`)
+        self._following: list[JudgmentChange] = []
         self._show_after_load: int | None = None
         self.notice_after_load: str | None = None  # said once the topic being read is shown
         self.notice_after_show: str | None = None  # said with the next document shown
@@ -164,6 +166,7 @@ class JudgingController(QObject):
     READS = ("topic", "texts", "document", "pool search", "scale")
 
     def set_workbench(self, workbench: Workbench | None) -> None:
+        self._following = []  # (told already: the main controller calls `follow` first)
         self.writer.drop_pending()
         self.ops.invalidate(*self.READS)
         self.estimates = {}
@@ -255,6 +258,7 @@ class JudgingController(QObject):
         if wb is None:
             return
         self.loading = None
+        self.follow()
         self.writer.drop_pending()
         self.ops.invalidate("texts", "document", "pool search")
         self._forget_topic()
@@ -488,16 +492,33 @@ class JudgingController(QObject):
     def _on_recorded(self, queue: JudgingQueue, doc: int, change: JudgmentChange) -> None:
         """The judgment is committed (and may be undone): now it is shown and broadcast."""
         if queue is not self.queue:  # another topic is open now: only say it happened
+            self.follow()
             self.judgment_recorded.emit(change)
             self.changed.emit(change.changes)
             return
         queue.recorded(change)
-        self._refresh_item(doc)
-        if doc == self.current:  # the next document first, then the rest of the window
-            self._show_next(doc)
-        self.trainer.train(changed=True)
-        self.judgment_recorded.emit(change)
-        self.changed.emit(change.changes)
+        self._following.append(change)
+        if doc != self.current:
+            self._refresh_item(doc)
+            self.follow()
+            return
+        # its row; the grade bar and the labels follow with the next document
+        self.view.list_model.update_item(queue.item(doc))
+        self.list.apply(doc)
+        # the next document first; the rest of the window (the order's model, the dashboard,
+        # the topic list, the estimates, the search panel, and the workers they start) once
+        # the frame that shows it is painted, so that none of it delays that frame
+        self._show_next(doc)
+        self.ops.after_paint(self.view.viewer.text.viewport(), self.follow)
+
+    def follow(self) -> None:
+        """Tell the rest of the window about the judgments recorded here (in order)."""
+        following, self._following = self._following, []
+        for change in following:
+            if self.queue is not None and change.qid == self.queue.qid:
+                self.trainer.train(changed=True)
+            self.judgment_recorded.emit(change)
+            self.changed.emit(change.changes)
 
     def reload_topic(self) -> None:
         """Read the open topic again (others judged in it), staying on the same document
@@ -566,12 +587,14 @@ class JudgingController(QObject):
         self.writer.annotate(queue, doc, note=note, flagged=flagged)
 
     def _on_annotated(self, queue: JudgingQueue, doc: int, change: JudgmentChange) -> None:
+        self.follow()  # the news in the order the changes were made
         if queue is self.queue:
             queue.apply(change)
             self._refresh_item(doc)
         self.changed.emit(change.changes)
 
     def _on_restored(self, change: JudgmentChange, result: JudgmentChange) -> None:
+        self.follow()
         queue = self.queue
         if queue is None or queue.qid != change.qid:
             self.changed.emit(result.changes)

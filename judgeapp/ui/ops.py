@@ -15,6 +15,10 @@ up no key.
   order: for work on an object that is not for two threads at once (the dashboard's live
   evaluation, a judging order's model, the estimates).
 - A failure goes to `failed(exc)` if given, else to `on_error(what, exc)`.
+- `ops.after_paint(widget, fn)` runs `fn` on the GUI thread once `widget` has been
+  painted: what follows a grade key (the dashboard, the topic list, the estimates and the
+  workers they start) waits until the frame with the next document is on screen, instead
+  of delaying it. It counts as running for `idle()`.
 - `forget()` drops every result still to come (another project is opened); `idle()` says
   whether anything is still running or waiting to be delivered (tests, screenshots, closing).
 
@@ -29,7 +33,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QEvent, QObject, QThreadPool, QTimer, Signal
+from PySide6.QtWidgets import QWidget
 
 from judgeapp.ui.worker import Worker
 
@@ -38,6 +43,9 @@ READERS = 2
 # estimates, a judging order's model, other processes' changes); `idle(background=False)`
 # leaves them out
 BACKGROUND = frozenset({"dashboard", "dashboard analysis", "estimates", "training", "feed"})
+# how long work waiting for a paint (`after_paint`) waits at most: a widget that is not
+# repainted (covered, or nothing on it changed) holds nothing up for longer
+PAINT_WAIT_MS = 100
 
 
 class Ops(QObject):
@@ -60,6 +68,7 @@ class Ops(QObject):
         self.on_error: Callable[[str, BaseException], None] | None = None
         self.dropped = 0  # stale results not delivered
         self.done = 0  # results delivered
+        self._painting: dict[QWidget, _AfterPaint] = {}  # work waiting for a widget's paint
 
     # -- running -------------------------------------------------------------------------------
     def read(
@@ -162,6 +171,22 @@ class Ops(QObject):
         worker.start(pool)
         return worker
 
+    def after_paint(self, widget: QWidget, fn: Callable[[], None]) -> None:
+        """Run `fn` on the GUI thread once `widget` has been painted (at once when it is not
+        visible; after PAINT_WAIT_MS at the latest), after the whole frame that painted it
+        is done. Until then the ops are not idle."""
+        waiter = self._painting.get(widget)
+        if waiter is None:
+            waiter = self._painting[widget] = _AfterPaint(widget, self)
+        waiter.add(fn)
+
+    def _painted(self) -> None:
+        if not self._running and not self.waiting_for_paint():
+            self.settled.emit()
+
+    def waiting_for_paint(self) -> bool:
+        return any(waiter.waiting for waiter in self._painting.values())
+
     # -- state ---------------------------------------------------------------------------------
     def stale(self, key: str, generation: int) -> bool:
         return self._generation.get(key, 0) != generation
@@ -181,6 +206,8 @@ class Ops(QObject):
     def idle(self, background: bool = True) -> bool:
         """Nothing running, nothing waiting to be delivered (`background`: in the lanes
         of BACKGROUND too)."""
+        if self.waiting_for_paint():
+            return False
         if background:
             return not self._running
         return all(lane in BACKGROUND for lane in self._running.values())
@@ -196,5 +223,44 @@ class Ops(QObject):
         writes asked for are committed) and start none any more."""
         self._closed = True
         self.forget()
+        for waiter in self._painting.values():  # the window that would paint is going
+            waiter.timer.stop()
+            waiter.waiting.clear()
         for pool in (self.read_pool, *self._lanes.values()):
             pool.waitForDone(ms)
+
+
+class _AfterPaint(QObject):
+    """The work waiting for one widget's next paint (`Ops.after_paint`)."""
+
+    def __init__(self, widget: QWidget, ops: Ops) -> None:
+        super().__init__(widget)
+        self.widget = widget
+        self.ops = ops
+        self.waiting: list[Callable[[], None]] = []
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.timeout.connect(self.run)
+        widget.installEventFilter(self)
+
+    def add(self, fn: Callable[[], None]) -> None:
+        self.waiting.append(fn)
+        if not self.widget.isVisible():
+            QTimer.singleShot(0, self, self.run)  # no paint is coming
+        elif not self.timer.isActive():
+            self.timer.start(PAINT_WAIT_MS)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self.waiting:
+            # posted now, delivered once the frame being painted is complete and shown
+            QTimer.singleShot(0, self, self.run)
+        return False
+
+    def run(self) -> None:
+        self.timer.stop()
+        waiting, self.waiting = self.waiting, []
+        try:
+            for fn in waiting:
+                fn()
+        finally:
+            self.ops._painted()

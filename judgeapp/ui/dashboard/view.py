@@ -66,7 +66,7 @@ class MatrixSortProxy(QSortFilterProxyModel):
 
     def lessThan(self, left, right) -> bool:
         model = self.sourceModel()
-        if not isinstance(model, MatrixTableModel):
+        if not isinstance(model, MatrixTableModel | ComparisonTableModel):
             return super().lessThan(left, right)
         stamp = (model.version, left.column())
         if stamp != self._stamp:

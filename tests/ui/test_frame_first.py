@@ -1,0 +1,62 @@
+"""A grade key's next document is painted before the rest of the window hears of the
+judgment (the dashboard, the topic list, the estimates: judgeapp.ui.ops.after_paint), and
+the rest of the window then hears of every judgment, in order."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QApplication
+
+from tests.ui.test_judging_keys import judging, press  # noqa: F401 (the fixture)
+from tests.ui.waiting import settled
+
+
+class PaintLog(QObject):
+    def __init__(self, log: list) -> None:
+        super().__init__()
+        self.log = log
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.log.append("painted")
+        return False
+
+
+def test_the_next_document_is_painted_before_the_judgment_is_broadcast(
+    qtbot,
+    judging,  # noqa: F811
+):
+    window, controller = judging
+    judge = controller.judging
+    topics = window.topics_view.model
+    log: list = []
+    judge.document_shown.connect(lambda doc: log.append(("shown", doc)))
+    judge.changed.connect(lambda changes: log.append(("changed", changes.judged)))
+    viewport = window.judging_view.viewer.text.viewport()
+    painter_log = PaintLog(log)
+    viewport.installEventFilter(painter_log)
+    judged_before = topics.topic(topics.row_of("1")).judged
+    docs = []
+    for grade in "102":
+        doc = judge.current
+        docs.append(doc)
+        log.clear()
+        press(qtbot, grade)  # waits until the window has settled, news included
+        shown = log.index(("shown", judge.current))
+        changed = log.index(("changed", (("1", doc),)))
+        assert "painted" in log[shown:changed]  # the frame first
+        assert judge.queue.item(doc).grade == int(grade)
+    # every judgment reached the topic list, once each
+    assert topics.topic(topics.row_of("1")).judged == judged_before + 3
+    # two keys faster than the frames: both judgments are told, in their order
+    log.clear()
+    first = judge.current
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_1)
+    qtbot.waitUntil(lambda: judge.current != first)
+    second = judge.current
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_0)
+    settled()
+    told = [entry[1] for entry in log if isinstance(entry, tuple) and entry[0] == "changed"]
+    assert told == [(("1", first),), (("1", second),)]
+    assert topics.topic(topics.row_of("1")).judged == judged_before + 5
+    viewport.removeEventFilter(painter_log)
