@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 
 from judgeapp.records import Changes, PoolHeader, PoolInfo, PoolRows
 from judgeapp.store import models as m
-from judgeapp.store.base import StoreError, raw
+from judgeapp.store.base import StoreError, raw, raw_binary
 from judgeapp.store.db import Repository
 
 if TYPE_CHECKING:
@@ -91,11 +91,13 @@ class Pools(Repository):
         with self.db.read() as conn:
             pool_id = self._pool_id(conn, name)
             runs, to_index = self._pool_runs(conn, pool_id)
-            rows = raw(
-                conn,
-                f"SELECT {DOC_COLUMNS} FROM {self._pool_docs()} AND qid = ? ORDER BY doc_id",
-                (pool_id, qid),
-            ).fetchall()
+            rows = list(
+                raw_binary(
+                    conn,
+                    f"SELECT {DOC_COLUMNS} FROM {self._pool_docs()} AND qid = ? ORDER BY doc_id",
+                    (pool_id, qid),
+                )
+            )
         return _topic_from_rows(qid, runs, to_index, rows)
 
     def rows_all(self, name: str, qids: Sequence[str] | None = None) -> dict[str, PoolRows]:
@@ -103,11 +105,13 @@ class Pools(Repository):
         with self.db.read() as conn:
             pool_id = self._pool_id(conn, name)
             runs, to_index = self._pool_runs(conn, pool_id)
-            rows = raw(
-                conn,
-                f"SELECT {DOC_COLUMNS} FROM {self._pool_docs()} ORDER BY qid, doc_id",
-                (pool_id,),
-            ).fetchall()
+            rows = list(
+                raw_binary(
+                    conn,
+                    f"SELECT {DOC_COLUMNS} FROM {self._pool_docs()} ORDER BY qid, doc_id",
+                    (pool_id,),
+                )
+            )
         by_topic: dict[str, list] = {}
         for row in rows:
             by_topic.setdefault(row[0], []).append(row)

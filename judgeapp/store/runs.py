@@ -12,7 +12,7 @@ from sqlalchemy import select
 from judgeapp.bytekeys import Numbered
 from judgeapp.records import Changes, RankedLists, RunFile, RunInfo
 from judgeapp.store import models as m
-from judgeapp.store.base import StoreError, raw, utcnow
+from judgeapp.store.base import StoreError, raw, raw_binary, utcnow
 from judgeapp.store.db import Repository
 from judgeapp.store.docnos import ID_DTYPE, intern_columns
 
@@ -153,7 +153,7 @@ class Runs(Repository):
                 result.runs[name] = {}
                 result.tags[name] = tags[name]
             frombuffer = np.frombuffer
-            for name, qid, ids, scores in raw(conn, sql, tuple(params)):
+            for name, qid, ids, scores in raw_binary(conn, sql, params):
                 if name not in result.runs:  # imported by another writer while this read
                     continue  # (PostgreSQL reads each statement afresh): not asked for
                 result.runs[name][qid] = (
