@@ -25,8 +25,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.util
 import os
-import pkgutil
 import sys
 
 from judgeapp import __version__, commands
@@ -46,17 +46,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"judgeapp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    names = [info.name for info in pkgutil.iter_modules(commands.__path__)]
     wanted = MODULE_OF.get(command, command) if command else ""
-    if wanted in names:
+    if _is_command_module(wanted):
         module = importlib.import_module(f"{commands.__name__}.{wanted}")
         if hasattr(module, "register"):
             module.register(sub)
             if command in sub.choices:
                 return parser
         return build_parser()  # not the module's command after all: the whole line
+    import pkgutil  # listing imports `inspect` (10 ms): `COMMAND --help` need not pay it
+
     modules = []
-    for name in names:
+    for name in (info.name for info in pkgutil.iter_modules(commands.__path__)):
         module = importlib.import_module(f"{commands.__name__}.{name}")
         if hasattr(module, "register"):
             modules.append(module)
@@ -64,6 +65,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 100), m.__name__)):
         module.register(sub)
     return parser
+
+
+def _is_command_module(name: str) -> bool:
+    """Whether judgeapp.commands has a module ``name`` (a public name, not a package's
+    ``__init__``), found without importing it or listing the others."""
+    if not name.isidentifier() or name.startswith("_"):
+        return False
+    return importlib.util.find_spec(f"{commands.__name__}.{name}") is not None
 
 
 def project_argument(argv: list[str], commands: set[str]) -> str | None:

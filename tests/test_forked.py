@@ -72,6 +72,33 @@ def test_a_consumer_that_stops_early_leaves_no_child():
     assert _children() == before
 
 
+def _large_result(args: tuple[str, int]) -> bytes:
+    """300 KB, about what a run of 50 topics x 1000 documents is pickled; a file named
+    after the item says it was computed."""
+    folder, x = args
+    open(os.path.join(folder, str(x)), "w").close()
+    return bytes(300_000)
+
+
+def test_a_child_runs_a_few_large_results_ahead_while_the_consumer_works(tmp_path):
+    """A child's pipe holds a few results of 300 KB (forked.PIPE_BYTES): while the consumer
+    works on the first, the child computes and sends the next ones. With Linux's default
+    pipe (64 KiB) it waited at its first result, then at each one, until the consumer came to
+    it (evaluate's reader idled while runs were evaluated)."""
+    items = [(str(tmp_path), x) for x in range(12)]
+    dealt = owners(len(items), 2)
+    childs = {x for (_, x), k in zip(items, dealt, strict=True) if k == 1}
+    results = forked_map(_large_result, items, processes=2)
+    assert len(next(results)) == 300_000  # this process's item; the child is under way
+    deadline = time.monotonic() + 20
+    done: set[int] = set()
+    while time.monotonic() < deadline and len(done) < 3:
+        done = {int(name) for name in os.listdir(tmp_path)} & childs
+        time.sleep(0.01)
+    assert len(done) >= 3, f"the child computed only {sorted(done)} of {sorted(childs)}"
+    assert [len(r) for r in results] == [300_000] * 11
+
+
 def test_one_item_or_one_process_is_a_plain_loop():
     assert list(forked_map(square_with_pid, [4], processes=4)) == [(16, os.getpid())]
     assert {p for _, p in forked_map(square_with_pid, [1, 2], processes=1)} == {os.getpid()}

@@ -50,6 +50,51 @@ def test_a_command_imports_no_other_command_module():
     assert out.strip() == "['judgeapp.commands.evaluate']"
 
 
+EVALUATE_PROBE = """
+import sys
+from judgeapp.cli import main
+code = main(["evaluate", sys.argv[1], sys.argv[2]])
+sys.stdout.flush()
+print(code, sorted(m for m in sys.modules if m.split(".")[0] in NOT_NEEDED or m in NOT_NEEDED))
+"""
+
+
+def test_evaluate_from_files_loads_no_store_records_sql_or_qt(tmp_path):
+    """`evaluate QRELS RUN` is timed from start-up: it defines none of the store's records
+    (two dozen dataclasses, about 20 ms), loads no SQL, Qt, plotting or SciPy, and does not
+    list the other commands' modules (pkgutil's listing imports `inspect`)."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n")
+    run.write_text("1 Q0 d1 1 2.0 r\n1 Q0 d3 2 1.0 r\n")
+    not_needed = {
+        "judgeapp.store_records",
+        "judgeapp.store",
+        "judgeapp.services",
+        "judgeapp.ui",
+        "sqlalchemy",
+        "PySide6",
+        "matplotlib",
+        "scipy",
+        "pkgutil",
+    }
+    probe = f"NOT_NEEDED = {sorted(not_needed)!r}\n" + EVALUATE_PROBE
+    out = subprocess.run(
+        [sys.executable, "-c", probe, str(qrels), str(run)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "map                   \tall\t1.0000" in out
+    assert out.splitlines()[-1] == "0 []"
+    # the names are the store's all the same, loaded when first asked for
+    from judgeapp import records, store_records
+
+    assert store_records.__all__
+    for name in store_records.__all__:
+        assert getattr(records, name) is getattr(store_records, name)
+
+
 BLAS_PROBE = """
 import os, sys
 from judgeapp.cli import main
