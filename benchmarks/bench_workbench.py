@@ -476,12 +476,13 @@ def measure(db: Path | str, args, parts: set[str], server) -> int:
     back_end = "PostgreSQL" if isinstance(db, str) else "SQLite"
     conn = _pg(db) if isinstance(db, str) else sqlite3.connect(db)
     n_docs = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+    n_runs = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
     sizes = [
         n for (n,) in conn.execute("SELECT count(*) FROM pool_docs WHERE pool_id = 1 GROUP BY qid")
     ]
     conn.close()
     print(
-        f"project ({back_end}): {n_docs:,} documents, {args.runs} runs x {args.topics} topics x "
+        f"project ({back_end}): {n_docs:,} documents, {n_runs} runs x {len(sizes)} topics x "
         f"1000, depth-100 pool {sum(sizes):,} documents ({min(sizes)}-{max(sizes)} a topic)"
     )
 
