@@ -6,6 +6,8 @@ calibration.
     python benchmarks/estimator_coverage.py [--cache DIR]
         # the curve estimator on the report topics, and the sampling estimator
     python benchmarks/estimator_coverage.py --calibrate sample   # the sampling prior
+    python benchmarks/estimator_coverage.py --stop-targets 0.9:0.9,0.7:0.95 [--on-fit-topics]
+        # the stopping rule at other targets R:C, as `simulate --stop-at R --confidence C`
 
 Collections (benchmarks/coverage_data.py): Robust 2003 (17 runs, official qrels; pooled
 documents the qrels lack count as not relevant) at depths 100, 300 and 500 (pools of about
@@ -508,6 +510,68 @@ def calibrate_stop(data, cache: Path | None) -> list[str]:
     return out
 
 
+def stop_targets(
+    data, cache: Path | None, pairs: list[tuple[float, float]], fit: bool = False
+) -> list[str]:
+    """The stopping rule on the report topics (`fit`: the fit topics) at each target recall R and confidence C of
+    `pairs`, as `simulate --stop-at R --confidence C` replays it (`check_stopping`: the
+    built-in calibration, checked at every `stop_step`), all pairs in one pass over each
+    topic's checks: per order, the share of topics stopped at R or more (must be at least
+    C), and the judgments spent against the fewest that reached R (hindsight)."""
+    from judgeapp.pooling.simulate import replay_fit, stop_step
+
+    head = " | ".join(f"R {r:g}, C {c:g}: reached, judgments / hindsight" for r, c in pairs)
+    out = [
+        f"| collection | depth | order | topics | {head} |",
+        "|---|---:|---|---:|" + "---|" * len(pairs),
+    ]
+    lowest = {pair: (1.0, "") for pair in pairs}
+    for source, depths in DEPTHS.items():
+        for depth in depths:
+            results = split(collection_replays(data, source, depth, cache), fit=fit)
+            for order in REPORTED:
+                tally = {pair: [0, 0, 0] for pair in pairs}  # reached, spent, hindsight
+                for replay in results[order]:
+                    size, step = replay.pool_size, stop_step(replay.pool_size)
+                    stopped = dict.fromkeys(pairs, size)
+                    waiting = list(pairs)
+                    for n in range(step, size, step):
+                        fit = replay_fit(order, replay, n)
+                        for pair in list(waiting):
+                            if fit.stop_advice(*pair).stop:
+                                stopped[pair] = n
+                                waiting.remove(pair)
+                        if not waiting:
+                            break
+                    for (target, c), n in stopped.items():
+                        found = int(replay.found[n - 1])
+                        recall = found / replay.relevant if replay.relevant else 1.0
+                        got = tally[target, c]
+                        got[0] += recall >= target - 1e-12
+                        got[1] += n
+                        got[2] += replay.judgments_needed(target)
+                topics = len(results[order])
+                cells = []
+                for pair in pairs:
+                    reached, spent, hindsight = tally[pair]
+                    share = reached / topics
+                    if share < lowest[pair][0]:
+                        lowest[pair] = (share, f"{source} {depth} {order}")
+                    cells.append(
+                        f"{share:.3f}, {spent:,} / {hindsight:,} ({spent / max(hindsight, 1):.2f}x)"
+                    )
+                out.append(
+                    f"| {source} | {depth} | {order} | {topics} | " + " | ".join(cells) + " |"
+                )
+            print(f"  stopping targets of {source} depth {depth}", file=sys.stderr, flush=True)
+    out.append("")
+    for (target, c), (share, where) in lowest.items():
+        out.append(
+            f"R {target:g}, C {c:g}: lowest share stopped at R or more {share:.3f} ({where})"
+        )
+    return out
+
+
 def calibrate_sample(data, seeds: int) -> list[str]:
     """The sampling prior (a mixture of Beta components) and weight on the tuning topics,
     Robust 601-625 and Cranfield 1-100: of the grid's mixtures, those with the fewest
@@ -563,10 +627,22 @@ def main() -> int:
     )
     parser.add_argument("--cache", type=Path, help="keep the replays in this folder")
     parser.add_argument("--only", choices=("curve", "sample"), help="report one estimator")
+    parser.add_argument(
+        "--stop-targets",
+        help="the stopping rule on the report topics at these R:C pairs (0.9:0.9,0.7:0.95)",
+    )
+    parser.add_argument(
+        "--on-fit-topics", action="store_true", help="--stop-targets on the fit topics"
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     data = load()
-    if args.calibrate == "curve":
+    if args.stop_targets:
+        pairs = [
+            (float(r), float(c)) for r, c in (x.split(":") for x in args.stop_targets.split(","))
+        ]
+        print("\n".join(stop_targets(data, args.cache, pairs, args.on_fit_topics)))
+    elif args.calibrate == "curve":
         print("\n".join(calibrate_curve(data, args.cache)))
     elif args.calibrate == "stop":
         print("\n".join(calibrate_stop(data, args.cache)))
