@@ -510,8 +510,22 @@ def calibrate_stop(data, cache: Path | None) -> list[str]:
     return out
 
 
+def _stops(model, target: float, confidence: float, margin: float | None = None) -> bool:
+    """Whether the stopping rule says stop (`CurveFit.stop_advice`), with the margin
+    `margin` instead of STOP_TAIL when given."""
+    if margin is None:
+        return model.stop_advice(target, confidence).stop
+    bound = model.bounds((1.0 - confidence) * margin)[1]
+    total = model.total_found + bound
+    return (model.total_found / total if total else 1.0) >= target - 1e-12
+
+
 def stop_targets(
-    data, cache: Path | None, pairs: list[tuple[float, float]], fit: bool = False
+    data,
+    cache: Path | None,
+    pairs: list[tuple],
+    fit: bool = False,
+    only: list[str] | None = None,
 ) -> list[str]:
     """The stopping rule on the report topics (`fit`: the fit topics) at each target recall R and confidence C of
     `pairs`, as `simulate --stop-at R --confidence C` replays it (`check_stopping`: the
@@ -520,7 +534,11 @@ def stop_targets(
     C), and the judgments spent against the fewest that reached R (hindsight)."""
     from judgeapp.pooling.simulate import replay_fit, stop_step
 
-    head = " | ".join(f"R {r:g}, C {c:g}: reached, judgments / hindsight" for r, c in pairs)
+    head = " | ".join(
+        f"R {p[0]:g}, C {p[1]:g}{f', margin {p[2]:g}' if len(p) > 2 else ''}: reached, "
+        "judgments / hindsight"
+        for p in pairs
+    )
     out = [
         f"| collection | depth | order | topics | {head} |",
         "|---|---:|---|---:|" + "---|" * len(pairs),
@@ -528,6 +546,8 @@ def stop_targets(
     lowest = {pair: (1.0, "") for pair in pairs}
     for source, depths in DEPTHS.items():
         for depth in depths:
+            if only and source not in only and f"{source}:{depth}" not in only:
+                continue
             results = split(collection_replays(data, source, depth, cache), fit=fit)
             for order in REPORTED:
                 tally = {pair: [0, 0, 0] for pair in pairs}  # reached, spent, hindsight
@@ -536,17 +556,18 @@ def stop_targets(
                     stopped = dict.fromkeys(pairs, size)
                     waiting = list(pairs)
                     for n in range(step, size, step):
-                        fit = replay_fit(order, replay, n)
+                        model = replay_fit(order, replay, n)
                         for pair in list(waiting):
-                            if fit.stop_advice(*pair).stop:
+                            if _stops(model, *pair):
                                 stopped[pair] = n
                                 waiting.remove(pair)
                         if not waiting:
                             break
-                    for (target, c), n in stopped.items():
+                    for pair, n in stopped.items():
+                        target = pair[0]
                         found = int(replay.found[n - 1])
                         recall = found / replay.relevant if replay.relevant else 1.0
-                        got = tally[target, c]
+                        got = tally[pair]
                         got[0] += recall >= target - 1e-12
                         got[1] += n
                         got[2] += replay.judgments_needed(target)
@@ -563,12 +584,11 @@ def stop_targets(
                 out.append(
                     f"| {source} | {depth} | {order} | {topics} | " + " | ".join(cells) + " |"
                 )
+                print(out[-1], file=sys.stderr, flush=True)
             print(f"  stopping targets of {source} depth {depth}", file=sys.stderr, flush=True)
     out.append("")
-    for (target, c), (share, where) in lowest.items():
-        out.append(
-            f"R {target:g}, C {c:g}: lowest share stopped at R or more {share:.3f} ({where})"
-        )
+    for pair, (share, where) in lowest.items():
+        out.append(f"{pair}: lowest share stopped at R or more {share:.3f} ({where})")
     return out
 
 
@@ -629,19 +649,23 @@ def main() -> int:
     parser.add_argument("--only", choices=("curve", "sample"), help="report one estimator")
     parser.add_argument(
         "--stop-targets",
-        help="the stopping rule on the report topics at these R:C pairs (0.9:0.9,0.7:0.95)",
+        help="the stopping rule on the report topics at these R:C pairs (0.9:0.9,0.7:0.95; "
+        "R:C:M: with the margin M instead of STOP_TAIL)",
     )
     parser.add_argument(
         "--on-fit-topics", action="store_true", help="--stop-targets on the fit topics"
+    )
+    parser.add_argument(
+        "--collections",
+        help="--stop-targets on these only (cacm,cisi,robust:100: all depths or one)",
     )
     args = parser.parse_args()
     start = time.perf_counter()
     data = load()
     if args.stop_targets:
-        pairs = [
-            (float(r), float(c)) for r, c in (x.split(":") for x in args.stop_targets.split(","))
-        ]
-        print("\n".join(stop_targets(data, args.cache, pairs, args.on_fit_topics)))
+        pairs = [tuple(map(float, x.split(":"))) for x in args.stop_targets.split(",")]
+        only = args.collections.split(",") if args.collections else None
+        print("\n".join(stop_targets(data, args.cache, pairs, args.on_fit_topics, only)))
     elif args.calibrate == "curve":
         print("\n".join(calibrate_curve(data, args.cache)))
     elif args.calibrate == "stop":
