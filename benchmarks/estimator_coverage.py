@@ -6,6 +6,8 @@ calibration.
     python benchmarks/estimator_coverage.py [--cache DIR]
         # the curve estimator on the report topics, and the sampling estimator
     python benchmarks/estimator_coverage.py --calibrate sample   # the sampling prior
+    python benchmarks/estimator_coverage.py --stop-targets 0.9:0.9,0.7:0.95 [--on-fit-topics]
+        # the stopping rule at other targets R:C, as `simulate --stop-at R --confidence C`
 
 Collections (benchmarks/coverage_data.py): Robust 2003 (17 runs, official qrels; pooled
 documents the qrels lack count as not relevant) at depths 100, 300 and 500 (pools of about
@@ -508,6 +510,88 @@ def calibrate_stop(data, cache: Path | None) -> list[str]:
     return out
 
 
+def _stops(model, target: float, confidence: float, margin: float | None = None) -> bool:
+    """Whether the stopping rule says stop (`CurveFit.stop_advice`), with the margin
+    `margin` instead of STOP_TAIL when given."""
+    if margin is None:
+        return model.stop_advice(target, confidence).stop
+    bound = model.bounds((1.0 - confidence) * margin)[1]
+    total = model.total_found + bound
+    return (model.total_found / total if total else 1.0) >= target - 1e-12
+
+
+def stop_targets(
+    data,
+    cache: Path | None,
+    pairs: list[tuple],
+    fit: bool = False,
+    only: list[str] | None = None,
+) -> list[str]:
+    """The stopping rule on the report topics (`fit`: the fit topics) at each target recall R and confidence C of
+    `pairs`, as `simulate --stop-at R --confidence C` replays it (`check_stopping`: the
+    built-in calibration, checked at every `stop_step`), all pairs in one pass over each
+    topic's checks: per order, the share of topics stopped at R or more (must be at least
+    C), and the judgments spent against the fewest that reached R (hindsight)."""
+    from judgeapp.pooling.simulate import replay_fit, stop_step
+
+    head = " | ".join(
+        f"R {p[0]:g}, C {p[1]:g}{f', margin {p[2]:g}' if len(p) > 2 else ''}: reached, "
+        "judgments / hindsight"
+        for p in pairs
+    )
+    out = [
+        f"| collection | depth | order | topics | {head} |",
+        "|---|---:|---|---:|" + "---|" * len(pairs),
+    ]
+    lowest = {pair: (1.0, "") for pair in pairs}
+    for source, depths in DEPTHS.items():
+        for depth in depths:
+            if only and source not in only and f"{source}:{depth}" not in only:
+                continue
+            results = split(collection_replays(data, source, depth, cache), fit=fit)
+            for order in REPORTED:
+                tally = {pair: [0, 0, 0] for pair in pairs}  # reached, spent, hindsight
+                for replay in results[order]:
+                    size, step = replay.pool_size, stop_step(replay.pool_size)
+                    stopped = dict.fromkeys(pairs, size)
+                    waiting = list(pairs)
+                    for n in range(step, size, step):
+                        model = replay_fit(order, replay, n)
+                        for pair in list(waiting):
+                            if _stops(model, *pair):
+                                stopped[pair] = n
+                                waiting.remove(pair)
+                        if not waiting:
+                            break
+                    for pair, n in stopped.items():
+                        target = pair[0]
+                        found = int(replay.found[n - 1])
+                        recall = found / replay.relevant if replay.relevant else 1.0
+                        got = tally[pair]
+                        got[0] += recall >= target - 1e-12
+                        got[1] += n
+                        got[2] += replay.judgments_needed(target)
+                topics = len(results[order])
+                cells = []
+                for pair in pairs:
+                    reached, spent, hindsight = tally[pair]
+                    share = reached / topics
+                    if share < lowest[pair][0]:
+                        lowest[pair] = (share, f"{source} {depth} {order}")
+                    cells.append(
+                        f"{share:.3f}, {spent:,} / {hindsight:,} ({spent / max(hindsight, 1):.2f}x)"
+                    )
+                out.append(
+                    f"| {source} | {depth} | {order} | {topics} | " + " | ".join(cells) + " |"
+                )
+                print(out[-1], file=sys.stderr, flush=True)
+            print(f"  stopping targets of {source} depth {depth}", file=sys.stderr, flush=True)
+    out.append("")
+    for pair, (share, where) in lowest.items():
+        out.append(f"{pair}: lowest share stopped at R or more {share:.3f} ({where})")
+    return out
+
+
 def calibrate_sample(data, seeds: int) -> list[str]:
     """The sampling prior (a mixture of Beta components) and weight on the tuning topics,
     Robust 601-625 and Cranfield 1-100: of the grid's mixtures, those with the fewest
@@ -563,10 +647,26 @@ def main() -> int:
     )
     parser.add_argument("--cache", type=Path, help="keep the replays in this folder")
     parser.add_argument("--only", choices=("curve", "sample"), help="report one estimator")
+    parser.add_argument(
+        "--stop-targets",
+        help="the stopping rule on the report topics at these R:C pairs (0.9:0.9,0.7:0.95; "
+        "R:C:M: with the margin M instead of STOP_TAIL)",
+    )
+    parser.add_argument(
+        "--on-fit-topics", action="store_true", help="--stop-targets on the fit topics"
+    )
+    parser.add_argument(
+        "--collections",
+        help="--stop-targets on these only (cacm,cisi,robust:100: all depths or one)",
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     data = load()
-    if args.calibrate == "curve":
+    if args.stop_targets:
+        pairs = [tuple(map(float, x.split(":"))) for x in args.stop_targets.split(",")]
+        only = args.collections.split(",") if args.collections else None
+        print("\n".join(stop_targets(data, args.cache, pairs, args.on_fit_topics, only)))
+    elif args.calibrate == "curve":
         print("\n".join(calibrate_curve(data, args.cache)))
     elif args.calibrate == "stop":
         print("\n".join(calibrate_stop(data, args.cache)))

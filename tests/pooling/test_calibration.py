@@ -48,7 +48,8 @@ def test_levels_are_the_quantiles_of_the_cases_pits():
     PITs for the lower end, and 1 minus their (1 - tau)-quantile for the upper end; the
     order's own levels are those of its cases with 40 points of the pooled ones, the same
     here but for a little; the neighbouring cells, with no cases of their own, take the same
-    (their neighbour's cases, at half weight)."""
+    (their neighbour's cases, at a quarter weight; the order's, with the same 40 points,
+    nearly the same)."""
     rng = np.random.default_rng(1)
     pits = rng.random(300) ** 2
     fitted = fit_calibration(cases_at(pits), "test")
@@ -62,8 +63,12 @@ def test_levels_are_the_quantiles_of_the_cases_pits():
         assert high == pytest.approx(1 - reference_quantile(pits, 1 - tau), rel=1e-3)
         assert fitted.low["mtf"][rate][bucket][share][i] == pytest.approx(low, abs=0.01)
         assert fitted.high["mtf"][rate][bucket][share][i] == pytest.approx(high, abs=0.01)
-    for key in ("mtf", ADAPTIVE):
-        assert fitted.low[key][rate][bucket][share - 1] == fitted.low[key][rate][bucket][share]
+    pooled = fitted.low[ADAPTIVE][rate][bucket]
+    assert pooled[share - 1] == pooled[share]
+    # the order's neighbouring cell: its neighbour's cases (at a quarter weight) and the 40
+    # points of the pooled levels, so a little further from its cases than the cell itself
+    near, own = fitted.low["mtf"][rate][bucket][share - 1], fitted.low["mtf"][rate][bucket][share]
+    assert near == pytest.approx(own, abs=0.01)
     assert fitted.sizes == (500, 500) and fitted.cases == 300
     i = TAILS.index(0.025)
     assert fitted.levels("mtf", 0.25, 10, 0.025, judged=125) == pytest.approx(
