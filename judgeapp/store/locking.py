@@ -24,7 +24,6 @@ import contextlib
 import fcntl
 import os
 import sqlite3
-import struct
 import sys
 import threading
 import time
@@ -129,6 +128,10 @@ def ran_out(exc: DBAPIError, wait: float, holders: str) -> ProjectBusy | None:
 # file itself is sound), cannot happen between judgeapp's processes. The holder writes who
 # it is into the lock file (its process id, its command, since when), for the writers that
 # wait to say whom they wait for.
+# Nothing here opens the -shm file (to read the WAL index's counts, say): closing any
+# descriptor of a file drops every POSIX lock this process holds on it, SQLite's included
+# (sqlite.org/howtocorrupt.html, 2.2), and another process then takes the WAL index for
+# abandoned and truncates it under the others' maps (they die of SIGBUS).
 CHECKPOINT_BYTES = 4 << 20  # SQLite's own default: 1000 pages of 4 KiB
 
 
@@ -203,34 +206,18 @@ def _sqlite_write_lock(engine: Engine, wait: float, on_wait: OnWait | None) -> I
         os.close(fd)  # releases the lock
 
 
-def _wal_backlog(path: str) -> int:
-    """Bytes of the WAL not yet checkpointed into the database: the frames after the last
-    one copied back, from the wal-index header in the -shm file (sqlite.org/walformat.html:
-    mxFrame at byte 16, the page size at 14, nBackfill at 96, in the machine's byte order).
-    The WAL file's own size is no measure: SQLite writes a new log over the old one from
-    its start and keeps the file as large as it ever grew, so a checkpoint ran (and synced
-    the database) after every judgment once the WAL had once passed 4 MiB. Falls back to
-    the file's size when the index cannot be read."""
-    try:
-        with open(path + "-shm", "rb") as fh:
-            header = fh.read(100)
-        if len(header) == 100:
-            page: int = struct.unpack_from("=H", header, 14)[0]
-            page = 65536 if page == 1 else page
-            frames: int = struct.unpack_from("=I", header, 16)[0]
-            backfilled: int = struct.unpack_from("=I", header, 96)[0]
-            if page and backfilled <= frames:
-                return (frames - backfilled) * (page + 24)
-        return os.path.getsize(path + "-wal")
-    except OSError:
-        return 0
-
-
 def _checkpoint_if_large(engine: Engine, conn: Connection) -> None:
     path = _database_path(engine)
     if path is None:
         return
-    if _wal_backlog(path) > CHECKPOINT_BYTES:
+    try:
+        # the log not yet checkpointed: every connection sets journal_size_limit=0, so the
+        # writer that starts the log again after a checkpoint cuts the file back to its
+        # start (judgeapp.store.schema), and the file's size is what was written since
+        size = os.path.getsize(path + "-wal")
+    except OSError:
+        return
+    if size > CHECKPOINT_BYTES:
         driver = conn.connection.driver_connection
         # after the commit: a checkpoint that fails (a full disk) leaves the committed data
         # in the WAL, where every reader finds it, and the next writer tries again

@@ -158,6 +158,12 @@ def _set_sqlite_pragmas(dbapi_connection: sqlite3.Connection, *, building: bool)
     cursor.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
     # only a writer holding judgeapp's write lock checkpoints (judgeapp.store.locking)
     cursor.execute("PRAGMA wal_autocheckpoint=0")
+    # the WAL file cut back to nothing when a writer starts the log again after a
+    # checkpoint (otherwise it stays as large as the log ever grew, SQLite writing the new
+    # log over the old from its start): its size is then what is not yet checkpointed,
+    # which decides the next checkpoint (judgeapp.store.locking), and a truncation
+    # happens once per checkpoint, not per commit
+    cursor.execute("PRAGMA journal_size_limit=0")
     cursor.close()
 
 

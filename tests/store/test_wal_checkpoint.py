@@ -1,6 +1,9 @@
-"""When a SQLite project's WAL is checkpointed: by what it holds that is not yet in the
-database (judgeapp.store.locking), not by the WAL file's size, which stays as large as the
-log ever grew because SQLite writes each new log over the old one from its start."""
+"""When a SQLite project's WAL is checkpointed: when what it holds that is not yet in the
+database passes a limit (judgeapp.store.locking). Every connection sets
+journal_size_limit=0, so the writer that starts the log again after a checkpoint cuts the
+file back, and the WAL file's size is that backlog; without it the file stays as large as
+the log ever grew (SQLite writes each new log over the old one from its start) and a
+checkpoint ran after every judgment once it had passed the limit."""
 
 from __future__ import annotations
 
@@ -16,23 +19,29 @@ def _judge_many(store: Store, qid: str, docs: dict[str, int], alice: int, grade:
         store.judgments.record(qid, doc, alice, JudgmentState(grade))
 
 
-def test_the_backlog_is_what_sqlite_itself_counts(tmp_path):
+def _wal_bytes(path) -> int:
+    return os.path.getsize(f"{path}-wal")
+
+
+def test_the_wal_file_holds_what_sqlite_itself_counts_as_not_checkpointed(tmp_path):
     path = tmp_path / "p.db"
     store = Store.open(path)
     store.topics.put([(Topic("1", "one"), "test")])
     alice = store.team.assessor("alice").id
     docs = store.documents.intern([f"d{i}" for i in range(20)])
     _judge_many(store, "1", docs, alice, 1)
-    backlog = locking._wal_backlog(str(path))
-    assert 0 < backlog <= locking.CHECKPOINT_BYTES
+    size = _wal_bytes(path)
+    assert 0 < size <= locking.CHECKPOINT_BYTES
     # SQLite's own count: (busy, frames in the log, frames checkpointed) of a checkpoint
     raw = sqlite3.connect(path)
     page = raw.execute("PRAGMA page_size").fetchone()[0]
     busy, frames, copied = raw.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     raw.close()
     assert busy == 0 and copied == frames
-    assert backlog == frames * (page + 24)  # a frame: its 24-byte header and the page
-    assert locking._wal_backlog(str(path)) == 0  # all of it checkpointed now
+    assert size == 32 + frames * (page + 24)  # the header, then each frame's and its page
+    # the next judgment starts the log again, and the file is cut back to that one
+    store.judgments.record("1", docs["d0"], alice, JudgmentState(2))
+    assert _wal_bytes(path) < size
     store.close()
 
 
@@ -44,26 +53,28 @@ def test_a_judgment_after_a_checkpoint_does_not_checkpoint_again(tmp_path, monke
     docs = store.documents.intern([f"d{i}" for i in range(400)])
     checkpoints: list[int] = []
     real = locking._checkpoint_if_large
+    largest = 0
 
     def counted(engine, conn) -> None:
-        before = locking._wal_backlog(str(path))
-        real(engine, conn)
-        if locking._wal_backlog(str(path)) < before:
+        nonlocal largest
+        before = _wal_bytes(path)
+        largest = max(largest, before)
+        if before > locking.CHECKPOINT_BYTES:
             checkpoints.append(before)
+        real(engine, conn)
 
     monkeypatch.setattr(locking, "_checkpoint_if_large", counted)
     # enough judgments to fill the log past its limit a few times
     _judge_many(store, "1", docs, alice, 1)
-    wal = os.path.getsize(f"{path}-wal")
-    assert wal > locking.CHECKPOINT_BYTES  # the file stays as large as the log grew
-    assert checkpoints and all(b > locking.CHECKPOINT_BYTES for b in checkpoints)
+    assert checkpoints, "the log passed its limit and was checkpointed"
     # one each time the log passed the limit, not one per judgment once the file had
-    # (the file's size as the rule checkpointed after each of the last 370 judgments)
+    # (the file's size without journal_size_limit checkpointed after each of the last 370)
     assert len(checkpoints) <= len(docs) // 20
+    assert largest < 2 * locking.CHECKPOINT_BYTES  # the file is cut back after each
     done = len(checkpoints)
     store.judgments.record("1", docs["d0"], alice, JudgmentState(2))
-    assert len(checkpoints) == done  # a WAL file over the limit is not a backlog over it
-    assert 0 < locking._wal_backlog(str(path)) <= locking.CHECKPOINT_BYTES
+    assert len(checkpoints) == done
+    assert 0 < _wal_bytes(path) <= locking.CHECKPOINT_BYTES
     store.close()
     # what was judged is there for a new process
     again = Store.open(path)
