@@ -5,7 +5,8 @@ A throwaway server on 127.0.0.1 with fsync on (tests/pgserver.py); each side jud
 project database of its own (the same topics and documents), as the project's owner and as
 a team member (`--member`: the server function `judgeapp_judge`). Each round runs, for each
 side in turn (the order alternating), a fresh process that judges `--judgments` documents
-one key at a time (new judgments in round 1, changed grades after). Prints per side and
+one key at a time, by document id as the window does (new judgments in round 1, changed
+grades after). Prints per side and
 round the median and p95 wall time of one `record`, the median CPU time of the judging
 process and of its server session (the backend's /proc stat) per judgment, and the load
 average; then the medians over rounds. Each round also times the floor: one INSERT and
@@ -55,7 +56,9 @@ def server_cpu(store):
 
 with Store.open(url) as store:
     service = JudgingService(store, assessor)
-    docs = [f"d{i}" for i in range(n)]
+    # document ids, as the window passes them (a docno would be interned first: a write)
+    ids = store.documents.docno_ids([f"d{i}" for i in range(n)])
+    docs = [ids[f"d{i}"] for i in range(n)]
     service.record("1", docs[0], grade)  # warm: the pool's connection, the statement cache
     walls, cpus = [], []
     before = server_cpu(store)
