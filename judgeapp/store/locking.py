@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, Transaction, text
 from sqlalchemy.exc import DBAPIError
 
 from judgeapp.errors import UserError
@@ -104,18 +104,31 @@ def begin_write(
                 yield conn
                 trans.commit()
         except DBAPIError as exc:
-            if trans.is_active:
-                trans.rollback()
+            _roll_back(conn, trans)
             busy = ran_out(exc, wait, watch.holders or watch.describe())
             if busy is None:
                 raise
             raise busy from None
         except BaseException:
-            if trans.is_active:
-                trans.rollback()
+            _roll_back(conn, trans)
             raise
         finally:
             del conn.info[PIPELINE]  # the pool keeps `info` with the connection
+
+
+def _roll_back(conn: Connection, trans: Transaction) -> None:
+    """Undo a write transaction that failed, its COMMIT too: a pipelined write refused by
+    the server (`pipeline_to_commit`) fails at the COMMIT, after which SQLAlchemy takes the
+    transaction for ended while the session is still in it, aborted; returned to the pool
+    so, the connection would fail every later statement. A session that cannot roll back is
+    dropped from the pool."""
+    if trans.is_active:
+        trans.rollback()
+        return
+    try:
+        conn.connection.driver_connection.rollback()  # type: ignore[union-attr]
+    except Exception:  # the server went away: the error that follows says more
+        conn.invalidate()
 
 
 def pipeline_to_commit(conn: Connection) -> None:

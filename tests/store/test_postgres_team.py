@@ -253,3 +253,26 @@ def test_a_judgment_takes_few_round_trips_to_the_server(team_project):
         (alice_id, "create", 2),
         (alice_id, "update", 0),
     ]
+
+
+def test_a_refused_judgment_says_why_and_writes_nothing(team_project):
+    """The writes of a judgment go to the server with its COMMIT: the schema's refusal of
+    one of them still reaches the user as one clear line, and nothing of it is stored."""
+    owner_url, _urls = team_project
+    with Store.open(owner_url) as owner:
+        carol = owner.team.assessor("carol")
+        d1 = doc(owner, "d1")
+
+        def logged() -> tuple[int, int]:  # events in the history, entries in the change log
+            with owner.db.read() as conn:
+                changes = conn.exec_driver_sql("SELECT count(*) FROM project_changes").scalar()
+            return len(owner.history.rows()), changes
+
+        before = logged()
+        with pytest.raises(Refused, match="refuses this: topic 9 is not in the project"):
+            owner.judgments.record("9", d1, carol.id, JudgmentState(1))  # no topic 9
+        assert owner.judgments.state("9", d1, carol.id) == JudgmentState(None)
+        assert logged() == before
+        # the connection is sound after it: the next judgment lands
+        owner.judgments.record("1", d1, carol.id, JudgmentState(2))
+        assert owner.judgments.state("1", d1, carol.id) == JudgmentState(2)
