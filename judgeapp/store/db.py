@@ -184,9 +184,10 @@ class Db:
             return
         if len(changes.judged) > MAX_LOGGED_DOCS:  # a bulk change: its topics say enough
             changes = Changes.from_json({**changes.to_json(), "judged": []})
-        # on PostgreSQL a trigger on the log NOTIFYs NOTIFY_CHANNEL, delivered at commit
+        # on PostgreSQL a trigger on the log NOTIFYs NOTIFY_CHANNEL, delivered at commit;
+        # inline: no id returned, so it may go in a pipeline (locking.pipeline_to_commit)
         conn.execute(
-            m.ProjectChange.insert(),
+            m.ProjectChange.insert().inline(),
             {"at": utcnow(), "writer": self.token, "changes": changes.to_json()},
         )
 

@@ -10,7 +10,7 @@ from datetime import timedelta
 from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import Connection, case, exists, func, select
+from sqlalchemy import Connection, and_, case, exists, func, select
 
 from judgeapp.records import (
     AssessorInfo,
@@ -27,6 +27,7 @@ from judgeapp.store.assessors import assessor_rows, create_assessor, find_assess
 from judgeapp.store.base import StoreError, raw, raw_rows, utcnow
 from judgeapp.store.db import Repository
 from judgeapp.store.docnos import intern
+from judgeapp.store.locking import pipeline_to_commit
 
 MAX_TIME_S = 31_536_000.0  # a judgment's time spent, at most (schema 0006 refuses more)
 
@@ -53,15 +54,22 @@ def later_events(conn: Connection, assessor_id: int, now: Any) -> dict[tuple[str
     return {(q, d): at + timedelta(microseconds=1) for q, d, at in rows}
 
 
-def event_time(conn: Connection, qid: str, doc_id: int, assessor_id: int) -> Any:
-    """Now, or a moment after the judgment's newest event if that one is later (merged
-    from a machine whose clock ran ahead): the newest event says what it is."""
-    now = utcnow()
+def _newest_event(qid: str, doc_id: int, assessor_id: int) -> Any:
     h = m.JudgmentEvent.c
-    newest = conn.execute(
-        select(func.max(h.at)).where(h.qid == qid, h.doc_id == doc_id, h.assessor_id == assessor_id)
-    ).scalar()
+    where = (h.qid == qid, h.doc_id == doc_id, h.assessor_id == assessor_id)
+    return select(func.max(h.at)).where(*where).scalar_subquery()
+
+
+def after(newest: Any) -> Any:
+    """Now, or a moment after `newest` (a judgment's newest event) if that one is later
+    (merged from a machine whose clock ran ahead): the newest event says what it is."""
+    now = utcnow()
     return now if newest is None or newest < now else newest + timedelta(microseconds=1)
+
+
+def event_time(conn: Connection, qid: str, doc_id: int, assessor_id: int) -> Any:
+    """The time of a new event of the judgment (`after` its newest)."""
+    return after(conn.execute(select(_newest_event(qid, doc_id, assessor_id))).scalar())
 
 
 class Judgments(Repository):
@@ -305,6 +313,19 @@ class Judgments(Repository):
             )
         ).first()
 
+    @staticmethod
+    def _state_and_newest(conn: Connection, qid: str, doc_id: int, assessor_id: int) -> Any:
+        """`_state`'s columns (None each when there is no judgment) and the time of the
+        judgment's newest event, in one statement (one round trip on a server)."""
+        j = m.Judgment.c
+        newest = select(_newest_event(qid, doc_id, assessor_id).label("newest")).subquery()
+        on = and_(j.qid == qid, j.doc_id == doc_id, j.assessor_id == assessor_id)
+        return conn.execute(
+            select(
+                j.id, j.grade, j.note, j.flagged, j.found_by, j.query, newest.c.newest
+            ).select_from(newest.outerjoin(m.Judgment, on))
+        ).one()
+
     def record(
         self,
         qid: str,
@@ -348,7 +369,8 @@ class Judgments(Repository):
                 )
                 if found is None:
                     self.db.changed(conn, Changes(assessors=True))
-            row = self._state(conn, qid, doc_id, assessor_id)
+            found = self._state_and_newest(conn, qid, doc_id, assessor_id)
+            row = None if found[0] is None else found
             before = JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
             if row is not None:
                 found_by, query_kept = str(row[4]), row[5]
@@ -359,10 +381,12 @@ class Judgments(Repository):
             if state.grade is None and row is None:
                 return JudgmentChange(qid, doc_id, assessor_id, before, before, Changes())
             action = "delete" if state.grade is None else "create" if row is None else "update"
-            now = event_time(conn, qid, doc_id, assessor_id)
+            now = after(found[6])
+            # on a server the writes and the commit go together, in one round trip
+            pipeline_to_commit(conn)
             # the event first: the judgment then changes to what the newest event says
             conn.execute(
-                m.JudgmentEvent.insert(),
+                m.JudgmentEvent.insert().inline(),
                 {
                     "qid": qid,
                     "doc_id": doc_id,
@@ -381,7 +405,7 @@ class Judgments(Repository):
             )
             if row is None:
                 conn.execute(
-                    table.insert(),
+                    table.insert().inline(),
                     {
                         "qid": qid,
                         "doc_id": doc_id,
@@ -433,11 +457,12 @@ class Judgments(Repository):
     ) -> JudgmentChange:
         query = query if found_by == "search" or origin == "search" else None
         for _try in range(8):
-            with self.db.read() as conn:
-                row = self._state(conn, qid, doc_id, assessor_id)
-            before = JudgmentState(None) if row is None else JudgmentState(row[1], row[2], row[3])
-            after = state(before) if callable(state) else state
+            # the state read in the write's own transaction: 2 round trips fewer than a read
+            # of its own (BEGIN, ROLLBACK) before it; the server checks it again anyway
             with self.db.member_write() as conn:
+                row = self._state(conn, qid, doc_id, assessor_id)
+                before = JudgmentState(None) if row is None else JudgmentState(*row[1:4])
+                after = state(before) if callable(state) else state
                 done = raw(
                     conn,
                     "SELECT judgeapp_judge(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

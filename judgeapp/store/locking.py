@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, Transaction, text
 from sqlalchemy.exc import DBAPIError
 
 from judgeapp.errors import UserError
@@ -46,6 +46,10 @@ WAIT_SETTING = "team.wait_seconds"
 LOCK_NOT_AVAILABLE, QUERY_CANCELED = "55P03", "57014"
 # before schema 0006 (and while a new database gets its schema): the writers' advisory lock
 PG_WRITE_LOCK = 0x6A75646765617070  # "judgeapp"
+
+# PostgreSQL: the lock_timeout (ms) a pooled session was started with (in its pool entry's
+# `info`; schema.create_project_engine), and a write transaction's pipeline (`begin_write`)
+SESSION_LOCK_MS, PIPELINE = "judgeapp_session_lock_ms", "judgeapp_pipeline"
 
 OnWait = Callable[[str], None]  # told whom a writer waits for (once it has waited a second)
 
@@ -80,13 +84,18 @@ def begin_write(
                 yield conn
             _checkpoint_if_large(engine, conn)
         return
-    with engine.connect() as conn:
+    with engine.connect() as conn, contextlib.ExitStack() as rest:
         conn.execution_options(judgeapp_write=True)
         trans = conn.begin()
         watch = Watch(engine, conn, on_wait, wait)
+        conn.info[PIPELINE] = rest
         try:
             with watch:
-                conn.exec_driver_sql(f"SET LOCAL lock_timeout = {max(1, int(wait * 1000))}")
+                lock_ms = max(1, int(wait * 1000))
+                # the session's own bound (set as it connected) unless this write differs:
+                # a round trip saved on every write
+                if conn.connection.info.get(SESSION_LOCK_MS) != lock_ms:
+                    conn.exec_driver_sql(f"SET LOCAL lock_timeout = {lock_ms}")
                 if lock == "row":
                     conn.exec_driver_sql("SELECT id FROM write_lock WHERE id = 1 FOR UPDATE")
                 elif lock == "advisory":
@@ -94,16 +103,43 @@ def begin_write(
                 yield conn
                 trans.commit()
         except DBAPIError as exc:
-            if trans.is_active:
-                trans.rollback()
+            _roll_back(conn, trans)
             busy = ran_out(exc, wait, watch.holders or watch.describe())
             if busy is None:
                 raise
             raise busy from None
         except BaseException:
-            if trans.is_active:
-                trans.rollback()
+            _roll_back(conn, trans)
             raise
+        finally:
+            del conn.info[PIPELINE]  # the pool keeps `info` with the connection
+
+
+def _roll_back(conn: Connection, trans: Transaction) -> None:
+    """Undo a write transaction that failed, its COMMIT too: a pipelined write refused by
+    the server (`pipeline_to_commit`) fails at the COMMIT, after which SQLAlchemy takes the
+    transaction for ended while the session is still in it, aborted; returned to the pool
+    so, the connection would fail every later statement. A session that cannot roll back is
+    dropped from the pool."""
+    if trans.is_active:
+        trans.rollback()
+        return
+    try:
+        conn.connection.driver_connection.rollback()  # type: ignore[union-attr]
+    except Exception:  # the server went away: the error that follows says more
+        conn.invalidate()
+
+
+def pipeline_to_commit(conn: Connection) -> None:
+    """PostgreSQL: the statements this write transaction (`begin_write`) sends from now on
+    go to the server together with its COMMIT (psycopg's pipeline mode), in one round trip
+    instead of one each; an error in any of them surfaces at the commit, and nothing is
+    written. They must return no rows (an insert: `.inline()`, no implicit RETURNING), and
+    nothing may be read after this call. Does nothing on SQLite or outside `begin_write`."""
+    rest: contextlib.ExitStack | None = conn.info.get(PIPELINE)
+    if rest is not None and conn.dialect.name == "postgresql":
+        driver = conn.connection.driver_connection
+        rest.enter_context(driver.pipeline())  # type: ignore[union-attr]
 
 
 def ran_out(exc: DBAPIError, wait: float, holders: str) -> ProjectBusy | None:

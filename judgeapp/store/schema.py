@@ -23,7 +23,13 @@ from sqlalchemy.pool import QueuePool
 
 from judgeapp.errors import UserError
 from judgeapp.store.files import ProjectFileError, copy_project_file, file_error
-from judgeapp.store.locking import DEFAULT_WAIT_S, READ_BUSY_MS, begin_write, is_write
+from judgeapp.store.locking import (
+    DEFAULT_WAIT_S,
+    READ_BUSY_MS,
+    SESSION_LOCK_MS,
+    begin_write,
+    is_write,
+)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MIGRATIONS = ROOT / "migrations"
@@ -199,11 +205,15 @@ def create_project_engine(
         bounds = limits if limits is not None else {"wait": DEFAULT_WAIT_S}
 
         @event.listens_for(engine, "do_connect")
-        def _bounded(_dialect: Any, _record: Any, _args: Any, params: dict[str, Any]) -> None:
+        def _bounded(_dialect: Any, record: Any, _args: Any, params: dict[str, Any]) -> None:
             # set as the session starts, no round trip of its own; the URL's own options last
-            given = params.get("options")
-            ours = session_options(bounds["wait"])
+            given, wait = params.get("options"), bounds["wait"]
+            ours = session_options(wait)
             params["options"] = f"{ours} {given}" if given else ours
+            # a write then sets its lock_timeout only if it differs (locking.begin_write)
+            record.info.pop(SESSION_LOCK_MS, None)
+            if "lock_timeout" not in (given or ""):
+                record.info[SESSION_LOCK_MS] = max(1, int(wait * 1000))
             params.setdefault("application_name", application_name())
 
     role = engine.url.username

@@ -3,7 +3,9 @@ the server (row-level security, grants) lets that role write only its own judgme
 
 from __future__ import annotations
 
+import tempfile
 import uuid
+from functools import partial
 
 import psycopg
 import pytest
@@ -186,3 +188,91 @@ def test_judge_defaults_to_the_assessor_of_the_connected_role(team_project, monk
         assert [(j.qid, j.docno, j.grade, j.note, j.assessor) for j in owner.judgments.all()] == [
             ("1", "d1", 2, "hers", "alice")
         ]
+
+
+def round_trips(store: Store, write) -> int:
+    """How often `write` waits for the server: the Sync and simple Query messages its
+    connections send (libpq's protocol trace), each answered before the next step."""
+    from sqlalchemy import event
+
+    traces = []
+
+    def checkout(dbapi_conn, _record, _proxy):
+        trace = tempfile.TemporaryFile("w+")
+        traces.append(trace)
+        dbapi_conn.pgconn.trace(trace.fileno())
+
+    def checkin(dbapi_conn, _record):
+        dbapi_conn.pgconn.untrace()
+
+    event.listen(store.db.engine, "checkout", checkout)
+    event.listen(store.db.engine, "checkin", checkin)
+    try:
+        write()
+    finally:
+        event.remove(store.db.engine, "checkout", checkout)
+        event.remove(store.db.engine, "checkin", checkin)
+    waits = 0
+    for trace in traces:
+        trace.seek(0)
+        for line in trace:
+            fields = line.split("\t")
+            waits += len(fields) > 3 and fields[1] == "F" and fields[3].strip() in ("Sync", "Query")
+        trace.close()
+    return waits
+
+
+def test_a_judgment_takes_few_round_trips_to_the_server(team_project):
+    """One grade key's write: the owner's was 9 round trips (BEGIN, the session's lock
+    timeout again, the write lock, the state, the newest event's time, the event, the
+    judgment, the change log, COMMIT), now 5 (the writes go with the COMMIT); a member's
+    was 7 (the state read in a transaction of its own), now 4."""
+    owner_url, urls = team_project
+    with Store.open(owner_url) as owner:
+        carol = owner.team.assessor("carol")
+        d1 = doc(owner, "d1")
+        for grade in (2, 1, None):  # a new judgment, a change, a removal
+            record = partial(owner.judgments.record, "1", d1, carol.id, JudgmentState(grade))
+            assert round_trips(owner, record) <= 5
+            assert owner.judgments.state("1", d1, carol.id) == JudgmentState(grade)
+        owner.judgments.record("1", d1, carol.id, JudgmentState(3, "kept"))
+    with Store.open(urls["alice"]) as alice:
+        alice_id = alice.team.assessor("alice", create=False).id
+        for grade in (2, 0):
+            record = partial(alice.judgments.record, "1", d1, alice_id, JudgmentState(grade))
+            assert round_trips(alice, record) <= 4
+    with Store.open(owner_url) as owner:  # committed: another connection sees both
+        assert owner.judgments.state("1", d1, carol.id) == JudgmentState(3, "kept")
+        assert owner.judgments.state("1", d1, alice_id) == JudgmentState(0)
+        events = [(e["assessor_id"], e["action"], e["grade"]) for e in owner.history.rows("1", d1)]
+    assert events == [
+        (carol.id, "create", 2),
+        (carol.id, "update", 1),
+        (carol.id, "delete", None),
+        (carol.id, "create", 3),
+        (alice_id, "create", 2),
+        (alice_id, "update", 0),
+    ]
+
+
+def test_a_refused_judgment_says_why_and_writes_nothing(team_project):
+    """The writes of a judgment go to the server with its COMMIT: the schema's refusal of
+    one of them still reaches the user as one clear line, and nothing of it is stored."""
+    owner_url, _urls = team_project
+    with Store.open(owner_url) as owner:
+        carol = owner.team.assessor("carol")
+        d1 = doc(owner, "d1")
+
+        def logged() -> tuple[int, int]:  # events in the history, entries in the change log
+            with owner.db.read() as conn:
+                changes = conn.exec_driver_sql("SELECT count(*) FROM project_changes").scalar()
+            return len(owner.history.rows()), changes
+
+        before = logged()
+        with pytest.raises(Refused, match="refuses this: topic 9 is not in the project"):
+            owner.judgments.record("9", d1, carol.id, JudgmentState(1))  # no topic 9
+        assert owner.judgments.state("9", d1, carol.id) == JudgmentState(None)
+        assert logged() == before
+        # the connection is sound after it: the next judgment lands
+        owner.judgments.record("1", d1, carol.id, JudgmentState(2))
+        assert owner.judgments.state("1", d1, carol.id) == JudgmentState(2)
