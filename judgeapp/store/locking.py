@@ -51,6 +51,14 @@ PG_WRITE_LOCK = 0x6A75646765617070  # "judgeapp"
 # `info`; schema.create_project_engine), and a write transaction's pipeline (`begin_write`)
 SESSION_LOCK_MS, PIPELINE = "judgeapp_session_lock_ms", "judgeapp_pipeline"
 
+
+def lock_timeout_ms(wait: float) -> int:
+    """PostgreSQL's lock_timeout (ms, at least 1: 0 would mean no bound) for a wait of
+    `wait` seconds: the session's (schema.session_options) and a write's (`begin_write`),
+    which sends its own only when the two differ."""
+    return max(1, int(wait * 1000))
+
+
 OnWait = Callable[[str], None]  # told whom a writer waits for (once it has waited a second)
 
 
@@ -91,7 +99,7 @@ def begin_write(
         conn.info[PIPELINE] = rest
         try:
             with watch:
-                lock_ms = max(1, int(wait * 1000))
+                lock_ms = lock_timeout_ms(wait)
                 # the session's own bound (set as it connected) unless this write differs:
                 # a round trip saved on every write
                 if conn.connection.info.get(SESSION_LOCK_MS) != lock_ms:

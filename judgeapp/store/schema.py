@@ -29,6 +29,7 @@ from judgeapp.store.locking import (
     SESSION_LOCK_MS,
     begin_write,
     is_write,
+    lock_timeout_ms,
 )
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -100,7 +101,7 @@ def refusal(exc: BaseException, role: str | None) -> Refused | None:
 def session_options(wait: float) -> str:
     """A PostgreSQL session's bounds: a lock is waited for at most `wait` seconds, a
     statement runs at most an hour longer, and a transaction left idle is ended."""
-    lock_ms = max(1, int(wait * 1000))
+    lock_ms = lock_timeout_ms(wait)
     statement_ms = lock_ms + 3_600_000
     return (
         f"-c lock_timeout={lock_ms} -c statement_timeout={statement_ms} "
@@ -213,7 +214,7 @@ def create_project_engine(
             # a write then sets its lock_timeout only if it differs (locking.begin_write)
             record.info.pop(SESSION_LOCK_MS, None)
             if "lock_timeout" not in (given or ""):
-                record.info[SESSION_LOCK_MS] = max(1, int(wait * 1000))
+                record.info[SESSION_LOCK_MS] = lock_timeout_ms(wait)
             params.setdefault("application_name", application_name())
 
     role = engine.url.username
