@@ -71,9 +71,12 @@ def raw(conn: Connection, sql: str, params: Any = ()) -> CursorResult:
     """A plain SQL statement written with `?` placeholders, run through the driver (the bulk
     paths: no statement compilation per call); `?` becomes the driver's own placeholder
     (psycopg's `%s`). A list of parameter tuples runs it once per tuple."""
-    if conn.dialect.paramstyle != "qmark":
-        sql = sql.replace("?", "%s")
-    return conn.exec_driver_sql(sql, params)
+    return conn.exec_driver_sql(_driver_sql(conn, sql), params)
+
+
+def _driver_sql(conn: Connection, sql: str) -> str:
+    """`sql` with its `?` placeholders as the driver wants them (psycopg: `%s`)."""
+    return sql if conn.dialect.paramstyle == "qmark" else sql.replace("?", "%s")
 
 
 def raw_binary(conn: Connection, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
@@ -89,7 +92,7 @@ def raw_binary(conn: Connection, sql: str, params: Sequence[Any] = ()) -> Iterat
         return
     driver = conn.connection.driver_connection
     with driver.cursor(binary=True) as cursor:  # type: ignore[union-attr]
-        cursor.execute(sql.replace("?", "%s"), tuple(params))
+        cursor.execute(_driver_sql(conn, sql), tuple(params))
         yield from cursor
 
 
