@@ -42,7 +42,7 @@ def keep_times(conn: Connection) -> None:
 
 def later_events(conn: Connection, assessor_id: int, now: Any) -> dict[tuple[str, int], Any]:
     """(qid, doc id) -> a moment after the newest event of each judgment of `assessor_id`
-    whose history has an event at `now` or later (see `_event_time`)."""
+    whose history has an event at `now` or later (see `event_time`)."""
     h = m.JudgmentEvent.c
     newest = func.max(h.at)
     rows = conn.execute(
@@ -54,13 +54,24 @@ def later_events(conn: Connection, assessor_id: int, now: Any) -> dict[tuple[str
     return {(q, d): at + timedelta(microseconds=1) for q, d, at in rows}
 
 
+# what `record` reads of a judgment before changing it
+_STATE_COLUMNS = tuple(
+    m.Judgment.c[name] for name in ("id", "grade", "note", "flagged", "found_by", "query")
+)
+
+
+def _this_judgment(qid: str, doc_id: int, assessor_id: int) -> Any:
+    j = m.Judgment.c
+    return and_(j.qid == qid, j.doc_id == doc_id, j.assessor_id == assessor_id)
+
+
 def _newest_event(qid: str, doc_id: int, assessor_id: int) -> Any:
     h = m.JudgmentEvent.c
     where = (h.qid == qid, h.doc_id == doc_id, h.assessor_id == assessor_id)
     return select(func.max(h.at)).where(*where).scalar_subquery()
 
 
-def after(newest: Any) -> Any:
+def event_after(newest: Any) -> Any:
     """Now, or a moment after `newest` (a judgment's newest event) if that one is later
     (merged from a machine whose clock ran ahead): the newest event says what it is."""
     now = utcnow()
@@ -68,8 +79,8 @@ def after(newest: Any) -> Any:
 
 
 def event_time(conn: Connection, qid: str, doc_id: int, assessor_id: int) -> Any:
-    """The time of a new event of the judgment (`after` its newest)."""
-    return after(conn.execute(select(_newest_event(qid, doc_id, assessor_id))).scalar())
+    """The time of a new event of the judgment (`event_after` its newest)."""
+    return event_after(conn.execute(select(_newest_event(qid, doc_id, assessor_id))).scalar())
 
 
 class Judgments(Repository):
@@ -304,26 +315,19 @@ class Judgments(Repository):
 
     @staticmethod
     def _state(conn: Connection, qid: str, doc_id: int, assessor_id: int) -> Any:
-        j = m.Judgment.c
+        """The judgment's (id, grade, note, flagged, found_by, query), or None."""
         return conn.execute(
-            select(j.id, j.grade, j.note, j.flagged, j.found_by, j.query).where(
-                m.Judgment.c.qid == qid,
-                m.Judgment.c.doc_id == doc_id,
-                m.Judgment.c.assessor_id == assessor_id,
-            )
+            select(*_STATE_COLUMNS).where(_this_judgment(qid, doc_id, assessor_id))
         ).first()
 
     @staticmethod
     def _state_and_newest(conn: Connection, qid: str, doc_id: int, assessor_id: int) -> Any:
         """`_state`'s columns (None each when there is no judgment) and the time of the
         judgment's newest event, in one statement (one round trip on a server)."""
-        j = m.Judgment.c
         newest = select(_newest_event(qid, doc_id, assessor_id).label("newest")).subquery()
-        on = and_(j.qid == qid, j.doc_id == doc_id, j.assessor_id == assessor_id)
+        on = _this_judgment(qid, doc_id, assessor_id)
         return conn.execute(
-            select(
-                j.id, j.grade, j.note, j.flagged, j.found_by, j.query, newest.c.newest
-            ).select_from(newest.outerjoin(m.Judgment, on))
+            select(*_STATE_COLUMNS, newest.c.newest).select_from(newest.outerjoin(m.Judgment, on))
         ).one()
 
     def record(
@@ -381,7 +385,7 @@ class Judgments(Repository):
             if state.grade is None and row is None:
                 return JudgmentChange(qid, doc_id, assessor_id, before, before, Changes())
             action = "delete" if state.grade is None else "create" if row is None else "update"
-            now = after(found[6])
+            now = event_after(found[6])
             # on a server the writes and the commit go together, in one round trip
             pipeline_to_commit(conn)
             # the event first: the judgment then changes to what the newest event says
