@@ -502,9 +502,7 @@ class JudgingController(QObject):
             self._refresh_item(doc)
             self.follow()
             return
-        # its row; the grade bar and the labels follow with the next document
-        self.view.list_model.update_item(queue.item(doc))
-        self.list.apply(doc)
+        self._refresh_row(doc)  # the grade bar and the labels follow with the next document
         # the next document first; the rest of the window (the order's model, the dashboard,
         # the topic list, the estimates, the search panel, and the workers they start) once
         # the frame that shows it is painted, so that none of it delays that frame
@@ -620,11 +618,16 @@ class JudgingController(QObject):
     def _refresh_item(self, doc: int) -> None:
         if self.queue is None:
             return
-        self.view.list_model.update_item(self.queue.item(doc))
-        self.list.apply(doc)
+        self._refresh_row(doc)
         if doc == self.current:
             self._show_state()
         self._update_labels()
+
+    def _refresh_row(self, doc: int) -> None:
+        """The list's row of `doc` (of the open queue), as the list's filter shows it."""
+        assert self.queue is not None
+        self.view.list_model.update_item(self.queue.item(doc))
+        self.list.apply(doc)
 
     # -- slots -----------------------------------------------------------------------------------
     def _on_flag_triggered(self) -> None:
