@@ -331,41 +331,11 @@ class _QrelsColumns:
 if TYPE_CHECKING:  # the names as type checkers see them
     from judgeapp.store_records import *  # noqa: F403
 
-_STORED = frozenset(
-    {
-        "JudgmentLine",
-        "Changes",
-        "GradeInfo",
-        "TopicRecord",
-        "DocumentRecord",
-        "RunInfo",
-        "AssessorInfo",
-        "RankedLists",
-        "JudgmentRecord",
-        "HistoryEvent",
-        "MergeConflict",
-        "MergeReport",
-        "JudgmentState",
-        "JudgmentChange",
-        "JudgmentRows",
-        "JudgmentArrays",
-        "TopicCounts",
-        "ProjectInfo",
-        "PoolInfo",
-        "PoolHeader",
-        "PoolRows",
-        "TextQuery",
-        "SearchHit",
-        "SearchLogEntry",
-        "JUDGMENT_FIELDS",
-        "DEFAULT_SCALE",
-    }
-)
-
 
 def __getattr__(name: str) -> Any:
-    if name in _STORED:
+    if not name.startswith("__"):  # (dunder probes, such as `__path__`, load nothing)
         from judgeapp import store_records
 
-        return getattr(store_records, name)
+        if name in store_records.__all__:
+            return getattr(store_records, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
