@@ -140,14 +140,22 @@ def main() -> int:
         action="store_true",
         help="calibrate on each collection's odd-numbered topics (simulate --fit-topics)",
     )
+    parser.add_argument(
+        "--depths",
+        type=lambda text: {int(part) for part in text.split(",")},
+        help="only these pool depths (comma-separated; Robust 2003: 100,300,500, others: 50,100)",
+    )
     args = parser.parse_args()
     own = args.own_calibration
+    wanted = args.depths
     with tempfile.TemporaryDirectory() as tmp:
         keep = args.keep or Path(tmp)
         if args.only != "classic":
             robust = SHARED / "robust03"
             runs = sorted((robust / "runs").glob("input.*.gz"))
             for depth in (100, 300, 500):
+                if wanted and depth not in wanted:
+                    continue
                 check("Robust 2003", robust / "robust03_qrels.txt", runs, depth, keep, own)
         if args.only != "robust":
             from make_runs import make_runs
@@ -159,6 +167,8 @@ def main() -> int:
                 with contextlib.redirect_stdout(io.StringIO()):
                     runs = make_runs(where / docs, where / queries, made)
                 for depth in (50, 100):
+                    if wanted and depth not in wanted:
+                        continue
                     check(name, where / rels, runs, depth, keep, own)
     return 0
 

@@ -185,18 +185,32 @@ class PoolService:
     def _curve(
         self, pooled: set[int], qid: str, assessors: Sequence[str] | None, min_grade: int
     ) -> np.ndarray:
-        # documents found by searching the collection were judged outside the judging
-        # order: the curve (and the estimate drawn from it) follows the order alone
+        return self._curve_and_apart(pooled, qid, assessors, min_grade)[0]
+
+    def _curve_and_apart(
+        self, pooled: set[int], qid: str, assessors: Sequence[str] | None, min_grade: int
+    ) -> tuple[np.ndarray, tuple[int, int]]:
+        """The order's curve (`judging_curve`), and (judged, relevant) of the pooled
+        documents found by searching the collection instead: judged outside the judging
+        order, they are kept apart from the curve the estimate extrapolates, but count as
+        judged and found (`fit_curve`'s `apart`)."""
         searched = self.store.judgments.found_by_search(qid, assessors).get(qid, set())
         first: dict[int, None] = {}
         current: dict[int, int | None] = {}
+        apart: dict[int, int | None] = {}
         for doc, grade in self.judging_events(qid, assessors):
-            if doc in pooled and doc not in searched:
+            if doc not in pooled:
+                continue
+            if doc in searched:
+                apart[doc] = grade
+            else:
                 first.setdefault(doc, None)
                 current[doc] = grade
-        return np.array(
+        curve = np.array(
             [g >= min_grade for d in first if (g := current[d]) is not None], dtype=bool
         )
+        grades = [g for g in apart.values() if g is not None]
+        return curve, (len(grades), sum(g >= min_grade for g in grades))
 
     def estimate_relevant(
         self,
@@ -224,25 +238,25 @@ class PoolService:
                 return None
             return sample_estimate(topic, judged, min_grade=min_grade, level=level)
         pooled = self._pooled(name, qid)
-        curve = self._curve(pooled, qid, assessors, min_grade)
+        curve, apart = self._curve_and_apart(pooled, qid, assessors, min_grade)
         if not len(curve):
             return None
         if isinstance(calibration, str):
             calibration = self.project_calibration(name, assessors, min_grade)
-        fit = self._fit(curve, len(pooled), judging_order, qid, calibration)
+        fit = self._fit(curve, len(pooled), judging_order, qid, calibration, apart)
         estimate = fit.estimate(level)
         if stop is None:
             return estimate
         # the rule is checked at fixed points of the judging (stop_checkpoint), as in the
         # simulation that vouches for it
-        at = stop_checkpoint(len(curve), len(pooled))
+        at = stop_checkpoint(len(curve), fit.pool_size)
         if at in (0, len(curve)):
             advice = fit.stop_advice(*stop)
             if at == 0:  # not checked yet: the first check is after stop_step judgments
-                first = stop_step(len(pooled))
+                first = stop_step(fit.pool_size)
                 advice = replace(advice, stop=False, more=max(advice.more, first - len(curve)))
         else:
-            checked = self._fit(curve[:at], len(pooled), judging_order, qid, calibration)
+            checked = self._fit(curve[:at], len(pooled), judging_order, qid, calibration, apart)
             advice = checked.stop_advice(*stop)
             if not advice.stop:
                 advice = replace(advice, more=max(advice.more - (len(curve) - at), 1))
@@ -255,6 +269,7 @@ class PoolService:
         judging_order: str,
         qid: str,
         calibration: Calibration | None,
+        apart: tuple[int, int] = (0, 0),
     ) -> CurveFit:
         """The curve estimator's model of a topic; its Monte Carlo seed follows the
         judgments, so that the same judgments always show the same estimate."""
@@ -266,6 +281,7 @@ class PoolService:
             qid=qid,
             seed=case_seed(0, qid, len(curve)),
             calibration=calibration or builtin_calibration(),
+            apart=apart,
         )
 
     def project_calibration(

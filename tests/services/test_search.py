@@ -185,6 +185,22 @@ def test_the_recall_curve_leaves_out_documents_found_by_search(project):
         assert (progress.judged, progress.relevant) == (2, 1)
 
 
+def test_the_estimate_counts_pooled_documents_found_by_search_as_judged_and_found(project):
+    """Kept apart from the curve, a pooled document judged from a search is still judged:
+    the estimate counts it among the judged and (relevant here) the found, and extrapolates
+    the order's curve over the rest of the pool only."""
+    with Store.open(project) as store:
+        alice = JudgingService(store, "alice")
+        pools = PoolService(store)
+        alice.record("1", "d1", 1)
+        alice.record("1", "d2", 2, query="laminar")  # pooled, found by a search
+        estimate = pools.estimate_relevant("p", "1", assessors=["alice"])
+        assert estimate is not None and estimate.method == "curve"
+        assert (estimate.found, estimate.judged) == (2, 2)
+        # of the pool of three, one document is left to the order's curve: at most one more
+        assert 2 <= estimate.low <= estimate.point <= estimate.high <= 3
+
+
 def test_simulate_leaves_out_what_was_found_by_search(project, tmp_path, capsys):
     with Store.open(project) as store:
         alice = JudgingService(store, "alice")
