@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from judgeapp.formats.bulk import (
     read_qrels_columns,
     read_run_rows,
 )
+from judgeapp.formats.judged_runs import docno_table, read_judged_run
 from judgeapp.measures.data import Judgments, Run, TopicJudgments
 from judgeapp.records import QrelsFile, RunFile
 
@@ -31,6 +33,8 @@ class JudgedDocnos:
 
     judgments: Judgments
     table: KeyTable
+    # the same docnos for the compiled run reader (judgeapp.formats.judged_runs), or None
+    compiled: Any = None
 
     @property
     def unjudged_id(self) -> int:
@@ -50,7 +54,7 @@ def judgments_from_columns(qrels: QrelsFile) -> JudgedDocnos:
         qid: TopicJudgments(ids[bounds[k] : bounds[k + 1]], grades[bounds[k] : bounds[k + 1]])
         for k, qid in enumerate(qrels.topic_qids)
     }
-    return JudgedDocnos(Judgments(topics), table)
+    return JudgedDocnos(Judgments(topics), table, docno_table(table.keys))
 
 
 def read_judged(path: str | os.PathLike[str]) -> JudgedDocnos:
@@ -86,10 +90,25 @@ def run_from_columns(
     return run_from_rows(rows.reordered(float32) if float32 else rows, judged, name=name)
 
 
-def read_run(path: str | os.PathLike[str], judged: JudgedDocnos, *, float32: bool = False) -> Run:
-    """A TREC run file (read in bulk) as a :class:`Run` named by its path; ``float32`` as
-    for :func:`run_from_columns`."""
-    return run_from_rows(read_run_rows(path, float32, lines=False), judged, name=os.fspath(path))
+def read_run(
+    path: str | os.PathLike[str],
+    judged: JudgedDocnos,
+    *,
+    float32: bool = False,
+    name: str | None = None,
+) -> Run:
+    """A TREC run file (read by the compiled reader, else in bulk by numpy) as a
+    :class:`Run` named ``name`` or by its path; ``float32`` as for
+    :func:`run_from_columns`."""
+    path = os.fspath(path)
+    name = name or path
+    if judged.compiled is not None:
+        rows = read_judged_run(path, judged.compiled, float32)
+        if rows is not None:
+            bounds = rows.bounds.tolist()
+            topics = {q: rows.ids[bounds[k] : bounds[k + 1]] for k, q in enumerate(rows.qids)}
+            return Run(name, topics, rows.tag or name)
+    return run_from_rows(read_run_rows(path, float32, lines=False), judged, name=name)
 
 
 def iter_runs(

@@ -1,0 +1,812 @@
+/* judgeapp.formats._runread: a TREC run file read for `evaluate` in one pass over its
+ * bytes, in C.
+ *
+ * The numpy reader (judgeapp/formats/bulk.py) makes a dozen passes over a block's bytes
+ * (finding white space, gathering token windows, parsing digits, hashing docnos, looking
+ * them up among the judged ones); here one loop over the bytes tokenises each line, parses
+ * its score, hashes its docno and looks it up, and the rows are then put in trec_eval's
+ * order. What comes back is only what `evaluate` needs of a run: its tag, its qids in byte
+ * order, where each topic's rows start, and each row's judged document id (or the number
+ * of judged documents, for an unjudged one), in trec_eval order.
+ *
+ * It takes what the numpy reader takes, no more: the blocks come from bulk._blocks (whole
+ * lines of strict UTF-8, no NUL, line ends made \n), and anything the numpy reader would
+ * hand on to the line reader, or that this one is unsure of, makes the reader irregular
+ * (`feed` returns -1, `finish` None): the caller then reads the file the numpy way, which
+ * gives the same rows or the error message (file, line, problem). Being unsure costs only
+ * time: a line a byte short of the longest line taken, a token longer than MAX_TOKEN, a
+ * score in a form not parsed here.
+ *
+ * Types:
+ *   DocnoTable(data, lengths)  the judged docnos, numbered 0..m-1: ``data`` their bytes
+ *                              one after another, ``lengths`` int64 (native order)
+ *   RunReader(table, max_line, max_token)
+ *       .feed(buf, start, size) -> line ends in buf[start:start+size], or -1 (irregular)
+ *       .finish(float32)        -> (tag, qids, bounds, ids) or None (irregular); bounds
+ *                                  and ids are bytearrays of native int64
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- byte strings and their hashes -------------------------------------------------- */
+
+static inline uint64_t load_word(const unsigned char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* Every string handled here has at least 8 readable bytes after its end (the blocks'
+ * padding, the slack kept after the bytes of a Strings), so its last word is read whole
+ * and the bytes past its end masked off: no byte-by-byte loop, no call of memcpy. */
+#define SLACK 8
+
+/* the first n bytes (0 < n <= 8) of a word in memory order, the others zero */
+static inline uint64_t word_head(const unsigned char *p, Py_ssize_t n) {
+    uint64_t w = load_word(p);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return n >= 8 ? w : w & ~(~0ULL >> (8 * n));
+#else
+    return n >= 8 ? w : w & ((1ULL << (8 * n)) - 1);
+#endif
+}
+
+static uint64_t hash_bytes(const unsigned char *p, Py_ssize_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n;
+    while (n > 8) {
+        h = (h ^ load_word(p)) * 0xBF58476D1CE4E5B9ULL;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    if (n > 0)
+        h = (h ^ word_head(p, n)) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 32;
+    h *= 0x94D049BB133111EBULL;
+    h ^= h >> 29;
+    return h;
+}
+
+static inline int bytes_equal(const unsigned char *a, const unsigned char *b, Py_ssize_t n) {
+    while (n > 8) {
+        if (load_word(a) != load_word(b))
+            return 0;
+        a += 8;
+        b += 8;
+        n -= 8;
+    }
+    return n <= 0 || word_head(a, n) == word_head(b, n);
+}
+
+/* where the token starting at p ends: its first byte <= 32 (white space, a line end, a
+ * control character). Eight bytes at a time: a byte below 33 sets its top bit in
+ * (x - 0x21..) & ~x & 0x80.., and the lowest byte so flagged is the first such byte
+ * (a borrow only reaches bytes above it; bytes >= 0x80 are never flagged) */
+static inline const unsigned char *token_end(const unsigned char *p) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (;;) {
+        uint64_t x = load_word(p);
+        uint64_t low = (x - 0x2121212121212121ULL) & ~x & 0x8080808080808080ULL;
+        if (low)
+            return p + (__builtin_ctzll(low) >> 3);
+        p += 8;
+    }
+#else
+    while (*p > 32)
+        p++;
+    return p;
+#endif
+}
+
+/* strings kept one after another: string i is bytes[off[i] : off[i] + len[i]] */
+typedef struct {
+    unsigned char *bytes;
+    size_t used, room;
+    Py_ssize_t *off;
+    Py_ssize_t *len;
+    Py_ssize_t n, cap;
+} Strings;
+
+static void strings_free(Strings *s) {
+    PyMem_Free(s->bytes);
+    PyMem_Free(s->off);
+    PyMem_Free(s->len);
+    memset(s, 0, sizeof(*s));
+}
+
+static int grow(void **p, Py_ssize_t items, size_t size) {
+    void *q = PyMem_Realloc(*p, (size_t)items * size);
+    if (q == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *p = q;
+    return 0;
+}
+
+/* append a string; its number, or -1 (memory error set) */
+static Py_ssize_t strings_add(Strings *s, const unsigned char *p, Py_ssize_t n) {
+    if (s->n == s->cap) {
+        Py_ssize_t cap = s->cap ? 2 * s->cap : 1024;
+        if (grow((void **)&s->off, cap, sizeof(Py_ssize_t)) < 0 ||
+            grow((void **)&s->len, cap, sizeof(Py_ssize_t)) < 0)
+            return -1;
+        s->cap = cap;
+    }
+    if (s->used + (size_t)n + 2 * SLACK > s->room) {
+        size_t room = s->room ? 2 * s->room : 1 << 16;
+        while (room < s->used + (size_t)n + 2 * SLACK)
+            room *= 2;
+        if (grow((void **)&s->bytes, (Py_ssize_t)room, 1) < 0)
+            return -1;
+        s->room = room;
+    }
+    unsigned char *to = s->bytes + s->used;
+    for (Py_ssize_t i = 0; i < n; i += 8) /* whole words: the source has slack too */
+        memcpy(to + i, p + i, 8);
+    s->off[s->n] = (Py_ssize_t)s->used;
+    s->len[s->n] = n;
+    s->used += (size_t)n;
+    return s->n++;
+}
+
+static inline int strings_equal(const Strings *s, Py_ssize_t i, const unsigned char *p,
+                                Py_ssize_t n) {
+    return s->len[i] == n && bytes_equal(s->bytes + s->off[i], p, n);
+}
+
+/* byte order (strcmp's, and Python's str order for UTF-8): <0, 0, >0 */
+static inline int strings_compare(const Strings *s, Py_ssize_t i, Py_ssize_t j) {
+    Py_ssize_t a = s->len[i], b = s->len[j];
+    int c = memcmp(s->bytes + s->off[i], s->bytes + s->off[j], (size_t)(a < b ? a : b));
+    if (c)
+        return c;
+    return (a > b) - (a < b);
+}
+
+/* an open-addressing table of (hash, number) slots, linear probing, at most half full */
+typedef struct {
+    uint64_t hash;
+    Py_ssize_t value; /* -1: free */
+} Slot;
+
+typedef struct {
+    Slot *slots;
+    size_t mask;
+    Py_ssize_t count;
+} Slots;
+
+static int slots_init(Slots *t, Py_ssize_t expected) {
+    size_t size = 64;
+    while (size < 2 * (size_t)expected + 2)
+        size *= 2;
+    t->slots = PyMem_Malloc(size * sizeof(Slot));
+    if (t->slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < size; i++)
+        t->slots[i].value = -1;
+    t->mask = size - 1;
+    t->count = 0;
+    return 0;
+}
+
+static void slots_free(Slots *t) {
+    PyMem_Free(t->slots);
+    t->slots = NULL;
+}
+
+/* the slot holding string (p, n) of `strings` under hash h, or the free slot where it
+ * would go */
+static inline Slot *slots_find(const Slots *t, const Strings *strings, uint64_t h,
+                               const unsigned char *p, Py_ssize_t n) {
+    size_t at = (size_t)(h >> 17) & t->mask;
+    for (;;) {
+        Slot *slot = &t->slots[at];
+        if (slot->value < 0 ||
+            (slot->hash == h && strings_equal(strings, slot->value, p, n)))
+            return slot;
+        at = (at + 1) & t->mask;
+    }
+}
+
+static int slots_grow(Slots *t) {
+    Slots bigger;
+    if (slots_init(&bigger, 2 * t->count) < 0)
+        return -1;
+    for (size_t i = 0; i <= t->mask; i++) {
+        Slot *slot = &t->slots[i];
+        if (slot->value < 0)
+            continue;
+        size_t at = (size_t)(slot->hash >> 17) & bigger.mask;
+        while (bigger.slots[at].value >= 0)
+            at = (at + 1) & bigger.mask;
+        bigger.slots[at] = *slot;
+    }
+    bigger.count = t->count;
+    slots_free(t);
+    *t = bigger;
+    return 0;
+}
+
+/* ---- DocnoTable: the judged docnos ---------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    Strings docnos;
+    Slots slots;
+} DocnoTable;
+
+static void table_dealloc(DocnoTable *self) {
+    strings_free(&self->docnos);
+    slots_free(&self->slots);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int table_init(DocnoTable *self, PyObject *args, PyObject *kwds) {
+    Py_buffer data, lengths;
+    static char *names[] = {"data", "lengths", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*", names, &data, &lengths))
+        return -1;
+    int status = -1;
+    Py_ssize_t m = lengths.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *len = lengths.buf;
+    unsigned char *p = PyMem_Calloc((size_t)data.len + SLACK, 1); /* read a word at a time */
+    Py_ssize_t at = 0;
+    if (p == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(p, data.buf, (size_t)data.len);
+    strings_free(&self->docnos);
+    slots_free(&self->slots);
+    if (slots_init(&self->slots, m) < 0)
+        goto done;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        Py_ssize_t n = (Py_ssize_t)len[i];
+        if (n < 0 || at + n > data.len) {
+            PyErr_SetString(PyExc_ValueError, "lengths beyond the data");
+            goto done;
+        }
+        uint64_t h = hash_bytes(p + at, n);
+        Slot *slot = slots_find(&self->slots, &self->docnos, h, p + at, n);
+        if (slot->value >= 0) {
+            PyErr_SetString(PyExc_ValueError, "a docno twice in the table");
+            goto done;
+        }
+        Py_ssize_t k = strings_add(&self->docnos, p + at, n);
+        if (k < 0)
+            goto done;
+        slot->hash = h;
+        slot->value = k;
+        self->slots.count++;
+        at += n;
+    }
+    status = 0;
+done:
+    PyMem_Free(p);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&lengths);
+    return status;
+}
+
+static Py_ssize_t table_len(DocnoTable *self) { return self->docnos.n; }
+
+static PySequenceMethods table_as_sequence = {.sq_length = (lenfunc)table_len};
+
+static PyTypeObject DocnoTableType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "judgeapp.formats._runread.DocnoTable",
+    .tp_basicsize = sizeof(DocnoTable),
+    .tp_dealloc = (destructor)table_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "DocnoTable(data, lengths): judged docnos numbered 0..m-1",
+    .tp_init = (initproc)table_init,
+    .tp_new = PyType_GenericNew,
+    .tp_as_sequence = &table_as_sequence,
+};
+
+/* ---- scores ------------------------------------------------------------------------- */
+
+static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* float(token) as Python computes it, or 0 with *ok = 0 where the numpy reader (or the
+ * line reader) refuses the token: '_', a byte beyond ASCII, NaN, not a number. Plain
+ * decimals of up to 19 digits whose digits, as an integer, are below 2**53 are one exact
+ * division (Clinger's fast path: both operands exact, so the quotient is correctly
+ * rounded); any other form goes to Python's own parser, PyOS_string_to_double, which
+ * float() uses. */
+static double parse_score(const unsigned char *s, Py_ssize_t n, int *ok) {
+    const unsigned char *p = s, *end = s + n;
+    int negative = 0;
+    if (p < end && (*p == '-' || *p == '+'))
+        negative = *p++ == '-';
+    uint64_t digits = 0;
+    int count = 0, after = 0, point = 0;
+    for (; p < end; p++) {
+        unsigned d = (unsigned)*p - '0';
+        if (d <= 9) {
+            digits = digits * 10 + d;
+            count++;
+            after += point;
+        } else if (*p == '.' && !point) {
+            point = 1;
+        } else {
+            break;
+        }
+    }
+    if (p == end && count >= 1 && count <= 19 && digits < (1ULL << 53)) {
+        double value = (double)digits / POW10[after];
+        *ok = 1;
+        return negative ? -value : value;
+    }
+    char local[128];
+    char *text = n < (Py_ssize_t)sizeof(local) ? local : PyMem_Malloc((size_t)n + 1);
+    if (text == NULL) {
+        *ok = 0;
+        return 0.0;
+    }
+    int plain = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s[i] == '_' || s[i] >= 0x80)
+            plain = 0;
+        text[i] = (char)s[i];
+    }
+    text[n] = 0;
+    double value = 0.0;
+    *ok = 0;
+    if (plain) {
+        char *stop = NULL;
+        value = PyOS_string_to_double(text, &stop, NULL);
+        if (value == -1.0 && PyErr_Occurred())
+            PyErr_Clear();
+        else if (stop == text + n && !isnan(value))
+            *ok = 1;
+    }
+    if (text != local)
+        PyMem_Free(text);
+    return value;
+}
+
+/* ---- RunReader ---------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    DocnoTable *table;
+    Py_ssize_t max_line, max_token;
+    int irregular;
+    PyObject *tag; /* str, from the first data line */
+    Strings qids;  /* distinct qids, as first met */
+    Slots qid_slots;
+    Py_ssize_t topic; /* the previous row's qid number, -1 before the first */
+    Strings docnos;   /* each row's docno */
+    uint64_t *hash;   /* each row's docno hash */
+    int32_t *row_topic;
+    double *score;
+    Py_ssize_t *judged; /* docno's number in the table, or -1 */
+    Py_ssize_t rows, cap;
+} RunReader;
+
+static void reader_dealloc(RunReader *self) {
+    Py_XDECREF(self->table);
+    Py_XDECREF(self->tag);
+    strings_free(&self->qids);
+    slots_free(&self->qid_slots);
+    strings_free(&self->docnos);
+    PyMem_Free(self->hash);
+    PyMem_Free(self->row_topic);
+    PyMem_Free(self->score);
+    PyMem_Free(self->judged);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int reader_init(RunReader *self, PyObject *args, PyObject *kwds) {
+    PyObject *table;
+    static char *names[] = {"table", "max_line", "max_token", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!nn", names, &DocnoTableType, &table,
+                                     &self->max_line, &self->max_token))
+        return -1;
+    if (self->table != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "a RunReader reads one file");
+        return -1;
+    }
+    Py_INCREF(table);
+    self->table = (DocnoTable *)table;
+    self->topic = -1;
+    return slots_init(&self->qid_slots, 64);
+}
+
+static int reader_grow(RunReader *self) {
+    Py_ssize_t cap = self->cap ? 2 * self->cap : 4096;
+    if (grow((void **)&self->hash, cap, sizeof(uint64_t)) < 0 ||
+        grow((void **)&self->row_topic, cap, sizeof(int32_t)) < 0 ||
+        grow((void **)&self->score, cap, sizeof(double)) < 0 ||
+        grow((void **)&self->judged, cap, sizeof(Py_ssize_t)) < 0)
+        return -1;
+    self->cap = cap;
+    return 0;
+}
+
+/* the number of the qid (p, n), new ones numbered on; -1 with an error set */
+static Py_ssize_t reader_topic(RunReader *self, const unsigned char *p, Py_ssize_t n) {
+    if (self->topic >= 0 && strings_equal(&self->qids, self->topic, p, n))
+        return self->topic; /* the usual line: the topic of the line before */
+    uint64_t h = hash_bytes(p, n);
+    Slot *slot = slots_find(&self->qid_slots, &self->qids, h, p, n);
+    if (slot->value < 0) {
+        if (self->qids.n >= INT32_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "too many topics");
+            return -1;
+        }
+        Py_ssize_t k = strings_add(&self->qids, p, n);
+        if (k < 0)
+            return -1;
+        slot->hash = h;
+        slot->value = k;
+        if (2 * ++self->qid_slots.count > (Py_ssize_t)self->qid_slots.mask &&
+            slots_grow(&self->qid_slots) < 0)
+            return -1;
+        return self->topic = k;
+    }
+    return self->topic = slot->value;
+}
+
+/* one data line's columns: qid, docno, score, tag; 0, 1 (irregular) or -1 (error) */
+static int reader_row(RunReader *self, const unsigned char *const *start,
+                      const unsigned char *const *end) {
+    if (self->rows == self->cap && reader_grow(self) < 0)
+        return -1;
+    Py_ssize_t topic = reader_topic(self, start[0], end[0] - start[0]);
+    if (topic < 0)
+        return -1;
+    if (self->tag == NULL) {
+        self->tag = PyUnicode_DecodeUTF8((const char *)start[5], end[5] - start[5], "strict");
+        if (self->tag == NULL) {
+            PyErr_Clear();
+            return 1;
+        }
+    }
+    int ok;
+    double score = parse_score(start[4], end[4] - start[4], &ok);
+    if (!ok)
+        return 1;
+    const unsigned char *docno = start[2];
+    Py_ssize_t n = end[2] - docno;
+    uint64_t h = hash_bytes(docno, n);
+    const DocnoTable *table = self->table;
+    Slot *slot = slots_find(&table->slots, &table->docnos, h, docno, n);
+    if (strings_add(&self->docnos, docno, n) < 0)
+        return -1;
+    Py_ssize_t r = self->rows++;
+    self->hash[r] = h;
+    self->row_topic[r] = (int32_t)topic;
+    self->score[r] = score;
+    self->judged[r] = slot->value;
+    return 0;
+}
+
+static PyObject *reader_feed(RunReader *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start, size;
+    if (!PyArg_ParseTuple(args, "y*nn", &view, &start, &size))
+        return NULL;
+    Py_ssize_t lines = 0;
+    int status = 0; /* 1: irregular, -1: error */
+    if (start < 0 || size < 0 || start + size + SLACK > view.len) {
+        PyErr_SetString(PyExc_ValueError, "a block beyond the buffer");
+        status = -1;
+        goto done;
+    }
+    const unsigned char *p = (const unsigned char *)view.buf + start;
+    const unsigned char *end = p + size;
+    if (self->irregular || (size && end[-1] != '\n')) {
+        status = 1;
+        goto done;
+    }
+    while (p < end && status == 0) {
+        const unsigned char *line = p, *ts[6], *te[6];
+        int tokens = 0;
+        unsigned char c;
+        for (;;) {
+            while ((c = *p) == ' ' || c == '\t' || c == '\v' || c == '\f')
+                p++;
+            if (c == '\n')
+                break;
+            if (c < 32) { /* a control character: the line reader's business */
+                status = 1;
+                break;
+            }
+            const unsigned char *s = p;
+            if (tokens == 0 && c == '#') { /* a comment: checked as the numpy reader does */
+                while ((c = *p) != '\n') {
+                    if (c < 32 && c != '\t' && c != '\v' && c != '\f') {
+                        status = 1;
+                        break;
+                    }
+                    p++;
+                }
+                break;
+            }
+            p = token_end(p);
+            if (tokens < 6) {
+                if (p - s > self->max_token) {
+                    status = 1;
+                    break;
+                }
+                ts[tokens] = s;
+                te[tokens] = p;
+            }
+            tokens++;
+        }
+        if (status)
+            break;
+        /* a line as long as the longest the numpy reader takes, or longer: left to it */
+        if (p - line >= self->max_line) {
+            status = 1;
+            break;
+        }
+        p++;
+        lines++;
+        if (tokens == 0) /* a blank line, or a comment */
+            continue;
+        if (tokens < 6) {
+            status = 1;
+            break;
+        }
+        status = reader_row(self, ts, te);
+    }
+done:
+    PyBuffer_Release(&view);
+    if (status < 0)
+        return NULL;
+    if (status > 0) {
+        self->irregular = 1;
+        return PyLong_FromLong(-1);
+    }
+    return PyLong_FromSsize_t(lines);
+}
+
+/* ---- trec_eval's order -------------------------------------------------------------- */
+
+typedef struct {
+    const Strings *docnos;
+    const double *key; /* the score compared (a C float's value for 9.x) */
+} Order;
+
+/* <0 when row a comes before row b: score descending, then docno descending */
+static inline int row_compare(const Order *o, Py_ssize_t a, Py_ssize_t b) {
+    double x = o->key[a], y = o->key[b];
+    if (x != y)
+        return x > y ? -1 : 1;
+    return -strings_compare(o->docnos, a, b);
+}
+
+static inline int docno_compare(const Order *o, Py_ssize_t a, Py_ssize_t b) {
+    return -strings_compare(o->docnos, a, b);
+}
+
+typedef int (*Compare)(const Order *, Py_ssize_t, Py_ssize_t);
+
+/* sort idx[0:n] by cmp (a merge sort; tmp holds n items; short stretches by insertion) */
+static void sort_rows(Py_ssize_t *idx, Py_ssize_t *tmp, Py_ssize_t n, const Order *o,
+                      Compare cmp) {
+    if (n <= 16) {
+        for (Py_ssize_t i = 1; i < n; i++) {
+            Py_ssize_t v = idx[i], j = i;
+            while (j > 0 && cmp(o, v, idx[j - 1]) < 0) {
+                idx[j] = idx[j - 1];
+                j--;
+            }
+            idx[j] = v;
+        }
+        return;
+    }
+    Py_ssize_t half = n / 2;
+    sort_rows(idx, tmp, half, o, cmp);
+    sort_rows(idx + half, tmp, n - half, o, cmp);
+    if (cmp(o, idx[half - 1], idx[half]) <= 0)
+        return; /* in order already */
+    memcpy(tmp, idx, (size_t)half * sizeof(Py_ssize_t));
+    Py_ssize_t i = 0, j = half, k = 0;
+    while (i < half && j < n)
+        idx[k++] = cmp(o, idx[j], tmp[i]) < 0 ? idx[j++] : tmp[i++];
+    while (i < half)
+        idx[k++] = tmp[i++];
+}
+
+/* put one topic's rows (in file order) in trec_eval order: rows already in score order
+ * (a run written by rank) only have their stretches of equal scores sorted by docno */
+static void order_topic(Py_ssize_t *idx, Py_ssize_t *tmp, Py_ssize_t n, const Order *o) {
+    const double *key = o->key;
+    Py_ssize_t i;
+    for (i = 1; i < n; i++)
+        if (key[idx[i]] > key[idx[i - 1]])
+            break;
+    if (i < n) {
+        sort_rows(idx, tmp, n, o, row_compare);
+        return;
+    }
+    for (Py_ssize_t a = 0; a < n;) {
+        Py_ssize_t b = a + 1;
+        int sorted = 1;
+        while (b < n && key[idx[b]] == key[idx[a]]) {
+            if (sorted && docno_compare(o, idx[b - 1], idx[b]) > 0)
+                sorted = 0;
+            b++;
+        }
+        if (!sorted)
+            sort_rows(idx + a, tmp, b - a, o, docno_compare);
+        a = b;
+    }
+}
+
+/* does a topic hold one docno twice? */
+static int has_duplicates(const RunReader *self, int *found) {
+    Slots seen;
+    *found = 0;
+    if (slots_init(&seen, self->rows) < 0)
+        return -1;
+    for (Py_ssize_t r = 0; r < self->rows && !*found; r++) {
+        uint64_t h = self->hash[r] ^ ((uint64_t)self->row_topic[r] * 0x9E3779B97F4A7C15ULL);
+        size_t at = (size_t)(h >> 17) & seen.mask;
+        for (;;) {
+            Slot *slot = &seen.slots[at];
+            if (slot->value < 0) {
+                slot->hash = h;
+                slot->value = r;
+                break;
+            }
+            Py_ssize_t q = slot->value;
+            if (slot->hash == h && self->row_topic[q] == self->row_topic[r] &&
+                strings_compare(&self->docnos, q, r) == 0) {
+                *found = 1;
+                break;
+            }
+            at = (at + 1) & seen.mask;
+        }
+    }
+    slots_free(&seen);
+    return 0;
+}
+
+static PyObject *new_array(Py_ssize_t n, int64_t **data) {
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (out != NULL)
+        *data = (int64_t *)PyByteArray_AS_STRING(out);
+    return out;
+}
+
+static PyObject *reader_finish(RunReader *self, PyObject *args) {
+    int float32;
+    if (!PyArg_ParseTuple(args, "p", &float32))
+        return NULL;
+    if (self->irregular || self->rows == 0 || self->tag == NULL)
+        Py_RETURN_NONE; /* no data line: the line reader says so */
+    int dup;
+    if (has_duplicates(self, &dup) < 0)
+        return NULL;
+    if (dup)
+        Py_RETURN_NONE;
+    Py_ssize_t n = self->rows, t = self->qids.n;
+    PyObject *result = NULL, *qids = NULL, *bounds = NULL, *ids = NULL;
+    Py_ssize_t *qorder = PyMem_Malloc((size_t)(t + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *rank = PyMem_Malloc((size_t)(t + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *start = PyMem_Calloc((size_t)t + 1, sizeof(Py_ssize_t));
+    Py_ssize_t *idx = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
+    Py_ssize_t *tmp = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
+    double *key = float32 ? PyMem_Malloc((size_t)n * sizeof(double)) : self->score;
+    if (!qorder || !rank || !start || !idx || !tmp || !key) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* the distinct qids in byte order */
+    Order qo = {&self->qids, NULL};
+    for (Py_ssize_t k = 0; k < t; k++)
+        qorder[k] = k;
+    sort_rows(qorder, tmp, t, &qo, docno_compare); /* descending: reversed below */
+    for (Py_ssize_t k = 0; k < t; k++)
+        rank[qorder[t - 1 - k]] = k;
+    /* rows grouped by topic, in file order within it (a counting sort) */
+    for (Py_ssize_t r = 0; r < n; r++)
+        start[rank[self->row_topic[r]] + 1]++;
+    for (Py_ssize_t k = 0; k < t; k++)
+        start[k + 1] += start[k];
+    memcpy(qorder, start, (size_t)(t + 1) * sizeof(Py_ssize_t)); /* next free place */
+    for (Py_ssize_t r = 0; r < n; r++)
+        idx[qorder[rank[self->row_topic[r]]]++] = r;
+    if (float32)
+        for (Py_ssize_t r = 0; r < n; r++)
+            key[r] = (double)(float)self->score[r];
+    Order o = {&self->docnos, key};
+    for (Py_ssize_t k = 0; k < t; k++)
+        order_topic(idx + start[k], tmp, start[k + 1] - start[k], &o);
+    int64_t *out;
+    if ((ids = new_array(n, &out)) == NULL)
+        goto done;
+    int64_t unjudged = self->table->docnos.n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t j = self->judged[idx[i]];
+        out[i] = j < 0 ? unjudged : (int64_t)j;
+    }
+    if ((bounds = new_array(t + 1, &out)) == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k <= t; k++)
+        out[k] = start[k];
+    if ((qids = PyList_New(t)) == NULL)
+        goto done;
+    for (Py_ssize_t q = 0; q < t; q++) {
+        PyObject *s = PyUnicode_DecodeUTF8((const char *)self->qids.bytes + self->qids.off[q],
+                                           self->qids.len[q], "strict");
+        if (s == NULL) {
+            PyErr_Clear();
+            Py_CLEAR(qids);
+            Py_INCREF(Py_None);
+            result = Py_None;
+            goto done;
+        }
+        PyList_SET_ITEM(qids, rank[q], s);
+    }
+    result = PyTuple_Pack(4, self->tag, qids, bounds, ids);
+done:
+    Py_XDECREF(qids);
+    Py_XDECREF(bounds);
+    Py_XDECREF(ids);
+    PyMem_Free(qorder);
+    PyMem_Free(rank);
+    PyMem_Free(start);
+    PyMem_Free(idx);
+    PyMem_Free(tmp);
+    if (float32)
+        PyMem_Free(key);
+    return result;
+}
+
+static PyMethodDef reader_methods[] = {
+    {"feed", (PyCFunction)reader_feed, METH_VARARGS,
+     "feed(buf, start, size): the lines of buf[start:start+size] (whole lines, the last "
+     "ending with \\n, 8 bytes or more after it); their number, or -1 once the file is "
+     "irregular"},
+    {"finish", (PyCFunction)reader_finish, METH_VARARGS,
+     "finish(float32): (tag, qids, bounds, ids) in trec_eval order, or None (irregular)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject RunReaderType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "judgeapp.formats._runread.RunReader",
+    .tp_basicsize = sizeof(RunReader),
+    .tp_dealloc = (destructor)reader_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "RunReader(table, max_line, max_token): a run file read for evaluate",
+    .tp_init = (initproc)reader_init,
+    .tp_new = PyType_GenericNew,
+    .tp_methods = reader_methods,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_runread",
+    .m_doc = "A TREC run file read for evaluate in one pass over its bytes (_runread.c).",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC PyInit__runread(void) {
+    if (PyType_Ready(&DocnoTableType) < 0 || PyType_Ready(&RunReaderType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&DocnoTableType);
+    Py_INCREF(&RunReaderType);
+    if (PyModule_AddObject(m, "DocnoTable", (PyObject *)&DocnoTableType) < 0 ||
+        PyModule_AddObject(m, "RunReader", (PyObject *)&RunReaderType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
