@@ -18,8 +18,10 @@
  * score in a form not parsed here.
  *
  * Types:
- *   DocnoTable(data, lengths)  the judged docnos, numbered 0..m-1: ``data`` their bytes
- *                              one after another, ``lengths`` int64 (native order)
+ *   DocnoTable(mat, width, lengths)  a qrels file's docnos (rows of a zero-padded byte
+ *                              matrix, lengths int64), numbered 0..m-1 as first met:
+ *       .ids()                 each row's number (bytearray of int64)
+ *       .strings()             (the m docnos' bytes joined, their lengths as int64)
  *   RunReader(table, max_line, max_token)
  *       .feed(buf, start, size) -> line ends in buf[start:start+size], or -1 (irregular)
  *       .finish(float32)        -> (tag, qids, bounds, ids) or None (irregular); bounds
@@ -234,66 +236,169 @@ static int slots_grow(Slots *t) {
     return 0;
 }
 
+/* a bytearray of n native int64 (numpy reads it without a copy) */
+static PyObject *new_array(Py_ssize_t n, int64_t **data) {
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (out != NULL)
+        *data = (int64_t *)PyByteArray_AS_STRING(out);
+    return out;
+}
+
 /* ---- DocnoTable: the judged docnos ---------------------------------------------------- */
+
+/* A table of m docnos is large (5,000 judged a topic: 250,000 docnos, megabytes), so that
+ * nearly every look-up misses the caches: its cells are 8 bytes (32 bits of the hash, the
+ * docno's number), and look-ups are made many at a time, each cell (then each docno's
+ * bytes) fetched ahead of its turn (PREFETCH rows ahead), so the misses overlap. */
+typedef struct {
+    uint32_t tag; /* the hash's low 32 bits */
+    int32_t id;   /* -1: free */
+} Cell;
+
+#define PREFETCH 12
+#if defined(__GNUC__)
+#define prefetch(p) __builtin_prefetch(p)
+#else
+#define prefetch(p) ((void)(p))
+#endif
 
 typedef struct {
     PyObject_HEAD
     Strings docnos;
-    Slots slots;
+    Cell *cells;
+    PyObject *ids; /* bytearray: each row's number, as made */
+    int shift;     /* a hash's cell: its top bits (64 - shift of them) */
+    size_t mask;
 } DocnoTable;
+
+static inline size_t cell_of(const DocnoTable *t, uint64_t h) { return (size_t)(h >> t->shift); }
+
+/* the number of the docno (p, n) whose hash is h, or -1 */
+static inline Py_ssize_t table_find(const DocnoTable *t, uint64_t h, const unsigned char *p,
+                                    Py_ssize_t n) {
+    uint32_t tag = (uint32_t)h;
+    for (size_t at = cell_of(t, h);; at = (at + 1) & t->mask) {
+        Cell c = t->cells[at];
+        if (c.id < 0)
+            return -1;
+        if (c.tag == tag && strings_equal(&t->docnos, c.id, p, n))
+            return c.id;
+    }
+}
 
 static void table_dealloc(DocnoTable *self) {
     strings_free(&self->docnos);
-    slots_free(&self->slots);
+    PyMem_Free(self->cells);
+    Py_XDECREF(self->ids);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* DocnoTable(mat, width, lengths): the docnos of a qrels file, row i being the first
+ * lengths[i] bytes of mat[i * width : (i + 1) * width]; repeated docnos are numbered once,
+ * in the order first met (ids() says each row's number) */
 static int table_init(DocnoTable *self, PyObject *args, PyObject *kwds) {
-    Py_buffer data, lengths;
-    static char *names[] = {"data", "lengths", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*", names, &data, &lengths))
+    Py_buffer mat, lengths;
+    Py_ssize_t width;
+    static char *names[] = {"mat", "width", "lengths", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*ny*", names, &mat, &width, &lengths))
         return -1;
     int status = -1;
     Py_ssize_t m = lengths.len / (Py_ssize_t)sizeof(int64_t);
     const int64_t *len = lengths.buf;
-    unsigned char *p = PyMem_Calloc((size_t)data.len + SLACK, 1); /* read a word at a time */
-    Py_ssize_t at = 0;
-    if (p == NULL) {
+    /* the rows with slack after them (read a word at a time) */
+    unsigned char *p = PyMem_Calloc((size_t)mat.len + SLACK, 1);
+    uint64_t *hashes = PyMem_Malloc((size_t)(m + 1) * sizeof(uint64_t));
+    int64_t *ids = NULL;
+    if (hashes == NULL || p == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    memcpy(p, data.buf, (size_t)data.len);
-    strings_free(&self->docnos);
-    slots_free(&self->slots);
-    if (slots_init(&self->slots, m) < 0)
+    if (self->cells != NULL || m >= INT32_MAX || width < 0 || m * width > mat.len) {
+        PyErr_SetString(PyExc_ValueError, "a DocnoTable is made once, of fewer than 2**31");
         goto done;
+    }
+    memcpy(p, mat.buf, (size_t)mat.len);
     for (Py_ssize_t i = 0; i < m; i++) {
+        if (len[i] < 0 || len[i] > width) {
+            PyErr_SetString(PyExc_ValueError, "a length beyond its row");
+            goto done;
+        }
+        hashes[i] = hash_bytes(p + i * width, (Py_ssize_t)len[i]);
+    }
+    Py_CLEAR(self->ids);
+    if ((self->ids = new_array(m, &ids)) == NULL)
+        goto done;
+    size_t size = 64;
+    int bits = 6;
+    while (size < 2 * (size_t)m + 2) {
+        size *= 2;
+        bits++;
+    }
+    self->cells = PyMem_Malloc(size * sizeof(Cell));
+    if (self->cells == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t k = 0; k < size; k++)
+        self->cells[k].id = -1;
+    self->mask = size - 1;
+    self->shift = 64 - bits;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (i + PREFETCH < m)
+            prefetch(&self->cells[cell_of(self, hashes[i + PREFETCH])]);
+        const unsigned char *row = p + i * width;
         Py_ssize_t n = (Py_ssize_t)len[i];
-        if (n < 0 || at + n > data.len) {
-            PyErr_SetString(PyExc_ValueError, "lengths beyond the data");
-            goto done;
+        Py_ssize_t id = table_find(self, hashes[i], row, n);
+        if (id < 0) {
+            if ((id = strings_add(&self->docnos, row, n)) < 0)
+                goto done;
+            size_t k = cell_of(self, hashes[i]);
+            while (self->cells[k].id >= 0)
+                k = (k + 1) & self->mask;
+            self->cells[k].tag = (uint32_t)hashes[i];
+            self->cells[k].id = (int32_t)id;
         }
-        uint64_t h = hash_bytes(p + at, n);
-        Slot *slot = slots_find(&self->slots, &self->docnos, h, p + at, n);
-        if (slot->value >= 0) {
-            PyErr_SetString(PyExc_ValueError, "a docno twice in the table");
-            goto done;
-        }
-        Py_ssize_t k = strings_add(&self->docnos, p + at, n);
-        if (k < 0)
-            goto done;
-        slot->hash = h;
-        slot->value = k;
-        self->slots.count++;
-        at += n;
+        ids[i] = id;
     }
     status = 0;
 done:
+    PyMem_Free(hashes);
     PyMem_Free(p);
-    PyBuffer_Release(&data);
+    PyBuffer_Release(&mat);
     PyBuffer_Release(&lengths);
     return status;
 }
+
+static PyObject *table_ids(DocnoTable *self, PyObject *Py_UNUSED(ignored)) {
+    if (self->ids == NULL)
+        Py_RETURN_NONE;
+    Py_INCREF(self->ids);
+    return self->ids;
+}
+
+/* (the distinct docnos' bytes one after another, their lengths as int64) */
+static PyObject *table_strings(DocnoTable *self, PyObject *Py_UNUSED(ignored)) {
+    const Strings *d = &self->docnos;
+    int64_t *len;
+    PyObject *lengths = new_array(d->n, &len);
+    if (lengths == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < d->n; i++)
+        len[i] = d->len[i];
+    PyObject *data = PyBytes_FromStringAndSize((const char *)d->bytes, (Py_ssize_t)d->used);
+    PyObject *out = data == NULL ? NULL : PyTuple_Pack(2, data, lengths);
+    Py_XDECREF(data);
+    Py_DECREF(lengths);
+    return out;
+}
+
+static PyMethodDef table_methods[] = {
+    {"ids", (PyCFunction)table_ids, METH_NOARGS,
+     "ids(): each row's docno number (a bytearray of int64)"},
+    {"strings", (PyCFunction)table_strings, METH_NOARGS,
+     "strings(): (the distinct docnos' bytes joined, their lengths as int64 bytes)"},
+    {NULL, NULL, 0, NULL},
+};
 
 static Py_ssize_t table_len(DocnoTable *self) { return self->docnos.n; }
 
@@ -304,10 +409,11 @@ static PyTypeObject DocnoTableType = {
     .tp_basicsize = sizeof(DocnoTable),
     .tp_dealloc = (destructor)table_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "DocnoTable(data, lengths): judged docnos numbered 0..m-1",
+    .tp_doc = "DocnoTable(mat, width, lengths): a qrels file's docnos, numbered as first met",
     .tp_init = (initproc)table_init,
     .tp_new = PyType_GenericNew,
     .tp_as_sequence = &table_as_sequence,
+    .tp_methods = table_methods,
 };
 
 /* ---- scores ------------------------------------------------------------------------- */
@@ -389,7 +495,6 @@ typedef struct {
     uint64_t *hash;   /* each row's docno hash */
     int32_t *row_topic;
     double *score;
-    Py_ssize_t *judged; /* docno's number in the table, or -1 */
     Py_ssize_t rows, cap;
 } RunReader;
 
@@ -402,7 +507,6 @@ static void reader_dealloc(RunReader *self) {
     PyMem_Free(self->hash);
     PyMem_Free(self->row_topic);
     PyMem_Free(self->score);
-    PyMem_Free(self->judged);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -426,8 +530,7 @@ static int reader_grow(RunReader *self) {
     Py_ssize_t cap = self->cap ? 2 * self->cap : 4096;
     if (grow((void **)&self->hash, cap, sizeof(uint64_t)) < 0 ||
         grow((void **)&self->row_topic, cap, sizeof(int32_t)) < 0 ||
-        grow((void **)&self->score, cap, sizeof(double)) < 0 ||
-        grow((void **)&self->judged, cap, sizeof(Py_ssize_t)) < 0)
+        grow((void **)&self->score, cap, sizeof(double)) < 0)
         return -1;
     self->cap = cap;
     return 0;
@@ -460,6 +563,8 @@ static Py_ssize_t reader_topic(RunReader *self, const unsigned char *p, Py_ssize
 /* one data line's columns: qid, docno, score, tag; 0, 1 (irregular) or -1 (error) */
 static int reader_row(RunReader *self, const unsigned char *const *start,
                       const unsigned char *const *end) {
+    if (self->rows >= INT32_MAX - 1)
+        return 1; /* rows numbered in 32 bits: a larger file is left to numpy */
     if (self->rows == self->cap && reader_grow(self) < 0)
         return -1;
     Py_ssize_t topic = reader_topic(self, start[0], end[0] - start[0]);
@@ -478,16 +583,12 @@ static int reader_row(RunReader *self, const unsigned char *const *start,
         return 1;
     const unsigned char *docno = start[2];
     Py_ssize_t n = end[2] - docno;
-    uint64_t h = hash_bytes(docno, n);
-    const DocnoTable *table = self->table;
-    Slot *slot = slots_find(&table->slots, &table->docnos, h, docno, n);
     if (strings_add(&self->docnos, docno, n) < 0)
         return -1;
     Py_ssize_t r = self->rows++;
-    self->hash[r] = h;
+    self->hash[r] = hash_bytes(docno, n);
     self->row_topic[r] = (int32_t)topic;
     self->score[r] = score;
-    self->judged[r] = slot->value;
     return 0;
 }
 
@@ -646,40 +747,52 @@ static void order_topic(Py_ssize_t *idx, Py_ssize_t *tmp, Py_ssize_t n, const Or
     }
 }
 
-/* does a topic hold one docno twice? */
-static int has_duplicates(const RunReader *self, int *found) {
-    Slots seen;
-    *found = 0;
-    if (slots_init(&seen, self->rows) < 0)
-        return -1;
-    for (Py_ssize_t r = 0; r < self->rows && !*found; r++) {
-        uint64_t h = self->hash[r] ^ ((uint64_t)self->row_topic[r] * 0x9E3779B97F4A7C15ULL);
-        size_t at = (size_t)(h >> 17) & seen.mask;
-        for (;;) {
-            Slot *slot = &seen.slots[at];
-            if (slot->value < 0) {
-                slot->hash = h;
-                slot->value = r;
+/* does the topic of rows idx[0:n] hold one docno twice? A table of the topic's rows
+ * (``seen``: room for 2n or more, a power of two, `bits` its log) small enough to stay
+ * in the caches, unlike one over the whole run */
+static int topic_has_duplicates(const RunReader *self, const Py_ssize_t *idx, Py_ssize_t n,
+                                int32_t *seen, int bits) {
+    size_t mask = ((size_t)1 << bits) - 1;
+    memset(seen, 0xff, (mask + 1) * sizeof(int32_t));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t r = idx[i];
+        uint64_t h = self->hash[r];
+        for (size_t at = (size_t)(h >> (64 - bits));; at = (at + 1) & mask) {
+            int32_t k = seen[at];
+            if (k < 0) {
+                seen[at] = (int32_t)i;
                 break;
             }
-            Py_ssize_t q = slot->value;
-            if (slot->hash == h && self->row_topic[q] == self->row_topic[r] &&
-                strings_compare(&self->docnos, q, r) == 0) {
-                *found = 1;
-                break;
-            }
-            at = (at + 1) & seen.mask;
+            Py_ssize_t q = idx[k];
+            if (self->hash[q] == h && strings_compare(&self->docnos, q, r) == 0)
+                return 1;
         }
     }
-    slots_free(&seen);
     return 0;
 }
 
-static PyObject *new_array(Py_ssize_t n, int64_t **data) {
-    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
-    if (out != NULL)
-        *data = (int64_t *)PyByteArray_AS_STRING(out);
-    return out;
+/* each row's docno number in the table (the number of docnos for one not there), rows
+ * taken in the order idx[0:n]; cells, then the docnos they point to, are fetched ahead */
+static void look_up(const RunReader *self, const Py_ssize_t *idx, Py_ssize_t n, int64_t *out) {
+    const DocnoTable *t = self->table;
+    const Strings *d = &self->docnos;
+    int64_t unjudged = t->docnos.n;
+    for (Py_ssize_t i = 0; i < n + 2 * PREFETCH; i++) {
+        if (i < n)
+            prefetch(&t->cells[cell_of(t, self->hash[idx[i]])]);
+        Py_ssize_t j = i - PREFETCH;
+        if (j >= 0 && j < n) {
+            Cell c = t->cells[cell_of(t, self->hash[idx[j]])];
+            if (c.id >= 0)
+                prefetch(t->docnos.bytes + t->docnos.off[c.id]);
+        }
+        j -= PREFETCH;
+        if (j >= 0) {
+            Py_ssize_t r = idx[j];
+            Py_ssize_t k = table_find(t, self->hash[r], d->bytes + d->off[r], d->len[r]);
+            out[j] = k < 0 ? unjudged : (int64_t)k;
+        }
+    }
 }
 
 static PyObject *reader_finish(RunReader *self, PyObject *args) {
@@ -688,12 +801,8 @@ static PyObject *reader_finish(RunReader *self, PyObject *args) {
         return NULL;
     if (self->irregular || self->rows == 0 || self->tag == NULL)
         Py_RETURN_NONE; /* no data line: the line reader says so */
-    int dup;
-    if (has_duplicates(self, &dup) < 0)
-        return NULL;
-    if (dup)
-        Py_RETURN_NONE;
     Py_ssize_t n = self->rows, t = self->qids.n;
+    int32_t *seen = NULL;
     PyObject *result = NULL, *qids = NULL, *bounds = NULL, *ids = NULL;
     Py_ssize_t *qorder = PyMem_Malloc((size_t)(t + 1) * sizeof(Py_ssize_t));
     Py_ssize_t *rank = PyMem_Malloc((size_t)(t + 1) * sizeof(Py_ssize_t));
@@ -723,17 +832,36 @@ static PyObject *reader_finish(RunReader *self, PyObject *args) {
     if (float32)
         for (Py_ssize_t r = 0; r < n; r++)
             key[r] = (double)(float)self->score[r];
+    /* a docno twice in a topic: the line reader says where */
+    Py_ssize_t most = 0;
+    for (Py_ssize_t k = 0; k < t; k++)
+        if (start[k + 1] - start[k] > most)
+            most = start[k + 1] - start[k];
+    int bits = 4;
+    while (((Py_ssize_t)1 << bits) < 2 * most)
+        bits++;
+    if ((seen = PyMem_Malloc(((size_t)1 << bits) * sizeof(int32_t))) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < t; k++) {
+        Py_ssize_t size = start[k + 1] - start[k];
+        int b = 4;
+        while (((Py_ssize_t)1 << b) < 2 * size)
+            b++;
+        if (topic_has_duplicates(self, idx + start[k], size, seen, b)) {
+            Py_INCREF(Py_None);
+            result = Py_None;
+            goto done;
+        }
+    }
     Order o = {&self->docnos, key};
     for (Py_ssize_t k = 0; k < t; k++)
         order_topic(idx + start[k], tmp, start[k + 1] - start[k], &o);
     int64_t *out;
     if ((ids = new_array(n, &out)) == NULL)
         goto done;
-    int64_t unjudged = self->table->docnos.n;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t j = self->judged[idx[i]];
-        out[i] = j < 0 ? unjudged : (int64_t)j;
-    }
+    look_up(self, idx, n, out);
     if ((bounds = new_array(t + 1, &out)) == NULL)
         goto done;
     for (Py_ssize_t k = 0; k <= t; k++)
@@ -762,6 +890,7 @@ done:
     PyMem_Free(start);
     PyMem_Free(idx);
     PyMem_Free(tmp);
+    PyMem_Free(seen);
     if (float32)
         PyMem_Free(key);
     return result;

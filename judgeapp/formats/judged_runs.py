@@ -52,13 +52,24 @@ class JudgedRun:
 
 
 def docno_table(keys: ByteKeys) -> Any:
-    """The judged docnos (row ``i`` of ``keys`` is document id ``i``; distinct) as the
-    compiled reader's table, or None without the compiled reader."""
+    """The docnos of a qrels file (repeats allowed) as the compiled reader's table, each
+    distinct docno numbered as first met (``table.ids()``: each row's number, int64
+    bytes); None without the compiled reader."""
     if compiled is None:
         return None
     mat = np.ascontiguousarray(keys.mat)
-    data = mat.tobytes().replace(b"\x00", b"")  # the padding (docnos hold no NUL)
-    return compiled.DocnoTable(data, np.ascontiguousarray(keys.lengths, dtype=np.int64))
+    lengths = np.ascontiguousarray(keys.lengths, dtype=np.int64)
+    return compiled.DocnoTable(mat, keys.width, lengths)
+
+
+def table_keys(table: Any) -> ByteKeys:
+    """The distinct docnos of a :func:`docno_table`, in the order of their numbers."""
+    data, lengths = table.strings()
+    length = np.frombuffer(lengths, np.int64)
+    padded = np.frombuffer(data + bytes(int(length.max(initial=0)) + 8), np.uint8)
+    starts = np.zeros(len(length), dtype=np.int64)
+    np.cumsum(length[:-1], out=starts[1:])
+    return ByteKeys.gather(padded, starts, length)
 
 
 def read_judged_run(
