@@ -13,6 +13,7 @@ setup(
         Extension(
             "judgeapp.formats._runread",
             sources=["judgeapp/formats/_runread.c"],
+            depends=["judgeapp/formats/_runread_parts.h"],
             optional=True,
         )
     ]
