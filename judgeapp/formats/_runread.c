@@ -85,6 +85,47 @@ static void table_dealloc(DocnoTable *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* number the m docnos rows[i][:lens[i]] (each with slack after it; hashes given) as
+ * first met, into an empty table: ids[i] the number of row i; 0, or -1 with an error set */
+static int table_fill(DocnoTable *self, Py_ssize_t m, const unsigned char *const *rows,
+                      const Py_ssize_t *lens, const uint64_t *hashes, int64_t *ids) {
+    if (self->cells != NULL || m >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "a DocnoTable is made once, of fewer than 2**31");
+        return -1;
+    }
+    size_t size = 64;
+    int bits = 6;
+    while (size < 2 * (size_t)m + 2) {
+        size *= 2;
+        bits++;
+    }
+    self->cells = PyMem_Malloc(size * sizeof(Cell));
+    if (self->cells == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t k = 0; k < size; k++)
+        self->cells[k].id = -1;
+    self->mask = size - 1;
+    self->shift = 64 - bits;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (i + PREFETCH < m)
+            prefetch(&self->cells[cell_of(self, hashes[i + PREFETCH])]);
+        Py_ssize_t id = table_find(self, hashes[i], rows[i], lens[i]);
+        if (id < 0) {
+            if ((id = strings_add(&self->docnos, rows[i], lens[i])) < 0)
+                return -1;
+            size_t k = cell_of(self, hashes[i]);
+            while (self->cells[k].id >= 0)
+                k = (k + 1) & self->mask;
+            self->cells[k].tag = (uint32_t)hashes[i];
+            self->cells[k].id = (int32_t)id;
+        }
+        ids[i] = id;
+    }
+    return 0;
+}
+
 /* DocnoTable(mat, width, lengths): the docnos of a qrels file, row i being the first
  * lengths[i] bytes of mat[i * width : (i + 1) * width]; repeated docnos are numbered once,
  * in the order first met (ids() says each row's number) */
@@ -100,13 +141,15 @@ static int table_init(DocnoTable *self, PyObject *args, PyObject *kwds) {
     /* the rows with slack after them (read a word at a time) */
     unsigned char *p = PyMem_Calloc((size_t)mat.len + SLACK, 1);
     uint64_t *hashes = PyMem_Malloc((size_t)(m + 1) * sizeof(uint64_t));
+    const unsigned char **rows = PyMem_Malloc((size_t)(m + 1) * sizeof(unsigned char *));
+    Py_ssize_t *lens = PyMem_Malloc((size_t)(m + 1) * sizeof(Py_ssize_t));
     int64_t *ids = NULL;
-    if (hashes == NULL || p == NULL) {
+    if (hashes == NULL || p == NULL || rows == NULL || lens == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    if (self->cells != NULL || m >= INT32_MAX || width < 0 || m * width > mat.len) {
-        PyErr_SetString(PyExc_ValueError, "a DocnoTable is made once, of fewer than 2**31");
+    if (width < 0 || m * width > mat.len) {
+        PyErr_SetString(PyExc_ValueError, "rows beyond the matrix");
         goto done;
     }
     memcpy(p, mat.buf, (size_t)mat.len);
@@ -115,47 +158,19 @@ static int table_init(DocnoTable *self, PyObject *args, PyObject *kwds) {
             PyErr_SetString(PyExc_ValueError, "a length beyond its row");
             goto done;
         }
-        hashes[i] = hash_bytes(p + i * width, (Py_ssize_t)len[i]);
+        rows[i] = p + i * width;
+        lens[i] = (Py_ssize_t)len[i];
+        hashes[i] = hash_bytes(rows[i], lens[i]);
     }
     Py_CLEAR(self->ids);
     if ((self->ids = new_array(m, &ids)) == NULL)
         goto done;
-    size_t size = 64;
-    int bits = 6;
-    while (size < 2 * (size_t)m + 2) {
-        size *= 2;
-        bits++;
-    }
-    self->cells = PyMem_Malloc(size * sizeof(Cell));
-    if (self->cells == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (size_t k = 0; k < size; k++)
-        self->cells[k].id = -1;
-    self->mask = size - 1;
-    self->shift = 64 - bits;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        if (i + PREFETCH < m)
-            prefetch(&self->cells[cell_of(self, hashes[i + PREFETCH])]);
-        const unsigned char *row = p + i * width;
-        Py_ssize_t n = (Py_ssize_t)len[i];
-        Py_ssize_t id = table_find(self, hashes[i], row, n);
-        if (id < 0) {
-            if ((id = strings_add(&self->docnos, row, n)) < 0)
-                goto done;
-            size_t k = cell_of(self, hashes[i]);
-            while (self->cells[k].id >= 0)
-                k = (k + 1) & self->mask;
-            self->cells[k].tag = (uint32_t)hashes[i];
-            self->cells[k].id = (int32_t)id;
-        }
-        ids[i] = id;
-    }
-    status = 0;
+    status = table_fill(self, m, rows, lens, hashes, ids);
 done:
     PyMem_Free(hashes);
     PyMem_Free(p);
+    PyMem_Free(rows);
+    PyMem_Free(lens);
     PyBuffer_Release(&mat);
     PyBuffer_Release(&lengths);
     return status;
@@ -222,7 +237,8 @@ typedef struct {
     Strings docnos;   /* each row's docno */
     uint64_t *hash;   /* each row's docno hash */
     int32_t *row_topic;
-    double *score;
+    double *score;      /* a run's score, a qrels file's grade */
+    int64_t grade_limit; /* -1: a run; else a qrels file, grades at most this (abs) */
     Py_ssize_t rows, cap;
 } RunReader;
 
@@ -238,18 +254,27 @@ static void reader_dealloc(RunReader *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* RunReader(table, max_line, max_token): a run, its docnos looked up in table;
+ * RunReader(None, max_line, max_token, grade_limit): a qrels file */
 static int reader_init(RunReader *self, PyObject *args, PyObject *kwds) {
     PyObject *table;
-    static char *names[] = {"table", "max_line", "max_token", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!nn", names, &DocnoTableType, &table,
-                                     &self->max_line, &self->max_token))
+    static char *names[] = {"table", "max_line", "max_token", "grade_limit", NULL};
+    self->grade_limit = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Onn|L", names, &table, &self->max_line,
+                                     &self->max_token, &self->grade_limit))
         return -1;
-    if (self->table != NULL) {
+    if (self->qid_slots.slots != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "a RunReader reads one file");
         return -1;
     }
-    Py_INCREF(table);
-    self->table = (DocnoTable *)table;
+    if (self->grade_limit < 0) {
+        if (!PyObject_TypeCheck(table, &DocnoTableType)) {
+            PyErr_SetString(PyExc_TypeError, "a run is read with a DocnoTable");
+            return -1;
+        }
+        Py_INCREF(table);
+        self->table = (DocnoTable *)table;
+    }
     self->topic = -1;
     return slots_init(&self->qid_slots, 64);
 }
@@ -320,6 +345,42 @@ static int reader_row(RunReader *self, const unsigned char *const *start,
     return 0;
 }
 
+/* one data line of a qrels file: qid, docno, grade ([+-]digits, as the numpy reader) */
+static int qrels_row(RunReader *self, const unsigned char *const *start,
+                     const unsigned char *const *end) {
+    if (self->rows >= INT32_MAX - 1)
+        return 1;
+    if (self->rows == self->cap && reader_grow(self) < 0)
+        return -1;
+    Py_ssize_t topic = reader_topic(self, start[0], end[0] - start[0]);
+    if (topic < 0)
+        return -1;
+    const unsigned char *p = start[3], *stop = end[3];
+    int negative = 0;
+    if (*p == '-' || *p == '+')
+        negative = *p++ == '-';
+    if (p == stop || stop - p > 18)
+        return 1;
+    int64_t grade = 0;
+    for (; p < stop; p++) {
+        unsigned d = (unsigned)*p - '0';
+        if (d > 9)
+            return 1;
+        grade = grade * 10 + d;
+    }
+    if (grade > self->grade_limit)
+        return 1; /* the line reader names the grade out of range */
+    const unsigned char *docno = start[2];
+    Py_ssize_t n = end[2] - docno;
+    if (strings_add(&self->docnos, docno, n) < 0)
+        return -1;
+    Py_ssize_t r = self->rows++;
+    self->hash[r] = hash_bytes(docno, n);
+    self->row_topic[r] = (int32_t)topic;
+    self->score[r] = (double)(negative ? -grade : grade);
+    return 0;
+}
+
 static PyObject *reader_feed(RunReader *self, PyObject *args) {
     Py_buffer view;
     Py_ssize_t start, size;
@@ -384,6 +445,10 @@ static PyObject *reader_feed(RunReader *self, PyObject *args) {
         lines++;
         if (tokens == 0) /* a blank line, or a comment */
             continue;
+        if (self->grade_limit >= 0) { /* qrels: four columns, no more */
+            status = tokens == 4 ? qrels_row(self, ts, te) : 1;
+            continue;
+        }
         if (tokens < 6) {
             status = 1;
             break;
@@ -449,48 +514,50 @@ static void look_up(const RunReader *self, const Py_ssize_t *idx, Py_ssize_t n, 
     }
 }
 
-static PyObject *reader_finish(RunReader *self, PyObject *args) {
-    int float32;
-    if (!PyArg_ParseTuple(args, "p", &float32))
-        return NULL;
-    if (self->irregular || self->rows == 0 || self->tag == NULL)
-        Py_RETURN_NONE; /* no data line: the line reader says so */
+/* a file's rows grouped by topic: qids in byte order (``rank[q]`` the place of qid
+ * number q), topic k's rows idx[start[k]:start[k + 1]], in file order */
+typedef struct {
+    Py_ssize_t *rank, *start, *idx, *tmp;
+} Groups;
+
+static void groups_free(Groups *g) {
+    PyMem_Free(g->rank);
+    PyMem_Free(g->start);
+    PyMem_Free(g->idx);
+    PyMem_Free(g->tmp);
+}
+
+/* 0; 1 where a topic holds one docno twice (the line reader says where); -1, an error */
+static int reader_group(const RunReader *self, Groups *g) {
     Py_ssize_t n = self->rows, t = self->qids.n;
+    Py_ssize_t *next = PyMem_Malloc((size_t)(t + 1) * sizeof(Py_ssize_t));
     int32_t *seen = NULL;
-    PyObject *result = NULL, *qids = NULL, *bounds = NULL, *ids = NULL;
-    Py_ssize_t *qorder = PyMem_Malloc((size_t)(t + 1) * sizeof(Py_ssize_t));
-    Py_ssize_t *rank = PyMem_Malloc((size_t)(t + 1) * sizeof(Py_ssize_t));
-    Py_ssize_t *start = PyMem_Calloc((size_t)t + 1, sizeof(Py_ssize_t));
-    Py_ssize_t *idx = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
-    Py_ssize_t *tmp = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
-    double *key = float32 ? PyMem_Malloc((size_t)n * sizeof(double)) : self->score;
-    if (!qorder || !rank || !start || !idx || !tmp || !key) {
+    int status = -1;
+    g->rank = PyMem_Malloc((size_t)(t + 1) * sizeof(Py_ssize_t));
+    g->start = PyMem_Calloc((size_t)t + 1, sizeof(Py_ssize_t));
+    g->idx = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    g->tmp = PyMem_Malloc((size_t)(n + t + 1) * sizeof(Py_ssize_t));
+    if (!next || !g->rank || !g->start || !g->idx || !g->tmp) {
         PyErr_NoMemory();
         goto done;
     }
-    /* the distinct qids in byte order */
-    Order qo = {&self->qids, NULL};
+    Order qo = {&self->qids, NULL}; /* the distinct qids in byte order */
     for (Py_ssize_t k = 0; k < t; k++)
-        qorder[k] = k;
-    sort_rows(qorder, tmp, t, &qo, docno_compare); /* descending: reversed below */
+        next[k] = k;
+    sort_rows(next, g->tmp, t, &qo, docno_compare); /* descending: reversed below */
     for (Py_ssize_t k = 0; k < t; k++)
-        rank[qorder[t - 1 - k]] = k;
-    /* rows grouped by topic, in file order within it (a counting sort) */
+        g->rank[next[t - 1 - k]] = k;
+    for (Py_ssize_t r = 0; r < n; r++) /* a counting sort of the rows by topic */
+        g->start[g->rank[self->row_topic[r]] + 1]++;
+    for (Py_ssize_t k = 0; k < t; k++)
+        g->start[k + 1] += g->start[k];
+    memcpy(next, g->start, (size_t)(t + 1) * sizeof(Py_ssize_t));
     for (Py_ssize_t r = 0; r < n; r++)
-        start[rank[self->row_topic[r]] + 1]++;
-    for (Py_ssize_t k = 0; k < t; k++)
-        start[k + 1] += start[k];
-    memcpy(qorder, start, (size_t)(t + 1) * sizeof(Py_ssize_t)); /* next free place */
-    for (Py_ssize_t r = 0; r < n; r++)
-        idx[qorder[rank[self->row_topic[r]]]++] = r;
-    if (float32)
-        for (Py_ssize_t r = 0; r < n; r++)
-            key[r] = (double)(float)self->score[r];
-    /* a docno twice in a topic: the line reader says where */
+        g->idx[next[g->rank[self->row_topic[r]]]++] = r;
     Py_ssize_t most = 0;
     for (Py_ssize_t k = 0; k < t; k++)
-        if (start[k + 1] - start[k] > most)
-            most = start[k + 1] - start[k];
+        if (g->start[k + 1] - g->start[k] > most)
+            most = g->start[k + 1] - g->start[k];
     int bits = 4;
     while (((Py_ssize_t)1 << bits) < 2 * most)
         bits++;
@@ -498,55 +565,157 @@ static PyObject *reader_finish(RunReader *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t k = 0; k < t; k++) {
-        Py_ssize_t size = start[k + 1] - start[k];
+    status = 0;
+    for (Py_ssize_t k = 0; k < t && status == 0; k++) {
+        Py_ssize_t size = g->start[k + 1] - g->start[k];
         int b = 4;
         while (((Py_ssize_t)1 << b) < 2 * size)
             b++;
-        if (topic_has_duplicates(self, idx + start[k], size, seen, b)) {
-            Py_INCREF(Py_None);
-            result = Py_None;
-            goto done;
-        }
+        status = topic_has_duplicates(self, g->idx + g->start[k], size, seen, b);
     }
+done:
+    PyMem_Free(next);
+    PyMem_Free(seen);
+    return status;
+}
+
+/* the qids in byte order (a list of str), or NULL with an error set */
+static PyObject *qid_list(const RunReader *self, const Groups *g) {
+    Py_ssize_t t = self->qids.n;
+    PyObject *qids = PyList_New(t);
+    for (Py_ssize_t q = 0; qids != NULL && q < t; q++) {
+        PyObject *s = PyUnicode_DecodeUTF8((const char *)self->qids.bytes + self->qids.off[q],
+                                           self->qids.len[q], "strict");
+        if (s == NULL)
+            Py_CLEAR(qids);
+        else
+            PyList_SET_ITEM(qids, g->rank[q], s);
+    }
+    return qids;
+}
+
+static PyObject *reader_finish(RunReader *self, PyObject *args) {
+    int float32;
+    if (!PyArg_ParseTuple(args, "p", &float32))
+        return NULL;
+    if (self->irregular || self->rows == 0 || self->tag == NULL || self->grade_limit >= 0)
+        Py_RETURN_NONE; /* no data line: the line reader says so */
+    Py_ssize_t n = self->rows, t = self->qids.n;
+    PyObject *result = NULL, *qids = NULL, *bounds = NULL, *ids = NULL;
+    Groups g = {NULL, NULL, NULL, NULL};
+    double *key = float32 ? PyMem_Malloc((size_t)n * sizeof(double)) : self->score;
+    if (key == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int status = reader_group(self, &g);
+    if (status < 0)
+        goto done;
+    if (status > 0) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+        goto done;
+    }
+    if (float32)
+        for (Py_ssize_t r = 0; r < n; r++)
+            key[r] = (double)(float)self->score[r];
     Order o = {&self->docnos, key};
     for (Py_ssize_t k = 0; k < t; k++)
-        order_topic(idx + start[k], tmp, start[k + 1] - start[k], &o);
+        order_topic(g.idx + g.start[k], g.tmp, g.start[k + 1] - g.start[k], &o);
     int64_t *out;
     if ((ids = new_array(n, &out)) == NULL)
         goto done;
-    look_up(self, idx, n, out);
+    look_up(self, g.idx, n, out);
     if ((bounds = new_array(t + 1, &out)) == NULL)
         goto done;
     for (Py_ssize_t k = 0; k <= t; k++)
-        out[k] = start[k];
-    if ((qids = PyList_New(t)) == NULL)
+        out[k] = g.start[k];
+    if ((qids = qid_list(self, &g)) == NULL) { /* not UTF-8 after all: numpy's to say */
+        PyErr_Clear();
+        Py_INCREF(Py_None);
+        result = Py_None;
         goto done;
-    for (Py_ssize_t q = 0; q < t; q++) {
-        PyObject *s = PyUnicode_DecodeUTF8((const char *)self->qids.bytes + self->qids.off[q],
-                                           self->qids.len[q], "strict");
-        if (s == NULL) {
-            PyErr_Clear();
-            Py_CLEAR(qids);
-            Py_INCREF(Py_None);
-            result = Py_None;
-            goto done;
-        }
-        PyList_SET_ITEM(qids, rank[q], s);
     }
     result = PyTuple_Pack(4, self->tag, qids, bounds, ids);
 done:
     Py_XDECREF(qids);
     Py_XDECREF(bounds);
     Py_XDECREF(ids);
-    PyMem_Free(qorder);
-    PyMem_Free(rank);
-    PyMem_Free(start);
-    PyMem_Free(idx);
-    PyMem_Free(tmp);
-    PyMem_Free(seen);
+    groups_free(&g);
     if (float32)
         PyMem_Free(key);
+    return result;
+}
+
+static inline int id_compare(const Order *o, Py_ssize_t a, Py_ssize_t b) {
+    return (o->key[a] > o->key[b]) - (o->key[a] < o->key[b]);
+}
+
+/* a qrels file read (RunReader(None, ..., grade_limit)): (table, qids, bounds, ids,
+ * grades), its distinct docnos numbered in the table as first met, each topic's rows by
+ * docno number; None where the numpy reader is to read it */
+static PyObject *reader_finish_qrels(RunReader *self, PyObject *Py_UNUSED(ignored)) {
+    if (self->irregular || self->rows == 0 || self->grade_limit < 0)
+        Py_RETURN_NONE;
+    Py_ssize_t n = self->rows, t = self->qids.n;
+    PyObject *result = NULL, *qids = NULL, *bounds = NULL, *ids = NULL, *grades = NULL;
+    DocnoTable *table = NULL;
+    Groups g = {NULL, NULL, NULL, NULL};
+    const unsigned char **rows = PyMem_Malloc((size_t)n * sizeof(unsigned char *));
+    double *number = PyMem_Malloc((size_t)n * sizeof(double));
+    int64_t *id = PyMem_Malloc((size_t)n * sizeof(int64_t));
+    if (!rows || !number || !id) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int status = reader_group(self, &g);
+    if (status < 0)
+        goto done;
+    if (status > 0) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+        goto done;
+    }
+    table = (DocnoTable *)DocnoTableType.tp_alloc(&DocnoTableType, 0);
+    if (table == NULL)
+        goto done;
+    for (Py_ssize_t r = 0; r < n; r++)
+        rows[r] = self->docnos.bytes + self->docnos.off[r];
+    if (table_fill(table, n, rows, self->docnos.len, self->hash, id) < 0)
+        goto done;
+    for (Py_ssize_t r = 0; r < n; r++)
+        number[r] = (double)id[r]; /* exact: fewer than 2**31 */
+    Order o = {NULL, number};
+    for (Py_ssize_t k = 0; k < t; k++)
+        sort_rows(g.idx + g.start[k], g.tmp, g.start[k + 1] - g.start[k], &o, id_compare);
+    int64_t *out, *grade;
+    if ((ids = new_array(n, &out)) == NULL || (grades = new_array(n, &grade)) == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = id[g.idx[i]];
+        grade[i] = (int64_t)self->score[g.idx[i]];
+    }
+    if ((bounds = new_array(t + 1, &out)) == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k <= t; k++)
+        out[k] = g.start[k];
+    if ((qids = qid_list(self, &g)) == NULL) { /* not UTF-8 after all: numpy's to say */
+        PyErr_Clear();
+        Py_INCREF(Py_None);
+        result = Py_None;
+        goto done;
+    }
+    result = PyTuple_Pack(5, (PyObject *)table, qids, bounds, ids, grades);
+done:
+    Py_XDECREF(table);
+    Py_XDECREF(qids);
+    Py_XDECREF(bounds);
+    Py_XDECREF(ids);
+    Py_XDECREF(grades);
+    groups_free(&g);
+    PyMem_Free(rows);
+    PyMem_Free(number);
+    PyMem_Free(id);
     return result;
 }
 
@@ -555,6 +724,8 @@ static PyMethodDef reader_methods[] = {
      "feed(buf, start, size): the lines of buf[start:start+size] (whole lines, the last "
      "ending with \\n, 8 bytes or more after it); their number, or -1 once the file is "
      "irregular"},
+    {"finish_qrels", (PyCFunction)reader_finish_qrels, METH_NOARGS,
+     "finish_qrels(): (table, qids, bounds, ids, grades), or None (irregular)"},
     {"finish", (PyCFunction)reader_finish, METH_VARARGS,
      "finish(float32): (tag, qids, bounds, ids) in trec_eval order, or None (irregular)"},
     {NULL, NULL, 0, NULL},

@@ -28,6 +28,7 @@ import numpy as np
 
 from judgeapp.bytekeys import ByteKeys
 from judgeapp.formats.bulk import _PAD, BLOCK_BYTES, MAX_LINE, MAX_TOKEN, _blocks
+from judgeapp.formats.columns import GRADE_LIMIT
 from judgeapp.formats.errors import Irregular
 
 compiled: Any
@@ -91,3 +92,38 @@ def read_judged_run(
         return None
     tag, qids, bounds, ids = out
     return JudgedRun(tag, qids, np.frombuffer(bounds, np.int64), np.frombuffer(ids, np.int64))
+
+
+@dataclass(slots=True)
+class JudgedQrels:
+    """A TREC qrels file read by the compiled reader: ``table`` its distinct docnos
+    (:func:`docno_table`'s kind), numbered as first met; topic ``qids[k]`` (qids in byte
+    order) is rows ``bounds[k] : bounds[k + 1]`` of ``ids`` (docno numbers, increasing) and
+    ``grades``."""
+
+    table: Any
+    qids: list[str]
+    bounds: np.ndarray  # int64
+    ids: np.ndarray  # int64
+    grades: np.ndarray  # int64
+
+
+def read_judged_qrels(path: str, block_bytes: int = BLOCK_BYTES) -> JudgedQrels | None:
+    """A TREC qrels file by the compiled reader, or None where it does not take the file
+    as it is (the numpy reader then reads it, or says what is wrong)."""
+    if compiled is None:
+        return None
+    reader = compiled.RunReader(None, MAX_LINE, MAX_TOKEN, GRADE_LIMIT)
+    try:
+        for block in _blocks(path, block_bytes):
+            block.newlines = reader.feed(block.buf, _PAD, block.size)
+            if block.newlines < 0:
+                return None
+    except Irregular:
+        return None
+    out = reader.finish_qrels()
+    if out is None:
+        return None
+    table, qids, bounds, ids, grades = out
+    arrays = (np.frombuffer(a, np.int64) for a in (bounds, ids, grades))
+    return JudgedQrels(table, qids, *arrays)

@@ -21,7 +21,12 @@ from judgeapp.formats.bulk import (
     read_qrels_columns,
     read_run_rows,
 )
-from judgeapp.formats.judged_runs import docno_table, read_judged_run, table_keys
+from judgeapp.formats.judged_runs import (
+    docno_table,
+    read_judged_qrels,
+    read_judged_run,
+    table_keys,
+)
 from judgeapp.measures.data import Judgments, Run, TopicJudgments
 from judgeapp.records import QrelsFile, RunFile
 
@@ -81,6 +86,14 @@ def read_judged(path: str | os.PathLike[str]) -> JudgedDocnos:
 
     path = os.fspath(path)
     if resolve_format(path, "qrels", None) == "trec":
+        read = read_judged_qrels(path)
+        if read is not None:  # the compiled reader's
+            b = read.bounds.tolist()
+            topics = {
+                qid: TopicJudgments(read.ids[b[k] : b[k + 1]], read.grades[b[k] : b[k + 1]])
+                for k, qid in enumerate(read.qids)
+            }
+            return JudgedDocnos(Judgments(topics), read.table, len(read.table), read.table)
         return judgments_from_columns(read_qrels_columns(path))
     return judgments_from_columns(read_qrels(path))
 

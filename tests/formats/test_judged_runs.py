@@ -22,8 +22,14 @@ from judgeapp.cli import main
 from judgeapp.formats import FormatError, bulk, judged_runs
 from judgeapp.formats.bulk import read_qrels_columns, read_run_rows
 from judgeapp.measures.data import Run
-from judgeapp.measures.files import JudgedDocnos, judgments_from_columns, read_run, run_from_rows
-from tests.formats.test_bulk import SETTINGS, run_files
+from judgeapp.measures.files import (
+    JudgedDocnos,
+    judgments_from_columns,
+    read_judged,
+    read_run,
+    run_from_rows,
+)
+from tests.formats.test_bulk import SETTINGS, qrels_files, run_files
 from tests.hostile.mutations import KINDS, mutate, source
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -190,6 +196,63 @@ def test_mutated_runs_read_or_fail_alike_by_both_readers(tmp_path_factory, mutat
         assert str(got.value) == str(exc)
     else:
         same(read_run(path, judged), want)
+
+
+def judged_pairs(judged: JudgedDocnos) -> dict[str, list[tuple[str, int]]]:
+    """Each topic's (docno, grade) pairs: what a qrels file says, whatever the numbering."""
+    docnos = judged.table.keys.to_list()
+    return {
+        qid: sorted(zip([docnos[i] for i in t.docids.tolist()], t.grades.tolist(), strict=True))
+        for qid, t in judged.judgments.topics.items()
+    }
+
+
+@needs_compiled
+@SETTINGS
+@given(qrels_files(), st.sampled_from([1 << 20, 64]))
+def test_random_valid_qrels_read_the_same_by_both_readers(tmp_path_factory, text, block):
+    path = tmp_path_factory.mktemp("qrels") / "qrels.txt"
+    path.write_bytes(text.encode("utf-8"))
+    read = judged_runs.read_judged_qrels(str(path), block)
+    assert read is not None  # taken by the compiled reader
+    assert all(
+        (np.diff(read.ids[a:b]) > 0).all()
+        for a, b in zip(read.bounds, read.bounds[1:], strict=False)
+    )
+    numpy = judgments_from_columns(read_qrels_columns(path))
+    compiled = read_judged(path)
+    assert compiled.compiled is not None and compiled.unjudged_id == numpy.unjudged_id
+    assert list(compiled.judgments.topics) == list(numpy.judgments.topics) == read.qids
+    assert judged_pairs(compiled) == judged_pairs(numpy)
+
+
+IRREGULAR_QRELS = {
+    "five columns": "1 0 d1 1\n1 0 d2 1 x\n",
+    "a grade out of range": "1 0 d1 1001\n",
+    "a grade with a point": "1 0 d1 1.0\n",
+    "a grade of a sign alone": "1 0 d1 -\n",
+    "a docno twice in a topic": "1 0 d1 1\n2 0 d1 1\n1 0 d1 0\n",
+    "a control character": "1 0 d\x011 1\n",
+    "no data line": "# nothing\n",
+}
+
+
+@needs_compiled
+@pytest.mark.parametrize("name", IRREGULAR_QRELS)
+def test_qrels_not_taken_as_they_are_go_to_the_numpy_reader(tmp_path, monkeypatch, name):
+    path = tmp_path / "qrels.txt"
+    path.write_text(IRREGULAR_QRELS[name], encoding="utf-8")
+    assert judged_runs.read_judged_qrels(str(path)) is None
+    with monkeypatch.context() as numpy_only:
+        numpy_only.setattr(judged_runs, "compiled", None)
+        try:
+            want = judged_pairs(read_judged(path))
+        except FormatError as exc:
+            with pytest.raises(FormatError) as got:
+                read_judged(path)
+            assert str(got.value) == str(exc)
+            return
+    assert judged_pairs(read_judged(path)) == want
 
 
 def test_without_the_compiled_module_runs_are_read_by_numpy(tmp_path):
