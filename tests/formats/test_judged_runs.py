@@ -288,3 +288,30 @@ def test_evaluate_from_files_prints_what_trec_eval_prints(
         gzip.open(outputs / f"{name}.all_trec.q.txt.gz", "rt").read() for name in ROBUST_RUNS
     )
     assert got == expected
+
+
+@needs_compiled
+def test_a_run_left_to_numpy_is_looked_up_among_the_compiled_readers_judged(
+    tmp_path, monkeypatch, capsys
+):
+    """qrels read by the compiled reader (docnos numbered in C), then a run it does not
+    take (a docno longer than it cuts out) read by numpy and the line reader, looked up
+    in a KeyTable of the compiled reader's numbering: what numpy alone prints."""
+    long_docno = "L" * (bulk.MAX_TOKEN + 1)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"7 0 {d} {g}\n" for d, g in [("d3", 1), ("d2", 2), ("d1", 0)]))
+    runs = []
+    for k, docnos in enumerate([["d1", long_docno, "d2", "d3"], ["d3", "d1", "d9"]]):
+        run = tmp_path / f"run{k}.txt"
+        run.write_text("".join(f"7 Q0 {d} {i} {9 - i} r{k}\n" for i, d in enumerate(docnos)))
+        runs.append(str(run))
+    judged = read_judged(qrels)
+    assert judged.compiled is not None  # the qrels: the compiled reader's
+    assert judged_runs.read_judged_run(runs[0], judged.compiled) is None  # the run: numpy's
+    argv = ["evaluate", "-q", "-m", "all_trec", str(qrels), *runs]
+    assert main(argv) == 0
+    both = capsys.readouterr().out
+    monkeypatch.setattr(judged_runs, "compiled", None)
+    assert main(argv) == 0
+    assert both == capsys.readouterr().out
+    assert both.count("runid") == 2
