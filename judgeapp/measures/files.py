@@ -22,6 +22,7 @@ from judgeapp.formats.bulk import (
     read_run_rows,
 )
 from judgeapp.formats.judged_runs import (
+    JudgedQrels,
     docno_table,
     read_judged_qrels,
     read_judged_run,
@@ -78,6 +79,16 @@ def judgments_from_columns(qrels: QrelsFile) -> JudgedDocnos:
     return JudgedDocnos(Judgments(topics), table, count, compiled)
 
 
+def judgments_from_compiled(read: JudgedQrels) -> JudgedDocnos:
+    """The judgments of a qrels file the compiled reader read."""
+    b = read.bounds.tolist()
+    topics = {
+        qid: TopicJudgments(read.ids[b[k] : b[k + 1]], read.grades[b[k] : b[k + 1]])
+        for k, qid in enumerate(read.qids)
+    }
+    return JudgedDocnos(Judgments(topics), read.table, len(read.table), read.table)
+
+
 def read_judged(path: str | os.PathLike[str]) -> JudgedDocnos:
     """The judgments of a qrels file in any format :func:`judgeapp.formats.read_qrels`
     reads (TREC qrels in bulk)."""
@@ -88,12 +99,7 @@ def read_judged(path: str | os.PathLike[str]) -> JudgedDocnos:
     if resolve_format(path, "qrels", None) == "trec":
         read = read_judged_qrels(path)
         if read is not None:  # the compiled reader's
-            b = read.bounds.tolist()
-            topics = {
-                qid: TopicJudgments(read.ids[b[k] : b[k + 1]], read.grades[b[k] : b[k + 1]])
-                for k, qid in enumerate(read.qids)
-            }
-            return JudgedDocnos(Judgments(topics), read.table, len(read.table), read.table)
+            return judgments_from_compiled(read)
         return judgments_from_columns(read_qrels_columns(path))
     return judgments_from_columns(read_qrels(path))
 

@@ -25,6 +25,7 @@ from judgeapp.measures.data import Run
 from judgeapp.measures.files import (
     JudgedDocnos,
     judgments_from_columns,
+    judgments_from_compiled,
     read_judged,
     read_run,
     run_from_rows,
@@ -220,7 +221,7 @@ def test_random_valid_qrels_read_the_same_by_both_readers(tmp_path_factory, text
         for a, b in zip(read.bounds, read.bounds[1:], strict=False)
     )
     numpy = judgments_from_columns(read_qrels_columns(path))
-    compiled = read_judged(path)
+    compiled = judgments_from_compiled(read)
     assert compiled.compiled is not None and compiled.unjudged_id == numpy.unjudged_id
     assert list(compiled.judgments.topics) == list(numpy.judgments.topics) == read.qids
     assert judged_pairs(compiled) == judged_pairs(numpy)
