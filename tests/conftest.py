@@ -126,6 +126,23 @@ def test_data() -> Path:
     return TEST_DATA
 
 
+@pytest.fixture(params=["compiled", "numpy"])
+def run_reader(request, monkeypatch) -> str:
+    """`evaluate` reads its run files by the compiled reader (judgeapp/formats/_runread.c),
+    then again by numpy alone (as where no C compiler built it): a test using this fixture
+    holds both roads to the same output. Without the compiled module the first is a skip,
+    except under CI, where it fails (`pip install -e .` builds it)."""
+    from judgeapp.formats import judged_runs
+
+    if request.param == "numpy":
+        monkeypatch.setattr(judged_runs, "compiled", None)
+    elif judged_runs.compiled is None:
+        if under_ci():
+            pytest.fail("the compiled run reader is not built (python3 -m pip install -e .)")
+        pytest.skip("the compiled run reader is not built (python3 -m pip install -e .)")
+    return request.param
+
+
 # -- PostgreSQL: one throwaway server per test session (tests/pgserver.py) ---------------------
 @pytest.fixture(scope="session")
 def pg_server():

@@ -312,17 +312,16 @@ def _worth_forking(paths: list[str]) -> bool:
 
 def _file_run(path: str, judged, float32: bool):
     from judgeapp.formats import FormatError
-    from judgeapp.formats.bulk import RunRows, read_run_rows
+    from judgeapp.formats.bulk import RunRows
     from judgeapp.formats.interop import read_run_any, sniff
-    from judgeapp.measures.files import run_from_rows
+    from judgeapp.measures.files import read_run, run_from_rows
 
     with _readable(path) as real_path:
         try:
             if sniff(real_path) == "text":
-                rows = read_run_rows(real_path, float32, lines=False)
-            else:
-                rows = RunRows.of_columns(read_run_any(real_path))
-                rows = rows.reordered(float32) if float32 else rows
+                return read_run(real_path, judged, float32=float32, name=path)
+            rows = RunRows.of_columns(read_run_any(real_path))
+            rows = rows.reordered(float32) if float32 else rows
         except FormatError as exc:  # said of stdin, not of its copy
             if real_path == path:
                 raise

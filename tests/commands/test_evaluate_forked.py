@@ -45,7 +45,9 @@ def run_cli(monkeypatch, capsys, argv, forked: bool):
 
 
 @pytest.mark.parametrize("args", [[], ["-q", "-m", "all_trec"], ["-c", "-m", "map"]])
-def test_forked_reading_prints_what_reading_here_prints(tmp_path, monkeypatch, capsys, args):
+def test_forked_reading_prints_what_reading_here_prints(
+    tmp_path, run_reader, monkeypatch, capsys, args
+):
     qrels, runs = write_inputs(tmp_path, 7)
     argv = ["evaluate", *args, qrels, *runs]
     here = run_cli(monkeypatch, capsys, argv, forked=False)
@@ -57,7 +59,7 @@ def test_forked_reading_prints_what_reading_here_prints(tmp_path, monkeypatch, c
 @pytest.mark.parametrize("name", RUN_CASES)
 @pytest.mark.parametrize("position", [0, 1, 2, 4])
 def test_a_bad_run_gives_the_same_error_in_any_process(
-    tmp_path, monkeypatch, capsys, name, position
+    tmp_path, run_reader, monkeypatch, capsys, name, position
 ):
     qrels, runs = write_inputs(tmp_path, 5)
     bad = tmp_path / name

@@ -49,7 +49,7 @@ def _evaluate(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 
 @pytest.mark.parametrize(("expected", "cmdline"), SUITE_10, ids=[f"{o}:{c}" for o, c in SUITE_10])
-def test_trec_eval_10_suite(shared_data, monkeypatch, capsys, expected, cmdline):
+def test_trec_eval_10_suite(shared_data, run_reader, monkeypatch, capsys, expected, cmdline):
     monkeypatch.chdir(shared_data / "trec_eval-10.0")
     out = _evaluate(shlex.split(cmdline), capsys)
     assert out.splitlines() == Path("test", expected).read_text().splitlines()
@@ -57,7 +57,7 @@ def test_trec_eval_10_suite(shared_data, monkeypatch, capsys, expected, cmdline)
 
 
 @pytest.mark.parametrize(("expected", "cmdline"), SUITE_9, ids=[f"{o}:{c}" for o, c in SUITE_9])
-def test_trec_eval_9_suite(shared_data, monkeypatch, capsys, expected, cmdline):
+def test_trec_eval_9_suite(shared_data, run_reader, monkeypatch, capsys, expected, cmdline):
     monkeypatch.chdir(shared_data / "trec_eval-9.0.4")
     out = _evaluate(["--trec-eval", "9", *shlex.split(cmdline)], capsys)
     assert out == Path("test", expected).read_text()
@@ -120,7 +120,7 @@ def test_results_from_stdin(shared_data):
     assert proc.stdout == (folder / "test" / "out.test").read_text()
 
 
-def test_several_runs_print_one_block_each(shared_data, monkeypatch, capsys):
+def test_several_runs_print_one_block_each(shared_data, run_reader, monkeypatch, capsys):
     monkeypatch.chdir(shared_data / "trec_eval-10.0")
     both = _evaluate(
         [
