@@ -2,14 +2,15 @@
 
 Each plot creates its artists once (`configure`, when the runs or the topic shown change)
 and afterwards only sets their data (`update`). The artists that change are *animated*:
-a full draw renders everything else (axes, ticks, labels, legend) and keeps that picture
-as the background of the axes; a live update restores that background, draws the changed
+a full draw renders everything else (axes, ticks, labels, legend), in a child process
+(judgeapp.ui.plot_rendering: never on the GUI thread, which only shows the picture), and
+that picture is kept as the background of the axes; a live update restores that background, draws the changed
 artists on it and repaints the axes' region of the canvas (with the table and the other
 plots, in one paint pass), a few milliseconds instead of a full draw's tens. Many curves or
 bars are one collection each, so an update draws few artists; numbers that change with
 every judgment are in a Qt caption under the canvas, not in matplotlib text. When the data
 leave the axes' limits, or the plot was hidden while they changed, the next update is a
-full `draw_idle()` instead; when they did not change, nothing is drawn. Either way a batch
+full draw instead; when they did not change, nothing is drawn. Either way a batch
 of judgments gives at most one redraw per plot: `redraws` counts them (full draws and
 region repaints), so the tests can check it.
 """
