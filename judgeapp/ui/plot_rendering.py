@@ -4,9 +4,10 @@ later copies the picture into the canvas (under 1 ms) and draws the animated art
 it, as every live update does; the child does the rest (40-60 ms of CPU a plot, and its
 first draw's fonts, 400-500 ms) without the GUI thread's interpreter lock.
 
-One child serves the whole application (`shared()`, a child object of the QApplication: it
-is started with the first dashboard, so that its start-up and fonts are done before the
-first plot is shown). One request is out at a time; a plot asking again while its request
+One child serves the whole application (`shared()`, a child object of the QApplication),
+started when the first plot is to be drawn (its start-up, matplotlib and the fonts, 1-2 s of
+CPU, would otherwise compete with every window built, tests' windows included, whose plots
+are never shown); that first picture comes when the child is ready. One request is out at a time; a plot asking again while its request
 is out or waiting is asked once, with the figure as it is when its turn comes. An answer to
 an older request than the plot's last is dropped (the plot has changed since: its next
 picture is on the way). Where no child can run (it failed to start, it died, or

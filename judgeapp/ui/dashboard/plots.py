@@ -174,8 +174,9 @@ class LivePlot:
         self.ax = self.figure.add_subplot()
         self.ax.tick_params(labelsize=FONT_SIZE)
         _follow_theme(self.figure, self.ax)
-        # full draws are made by a child process (the application's, unless given one)
-        self.renderer = renderer or plot_rendering.shared()
+        # full draws are made by a child process (the application's, unless given one),
+        # started by the first plot drawn: not in a window whose plots are never shown
+        self.renderer = renderer or plot_rendering.shared(start=False)
         self.redraws = 0  # pictures shown + blits: what "one redraw per batch" counts
         self.drawn_at = 0.0  # time.perf_counter() when the canvas last showed new data
         self.full_draws = 0  # full draws of the figure (in the child or here)
