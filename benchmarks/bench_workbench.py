@@ -508,9 +508,17 @@ def measure(db: Path | str, args, parts: set[str], server) -> int:
         f"{len(dog.stalls)} stalls over 50 ms, {len(dog.statements)} SQL statements on the "
         "GUI thread"
     )
+    if dog.stalls:
+        print(
+            "   every stall, ms (the GUI thread's CPU in it): "
+            + ", ".join(f"{st.ms:.0f} ({st.cpu_ms:.0f})" for st in dog.stalls)
+        )
     for stall in sorted(dog.stalls, key=lambda st: -st.ms)[:3]:  # the worst, and where
         where = "\n".join(stall.where.splitlines()[:40]) or "(not seen)"
-        print(f"   stall {stall.ms:.0f} ms ({stall.wall_ms:.0f} ms of wall time) at:\n{where}")
+        print(
+            f"   stall {stall.ms:.0f} ms ({stall.wall_ms:.0f} ms of wall time, the GUI thread "
+            f"{stall.cpu_ms:.0f} ms on a CPU) at:\n{where}"
+        )
     print(load())
     bench.window.close()
     if server is not None:

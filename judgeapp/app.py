@@ -69,6 +69,8 @@ def build_main_window(settings=None, thread_pool=None, *, defer_dashboard: bool 
 
     if settings is None:
         settings = window_settings()
+    if not defer_dashboard:
+        _import_statistics()
     window = MainWindow()
     controller = MainController(
         window, open_workbench, settings, demo=demo_builder(), thread_pool=thread_pool
@@ -88,6 +90,22 @@ def build_main_window(settings=None, thread_pool=None, *, defer_dashboard: bool 
     return window, controller
 
 
+def _import_statistics() -> None:
+    """scipy.stats (the dashboard's intervals and tests, the recall estimates), imported
+    on the GUI thread before the dashboard is attached: before the window is built, or
+    (`python main.py`) with matplotlib when the dashboard is attached a moment after the
+    first topic list shows (1.2-1.5 s of CPU at load 8; the first window of a process
+    only). Imported later, in the first evaluation's worker, it took 1.4 s while the
+    window was in use, and parts of it (its compiled modules' set-up: scipy.optimize's
+    HiGHS 50 ms, numpy.random's generator 70 ms) hold the interpreter lock throughout:
+    GUI-thread stalls of 54 ms in bench_workbench (28 November 2026, load 7.6). Not in a
+    thread beside the window's construction: at load 8 that took as long (11-12 s of wall
+    time, against 6-7 s without scipy) as one after the other."""
+    from judgeapp.lasting import import_for_good
+
+    import_for_good("scipy.stats", "scipy.special")
+
+
 def _attach_dashboard(window, controller, *, freeze: bool = False) -> None:
     """The evaluator's dashboard (issue 6): a tab fed by the controller's signals.
 
@@ -97,6 +115,8 @@ def _attach_dashboard(window, controller, *, freeze: bool = False) -> None:
     more in the slowest ones."""
     from judgeapp.ui.dashboard import attach_dashboard
 
+    if freeze:  # `python main.py`: the window is complete now, the topic list shown
+        _import_statistics()
     attach_dashboard(window, controller)
     if freeze:
         gc.collect()

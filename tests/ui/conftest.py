@@ -110,8 +110,14 @@ def trec_project(trec_project_file, tmp_path) -> Path:
 def gui_watchdog(qtbot):
     """A heartbeat watchdog on the GUI thread (tests/ui/watchdog.py), started; the test
     calls its `check()` at the end."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
     from tests.ui.watchdog import SUITE_FAIL_MS, GuiWatchdog
 
+    # what earlier tests left to the event loop (their windows deleted later: a dashboard,
+    # a team view, each 50-100 ms of Qt's destructors) is not this scenario's
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QCoreApplication.processEvents()
     dog = GuiWatchdog(fail_ms=SUITE_FAIL_MS)
     dog.start()
     yield dog

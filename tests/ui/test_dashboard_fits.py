@@ -87,6 +87,7 @@ def test_a_canvas_too_small_for_its_labels_stops_redrawing(qtbot):
     left in a window, drew continuously and held the GUI thread 270-670 ms at a time."""
     plot = _shown_plot_with_labels(qtbot, (170, 130), fontsize=40)
     plot.refresh(full=True)
+    qtbot.waitUntil(lambda: not plot.pending, timeout=TIMEOUT)  # drawn (in the child)
     qtbot.wait(600)
     settled_at = plot.full_draws
     qtbot.wait(600)  # nothing asked for: nothing drawn

@@ -44,11 +44,12 @@ from sqlalchemy.engine import Engine
 BEAT_MS = 10
 SAMPLE_S = 0.005
 LIMIT_MS = 50.0  # the issue's target: a gap over it is a stall, counted and reported
-# what fails a scenario of the test suite: the target is not met yet in every scenario on a
-# shared 2-core machine (stalls of 51-70 ms while the dashboard or the team view redraws,
-# at random; docs/performance.md), so the suite holds the window to twice the target and
-# prints the stalls over the target; bench_workbench counts them against the target
-SUITE_FAIL_MS = 100.0
+# what fails a scenario of the test suite: twice the target, which is not met in every run
+# on a shared 2-core machine (at 50 ms, 6 of 20 scenario runs failed at load 4-7 on 28
+# November, with gaps of 50-62 ms of the GUI thread's own CPU and of 55-128 ms in which a
+# worker held the interpreter lock: docs/performance.md); the stalls over the target are
+# printed. JUDGEAPP_SUITE_FAIL_MS=50 holds a run to the target.
+SUITE_FAIL_MS = float(os.environ.get("JUDGEAPP_SUITE_FAIL_MS", 2 * LIMIT_MS))
 FAULTHANDLER = os.environ.get("JUDGEAPP_WATCHDOG_STACKS") == "1"
 LOG = os.environ.get("JUDGEAPP_WATCHDOG_LOG")  # a file each scenario's summary is added to
 
@@ -83,6 +84,7 @@ class Stall:
     wall_ms: float  # the gap between two beats
     queued_ms: float  # of which the process's threads waited for a CPU
     where: str  # the threads' stacks seen during the gap ("" if not seen)
+    cpu_ms: float = 0.0  # of which the GUI thread was on a CPU (the rest: it waited)
 
     @property
     def ms(self) -> float:
@@ -98,6 +100,7 @@ class GuiWatchdog:
     stalls: list[Stall] = field(default_factory=list)  # gaps over the limit
     statements: list[str] = field(default_factory=list)  # SQL sent from the GUI thread
     worst: float = 0.0
+    checked: int | None = None  # stalls seen when check() ran (later ones: the test's end)
 
     def __post_init__(self) -> None:
         self._timer: QTimer | None = None
@@ -147,7 +150,8 @@ class GuiWatchdog:
             scenario = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
             with open(LOG, "a") as fh:
                 summary = self.report().replace("\n", " | ")
-                fh.write(f"{scenario}\t{summary}\n")
+                checked = "not checked" if self.checked is None else f"{self.checked} checked"
+                fh.write(f"{scenario}\t{checked}\t{summary}\n")
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
@@ -234,7 +238,8 @@ class GuiWatchdog:
             self.gaps.append(gap)
             self.worst = max(self.worst, gap)
             if gap > self.limit_ms:
-                self.stalls.append(Stall(wall, wall - gap, self._seen()))
+                cpu = max(0, ran - self._last_ran) / 1e6
+                self.stalls.append(Stall(wall, wall - gap, self._seen(), cpu))
         self._last, self._last_ran, self._last_queued = now, ran, queued
         self._arm()
 
@@ -265,8 +270,8 @@ class GuiWatchdog:
         for stall in sorted(self.stalls, key=lambda s: -s.ms)[:3]:
             lines.append(
                 f"-- a stall of {stall.ms:.0f} ms ({stall.wall_ms:.0f} ms of wall time, the "
-                f"process's threads {stall.queued_ms:.0f} ms waiting for a CPU), the "
-                "threads at:\n"
+                f"process's threads {stall.queued_ms:.0f} ms waiting for a CPU, the GUI "
+                f"thread {stall.cpu_ms:.0f} ms on one), the threads at:\n"
                 + ("".join(stall.where.splitlines(keepends=True)[:60]) or "(not seen)")
             )
         if self.statements:
@@ -281,6 +286,7 @@ class GuiWatchdog:
     def check(self) -> None:
         """Fail when the GUI thread stalled over the failing limit or sent SQL itself;
         the stalls over the target are printed either way."""
+        self.checked = len(self.stalls)
         if self.stalls:
             print(self.report())
         assert not self.failing() and not self.statements, self.report()

@@ -2,35 +2,42 @@
 
 Each plot creates its artists once (`configure`, when the runs or the topic shown change)
 and afterwards only sets their data (`update`). The artists that change are *animated*:
-a full draw renders everything else (axes, ticks, labels, legend) and keeps that picture
-as the background of the axes; a live update restores that background, draws the changed
+a full draw renders everything else (axes, ticks, labels, legend), in a child process
+(judgeapp.ui.plot_rendering: never on the GUI thread, which only shows the picture), and
+that picture is kept as the background of the axes; a live update restores that background, draws the changed
 artists on it and repaints the axes' region of the canvas (with the table and the other
 plots, in one paint pass), a few milliseconds instead of a full draw's tens. Many curves or
 bars are one collection each, so an update draws few artists; numbers that change with
 every judgment are in a Qt caption under the canvas, not in matplotlib text. When the data
 leave the axes' limits, or the plot was hidden while they changed, the next update is a
-full `draw_idle()` instead; when they did not change, nothing is drawn. Either way a batch
+full draw instead; when they did not change, nothing is drawn. Either way a batch
 of judgments gives at most one redraw per plot: `redraws` counts them (full draws and
 region repaints), so the tests can check it.
 """
 
 from __future__ import annotations
 
-import math
+import pickle
 import time
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
+import shiboken6
 from matplotlib.artist import Artist
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from judgeapp.outputs import replacing
+from judgeapp.ui import plot_rendering
+from judgeapp.ui.plot_child import Picture, Request, adjust
 
 COLOURS = (
     "#4c72b0",
@@ -78,26 +85,53 @@ def _follow_theme(figure: Figure, ax) -> None:
     ax.title.set_color(colours["strong"])
 
 
-# margin fits after full draws at one canvas size, at most: each grows the margins by what
-# stuck out, so one or two settle it; a bound, so that no size can redraw for ever
-MAX_FITS = 3
-
-
 class PlotCanvas(FigureCanvasQTAgg):
-    """A canvas that tells its plot when it becomes visible (hidden plots are not drawn)
-    and keeps the axes' margins constant in pixels when it is resized."""
+    """A canvas that shows the pictures of its figure drawn elsewhere (a child process:
+    judgeapp.ui.plot_rendering), tells its plot when it becomes visible (hidden plots are
+    not drawn) and keeps the axes' margins constant in pixels when it is resized.
 
-    def __init__(
-        self, figure: Figure, on_show: Callable[[], None], margins: dict[str, int] = MARGINS
-    ) -> None:
+    `draw_idle()` asks its plot for a full draw in the child; `draw()` draws at once on the
+    GUI thread (a screenshot). The picture shown is `picture` (an Agg renderer's pixels:
+    the last full draw, with the live updates over it), never matplotlib's own renderer,
+    which a resize replaces with a blank one before the next picture comes."""
+
+    def __init__(self, figure: Figure, plot: LivePlot, margins: dict[str, int] = MARGINS) -> None:
         super().__init__(figure)
-        self._on_show = on_show
+        self._plot = weakref.ref(plot)
         self.margins = dict(margins)  # its own: grown when the labels need more room
-        self._fits: dict[tuple[int, int], int] = {}  # margin fits made at each size
+        self.fits: dict[tuple[int, int], int] = {}  # margin fits made at each size
         self.painted_at = 0.0  # time.perf_counter() of the last paint on screen
+        self.picture: RendererAgg | None = None
+
+    def draw_idle(self) -> None:
+        plot = self._plot()
+        if plot is not None:
+            plot.draw_full()
+
+    def draw(self) -> None:
+        plot = self._plot()
+        if plot is not None:
+            plot.draw_full(now=True)
 
     def paintEvent(self, event) -> None:
-        super().paintEvent(event)
+        painter = QPainter(self)
+        try:
+            rect = event.rect()
+            picture = self.picture
+            if picture is None:
+                painter.fillRect(rect, QColor.fromRgbF(*self.figure.get_facecolor()))
+            else:
+                buf = picture.buffer_rgba()
+                image = QImage(buf, buf.shape[1], buf.shape[0], QImage.Format.Format_RGBA8888)
+                image.setDevicePixelRatio(self.device_pixel_ratio)
+                shown = image.deviceIndependentSize()
+                if shown.width() < self.width() or shown.height() < self.height():
+                    # resized, the picture of the new size still to come
+                    painter.fillRect(rect, QColor.fromRgbF(*self.figure.get_facecolor()))
+                painter.setClipRect(rect)
+                painter.drawImage(0, 0, image)
+        finally:
+            painter.end()
         self.painted_at = time.perf_counter()
 
     def update_region(self, bbox) -> None:
@@ -111,55 +145,17 @@ class PlotCanvas(FigureCanvasQTAgg):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        self._on_show()
+        plot = self._plot()
+        if plot is not None:
+            plot.on_shown()
 
     def resizeEvent(self, event) -> None:
-        self._adjust(event.size().width(), event.size().height())
-        super().resizeEvent(event)  # redraws
+        self.adjust(event.size().width(), event.size().height())
+        super().resizeEvent(event)  # asks for a draw
 
-    def _adjust(self, width: int, height: int) -> None:
+    def adjust(self, width: int, height: int) -> None:
         """The axes inside the margins, for a canvas of `width` x `height` pixels."""
-        w, h, m = max(width, 1), max(height, 1), self.margins
-        self.figure.subplots_adjust(
-            left=min(m["left"] / w, 0.4),
-            right=max(1 - m["right"] / w, 0.6),
-            bottom=min(m["bottom"] / h, 0.4),
-            top=max(1 - m["top"] / h, 0.6),
-        )
-
-    def fit_margins(self, ax) -> bool:
-        """Grow the margins where the axes' ticks and labels (as just drawn) stick out of
-        the canvas, where they were cut off or ran into the caption under it: matplotlib's
-        tight layout done once after a full draw, not on every draw. True when they grew
-        (a redraw is due)."""
-        fig = self.figure.bbox
-        box = ax.get_tightbbox(self.get_renderer())
-        if box is None:
-            return False
-        ratio = self.device_pixel_ratio or 1.0
-        spill = {
-            "left": fig.x0 - box.x0,
-            "right": box.x1 - fig.x1,
-            "bottom": fig.y0 - box.y0,
-            "top": box.y1 - fig.y1,
-        }
-        size = (self.width(), self.height())
-        if self._fits.get(size, 0) >= MAX_FITS:
-            return False  # settled for this size (or as good as the size allows)
-        self._fits[size] = self._fits.get(size, 0) + 1
-        grown = False
-        for side, pixels in spill.items():
-            if pixels > 0.5:
-                self.margins[side] += math.ceil(pixels / ratio) + 3
-                grown = True
-        if not grown:
-            return False
-        sp = self.figure.subplotpars
-        before = (sp.left, sp.right, sp.bottom, sp.top)
-        self._adjust(*size)
-        # a canvas too small for its labels keeps the axes at their limits (_adjust's
-        # 0.4/0.6): nothing moved, so no redraw (which would find them sticking out again)
-        return (sp.left, sp.right, sp.bottom, sp.top) != before
+        adjust(self.figure, self.margins, width, height)
 
 
 class LivePlot:
@@ -170,24 +166,28 @@ class LivePlot:
     # the axes' margins in pixels (wider tick labels want a wider left)
     margins: ClassVar[dict[str, int]] = MARGINS
 
-    def __init__(self) -> None:
+    def __init__(self, renderer: plot_rendering.PlotRenderer | None = None) -> None:
         self.figure = Figure(figsize=(4.0, 3.2), dpi=100)
-        self.canvas = PlotCanvas(self.figure, self._on_show, self.margins)
+        self.canvas = PlotCanvas(self.figure, self, self.margins)
         self.canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.canvas.setMinimumSize(150, 120)
         self.ax = self.figure.add_subplot()
         self.ax.tick_params(labelsize=FONT_SIZE)
         _follow_theme(self.figure, self.ax)
-        self.redraws = 0  # full draws + blits: what "one redraw per batch" counts
+        # full draws are made by a child process (the application's, unless given one),
+        # started by the first plot drawn: not in a window whose plots are never shown
+        self.renderer = renderer or plot_rendering.shared(start=False)
+        self.redraws = 0  # pictures shown + blits: what "one redraw per batch" counts
         self.drawn_at = 0.0  # time.perf_counter() when the canvas last showed new data
-        self.full_draws = 0
+        self.full_draws = 0  # full draws of the figure (in the child or here)
         self.blits = 0
         self.live: list[Artist] = []  # the animated artists, drawn over the background
         self._background = None
-        self._stale = True
+        self._stale = True  # a full draw is due
+        self._asked = False  # ... and asked for
+        self._version = 0  # of the figure's still parts: a picture of an older one is dropped
         self._changed = True
         self._data_key: tuple = ()
-        self.canvas.mpl_connect("draw_event", self._on_draw)
         # numbers that change with every judgment go in a Qt caption under the canvas:
         # text is the dearest thing matplotlib draws, Qt draws it for next to nothing
         self.caption = QLabel()
@@ -202,16 +202,60 @@ class LivePlot:
         layout.addWidget(self.caption)
 
     # -- drawing ----------------------------------------------------------------------------
-    def _on_draw(self, _event) -> None:
-        # a full draw just rendered everything but the animated artists; what they cover
-        # is the axes, whose picture is kept as the background of the live updates
-        if self.canvas.fit_margins(self.ax):
-            self.canvas.draw_idle()  # again, with room for what stuck out
-        self._background = self.canvas.copy_from_bbox(self.ax.bbox)
+    def draw_full(self, now: bool = False) -> None:
+        """A full draw of the figure: in the child when the canvas is visible (shown when
+        it comes back), at once on the GUI thread when `now`; else when it is shown."""
+        self._stale = True
+        self._version += 1
+        self._asked = False  # (a picture asked for before is dropped when it comes)
+        if now:
+            self.renderer.draw_now(self)
+        elif self.canvas.isVisible():
+            self._asked = True
+            self.renderer.draw(self)
+
+    def render_request(self) -> Request | None:
+        """The figure as it is, for a full draw at the canvas's size (None: no size)."""
+        canvas = self.canvas
+        if not shiboken6.isValid(canvas) or canvas.width() <= 0 or canvas.height() <= 0:
+            return None  # gone (its window closed), or no room
+        return Request(
+            figure=pickle.dumps(self.figure, protocol=pickle.HIGHEST_PROTOCOL),
+            version=self._version,
+            width=canvas.width(),
+            height=canvas.height(),
+            ratio=canvas.device_pixel_ratio or 1.0,
+            dpi=self.figure.dpi,
+            inches=(self.figure.get_figwidth(), self.figure.get_figheight()),
+            pixels=(self.figure.bbox.width, self.figure.bbox.height),
+            margins=dict(canvas.margins),
+            fits=dict(canvas.fits),
+        )
+
+    def show_picture(self, picture: Picture) -> None:
+        """Show a full draw: its picture, the animated artists drawn over it (whose picture
+        is kept as the background of the live updates)."""
+        canvas = self.canvas
+        if not shiboken6.isValid(canvas):
+            return  # its window closed meanwhile
+        width, height = self.figure.bbox.size  # as matplotlib sizes a renderer for it
+        shown = canvas.picture
+        if shown is None or (shown.width, shown.height) != (width, height):
+            shown = RendererAgg(width, height, self.figure.dpi)
+        into = np.asarray(shown.buffer_rgba())
+        if picture.version != self._version or into.shape != (picture.height, picture.width, 4):
+            self.renderer.dropped += 1  # the figure changed since: its picture is coming
+            return
+        canvas.margins, canvas.fits = dict(picture.margins), dict(picture.fits)
+        canvas.adjust(canvas.width(), canvas.height())  # as the child fitted them
+        into[...] = np.frombuffer(picture.rgba, dtype=np.uint8).reshape(into.shape)
+        self._background = shown.copy_from_bbox(self.ax.bbox)
         for artist in self.live:
-            self.figure.draw_artist(artist)
-        self._stale = False
-        self.full_draws += 1
+            artist.draw(shown)
+        canvas.picture = shown
+        canvas.update()
+        self._stale = self._asked = False
+        self.full_draws += picture.draws
         self.redraws += 1
         self.drawn_at = time.perf_counter()
 
@@ -220,9 +264,9 @@ class LivePlot:
         """A full draw is due on a visible canvas."""
         return self._stale and self.canvas.isVisible()
 
-    def _on_show(self) -> None:
+    def on_shown(self) -> None:
         if self._stale:
-            self.canvas.draw_idle()
+            self.draw_full()
 
     def refresh(self, full: bool = False) -> None:
         """Show the artists' new data: one redraw (a blit, or a full draw when `full`,
@@ -231,15 +275,18 @@ class LivePlot:
         if not self.canvas.isVisible():
             self._stale = True  # drawn when shown
             return
-        if full or self._stale or self._background is None:
-            self._stale = True
-            self.canvas.draw_idle()
+        if full or self._background is None or self._stale:
+            if full or not self._asked:
+                self.draw_full()
+            # else the picture asked for is drawn with the live artists as they are then
             return
         if not self._changed:
             return  # this batch changed nothing the plot shows
-        self.canvas.restore_region(self._background)
+        picture = self.canvas.picture
+        assert picture is not None
+        picture.restore_region(self._background)
         for artist in self.live:
-            self.figure.draw_artist(artist)
+            artist.draw(picture)
         self.canvas.update_region(self.ax.bbox)
         self.blits += 1
         self.redraws += 1
@@ -298,7 +345,7 @@ class LivePlot:
             self.ax.set_title(title, fontsize=FONT_SIZE + 1)
             for artist in self.live:
                 artist.set_animated(True)
-            self.canvas.draw_idle()
+            self.draw_full()
         return path
 
 

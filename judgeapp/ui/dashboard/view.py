@@ -451,8 +451,13 @@ class DashboardView(QWidget):
             if self._ready is None or self._ready():
                 break
             QApplication.processEvents()
+        # the plots' pictures, as the window shows them (drawn by the child process), or
+        # drawn here if they are not in by the deadline
+        while not deadline.hasExpired() and any(plot.pending for plot in self.plots):
+            QApplication.processEvents()
         for plot in self.plots:
-            plot.canvas.draw()
+            if plot.pending or plot.canvas.picture is None:
+                plot.canvas.draw()
         QApplication.processEvents()
 
 
