@@ -143,3 +143,24 @@ def test_grades_given_just_before_the_window_closes_are_committed(qtbot, shared)
     window.close()
     mine = stored(str(project.db))
     assert mine[docnos[0]] == 1 and mine[docnos[1]] == 2
+
+
+def test_a_flag_on_a_document_still_being_saved_waits_for_its_commit(qtbot, shared):  # noqa: F811
+    """Back on a document whose grade is still being written, a flag is refused with a
+    notice (its write would reach the project before the grade's); once the grade is
+    committed the same key flags it."""
+    project, _window, controller = shared
+    judging = controller.judging
+    first = judging.current
+    judging.view.grade_requested.emit(1)
+    judging.show_document(first)  # back to it (a click on its row) before the commit
+    assert first in judging.writer.saving(judging.queue)
+    judging.view.actions_by_name["flag"].trigger()
+    assert "Still saving the judgment of" in judging.view.notice.text()
+    settled()
+    assert not judging.queue.item(first).flagged
+    judging.view.actions_by_name["flag"].trigger()
+    settled()
+    assert judging.queue.item(first).flagged
+    with Store.open(str(project.db)) as store:
+        assert store.judgments.state("1", first, judging.workbench.judging.assessor.id).flagged
