@@ -209,17 +209,31 @@ class JudgingQueue:
         self.apply(result)
         return result
 
+    def expect(self, doc_id: int, state: JudgmentState) -> QueueItem | None:
+        """Take a grade given and not yet committed (the window shows the next document at
+        once, its write in the writing lane): the list and the order follow it as if it
+        were recorded, until `recorded` confirms it, or `set_state` puts back the state
+        before it when its write fails."""
+        self._skipped.discard(doc_id)
+        return self.set_state(doc_id, state)
+
     def apply(self, change: JudgmentChange) -> QueueItem | None:
         """Bring the list and the order in line with a committed change (made here, by an
         undo, or elsewhere). Returns the updated item, or None if the doc is not pooled."""
-        row = self._row_of.get(change.doc_id)
-        if change.qid != self.qid or row is None:
+        if change.qid != self.qid:
             return None
-        before, after = self.items[row], change.after
+        return self.set_state(change.doc_id, change.after)
+
+    def set_state(self, doc_id: int, after: JudgmentState) -> QueueItem | None:
+        """The document's judgment is now `after` (None: it is not pooled here)."""
+        row = self._row_of.get(doc_id)
+        if row is None:
+            return None
+        before = self.items[row]
         if after.grade is None:
-            self.order.forget(change.doc_id)
+            self.order.forget(doc_id)
         elif before.grade != after.grade:
-            self.order.record(change.doc_id, after.grade, self._is_relevant(after.grade))
+            self.order.record(doc_id, after.grade, self._is_relevant(after.grade))
         item = QueueItem(
             before.doc_id,
             before.docno,

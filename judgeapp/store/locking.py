@@ -96,7 +96,9 @@ def begin_write(
         conn.execution_options(judgeapp_write=True)
         trans = conn.begin()
         watch = Watch(engine, conn, on_wait, wait)
-        conn.info[PIPELINE] = rest
+        # (kept: once a failed write's session is dropped, `conn.info` raises instead)
+        info = conn.info
+        info[PIPELINE] = rest
         try:
             with watch:
                 lock_ms = lock_timeout_ms(wait)
@@ -120,7 +122,7 @@ def begin_write(
             _roll_back(conn, trans)
             raise
         finally:
-            del conn.info[PIPELINE]  # the pool keeps `info` with the connection
+            info.pop(PIPELINE, None)  # the pool keeps `info` with the connection
 
 
 def _roll_back(conn: Connection, trans: Transaction) -> None:

@@ -257,6 +257,7 @@ class MainController(QObject):
         self, db: str, workbench: Workbench, state: WorkbenchState, refused: str | None
     ) -> None:
         self.judging.follow()  # the last judgments' news, in the project they were made in
+        self.judging.writer.flush()  # the grades not yet committed, before it closes
         if self.workbench is not None:
             self.estimator.stop()
             self.follower.stop()
@@ -651,6 +652,7 @@ class MainController(QObject):
         self.settings.setValue("geometry", self.window.saveGeometry())
         self.settings.sync()
         # the judgments on their way are committed first (the writing lane is waited for)
+        self.judging.writer.flush()
         self.ops.close()
         if self.team is not None:
             self.team.timer.stop()

@@ -44,6 +44,8 @@ class DocumentViewer(QWidget):
         self.text.setFont(theme.reading_font())
         self.text.setFrameShape(QFrame.Shape.NoFrame)
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        # opaque, as the text is: a new document's scroll bar repaints it alone (see TextLine)
+        self.text.verticalScrollBar().setAutoFillBackground(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 4, 4)
         layout.setSpacing(4)

@@ -3,9 +3,10 @@
 Nothing here waits for the database (`judgeapp.ui.ops`): a topic's queue is built in a
 worker, and the texts of its pooled documents are read there with a full-text index of them
 for the search box, so the next document and every search come from memory. A grade goes
-to the writing lane through `JudgingService`, and the next document appears when the
-judgment is committed, not before. Changes are pushed on the shared `QUndoStack` and
-re-broadcast as `changed(Changes)` for the other views.
+to the writing lane through `JudgingService`, and the next document appears at once: the
+judged document's row says "saving" until the judgment is committed; only then is it pushed
+on the shared `QUndoStack` and re-broadcast as `changed(Changes)` for the other views. A
+judgment whose write fails is taken back and its document shown again, with the reason.
 
 Its parts, each in a module of its own: the writes of grades, notes and flags
 (`judgment_writer`), which rows the list shows under the filter and the search box
@@ -88,6 +89,7 @@ class JudgingController(QObject):
         self.pool_index: PoolIndex | None = None
         # judgments recorded here whose news waits for the next document's paint (`follow`)
         self._following: list[JudgmentChange] = []
+        self._frame_due = False  # a grade key's next document is not painted yet
         self._show_after_load: int | None = None
         self.notice_after_load: str | None = None  # said once the topic being read is shown
         self.notice_after_show: str | None = None  # said with the next document shown
@@ -104,10 +106,12 @@ class JudgingController(QObject):
             self.ops,
             undo_stack,
             workbench=lambda: self.workbench,
+            queue=lambda: self.queue,
             clock=lambda: self.clock(),
             recorded=self._on_recorded,
             annotated=self._on_annotated,
             restored=self._on_restored,
+            refused=self._on_not_recorded,
             said=self.said.emit,
             parent=self,
         )
@@ -167,7 +171,7 @@ class JudgingController(QObject):
 
     def set_workbench(self, workbench: Workbench | None) -> None:
         self._following = []  # (told already: the main controller calls `follow` first)
-        self.writer.drop_pending()
+        self.writer.flush()  # (the main controller flushes first when the project closes)
         self.ops.invalidate(*self.READS)
         self.estimates = {}
         self.workbench = workbench
@@ -229,7 +233,6 @@ class JudgingController(QObject):
         wb = self.workbench
         if wb is None or wb.judging is None:
             return False
-        self.writer.drop_pending()
         self.loading = qid
         self._show_after_load = show
         # the instructions before the first document an assessor judges in a project with
@@ -259,7 +262,6 @@ class JudgingController(QObject):
             return
         self.loading = None
         self.follow()
-        self.writer.drop_pending()
         self.ops.invalidate("texts", "document", "pool search")
         self._forget_topic()
         queue, topic, qid = load.queue, load.topic, load.qid
@@ -384,7 +386,9 @@ class JudgingController(QObject):
         queue = self.queue
         if queue is None:
             return
-        self.view.list_model.set_marks(queue.skipped, set(self.writer.flags))
+        self.view.list_model.set_marks(
+            queue.skipped, set(self.writer.flags), self.writer.saving(queue)
+        )
 
     def _show_state(self) -> None:
         if self.queue is None or self.current is None:
@@ -418,8 +422,11 @@ class JudgingController(QObject):
             return
         pooled, judged, relevant = queue.counts()
         order = queue.order.name
+        saving = len(self.writer.saving(queue))
         self.view.progress_label.setText(
-            f"{judged} of {pooled} judged · {relevant} relevant · {order} order"
+            f"{judged} of {pooled} judged"
+            + (f" ({saving} saving)" if saving else "")
+            + f" · {relevant} relevant · {order} order"
         )
         if self.current is None:
             self.view.position_label.setText("")
@@ -481,16 +488,33 @@ class JudgingController(QObject):
                 "the documents (Project ▸ Import documents…)."
             )
             return
-        if self.pending is not None:
+        if self.writer.waiting:
             self.view.show_notice(
                 "Still saving the judgment before: another process is writing to the project. "
                 "It is saved as soon as the project is free; then judge this one."
             )
             return
-        self.writer.grade(queue, doc, grade, self.timer.take(self.clock()))
+        p = self.writer.grade(queue, doc, grade, self.timer.take(self.clock()))
+        if p is None:
+            return
+        # the next document at once, the judgment on its way to the writing lane (its row
+        # says "saving" until it is committed; the order proposes the next document as if
+        # it were); the rest of the window hears of it once it is committed and the frame
+        # that shows the next document is painted, so that none of it delays that frame
+        queue.expect(doc, p.expected)
+        self._show_marks()
+        self._refresh_row(doc)
+        self._frame_due = True
+        self._show_next(doc)
+        self.ops.after_paint(self.view.viewer.text.viewport(), self._on_frame_painted)
+
+    def _on_frame_painted(self) -> None:
+        self._frame_due = False
+        self.follow()
 
     def _on_recorded(self, queue: JudgingQueue, doc: int, change: JudgmentChange) -> None:
-        """The judgment is committed (and may be undone): now it is shown and broadcast."""
+        """The judgment is committed (and may be undone): now its row says so, and it is
+        broadcast (once the key's frame is painted)."""
         if queue is not self.queue:  # another topic is open now: only say it happened
             self.follow()
             self.judgment_recorded.emit(change)
@@ -498,16 +522,23 @@ class JudgingController(QObject):
             return
         queue.recorded(change)
         self._following.append(change)
-        if doc != self.current:
-            self._refresh_item(doc)
+        self._show_marks()
+        self._refresh_item(doc)
+        if not self._frame_due:
             self.follow()
-            return
-        self._refresh_row(doc)  # the grade bar and the labels follow with the next document
-        # the next document first; the rest of the window (the order's model, the dashboard,
-        # the topic list, the estimates, the search panel, and the workers they start) once
-        # the frame that shows it is painted, so that none of it delays that frame
-        self._show_next(doc)
-        self.ops.after_paint(self.view.viewer.text.viewport(), self.follow)
+
+    def _on_not_recorded(self, grades: list[PendingGrade]) -> None:
+        """Grades given were not recorded (taken back and said by `JudgmentWriter`): the
+        view goes back to the first of them in the open topic."""
+        mine = [p for p in grades if p.queue is self.queue]
+        self._show_marks()
+        for p in mine:
+            self._refresh_row(p.doc)
+        if mine and self.queue is not None:
+            more = f" and {len(mine) - 1} after it" if len(mine) > 1 else ""
+            docno = self.queue.item(mine[0].doc).docno
+            self.notice_after_show = f"Not recorded: the grade {mine[0].grade} of {docno}{more}."
+            self.show_document(mine[0].doc)
 
     def follow(self) -> None:
         """Tell the rest of the window about the judgments recorded here (in order)."""
@@ -742,7 +773,7 @@ class JudgingController(QObject):
 
     @property
     def pending(self) -> PendingGrade | None:
-        """A grade key waiting for another writer (judgeapp.ui.judgment_writer)."""
+        """The first grade key not yet committed (judgeapp.ui.judgment_writer)."""
         return self.writer.pending
 
     @property

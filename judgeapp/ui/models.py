@@ -284,14 +284,29 @@ class PoolTableModel(QAbstractTableModel):
         self.blind = True
         self._skipped: frozenset[int] = frozenset()
         self._flag_waits: frozenset[int] = frozenset()  # flags set before the grade
+        self._saving: frozenset[int] = frozenset()  # graded, the write not committed yet
         self._scheme = theme.COLOURS["base"]  # the colour scheme the cached cells are in
 
-    def set_marks(self, skipped: frozenset[int] | set[int], flag_waits: set[int]) -> None:
-        """Documents skipped, and unjudged ones flagged (the flag waits for the grade): the
-        rows whose marks changed are signalled."""
-        now_skipped, now_waiting = frozenset(skipped), frozenset(flag_waits)
-        changed = (now_skipped ^ self._skipped) | (now_waiting ^ self._flag_waits)
-        self._skipped, self._flag_waits = now_skipped, now_waiting
+    def set_marks(
+        self,
+        skipped: frozenset[int] | set[int],
+        flag_waits: set[int],
+        saving: set[int] | frozenset[int] = frozenset(),
+    ) -> None:
+        """Documents skipped, unjudged ones flagged (the flag waits for the grade), and
+        graded ones whose judgment is not committed yet: the rows whose marks changed are
+        signalled."""
+        now_skipped, now_waiting, now_saving = (
+            frozenset(skipped),
+            frozenset(flag_waits),
+            frozenset(saving),
+        )
+        changed = (
+            (now_skipped ^ self._skipped)
+            | (now_waiting ^ self._flag_waits)
+            | (now_saving ^ self._saving)
+        )
+        self._skipped, self._flag_waits, self._saving = now_skipped, now_waiting, now_saving
         for doc in changed:
             i = self._row_of.get(doc)
             if i is not None:
@@ -310,6 +325,7 @@ class PoolTableModel(QAbstractTableModel):
         self.blind = blind
         self._skipped = frozenset()
         self._flag_waits = frozenset()
+        self._saving = frozenset()
         self.endResetModel()
 
     def update_item(self, item: QueueItem) -> None:
@@ -350,6 +366,8 @@ class PoolTableModel(QAbstractTableModel):
             text = "skipped" if item.doc_id in self._skipped else "unjudged"
         else:
             text = self.grade_text(item.grade)
+            if item.doc_id in self._saving:
+                text += " (saving…)"
         text += "  ⚑" if item.flagged or item.doc_id in self._flag_waits else ""
         if item.others:
             text += f"  · also judged by {item.others} other{'s' * (item.others > 1)}"

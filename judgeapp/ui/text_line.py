@@ -2,8 +2,8 @@
 
 `QLabel.setText` asks its layout for a new size on every call, even when nothing would
 move; the layout pass that follows repaints the whole main window, twice per judgment.
-`TextLine` keeps the height of `lines` lines of its font and never asks again: a new text
-repaints only the line itself. Text that does not fit is wrapped at word boundaries (more
+`TextLine` keeps the height of `lines` lines of its font and never asks again, and it
+fills its own background: a new text repaints only the line itself. Text that does not fit is wrapped at word boundaries (more
 than one line) and elided at the end; the whole of it goes in the tooltip by the caller.
 Named looks (judgeapp.ui.style) apply to it by object name, as to a QLabel.
 """
@@ -21,6 +21,10 @@ class TextLine(QWidget):
         self._text = ""
         self._lines = max(1, lines)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        # opaque: a new text repaints this line alone, not every widget beneath it (the
+        # document viewer, the judging view, the splitter, the tabs, the main window, each
+        # through the Python style: ten paint events of every grade key)
+        self.setAutoFillBackground(True)
 
     def text(self) -> str:
         return self._text

@@ -60,3 +60,52 @@ def test_the_next_document_is_painted_before_the_judgment_is_broadcast(
     assert told == [(("1", first),), (("1", second),)]
     assert topics.topic(topics.row_of("1")).judged == judged_before + 5
     viewport.removeEventFilter(painter_log)
+
+
+class Painted(QObject):
+    """The widgets painted while it listens (one entry a paint event)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.widgets: list = []
+        self.on = False
+
+    def eventFilter(self, watched, event) -> bool:
+        if self.on and event.type() == QEvent.Type.Paint:
+            self.widgets.append(watched)
+        return False
+
+
+def test_a_grade_keys_frame_repaints_what_changed_not_the_window_beneath(
+    qtbot,
+    judging,  # noqa: F811
+):
+    """The frame of a grade key paints the new text, its header lines, scroll bar and list
+    rows, and none of the containers beneath them (the main window, its tabs, the judging
+    view, the document viewer: each a paint through the Python style). The header lines
+    and the scroll bar are opaque for that."""
+    window, controller = judging
+    judge = controller.judging
+    view = window.judging_view
+    painted = Painted()
+    app = QApplication.instance()
+    app.installEventFilter(painted)
+    try:
+        for grade in "102":
+            doc = judge.current
+            painted.widgets.clear()
+            painted.on = True
+            view.grade_requested.emit(int(grade))  # what the grade key does
+            assert judge.current != doc
+            viewport = view.viewer.text.viewport()
+            qtbot.waitUntil(lambda vp=viewport: vp in painted.widgets)
+            painted.on = False
+            beneath = {window, view, view.viewer, view.viewer.text, window.centralWidget()}
+            if grade == "1":  # the first may repaint the whole window (after the test before)
+                settled()
+                continue
+            assert not beneath & set(painted.widgets)
+            assert view.viewer.header in painted.widgets  # the new document's title
+            settled()
+    finally:
+        app.removeEventFilter(painted)

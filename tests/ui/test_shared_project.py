@@ -124,17 +124,23 @@ def test_a_grade_key_waits_behind_a_long_import_then_lands(qtbot, shared):
         assert holder.stdout.readline().strip() == "holding"
         judging.view.grade_requested.emit(2)
         assert judging.pending is not None  # not recorded yet, not dropped either
-        assert judging.current == doc
+        # the next document at once; the judged one's row says it is not saved yet
+        following = judging.current
+        assert following != doc
+        model = judging.view.list_model
+        assert model.state_text(judging.queue.item(doc)).endswith("(saving…)")
         qtbot.waitUntil(lambda: judging.view.notice.isVisible(), timeout=3000)
         assert "Waiting for another writer" in judging.view.notice.text()
         judging.view.grade_requested.emit(0)  # a second key says why it does nothing
         assert "Still saving the judgment before" in judging.view.notice.text()
+        assert judging.current == following
         qtbot.waitUntil(lambda: judging.pending is None, timeout=15_000)
     finally:
         holder.wait(timeout=30)
     assert not judging.view.notice.isVisible()
     assert judging.queue.item(doc).grade == 2
-    assert judging.current != doc  # on to the next document
+    assert "saving" not in model.state_text(judging.queue.item(doc))
+    assert judging.current == following  # still on the next document
     with Store.open(db) as store:
         docno = store.documents.docnos_of([doc])[doc]
         assert ("1", docno, 2) in qrels_rows(store, [ASSESSOR])
