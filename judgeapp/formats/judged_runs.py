@@ -73,6 +73,19 @@ def table_keys(table: Any) -> ByteKeys:
     return ByteKeys.gather(padded, starts, length)
 
 
+def _fed(reader: Any, path: str, block_bytes: int) -> bool:
+    """Every block of the file given to the compiled reader; False as soon as it does not
+    take one as it is."""
+    try:
+        for block in _blocks(path, block_bytes):
+            block.newlines = reader.feed(block.buf, _PAD, block.size)
+            if block.newlines < 0:
+                return False
+    except Irregular:
+        return False
+    return True
+
+
 def read_judged_run(
     path: str, table: Any, float32: bool = False, block_bytes: int = BLOCK_BYTES
 ) -> JudgedRun | None:
@@ -80,12 +93,7 @@ def read_judged_run(
     10.0's order (9.x's with ``float32``); None where the compiled reader does not take
     the file as it is (the numpy reader then reads it, or says what is wrong)."""
     reader = compiled.RunReader(table, MAX_LINE, MAX_TOKEN)
-    try:
-        for block in _blocks(path, block_bytes):
-            block.newlines = reader.feed(block.buf, _PAD, block.size)
-            if block.newlines < 0:
-                return None
-    except Irregular:
+    if not _fed(reader, path, block_bytes):
         return None
     out = reader.finish(float32)
     if out is None:
@@ -114,12 +122,7 @@ def read_judged_qrels(path: str, block_bytes: int = BLOCK_BYTES) -> JudgedQrels 
     if compiled is None:
         return None
     reader = compiled.RunReader(None, MAX_LINE, MAX_TOKEN, GRADE_LIMIT)
-    try:
-        for block in _blocks(path, block_bytes):
-            block.newlines = reader.feed(block.buf, _PAD, block.size)
-            if block.newlines < 0:
-                return None
-    except Irregular:
+    if not _fed(reader, path, block_bytes):
         return None
     out = reader.finish_qrels()
     if out is None:
