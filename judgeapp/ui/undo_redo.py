@@ -1,7 +1,9 @@
 """Undo and redo in the main window, over the one undo stack of the session (every
 judgment, note and flag, from any view). They stay within the topic being judged, or say
 what they undo: in the judging view, a change made in another topic is not undone at once:
-the first key says which change and where, a second one does it (and opens that topic)."""
+the first key says which change and where, a second one does it (and opens that topic).
+While a grade just given is still being saved (it reaches the stack once committed), they
+do nothing and say so."""
 
 from __future__ import annotations
 
@@ -45,6 +47,20 @@ class UndoRedo(QObject):
         verb = "undo" if undo else "redo"
         judging = self.window.judging_view
         on_judging = self.window.tabs.currentWidget() is judging
+        saving = self.judging.writer.pending
+        if saving is not None:
+            # the grade just given is not on the stack until it is committed: undo now
+            # would take back the change before it (and redo one its push will drop)
+            key = "Ctrl+Z" if undo else "Ctrl+Shift+Z"
+            message = (
+                f"Nothing was {verb}ne: the grade of {saving.queue.item(saving.doc).docno} "
+                f"is still being saved. {key} again in a moment."
+            )
+            if on_judging:
+                judging.show_notice(message)
+            else:
+                self.window.statusBar().showMessage(message, 8000)
+            return
         if not (0 <= index < stack.count()):
             if on_judging:
                 judging.show_notice(f"Nothing to {verb}.")

@@ -164,3 +164,34 @@ def test_a_flag_on_a_document_still_being_saved_waits_for_its_commit(qtbot, shar
     assert judging.queue.item(first).flagged
     with Store.open(str(project.db)) as store:
         assert store.judgments.state("1", first, judging.workbench.judging.assessor.id).flagged
+
+
+def test_undo_while_a_grade_is_being_saved_waits_for_it(qtbot, shared):  # noqa: F811
+    """The grade just given reaches the undo stack at its commit: an undo pressed before
+    that would take back the change before it. It does nothing and says so; once the grades
+    are committed, the same key undoes the newest."""
+    project, window, controller = shared
+    judging = controller.judging
+    view, undo = judging.view, controller.undo_stack
+    window.tabs.setCurrentWidget(view)
+    first = judging.current
+    assert first is not None
+    view.grade_requested.emit(1)
+    second = judging.current
+    assert second is not None and second != first
+    docnos = judging.queue.item(first).docno, judging.queue.item(second).docno
+    before = stored(str(project.db)).get(docnos[1])
+    view.grade_requested.emit(2)  # queued behind the first grade's write
+    index = undo.index()
+    controller.undo_redo.undo_action.trigger()
+    assert undo.index() == index  # nothing taken back
+    assert f"the grade of {docnos[0]} is still being saved" in view.notice.text()
+    settled()
+    mine = stored(str(project.db))
+    assert (mine[docnos[0]], mine[docnos[1]]) == (1, 2)  # both committed, neither undone
+    assert undo.index() == index + 2
+    controller.undo_redo.undo_action.trigger()
+    settled()
+    assert undo.index() == index + 1
+    mine = stored(str(project.db))
+    assert mine[docnos[0]] == 1 and mine.get(docnos[1]) == before  # the newest undone
