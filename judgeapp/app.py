@@ -64,11 +64,13 @@ def build_main_window(settings=None, thread_pool=None, *, defer_dashboard: bool 
     first; otherwise at once."""
     from PySide6.QtCore import QTimer
 
+    from judgeapp.lasting import fewer_full_passes
     from judgeapp.ui.controller import MainController
     from judgeapp.ui.main_window import MainWindow
 
     if settings is None:
         settings = window_settings()
+    fewer_full_passes()
     if not defer_dashboard:
         _import_statistics()
     window = MainWindow()

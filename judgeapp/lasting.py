@@ -64,3 +64,21 @@ def import_for_good(*names: str) -> None:
                 importlib.import_module(name)
     for name in names:
         importlib.import_module(name)  # waits for another thread's import of it
+
+
+# Young collections between two automatic full passes of the cycle collector (Python's
+# default is 10). A full pass walks every object not frozen: in the window, once a project
+# and its topic are open, 40-200 ms of the GUI thread each (gc.callbacks, in
+# tests/ui/test_trec_scale.py's search scenario: a pass every few seconds there, the
+# watchdog's worst stalls), where a young pass takes under 1 ms. After `gc.freeze` Python
+# starts one at the tenth young pass whatever it finds; at 1,000 they come a hundred times
+# less often, and cyclic garbage among older objects waits that much longer to be freed
+# (objects freed by their count are freed at once, as ever).
+YOUNG_PASSES_PER_FULL = 1000
+
+
+def fewer_full_passes() -> None:
+    """The window's process: automatic full passes of the cycle collector made rare
+    (`YOUNG_PASSES_PER_FULL`); the young generations are collected as before."""
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, YOUNG_PASSES_PER_FULL)

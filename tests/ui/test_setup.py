@@ -229,3 +229,20 @@ def test_the_pool_dialog_chooses_topics_and_warns_about_missing_texts(tmp_path, 
     settled()
     assert view.proxy.rowCount() == 5
     QApplication.processEvents()
+
+
+def test_the_window_makes_full_passes_of_the_cycle_collector_rare(make_window):
+    """A full pass walks every object not frozen (40-200 ms of the GUI thread once a
+    project is open): the window's process starts one after YOUNG_PASSES_PER_FULL young
+    passes, not Python's 10; the young generations keep their thresholds."""
+    import gc
+
+    from judgeapp.lasting import YOUNG_PASSES_PER_FULL
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        make_window()
+        assert gc.get_threshold() == (700, 10, YOUNG_PASSES_PER_FULL)
+    finally:
+        gc.set_threshold(*before)
