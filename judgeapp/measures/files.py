@@ -35,34 +35,45 @@ from judgeapp.records import QrelsFile, RunFile
 class JudgedDocnos:
     """The judgments of a qrels file and the table of their docnos (row = document id):
     the compiled reader's (``compiled``, judgeapp.formats.judged_runs) when it is built,
-    and the numpy reader's :class:`KeyTable` (``table``), made when first asked for (a run
-    the compiled reader does not take, or no compiled reader)."""
+    and the numpy reader's :class:`KeyTable` (``table``), made from the compiled one when
+    first asked for (a run the compiled reader does not take), else given."""
 
-    __slots__ = ("_keys", "_table", "compiled", "judgments", "unjudged_id")
+    __slots__ = ("_table", "compiled", "judgments", "unjudged_id")
 
     def __init__(
-        self, judgments: Judgments, keys: KeyTable | Any, count: int, compiled: Any = None
+        self,
+        judgments: Judgments,
+        count: int,
+        *,
+        table: KeyTable | None = None,
+        compiled: Any = None,
     ) -> None:
         self.judgments = judgments
         self.compiled = compiled
         self.unjudged_id = count  # every unjudged docno's id: the number of judged ones
-        self._table = keys if isinstance(keys, KeyTable) else None
-        self._keys = keys
+        self._table = table
 
     @property
     def table(self) -> KeyTable:
         if self._table is None:
-            self._table = KeyTable(table_keys(self._keys))
+            self._table = KeyTable(table_keys(self.compiled))
         return self._table
+
+
+def _spans(qids: Sequence[str], bounds: np.ndarray) -> Iterator[tuple[str, slice]]:
+    """Each topic's rows: topic ``qids[k]`` is rows ``bounds[k] : bounds[k + 1]``."""
+    b = bounds.tolist()
+    for k, qid in enumerate(qids):
+        yield qid, slice(b[k], b[k + 1])
 
 
 def judgments_from_columns(qrels: QrelsFile) -> JudgedDocnos:
     keys, hashes = qrels.docno_keys, qrels.hashes
     compiled = docno_table(keys)
+    table = None
     if compiled is not None:  # numbered in C, in the order first met
         ids = np.frombuffer(compiled.ids(), np.int64)
         count = len(compiled)
-        table: Any = compiled
     else:
         first, ids = keys.unique(hashes)
         count = len(first)
@@ -73,20 +84,19 @@ def judgments_from_columns(qrels: QrelsFile) -> JudgedDocnos:
     ids, grades = ids[order], np.asarray(qrels.grades, dtype=np.int64)[order]
     bounds = np.searchsorted(qrels.topic[order], np.arange(len(qrels.topic_qids) + 1))
     topics = {
-        qid: TopicJudgments(ids[bounds[k] : bounds[k + 1]], grades[bounds[k] : bounds[k + 1]])
-        for k, qid in enumerate(qrels.topic_qids)
+        qid: TopicJudgments(ids[span], grades[span])
+        for qid, span in _spans(qrels.topic_qids, bounds)
     }
-    return JudgedDocnos(Judgments(topics), table, count, compiled)
+    return JudgedDocnos(Judgments(topics), count, table=table, compiled=compiled)
 
 
 def judgments_from_compiled(read: JudgedQrels) -> JudgedDocnos:
     """The judgments of a qrels file the compiled reader read."""
-    b = read.bounds.tolist()
     topics = {
-        qid: TopicJudgments(read.ids[b[k] : b[k + 1]], read.grades[b[k] : b[k + 1]])
-        for k, qid in enumerate(read.qids)
+        qid: TopicJudgments(read.ids[span], read.grades[span])
+        for qid, span in _spans(read.qids, read.bounds)
     }
-    return JudgedDocnos(Judgments(topics), read.table, len(read.table), read.table)
+    return JudgedDocnos(Judgments(topics), len(read.table), compiled=read.table)
 
 
 def read_judged(path: str | os.PathLike[str]) -> JudgedDocnos:
@@ -140,8 +150,7 @@ def read_run(
     if judged.compiled is not None:
         rows = read_judged_run(path, judged.compiled, float32)
         if rows is not None:
-            bounds = rows.bounds.tolist()
-            topics = {q: rows.ids[bounds[k] : bounds[k + 1]] for k, q in enumerate(rows.qids)}
+            topics = {qid: rows.ids[span] for qid, span in _spans(rows.qids, rows.bounds)}
             return Run(name, topics, rows.tag or name)
     return run_from_rows(read_run_rows(path, float32, lines=False), judged, name=name)
 
