@@ -113,24 +113,30 @@ def begin_write(
                 yield conn
                 trans.commit()
         except DBAPIError as exc:
-            _roll_back(conn, trans)
+            _roll_back(conn, trans, rest)
             busy = ran_out(exc, wait, watch.holders or watch.describe())
             if busy is None:
                 raise
             raise busy from None
         except BaseException:
-            _roll_back(conn, trans)
+            _roll_back(conn, trans, rest)
             raise
         finally:
             info.pop(PIPELINE, None)  # the pool keeps `info` with the connection
 
 
-def _roll_back(conn: Connection, trans: Transaction) -> None:
+def _roll_back(conn: Connection, trans: Transaction, pipeline: contextlib.ExitStack) -> None:
     """Undo a write transaction that failed, its COMMIT too: a pipelined write refused by
     the server (`pipeline_to_commit`) fails at the COMMIT, after which SQLAlchemy takes the
     transaction for ended while the session is still in it, aborted; returned to the pool
     so, the connection would fail every later statement. A session that cannot roll back is
-    dropped from the pool."""
+    dropped from the pool.
+
+    The pipeline is ended first, its own errors dropped (they are the one being handled, or
+    psycopg's "pipeline aborted" for the statements after it): a ROLLBACK sent into an
+    aborted pipeline would fail with "pipeline aborted" in place of the server's reason."""
+    with contextlib.suppress(Exception):
+        pipeline.close()
     if trans.is_active:
         trans.rollback()
         return

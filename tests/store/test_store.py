@@ -113,6 +113,42 @@ def test_judgment_changes_are_durable_and_recorded_in_history(tmp_path):
     reopened.close()
 
 
+def test_a_judgment_the_database_refuses_says_why_every_time(store):
+    """A trigger refusing judgments (as a team's lock would): each write fails with the
+    server's own reason and leaves nothing. On PostgreSQL the write is pipelined with its
+    COMMIT; the rollback used to go into the aborted pipeline and replace the reason with
+    psycopg's "pipeline aborted" (about one write in five)."""
+    topics(store, "7")
+    alice = store.team.assessor("alice")
+    docs = store.documents.intern([f"d{i}" for i in range(30)])
+    with store.db.begin() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql(
+                "CREATE TRIGGER refuse BEFORE INSERT ON judgments BEGIN "
+                "SELECT RAISE(ABORT, 'judging is closed for this topic'); END"
+            )
+        else:
+            conn.exec_driver_sql(
+                "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                "RAISE EXCEPTION 'judging is closed for this topic'; END $$"
+            )
+            conn.exec_driver_sql(
+                "CREATE TRIGGER refuse BEFORE INSERT ON judgments "
+                "FOR EACH ROW EXECUTE FUNCTION refuse()"
+            )
+    for doc in docs.values():
+        with pytest.raises(DBAPIError, match="judging is closed for this topic"):
+            store.judgments.record("7", doc, alice.id, JudgmentState(2))
+    assert store.judgments.all() == [] and store.history.rows(qid="7") == []
+    # the sessions are whole again: a judgment the trigger allows lands
+    with store.db.begin() as conn:
+        conn.exec_driver_sql(
+            "DROP TRIGGER refuse" + ("" if conn.dialect.name == "sqlite" else " ON judgments")
+        )
+    store.judgments.record("7", docs["d0"], alice.id, JudgmentState(1))
+    assert [(r.docno, r.grade) for r in store.judgments.all()] == [("d0", 1)]
+
+
 def test_history_is_append_only(store):
     topics(store, "1")
     alice = store.team.assessor("alice")
