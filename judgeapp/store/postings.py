@@ -9,7 +9,8 @@ so ranking by `ts_rank` read every match's vector (3 KB, out of line): 6.6 s a s
   word positions of each one's `search` vector: its words less the stop words), with
   their count and sum;
 - one row of `search_postings` per lexeme it holds: the ids of the segment's documents
-  that hold it (ascending) and how often each does (the positions of the lexeme in the
+  that hold it (in no particular order: an order asked of `array_agg` cost a sort per
+  lexeme) and how often each does (the positions of the lexeme in the
   vector; PostgreSQL keeps at most 256 a lexeme, and none past the 16,383rd word).
 
 The lexemes are those of the documents' stored `search` column (`to_tsvector('english',
@@ -59,17 +60,22 @@ WITH terms AS MATERIALIZED (
   RETURNING segment
 )
 INSERT INTO search_postings (lexeme, segment, doc_ids, tfs)
-SELECT t.lexeme, s.segment, array_agg(t.doc_id ORDER BY t.doc_id),
-       array_agg(least(t.tf, 32767)::int2 ORDER BY t.doc_id)
+SELECT t.lexeme, s.segment, array_agg(t.doc_id), array_agg(least(t.tf, 32767)::int2)
 FROM terms AS t CROSS JOIN segment AS s GROUP BY t.lexeme, s.segment
 """
-# documents `ids` out of the postings and segments that hold them (`segs`)
+# documents `ids` out of the postings and segments that hold them (`segs`): the postings
+# rows are found by the lexemes of the documents' vectors (they are still there) and the
+# segment, through the primary key
+GONE = "WITH gone AS (SELECT DISTINCT t.lexeme FROM documents AS d, unnest(d.search) AS t "
+GONE += "WHERE d.doc_id = ANY (?::int4[])) "
 UNINDEX = [
-    "DELETE FROM search_postings WHERE segment = ANY (?::int4[]) AND doc_ids <@ ?::int4[]",
-    """UPDATE search_postings AS p SET doc_ids = k.doc_ids, tfs = k.tfs FROM (
-      SELECT q.lexeme, q.segment, array_agg(u.doc ORDER BY u.doc) AS doc_ids,
-             array_agg(u.tf ORDER BY u.doc) AS tfs
-      FROM search_postings AS q, unnest(q.doc_ids, q.tfs) AS u(doc, tf)
+    GONE
+    + """DELETE FROM search_postings AS p USING gone WHERE p.lexeme = gone.lexeme
+      AND p.segment = ANY (?::int4[]) AND p.doc_ids <@ ?::int4[]""",
+    GONE
+    + """UPDATE search_postings AS p SET doc_ids = k.doc_ids, tfs = k.tfs FROM (
+      SELECT q.lexeme, q.segment, array_agg(u.doc) AS doc_ids, array_agg(u.tf) AS tfs
+      FROM search_postings AS q JOIN gone USING (lexeme), unnest(q.doc_ids, q.tfs) AS u(doc, tf)
       WHERE q.segment = ANY (?::int4[]) AND q.doc_ids && ?::int4[] AND NOT u.doc = ANY (?::int4[])
       GROUP BY q.lexeme, q.segment) AS k
     WHERE p.lexeme = k.lexeme AND p.segment = k.segment""",
@@ -83,7 +89,12 @@ UNINDEX = [
       GROUP BY q.segment) AS k
     WHERE s.segment = k.segment""",
 ]
-UNINDEX_PARAMS = [("segs", "ids"), ("segs", "ids", "ids"), ("segs", "ids"), ("segs", "ids")]
+UNINDEX_PARAMS = [
+    ("ids", "segs", "ids"),
+    ("ids", "segs", "ids", "ids"),
+    ("segs", "ids"),
+    ("segs", "ids"),
+]
 
 
 def index_postings(conn: Connection, ids: Sequence[int]) -> None:
