@@ -137,12 +137,16 @@ class Search(Repository):
         terms, documents, mean_length = read_terms(conn, tree)
         docs, scores = bm25(list(terms.values()), documents, mean_length)
         try:
-            candidates, check = evaluate(tree, terms)
+            keep, check = evaluate(tree, terms, docs)
         except Unranked:  # a NOT: the matches by GIN
             sql = "SELECT doc_id FROM documents WHERE search @@ to_tsquery('english', ?)"
-            candidates, check = np.sort([int(i) for (i,) in raw(conn, sql, (text,))]), False
-        keep = np.isin(docs, candidates, assume_unique=True)
+            keep = np.isin(docs, [int(i) for (i,) in raw(conn, sql, (text,))])
+            check = False
         docs, scores = docs[keep], scores[keep]
+        if not check and limit is not None and len(docs) > limit > 0:
+            # those scoring at least the limit-th best (a partition, not a sort of them all)
+            least = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+            docs, scores = docs[scores >= least], scores[scores >= least]
         order = np.lexsort((docs, -scores))  # best first; equal scores by doc id
         if not check:
             order = order if limit is None else order[:limit]
