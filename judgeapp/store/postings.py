@@ -297,32 +297,32 @@ def read_terms(conn: Connection, tree: Node) -> tuple[dict[int, Term], int, floa
     exact = sorted({leaf.lexeme for leaf in found if not leaf.prefix})
     prefixes = sorted({leaf.lexeme for leaf in found if leaf.prefix})
     where = ["lexeme = ANY (?::text[])"] + ["starts_with(lexeme, ?)"] * len(prefixes)
-    rows = list(
-        raw_binary(
-            conn,
-            "SELECT lexeme, segment, array_send(doc_ids), array_send(tfs) FROM search_postings "
-            f"WHERE {' OR '.join(where)}",
-            [exact, *prefixes],
-        )
-    )
-    segments = sorted({int(r[1]) for r in rows})
-    seg_ids, seg_lengths = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
-    for ids, lens in raw_binary(
-        conn,
-        "SELECT array_send(doc_ids), array_send(lengths) FROM search_segments "
-        "WHERE segment = ANY (?::int4[])",
-        [segments],
-    ):
-        seg_ids.append(_array(ids, 4))
-        seg_lengths.append(_array(lens, 4))
+    # one statement, so one snapshot: the postings, their segments and the totals agree
+    # even while an import commits (PostgreSQL's read committed snapshots each statement)
+    sql = f"""
+    WITH p AS MATERIALIZED (SELECT * FROM search_postings WHERE {" OR ".join(where)})
+    SELECT 0, lexeme, array_send(doc_ids), array_send(tfs), 0, 0 FROM p
+    UNION ALL
+    SELECT 1, '', array_send(doc_ids), array_send(lengths), 0, 0 FROM search_segments
+      WHERE segment IN (SELECT segment FROM p)
+    UNION ALL
+    SELECT 2, '', NULL, NULL, coalesce(sum(documents), 0), coalesce(sum(length), 0)
+      FROM search_segments"""
+    rows, seg_ids, seg_lengths = [], [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    count = total = 0
+    for kind, lexeme, ids, values, n, length in raw_binary(conn, sql, [exact, *prefixes]):
+        if kind == 0:
+            rows.append((str(lexeme), ids, values))
+        elif kind == 1:
+            seg_ids.append(_array(ids, 4))
+            seg_lengths.append(_array(values, 4))
+        else:
+            count, total = int(n), int(length)
     known = np.concatenate(seg_ids)
     by_id = np.zeros(int(known.max(initial=0)) + 1, dtype=np.int64)  # (ids are dense)
     by_id[known] = np.concatenate(seg_lengths)
-    count, total = raw(
-        conn, "SELECT coalesce(sum(documents), 0), coalesce(sum(length), 0) FROM search_segments"
-    ).one()
     per_row = []
-    for lexeme, _, ids, tfs in rows:
+    for lexeme, ids, tfs in rows:
         docs = _array(ids, 4)
         per_row.append((str(lexeme), docs, _array(tfs, 2), by_id[docs]))
     terms: dict[int, Term] = {}
@@ -333,7 +333,7 @@ def read_terms(conn: Connection, tree: Node) -> tuple[dict[int, Term], int, floa
             if (r[0].startswith(leaf.lexeme) if leaf.prefix else r[0] == leaf.lexeme)
         ]
         terms[id(leaf)] = _term(mine)
-    return terms, int(count), float(total) / max(int(count), 1)
+    return terms, count, total / max(count, 1)
 
 
 def _term(rows: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> Term:
