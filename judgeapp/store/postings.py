@@ -19,9 +19,10 @@ written in the transaction that writes the documents (`index_postings`, after th
 taken out in the one that replaces or deletes them (`unindex_postings`, before): a
 segment losing documents has its arrays rewritten without them, or goes when empty.
 
-`rank` scores by BM25 (k1 = 1.2, b = 0.75) with FTS5's idf, log((N - n + 0.5) / (n + 0.5)),
-taken as 1e-6 where it is not positive (a word in more than half the documents), so that a
-project ranks alike on both back ends up to their tokenizers. Each word of the query is a
+`bm25` (which store.search.find calls) scores by BM25 (k1 = 1.2, b = 0.75) with FTS5's
+idf, log((N - n + 0.5) / (n + 0.5)), taken as 1e-6 where it is not positive (a word in
+more than half the documents), so that a project ranks alike on both back ends up to
+their tokenizers. Each word of the query is a
 term; a prefix (`turb*`) is one term whose frequency in a document is that of all its
 lexemes there, and n the documents holding any (as FTS5 counts a prefix). The query's
 structure (AND, OR) is evaluated on the postings exactly; a phrase is evaluated as its
