@@ -1,4 +1,4 @@
--- the SQLite schema at revision 0007, as the migrations leave it; written by
+-- the SQLite schema at revision 0008, as the migrations leave it; written by
 -- `python migrations/write_head_sqlite.py`, not by hand
 
 CREATE TABLE alembic_version (

@@ -39,7 +39,7 @@ def copy_project(source: Db, target: Db) -> int:
             while rows := result.fetchmany(BATCH):
                 dst.execute(table.insert(), [dict(r._mapping) for r in rows])
                 copied += len(rows)
-        rebuild_index(dst)  # SQLite: the documents' search index (PostgreSQL makes its own)
+        rebuild_index(dst)  # the documents' search index (PostgreSQL: its postings)
         if dst.dialect.name == "postgresql":  # serial ids continue after the copied ones
             for table in tables:
                 for column in table.primary_key.columns:

@@ -301,8 +301,10 @@ SearchLog = Table(
 # The full-text index lives outside these tables: on SQLite an FTS5 virtual table
 # (`documents_fts` and the tables FTS5 keeps for it) with triggers on `documents`, on
 # PostgreSQL a generated tsvector column `documents.search` and its GIN index (schema
-# 0007). Schema comparisons (Alembic's autogenerate, the tests) leave them out.
+# 0007), and PostgreSQL's term statistics for BM25 (schema 0008, judgeapp.store.postings).
+# Schema comparisons (Alembic's autogenerate, the tests) leave them out.
 FTS_TABLE = "documents_fts"
+UNMODELLED_TABLES = {"search_segments", "search_postings"}
 UNMODELLED_COLUMNS = {("documents", "search")}
 UNMODELLED_INDEXES = {"ix_documents_search"}
 
@@ -311,7 +313,11 @@ def modelled(
     obj: object, name: str | None, type_: str, reflected: bool, compare_to: object
 ) -> bool:
     """Alembic's `include_object`: False for the parts of the full-text index above."""
-    if type_ == "table" and name is not None and name.startswith(FTS_TABLE):
+    if (
+        type_ == "table"
+        and name is not None
+        and (name.startswith(FTS_TABLE) or name in UNMODELLED_TABLES)
+    ):
         return False
     if type_ == "column" and (getattr(getattr(obj, "table", None), "name", None), name) in (
         UNMODELLED_COLUMNS

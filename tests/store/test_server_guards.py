@@ -562,3 +562,23 @@ def test_team_list_prints_names_escaped(team, capsys):
     out = capsys.readouterr().out
     assert "\x1b" not in out
     assert out.count("eve\\x1b[2J\\x1b[31m") == 2 and f"eve\\x1b[2J\\x1b[31m\t{role}" in out
+
+
+def test_members_search_the_collection_as_they_may_read_it(team):
+    """An evaluator reads the search statistics (schema 0008) and ranks the collection by
+    BM25 as the owner does; a blind assessor reads none of them (row-level security) and
+    finds, ranked by ts_rank, only the documents she may read: her topic's pool and what
+    she judged."""
+    from judgeapp.services.search import parse_query
+
+    query = parse_query("text")
+    with Store.open(team.owner_url) as owner:
+        everything = [(h.docno, h.score) for h in owner.search.find(query)]
+    assert sorted(d for d, _ in everything) == [f"d{i}" for i in range(1, 7)]
+    with Store.open(team.urls["carol"]) as carol:
+        assert [(h.docno, h.score) for h in carol.search.find(query)] == everything
+    assert psql(team, "alice", "SELECT count(*) FROM search_postings").stdout.strip() == "0"
+    assert psql(team, "carol", "SELECT count(*) FROM search_segments").stdout.strip() == "1"
+    with Store.open(team.urls["alice"]) as alice:
+        assert alice.db.scope is not None and alice.db.scope.blind
+        assert sorted(h.docno for h in alice.search.find(query)) == ["d1", "d2"]
