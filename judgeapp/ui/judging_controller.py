@@ -11,14 +11,15 @@ judgment whose write fails is taken back and its document shown again, with the 
 Its parts, each in a module of its own: the writes of grades, notes and flags
 (`judgment_writer`), which rows the list shows under the filter and the search box
 (`judging_list`), the judging order's model (`order_training`), the shortcut sheet and the
-instructions (`judging_help`), and the estimate line (`stopping_advice`).
+instructions (`judging_help`), the lines, grade bar and marks beside the document
+(`judging_status`, with the estimate line's words from `stopping_advice`), and the reading
+of a topic in a worker (`topic_loading`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QUndoStack
@@ -33,26 +34,13 @@ from judgeapp.services.workbench import Workbench
 from judgeapp.ui.dialogs import InstructionsDialog, ShortcutSheet
 from judgeapp.ui.judging_help import JudgingHelp
 from judgeapp.ui.judging_list import DocumentList
+from judgeapp.ui.judging_status import JudgingStatus
 from judgeapp.ui.judging_view import JudgingView
 from judgeapp.ui.judgment_writer import JudgmentWriter, PendingGrade
 from judgeapp.ui.ops import Ops
 from judgeapp.ui.order_training import OrderTraining
-from judgeapp.ui.stopping_advice import estimate_text
+from judgeapp.ui.topic_loading import TopicLoad, read_topic
 from judgeapp.ui.worker import Worker
-
-
-@dataclass(slots=True)
-class TopicLoad:
-    """A topic read in a worker: its queue (None without pooled documents), statement,
-    the assessor's own highlight terms, and the document to show first with its text."""
-
-    qid: str
-    queue: JudgingQueue | None
-    topic: TopicRecord | None
-    terms: str
-    first: int | None
-    record: DocumentRecord | None
-    instruct: bool = False  # the assessor's first document: the instructions come first
 
 
 class JudgingController(QObject):
@@ -126,8 +114,11 @@ class JudgingController(QObject):
             show=self.show_document,
             flags=self.writer.flags,
         )
-        # the main controller's latest estimates ({qid: Estimate}); none in blind mode
-        self.estimates: dict[str, Estimate] = {}
+        # the progress, position and estimate lines, the grade bar and the list's marks
+        # (judgeapp.ui.judging_status)
+        self.status = JudgingStatus(
+            view, self.writer, queue=lambda: self.queue, current=lambda: self.current
+        )
         self._connect()
 
     # -- wiring: every signal of the view is connected here --------------------------------
@@ -173,7 +164,7 @@ class JudgingController(QObject):
         self._following = []  # (told already: the main controller calls `follow` first)
         self.writer.flush()  # (the main controller flushes first when the project closes)
         self.ops.invalidate(*self.READS)
-        self.estimates = {}
+        self.status.estimates = {}
         self.workbench = workbench
         self.undo_stack.clear()
         self._forget_topic()
@@ -184,7 +175,7 @@ class JudgingController(QObject):
         self.view.viewer.clear()
         self.list.set_items([], blind=True)
         self.view.topic_panel.show_topic(None)
-        self._update_labels()
+        self.status.update_labels()
 
     def _forget_topic(self) -> None:
         self.records = {}
@@ -223,8 +214,8 @@ class JudgingController(QObject):
             self.list.apply()
             if self.current is not None:
                 self.view.select_row(queue.row_of(self.current))
-                self._show_state()
-            self._update_labels()
+                self.status.show_state()
+            self.status.update_labels()
 
     def open_topic(self, qid: str, show: int | None = None) -> bool:
         """Open topic `qid`: its queue is read in a worker, then its first unjudged
@@ -239,21 +230,12 @@ class JudgingController(QObject):
         # guidelines: asked once a session (whether they judged anything: in the worker)
         who = (wb.path, wb.judging.assessor.name)
         ask = bool(self.view.guidelines.strip()) and who not in self.help.instructed
-
-        def load() -> TopicLoad:
-            queue = wb.queue(qid, background=True)
-            first = record = None
-            if queue is not None:
-                first = show if show is not None and queue.row_of(show) is not None else None
-                if first is None:
-                    first = queue.first_unjudged()
-                if first is None:
-                    first = queue.neighbour(None, 0)
-                record = wb.document(first) if first is not None else None
-            instruct = ask and queue is not None and not wb.has_judged(who[1])
-            return TopicLoad(qid, queue, wb.topic(qid), wb.user_terms(qid), first, record, instruct)
-
-        self.ops.read(load, self._on_topic_loaded, key="topic", failed=self._on_read_failed)
+        self.ops.read(
+            lambda: read_topic(wb, qid, show, ask),
+            self._on_topic_loaded,
+            key="topic",
+            failed=self._on_read_failed,
+        )
         return True
 
     def _on_topic_loaded(self, load: TopicLoad) -> None:
@@ -288,7 +270,7 @@ class JudgingController(QObject):
                 "This topic has no pool yet.",
                 "Build a pool (Judging ▸ Build pool…) to start judging.",
             )
-            self._update_labels()
+            self.status.update_labels()
             self.topic_opened.emit(qid)
             return
         if load.record is not None:
@@ -361,11 +343,11 @@ class JudgingController(QObject):
                     key="document",
                 )
             self.view.select_row(queue.row_of(doc_id))
-            self._show_state()
+            self.status.show_state()
         self.view.actions_by_name["next_topic"].setEnabled(doc_id is None)
-        self._show_marks()
+        self.status.show_marks()
         self.timer.start(self.clock())
-        self._update_labels()
+        self.status.update_labels()
         self.view.focus_document()
         if doc_id is not None:
             self.document_shown.emit(doc_id)
@@ -381,65 +363,9 @@ class JudgingController(QObject):
         finder = self.next_topic_finder
         return None if finder is None else finder(qid)
 
-    def _show_marks(self) -> None:
-        """Skipped documents and flags waiting for their grade, as the list shows them."""
-        queue = self.queue
-        if queue is None:
-            return
-        self.view.list_model.set_marks(
-            queue.skipped, set(self.writer.flags), self.writer.saving(queue)
-        )
-
-    def _show_state(self) -> None:
-        if self.queue is None or self.current is None:
-            return
-        item = self.queue.item(self.current)
-        flagged = self.writer.flags.get(self.current, item.flagged)
-        self.view.grade_bar.show_state(item.grade, flagged)
-        self.view.note.setText(self.writer.notes.get(self.current, item.note))
-
     def show_estimates(self, estimates: dict[str, Estimate]) -> None:
-        """New estimates of the relevant documents left (the topic list's, computed after a
-        pause in the judging): the open topic's is shown with its stopping advice."""
-        self.estimates = dict(estimates)
-        self._show_estimate()
-
-    def _show_estimate(self) -> None:
-        queue = self.queue
-        estimate = self.estimates.get(queue.qid) if queue is not None else None
-        if estimate is None:
-            self.view.show_estimate("")
-            return
-        text, detail = estimate_text(estimate)
-        self.view.show_estimate(text, detail)
-
-    def _update_labels(self) -> None:
-        self._show_estimate()
-        queue = self.queue
-        if queue is None:
-            self.view.progress_label.setText("")
-            self.view.position_label.setText("")
-            return
-        pooled, judged, relevant = queue.counts()
-        order = queue.order.name
-        saving = len(self.writer.saving(queue))
-        self.view.progress_label.setText(
-            f"{judged} of {pooled} judged"
-            + (f" ({saving} saving)" if saving else "")
-            + f" · {relevant} relevant · {order} order"
-        )
-        if self.current is None:
-            self.view.position_label.setText("")
-            return
-        row = queue.row_of(self.current)
-        if row is None:
-            self.view.position_label.setText("")
-            return
-        item = queue.item(self.current)
-        state = self.view.list_model.state_text(item)
-        if item.grade is None and self.writer.flags.get(self.current):
-            state += ": the flag is saved with the grade"
-        self.view.position_label.setText(f"Document {row + 1} of {pooled}  ·  {state}")
+        """New estimates of the relevant documents left (`JudgingStatus.show_estimates`)."""
+        self.status.show_estimates(estimates)
 
     # -- judging ---------------------------------------------------------------------------------
     def refused_read_only(self) -> bool:
@@ -502,7 +428,7 @@ class JudgingController(QObject):
         # it were); the rest of the window hears of it once it is committed and the frame
         # that shows the next document is painted, so that none of it delays that frame
         queue.expect(doc, p.expected)
-        self._show_marks()
+        self.status.show_marks()
         self._refresh_row(doc)
         self._frame_due = True
         self._show_next(doc)
@@ -522,7 +448,7 @@ class JudgingController(QObject):
             return
         queue.recorded(change)
         self._following.append(change)
-        self._show_marks()
+        self.status.show_marks()
         self._refresh_item(doc)
         if not self._frame_due:
             self.follow()
@@ -531,7 +457,7 @@ class JudgingController(QObject):
         """Grades given were not recorded (taken back and said by `JudgmentWriter`): the
         view goes back to the first of them in the open topic."""
         mine = [p for p in grades if p.queue is self.queue]
-        self._show_marks()
+        self.status.show_marks()
         for p in mine:
             self._refresh_row(p.doc)
         if mine and self.queue is not None:
@@ -583,9 +509,9 @@ class JudgingController(QObject):
             return
         # the reader stays on the document: never replaced under them
         self.view.select_row(fresh.row_of(current))
-        self._show_state()
-        self._show_marks()
-        self._update_labels()
+        self.status.show_state()
+        self.status.show_marks()
+        self.status.update_labels()
         if judged_elsewhere:
             item = fresh.item(current)
             what = (
@@ -608,10 +534,10 @@ class JudgingController(QObject):
                 self.writer.notes[doc] = note
             if flagged is not None:
                 self.writer.flags[doc] = flagged
-            self._show_state()
-            self._show_marks()
+            self.status.show_state()
+            self.status.show_marks()
             self.list.apply(doc)
-            self._update_labels()
+            self.status.update_labels()
             return
         self.writer.annotate(queue, doc, note=note, flagged=flagged)
 
@@ -651,8 +577,8 @@ class JudgingController(QObject):
             return
         self._refresh_row(doc)
         if doc == self.current:
-            self._show_state()
-        self._update_labels()
+            self.status.show_state()
+        self.status.update_labels()
 
     def _refresh_row(self, doc: int) -> None:
         """The list's row of `doc` (of the open queue), as the list's filter shows it."""
