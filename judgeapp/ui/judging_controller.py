@@ -78,6 +78,11 @@ class JudgingController(QObject):
         # judgments recorded here whose news waits for the next document's paint (`follow`)
         self._following: list[JudgmentChange] = []
         self._frame_due = False  # a grade key's next document is not painted yet
+        # what a grade key leaves to the frame after the one showing the next document: the
+        # list's selection and the lines around the document (`_show_in_list`), and the
+        # rows of the documents judged (their "saving" marks)
+        self._list_due = False
+        self._rows_due: set[int] = set()
         self._show_after_load: int | None = None
         self.notice_after_load: str | None = None  # said once the topic being read is shown
         self.notice_after_show: str | None = None  # said with the next document shown
@@ -178,6 +183,8 @@ class JudgingController(QObject):
         self.status.update_labels()
 
     def _forget_topic(self) -> None:
+        self._list_due = False
+        self._rows_due = set()
         self.records = {}
         self.texts_loaded = False
         if self.pool_index is not None:
@@ -305,15 +312,16 @@ class JudgingController(QObject):
         self.view.show_notice(f"The topic could not be read: {exc}")
 
     # -- showing -----------------------------------------------------------------------------------
-    def show_document(self, doc_id: int | None) -> None:
+    def show_document(self, doc_id: int | None, *, list_after_frame: bool = False) -> None:
+        """Show `doc_id` (None: the topic is finished). `list_after_frame` (a grade key):
+        the list's selection and the lines around the document follow once the frame with
+        the document is painted (`_catch_up`), so that the frame holds only the document,
+        its header lines and its grade bar."""
         queue, wb = self.queue, self.workbench
         if queue is None or wb is None:
             return
         self.current = doc_id
         self._textless_warned = None
-        kept, self.list.kept = self.list.kept, None
-        if kept is not None and kept != doc_id and queue.row_of(kept) is not None:
-            self.list.apply(kept)  # the reader moved on: its row as the filter says
         self.view.clear_notice()
         if self.notice_after_show:
             self.view.show_notice(self.notice_after_show)
@@ -329,7 +337,7 @@ class JudgingController(QObject):
             )
             self.view.grade_bar.show_state(None, False)
             self.view.note.clear()
-            self.view.select_row(None)
+            list_after_frame = False
         else:
             item = queue.item(doc_id)
             record = self.records.get(doc_id)
@@ -342,15 +350,47 @@ class JudgingController(QObject):
                     lambda record: self._on_document_read(doc_id, record),
                     key="document",
                 )
-            self.view.select_row(queue.row_of(doc_id))
             self.status.show_state()
         self.view.actions_by_name["next_topic"].setEnabled(doc_id is None)
-        self.status.show_marks()
         self.timer.start(self.clock())
-        self.status.update_labels()
+        if list_after_frame:
+            self._list_due = True
+        else:
+            self._show_in_list()
         self.view.focus_document()
         if doc_id is not None:
             self.document_shown.emit(doc_id)
+
+    def _show_in_list(self) -> None:
+        """The list and the lines around the document follow the document shown: its row
+        selected (the row kept for the reader before shown as the filter says), the marks,
+        the progress, position and estimate lines."""
+        self._list_due = False
+        queue, doc_id = self.queue, self.current
+        if queue is None:
+            return
+        kept, self.list.kept = self.list.kept, None
+        if kept is not None and kept != doc_id and queue.row_of(kept) is not None:
+            self.list.apply(kept)  # the reader moved on: its row as the filter says
+        self.view.select_row(None if doc_id is None else queue.row_of(doc_id))
+        self.status.show_marks()
+        self.status.update_labels()
+
+    def _catch_up(self) -> None:
+        """After a grade key's frame: the rows of the documents judged (saving) and the
+        list's selection and lines (`show_document(list_after_frame=True)`)."""
+        rows, self._rows_due = self._rows_due, set()
+        queue = self.queue
+        if queue is None:
+            return
+        self.status.show_marks()
+        for doc in rows:
+            if queue.row_of(doc) is not None:
+                self._refresh_row(doc)
+        if self._list_due:
+            self._show_in_list()
+        elif rows:
+            self.status.update_labels()
 
     def _on_document_read(self, doc_id: int, record: DocumentRecord | None) -> None:
         if record is not None:
@@ -428,14 +468,14 @@ class JudgingController(QObject):
         # it were); the rest of the window hears of it once it is committed and the frame
         # that shows the next document is painted, so that none of it delays that frame
         queue.expect(doc, p.expected)
-        self.status.show_marks()
-        self._refresh_row(doc)
+        self._rows_due.add(doc)
         self._frame_due = True
-        self._show_next(doc)
+        self._show_next(doc, list_after_frame=True)
         self.ops.after_paint(self.view.viewer.text.viewport(), self._on_frame_painted)
 
     def _on_frame_painted(self) -> None:
         self._frame_due = False
+        self._catch_up()
         self.follow()
 
     def _on_recorded(self, queue: JudgingQueue, doc: int, change: JudgmentChange) -> None:
@@ -604,12 +644,12 @@ class JudgingController(QObject):
         if self.queue is not None:
             self._show_next(self.current)
 
-    def _show_next(self, current: int | None) -> None:
+    def _show_next(self, current: int | None, *, list_after_frame: bool = False) -> None:
         """The next document to judge after `current` (`DocumentList.next_to_judge`)."""
         doc, notice = self.list.next_to_judge(current)
         if notice is not None:
             self.notice_after_show = notice
-        self.show_document(doc)
+        self.show_document(doc, list_after_frame=list_after_frame)
 
     def _on_note_triggered(self) -> None:
         self.view.note.setFocus(Qt.FocusReason.ShortcutFocusReason)
