@@ -11,14 +11,15 @@ judgment whose write fails is taken back and its document shown again, with the 
 Its parts, each in a module of its own: the writes of grades, notes and flags
 (`judgment_writer`), which rows the list shows under the filter and the search box
 (`judging_list`), the judging order's model (`order_training`), the shortcut sheet and the
-instructions (`judging_help`), and the estimate line (`stopping_advice`).
+instructions (`judging_help`), the lines, grade bar and marks beside the document
+(`judging_status`, with the estimate line's words from `stopping_advice`), and the reading
+of a topic in a worker (`topic_loading`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QUndoStack
@@ -33,26 +34,13 @@ from judgeapp.services.workbench import Workbench
 from judgeapp.ui.dialogs import InstructionsDialog, ShortcutSheet
 from judgeapp.ui.judging_help import JudgingHelp
 from judgeapp.ui.judging_list import DocumentList
+from judgeapp.ui.judging_status import JudgingStatus
 from judgeapp.ui.judging_view import JudgingView
 from judgeapp.ui.judgment_writer import JudgmentWriter, PendingGrade
 from judgeapp.ui.ops import Ops
 from judgeapp.ui.order_training import OrderTraining
-from judgeapp.ui.stopping_advice import estimate_text
+from judgeapp.ui.topic_loading import TopicLoad, read_topic
 from judgeapp.ui.worker import Worker
-
-
-@dataclass(slots=True)
-class TopicLoad:
-    """A topic read in a worker: its queue (None without pooled documents), statement,
-    the assessor's own highlight terms, and the document to show first with its text."""
-
-    qid: str
-    queue: JudgingQueue | None
-    topic: TopicRecord | None
-    terms: str
-    first: int | None
-    record: DocumentRecord | None
-    instruct: bool = False  # the assessor's first document: the instructions come first
 
 
 class JudgingController(QObject):
@@ -90,6 +78,11 @@ class JudgingController(QObject):
         # judgments recorded here whose news waits for the next document's paint (`follow`)
         self._following: list[JudgmentChange] = []
         self._frame_due = False  # a grade key's next document is not painted yet
+        # what a grade key leaves to the frame after the one showing the next document: the
+        # list's selection and the lines around the document (`_show_in_list`), and the
+        # rows of the documents judged (their "saving" marks)
+        self._list_due = False
+        self._rows_due: set[int] = set()
         self._show_after_load: int | None = None
         self.notice_after_load: str | None = None  # said once the topic being read is shown
         self.notice_after_show: str | None = None  # said with the next document shown
@@ -126,8 +119,11 @@ class JudgingController(QObject):
             show=self.show_document,
             flags=self.writer.flags,
         )
-        # the main controller's latest estimates ({qid: Estimate}); none in blind mode
-        self.estimates: dict[str, Estimate] = {}
+        # the progress, position and estimate lines, the grade bar and the list's marks
+        # (judgeapp.ui.judging_status)
+        self.status = JudgingStatus(
+            view, self.writer, queue=lambda: self.queue, current=lambda: self.current
+        )
         self._connect()
 
     # -- wiring: every signal of the view is connected here --------------------------------
@@ -173,7 +169,7 @@ class JudgingController(QObject):
         self._following = []  # (told already: the main controller calls `follow` first)
         self.writer.flush()  # (the main controller flushes first when the project closes)
         self.ops.invalidate(*self.READS)
-        self.estimates = {}
+        self.status.estimates = {}
         self.workbench = workbench
         self.undo_stack.clear()
         self._forget_topic()
@@ -184,9 +180,11 @@ class JudgingController(QObject):
         self.view.viewer.clear()
         self.list.set_items([], blind=True)
         self.view.topic_panel.show_topic(None)
-        self._update_labels()
+        self.status.update_labels()
 
     def _forget_topic(self) -> None:
+        self._list_due = False
+        self._rows_due = set()
         self.records = {}
         self.texts_loaded = False
         if self.pool_index is not None:
@@ -223,8 +221,8 @@ class JudgingController(QObject):
             self.list.apply()
             if self.current is not None:
                 self.view.select_row(queue.row_of(self.current))
-                self._show_state()
-            self._update_labels()
+                self.status.show_state()
+            self.status.update_labels()
 
     def open_topic(self, qid: str, show: int | None = None) -> bool:
         """Open topic `qid`: its queue is read in a worker, then its first unjudged
@@ -239,21 +237,12 @@ class JudgingController(QObject):
         # guidelines: asked once a session (whether they judged anything: in the worker)
         who = (wb.path, wb.judging.assessor.name)
         ask = bool(self.view.guidelines.strip()) and who not in self.help.instructed
-
-        def load() -> TopicLoad:
-            queue = wb.queue(qid, background=True)
-            first = record = None
-            if queue is not None:
-                first = show if show is not None and queue.row_of(show) is not None else None
-                if first is None:
-                    first = queue.first_unjudged()
-                if first is None:
-                    first = queue.neighbour(None, 0)
-                record = wb.document(first) if first is not None else None
-            instruct = ask and queue is not None and not wb.has_judged(who[1])
-            return TopicLoad(qid, queue, wb.topic(qid), wb.user_terms(qid), first, record, instruct)
-
-        self.ops.read(load, self._on_topic_loaded, key="topic", failed=self._on_read_failed)
+        self.ops.read(
+            lambda: read_topic(wb, qid, show, ask),
+            self._on_topic_loaded,
+            key="topic",
+            failed=self._on_read_failed,
+        )
         return True
 
     def _on_topic_loaded(self, load: TopicLoad) -> None:
@@ -288,7 +277,7 @@ class JudgingController(QObject):
                 "This topic has no pool yet.",
                 "Build a pool (Judging ▸ Build pool…) to start judging.",
             )
-            self._update_labels()
+            self.status.update_labels()
             self.topic_opened.emit(qid)
             return
         if load.record is not None:
@@ -323,15 +312,16 @@ class JudgingController(QObject):
         self.view.show_notice(f"The topic could not be read: {exc}")
 
     # -- showing -----------------------------------------------------------------------------------
-    def show_document(self, doc_id: int | None) -> None:
+    def show_document(self, doc_id: int | None, *, list_after_frame: bool = False) -> None:
+        """Show `doc_id` (None: the topic is finished). `list_after_frame` (a grade key):
+        the list's selection and the lines around the document follow once the frame with
+        the document is painted (`_catch_up`), so that the frame holds only the document,
+        its header lines and its grade bar."""
         queue, wb = self.queue, self.workbench
         if queue is None or wb is None:
             return
         self.current = doc_id
         self._textless_warned = None
-        kept, self.list.kept = self.list.kept, None
-        if kept is not None and kept != doc_id and queue.row_of(kept) is not None:
-            self.list.apply(kept)  # the reader moved on: its row as the filter says
         self.view.clear_notice()
         if self.notice_after_show:
             self.view.show_notice(self.notice_after_show)
@@ -347,7 +337,7 @@ class JudgingController(QObject):
             )
             self.view.grade_bar.show_state(None, False)
             self.view.note.clear()
-            self.view.select_row(None)
+            list_after_frame = False
         else:
             item = queue.item(doc_id)
             record = self.records.get(doc_id)
@@ -360,15 +350,47 @@ class JudgingController(QObject):
                     lambda record: self._on_document_read(doc_id, record),
                     key="document",
                 )
-            self.view.select_row(queue.row_of(doc_id))
-            self._show_state()
+            self.status.show_state()
         self.view.actions_by_name["next_topic"].setEnabled(doc_id is None)
-        self._show_marks()
         self.timer.start(self.clock())
-        self._update_labels()
+        if list_after_frame:
+            self._list_due = True
+        else:
+            self._show_in_list()
         self.view.focus_document()
         if doc_id is not None:
             self.document_shown.emit(doc_id)
+
+    def _show_in_list(self) -> None:
+        """The list and the lines around the document follow the document shown: its row
+        selected (the row kept for the reader before shown as the filter says), the marks,
+        the progress, position and estimate lines."""
+        self._list_due = False
+        queue, doc_id = self.queue, self.current
+        if queue is None:
+            return
+        kept, self.list.kept = self.list.kept, None
+        if kept is not None and kept != doc_id and queue.row_of(kept) is not None:
+            self.list.apply(kept)  # the reader moved on: its row as the filter says
+        self.view.select_row(None if doc_id is None else queue.row_of(doc_id))
+        self.status.show_marks()
+        self.status.update_labels()
+
+    def _catch_up(self) -> None:
+        """After a grade key's frame: the rows of the documents judged (saving) and the
+        list's selection and lines (`show_document(list_after_frame=True)`)."""
+        rows, self._rows_due = self._rows_due, set()
+        queue = self.queue
+        if queue is None:
+            return
+        self.status.show_marks()
+        for doc in rows:
+            if queue.row_of(doc) is not None:
+                self._refresh_row(doc)
+        if self._list_due:
+            self._show_in_list()
+        elif rows:
+            self.status.update_labels()
 
     def _on_document_read(self, doc_id: int, record: DocumentRecord | None) -> None:
         if record is not None:
@@ -381,65 +403,9 @@ class JudgingController(QObject):
         finder = self.next_topic_finder
         return None if finder is None else finder(qid)
 
-    def _show_marks(self) -> None:
-        """Skipped documents and flags waiting for their grade, as the list shows them."""
-        queue = self.queue
-        if queue is None:
-            return
-        self.view.list_model.set_marks(
-            queue.skipped, set(self.writer.flags), self.writer.saving(queue)
-        )
-
-    def _show_state(self) -> None:
-        if self.queue is None or self.current is None:
-            return
-        item = self.queue.item(self.current)
-        flagged = self.writer.flags.get(self.current, item.flagged)
-        self.view.grade_bar.show_state(item.grade, flagged)
-        self.view.note.setText(self.writer.notes.get(self.current, item.note))
-
     def show_estimates(self, estimates: dict[str, Estimate]) -> None:
-        """New estimates of the relevant documents left (the topic list's, computed after a
-        pause in the judging): the open topic's is shown with its stopping advice."""
-        self.estimates = dict(estimates)
-        self._show_estimate()
-
-    def _show_estimate(self) -> None:
-        queue = self.queue
-        estimate = self.estimates.get(queue.qid) if queue is not None else None
-        if estimate is None:
-            self.view.show_estimate("")
-            return
-        text, detail = estimate_text(estimate)
-        self.view.show_estimate(text, detail)
-
-    def _update_labels(self) -> None:
-        self._show_estimate()
-        queue = self.queue
-        if queue is None:
-            self.view.progress_label.setText("")
-            self.view.position_label.setText("")
-            return
-        pooled, judged, relevant = queue.counts()
-        order = queue.order.name
-        saving = len(self.writer.saving(queue))
-        self.view.progress_label.setText(
-            f"{judged} of {pooled} judged"
-            + (f" ({saving} saving)" if saving else "")
-            + f" · {relevant} relevant · {order} order"
-        )
-        if self.current is None:
-            self.view.position_label.setText("")
-            return
-        row = queue.row_of(self.current)
-        if row is None:
-            self.view.position_label.setText("")
-            return
-        item = queue.item(self.current)
-        state = self.view.list_model.state_text(item)
-        if item.grade is None and self.writer.flags.get(self.current):
-            state += ": the flag is saved with the grade"
-        self.view.position_label.setText(f"Document {row + 1} of {pooled}  ·  {state}")
+        """New estimates of the relevant documents left (`JudgingStatus.show_estimates`)."""
+        self.status.show_estimates(estimates)
 
     # -- judging ---------------------------------------------------------------------------------
     def refused_read_only(self) -> bool:
@@ -502,14 +468,14 @@ class JudgingController(QObject):
         # it were); the rest of the window hears of it once it is committed and the frame
         # that shows the next document is painted, so that none of it delays that frame
         queue.expect(doc, p.expected)
-        self._show_marks()
-        self._refresh_row(doc)
+        self._rows_due.add(doc)
         self._frame_due = True
-        self._show_next(doc)
+        self._show_next(doc, list_after_frame=True)
         self.ops.after_paint(self.view.viewer.text.viewport(), self._on_frame_painted)
 
     def _on_frame_painted(self) -> None:
         self._frame_due = False
+        self._catch_up()
         self.follow()
 
     def _on_recorded(self, queue: JudgingQueue, doc: int, change: JudgmentChange) -> None:
@@ -522,7 +488,7 @@ class JudgingController(QObject):
             return
         queue.recorded(change)
         self._following.append(change)
-        self._show_marks()
+        self.status.show_marks()
         self._refresh_item(doc)
         if not self._frame_due:
             self.follow()
@@ -531,7 +497,7 @@ class JudgingController(QObject):
         """Grades given were not recorded (taken back and said by `JudgmentWriter`): the
         view goes back to the first of them in the open topic."""
         mine = [p for p in grades if p.queue is self.queue]
-        self._show_marks()
+        self.status.show_marks()
         for p in mine:
             self._refresh_row(p.doc)
         if mine and self.queue is not None:
@@ -583,9 +549,9 @@ class JudgingController(QObject):
             return
         # the reader stays on the document: never replaced under them
         self.view.select_row(fresh.row_of(current))
-        self._show_state()
-        self._show_marks()
-        self._update_labels()
+        self.status.show_state()
+        self.status.show_marks()
+        self.status.update_labels()
         if judged_elsewhere:
             item = fresh.item(current)
             what = (
@@ -608,10 +574,10 @@ class JudgingController(QObject):
                 self.writer.notes[doc] = note
             if flagged is not None:
                 self.writer.flags[doc] = flagged
-            self._show_state()
-            self._show_marks()
+            self.status.show_state()
+            self.status.show_marks()
             self.list.apply(doc)
-            self._update_labels()
+            self.status.update_labels()
             return
         self.writer.annotate(queue, doc, note=note, flagged=flagged)
 
@@ -651,8 +617,8 @@ class JudgingController(QObject):
             return
         self._refresh_row(doc)
         if doc == self.current:
-            self._show_state()
-        self._update_labels()
+            self.status.show_state()
+        self.status.update_labels()
 
     def _refresh_row(self, doc: int) -> None:
         """The list's row of `doc` (of the open queue), as the list's filter shows it."""
@@ -678,12 +644,12 @@ class JudgingController(QObject):
         if self.queue is not None:
             self._show_next(self.current)
 
-    def _show_next(self, current: int | None) -> None:
+    def _show_next(self, current: int | None, *, list_after_frame: bool = False) -> None:
         """The next document to judge after `current` (`DocumentList.next_to_judge`)."""
         doc, notice = self.list.next_to_judge(current)
         if notice is not None:
             self.notice_after_show = notice
-        self.show_document(doc)
+        self.show_document(doc, list_after_frame=list_after_frame)
 
     def _on_note_triggered(self) -> None:
         self.view.note.setFocus(Qt.FocusReason.ShortcutFocusReason)

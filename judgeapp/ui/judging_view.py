@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -433,7 +433,12 @@ class JudgingView(QWidget):
         self.list.setAlternatingRowColors(True)
         self.list.setShowGrid(False)
         self.list.setWordWrap(False)
-        self.list.horizontalHeader().setHighlightSections(False)
+        header = self.list.horizontalHeader()
+        header.setHighlightSections(False)
+        # the header shows no selection: with a selection model of its own, a row selected
+        # (each grade key's) does not repaint the whole header, as the table's shared with it
+        # does (QHeaderView repaints the columns a selection covers: all of them for a row)
+        header.setSelectionModel(QItemSelectionModel(self.list_model, header))
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.list.setAccessibleName("Pooled documents in judging order")
         # lines that change with every judgment must not relayout the view (see TextLine)

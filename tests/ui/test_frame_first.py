@@ -109,3 +109,65 @@ def test_a_grade_keys_frame_repaints_what_changed_not_the_window_beneath(
             settled()
     finally:
         app.removeEventFilter(painted)
+
+
+class Frames(QObject):
+    """The widgets painted in each frame of a window (a frame: the window's UpdateRequest,
+    in which Qt paints every widget that changed)."""
+
+    def __init__(self, window) -> None:
+        super().__init__()
+        self.window = window
+        self.frames: list[list] = []
+
+    def eventFilter(self, watched, event) -> bool:
+        kind = event.type()
+        if kind == QEvent.Type.UpdateRequest and watched is self.window:
+            self.frames.append([])
+        elif kind == QEvent.Type.Paint and self.frames:
+            self.frames[-1].append(watched)
+        return False
+
+    def frame_of(self, widget) -> list | None:
+        return next((frame for frame in self.frames if widget in frame), None)
+
+
+def test_a_grade_keys_frame_shows_the_document_and_the_list_follows_in_the_next(
+    qtbot,
+    judging,  # noqa: F811
+):
+    """The frame of a grade key holds the next document (its text, header line and grade
+    bar); the list (the row selected, the judged row's mark) and the position and progress
+    lines follow in a frame after it, so that their paint does not delay the document's.
+    The list's header is not repainted at all: a row selected does not touch it. Then all
+    of it shows the document shown, as it did when it came in the same frame."""
+    window, controller = judging
+    judge = controller.judging
+    view = window.judging_view
+    frames = Frames(window)
+    app = QApplication.instance()
+    app.installEventFilter(frames)
+    list_viewport = view.list.viewport()
+    header_viewport = view.list.horizontalHeader().viewport()
+    try:
+        for grade in "102":
+            settled()
+            doc = judge.current
+            frames.frames.clear()
+            view.grade_requested.emit(int(grade))  # what the grade key does
+            shown = judge.current
+            assert shown != doc
+            viewport = view.viewer.text.viewport()
+            qtbot.waitUntil(lambda vp=viewport: frames.frame_of(vp) is not None)
+            first = frames.frame_of(viewport)
+            assert list_viewport not in first and view.position_label not in first
+            settled()
+            assert frames.frame_of(list_viewport) not in (None, first)  # the list followed
+            assert not any(header_viewport in frame for frame in frames.frames)
+            row = judge.queue.row_of(shown)
+            assert [i.row() for i in view.list.selectionModel().selectedRows()] == [row]
+            pooled = len(judge.queue.items)
+            assert view.position_label.text().startswith(f"Document {row + 1} of {pooled}")
+            assert view.list_model.state_text(judge.queue.item(doc)).startswith(grade)
+    finally:
+        app.removeEventFilter(frames)

@@ -7,6 +7,8 @@ table, added by another connection as a team's lock would be)."""
 
 from __future__ import annotations
 
+import threading
+
 from PySide6.QtWidgets import QMessageBox
 
 from judgeapp.services.policy import qrels_rows
@@ -55,17 +57,21 @@ def test_the_next_document_shows_before_the_commit_and_two_quick_keys_both_land(
     view, undo = judging.view, controller.undo_stack
     first = judging.current
     undone = undo.count()
+    gate = threading.Event()  # the writing lane held: the commit waits until the test looked
+    judging.ops.write(lambda: gate.wait(30))
     view.grade_requested.emit(2)
-    # on screen at once, nothing claimed: the row says saving, the undo stack waits
+    # on screen at once, nothing claimed; with the frame after it the row says saving and
+    # the undo stack waits
     second = judging.current
     assert second is not None and second != first
     assert view.viewer.doc_id == second
+    qtbot.waitUntil(lambda: "(1 saving)" in view.progress_label.text())
     assert view.list_model.state_text(judging.queue.item(first)).endswith("(saving…)")
-    assert "(1 saving)" in view.progress_label.text()
     assert undo.count() == undone
     view.grade_requested.emit(0)  # the next key before the first commit: queued behind it
     third = judging.current
     assert third not in (first, second)
+    gate.set()
     settled()
     docnos = judging.queue.item(first).docno, judging.queue.item(second).docno
     mine = stored(str(project.db))

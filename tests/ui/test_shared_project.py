@@ -124,11 +124,12 @@ def test_a_grade_key_waits_behind_a_long_import_then_lands(qtbot, shared):
         assert holder.stdout.readline().strip() == "holding"
         judging.view.grade_requested.emit(2)
         assert judging.pending is not None  # not recorded yet, not dropped either
-        # the next document at once; the judged one's row says it is not saved yet
+        # the next document at once; with the frame after it, the judged one's row says it
+        # is not saved yet
         following = judging.current
         assert following != doc
         model = judging.view.list_model
-        assert model.state_text(judging.queue.item(doc)).endswith("(saving…)")
+        qtbot.waitUntil(lambda: model.state_text(judging.queue.item(doc)).endswith("(saving…)"))
         qtbot.waitUntil(lambda: judging.view.notice.isVisible(), timeout=3000)
         assert "Waiting for another writer" in judging.view.notice.text()
         judging.view.grade_requested.emit(0)  # a second key says why it does nothing
