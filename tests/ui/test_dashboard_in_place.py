@@ -104,8 +104,8 @@ def test_a_paint_asks_each_cell_once_and_draws_what_the_window_style_draws(qtbot
         calls["fill_roles"] += 1
         return fill(self, *args)
 
-    model.data = counted_data.__get__(model)  # type: ignore[method-assign]
-    model.fill_roles = counted_fill.__get__(model)  # type: ignore[method-assign]
+    model.data = counted_data.__get__(model)
+    model.fill_roles = counted_fill.__get__(model)
     view.model.set_matrix(RUNS, MEASURES, model._values + 0.001)
     view.table.viewport().repaint()
     assert calls["fill_roles"] > 0 and calls["data"] == 0
