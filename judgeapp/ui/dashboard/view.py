@@ -73,21 +73,41 @@ class MatrixSortProxy(QSortFilterProxyModel):
         self._keys: list = []
         self.setDynamicSortFilter(False)
         self.resorts = 0  # sorts made because new values were out of order (tests)
+        self._rows: list[int] | None = None  # the source row of each row shown (cached)
+        for signal in (self.layoutChanged, self.modelReset, self.rowsInserted, self.rowsRemoved):
+            signal.connect(self._forget_rows)
 
     def setSourceModel(self, model) -> None:
         super().setSourceModel(model)
+        self._rows = None
         # after the proxy's own slots (connected by Qt above): the rows as they now stand
-        model.dataChanged.connect(self.follow)
-        model.modelReset.connect(self.follow)
+        model.dataChanged.connect(self._on_source_data_changed)
+        model.modelReset.connect(self._on_source_reset)
 
-    def follow(self, *_args) -> None:
+    def _on_source_reset(self) -> None:
+        """Sort the new rows by the sort column (another set of columns may have made it
+        unknown to the proxy): as Qt's dynamic sorting does, a sort right after a reset
+        only says how; the rows are sorted when first asked for, which a table out of sight
+        (the comparison's tab) never does."""
+        if self.sortColumn() >= 0:
+            self.sort(self.sortColumn(), self.sortOrder())
+
+    def _forget_rows(self, *_args) -> None:
+        self._rows = None
+
+    def _on_source_data_changed(self, top_left, bottom_right, *_args) -> None:
+        if top_left.column() <= self.sortColumn() <= bottom_right.column():
+            self.follow()
+
+    def follow(self) -> None:
         """Sort again if the rows are no longer in the order of the sort column."""
         model, col = self.sourceModel(), self.sortColumn()
         if col < 0 or not isinstance(model, MatrixTableModel | ComparisonTableModel):
             return
+        if self._rows is None or len(self._rows) != self.rowCount():
+            self._rows = [self.mapToSource(self.index(i, 0)).row() for i in range(self.rowCount())]
         keys = model.sort_keys(col)
-        shown = [keys[self.mapToSource(self.index(i, 0)).row()] for i in range(self.rowCount())]
-        pairs = pairwise(shown)
+        pairs = pairwise(keys[r] for r in self._rows)
         if self.sortOrder() == Qt.SortOrder.AscendingOrder:
             ordered = all(a <= b for a, b in pairs)
         else:
