@@ -5,8 +5,6 @@ job) connect everything.
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 from PySide6.QtCore import QEvent, QObject, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (
@@ -60,61 +58,12 @@ class MatrixSortProxy(QSortFilterProxyModel):
     """Sorts a matrix model's rows by keys it takes from the model once per change
     (`sort_keys`, `version`) instead of asking `data()` twice per comparison: a judgment
     changes most runs' means, and re-sorting 115 rows through Python's `data()` took some
-    1,600 calls, 10-20 ms of the GUI thread for every update of the dashboard's table.
-
-    It re-sorts only when the model's new values are out of order (`follow`): Qt's dynamic
-    re-sorting compares each changed row with its neighbours and moves it, each comparison
-    two indexes and a `lessThan` made in Python, 10 ms for a judgment at 115 runs even when
-    no row moves (the order is checked here on the keys in 0.1 ms)."""
+    1,600 calls, 10-20 ms of the GUI thread for every update of the dashboard's table."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._stamp: tuple[int, int] | None = None
         self._keys: list = []
-        self.setDynamicSortFilter(False)
-        self.resorts = 0  # sorts made because new values were out of order (tests)
-        self._rows: list[int] | None = None  # the source row of each row shown (cached)
-        for signal in (self.layoutChanged, self.modelReset, self.rowsInserted, self.rowsRemoved):
-            signal.connect(self._forget_rows)
-
-    def setSourceModel(self, model) -> None:
-        super().setSourceModel(model)
-        self._rows = None
-        # after the proxy's own slots (connected by Qt above): the rows as they now stand
-        model.dataChanged.connect(self._on_source_data_changed)
-        model.modelReset.connect(self._on_source_reset)
-
-    def _on_source_reset(self) -> None:
-        """Sort the new rows by the sort column (another set of columns may have made it
-        unknown to the proxy): as Qt's dynamic sorting does, a sort right after a reset
-        only says how; the rows are sorted when first asked for, which a table out of sight
-        (the comparison's tab) never does."""
-        if self.sortColumn() >= 0:
-            self.sort(self.sortColumn(), self.sortOrder())
-
-    def _forget_rows(self, *_args) -> None:
-        self._rows = None
-
-    def _on_source_data_changed(self, top_left, bottom_right, *_args) -> None:
-        if top_left.column() <= self.sortColumn() <= bottom_right.column():
-            self.follow()
-
-    def follow(self) -> None:
-        """Sort again if the rows are no longer in the order of the sort column."""
-        model, col = self.sourceModel(), self.sortColumn()
-        if col < 0 or not isinstance(model, MatrixTableModel | ComparisonTableModel):
-            return
-        if self._rows is None or len(self._rows) != self.rowCount():
-            self._rows = [self.mapToSource(self.index(i, 0)).row() for i in range(self.rowCount())]
-        keys = model.sort_keys(col)
-        pairs = pairwise(keys[r] for r in self._rows)
-        if self.sortOrder() == Qt.SortOrder.AscendingOrder:
-            ordered = all(a <= b for a, b in pairs)
-        else:
-            ordered = all(a >= b for a, b in pairs)
-        if not ordered:
-            self.resorts += 1
-            self.sort(col, self.sortOrder())
 
     def lessThan(self, left, right) -> bool:
         model = self.sourceModel()
@@ -221,6 +170,7 @@ def _table(model, parent=None) -> tuple[QTableView, QSortFilterProxyModel]:
     proxy = MatrixSortProxy(parent)
     proxy.setSourceModel(model)
     proxy.setSortRole(model.SortRole)
+    proxy.setDynamicSortFilter(True)
     table = QTableView()
     table.setModel(proxy)
     table.setSortingEnabled(True)
