@@ -15,12 +15,20 @@ it up: the table repaints after every judgment. The change of a cell shows in it
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QModelRoleData,
+    QModelRoleDataSpan,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from judgeapp.measures import Measure
@@ -39,6 +47,8 @@ FOREGROUND = int(ROLE.ForegroundRole)
 FONT = int(ROLE.FontRole)
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 CENTRE = int(Qt.AlignmentFlag.AlignCenter)
+CELL_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable  # made once: an enum's
+NO_FLAGS = Qt.ItemFlag.NoItemFlags  # "|" is Python code, and Qt asks for every cell painted
 
 UP_COLOUR = QColor("#1e7a4f")
 DOWN_COLOUR = QColor("#b3261e")
@@ -61,7 +71,8 @@ def sort_text(label: str) -> str:
 
 
 def _value_text(value: float, count: bool) -> str:
-    if not np.isfinite(value):
+    value = float(value)  # a numpy scalar formats several times slower
+    if not math.isfinite(value):
         return "–"
     return f"{value:.0f}" if count else f"{value:.4f}"
 
@@ -170,8 +181,8 @@ class MatrixTableModel(QAbstractTableModel):
 
     def _refresh_cell(self, r: int, c: int) -> None:
         text = _value_text(self._values[r, c], self._measures[c].is_count) + self._mark(r, c)
-        d = self._delta[r, c]
-        if np.isnan(d):
+        d = float(self._delta[r, c])
+        if math.isnan(d):
             self._tint[r][c + 1] = None
             self._tip[r][c + 1] = None
         else:
@@ -297,12 +308,26 @@ class MatrixTableModel(QAbstractTableModel):
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return CELL_FLAGS if index.isValid() else NO_FLAGS
 
     def data(self, index: Index, role: int = DISPLAY) -> Any:
-        r, col = index.row(), index.column()
+        return self.cell_data(index.row(), index.column(), role)
+
+    def multiData(self, index: Index, roles: QModelRoleDataSpan | QModelRoleData) -> None:
+        self.fill_roles(index.row(), index.column(), roles)
+
+    def fill_roles(self, r: int, col: int, roles: Any) -> None:
+        """Every role a paint asks of a cell in one call from Qt (`multiData`), instead of
+        one call into Python per role: a repaint of the table after a judgment asks seven
+        roles of each cell on screen (MatrixSortProxy forwards its calls here)."""
+        for i in range(len(roles)):
+            wanted = roles[i]
+            value = self.cell_data(r, col, wanted.role())
+            if value is not None:
+                wanted.setData(value)
+
+    def cell_data(self, r: int, col: int, role: int) -> Any:
+        """What `data()` gives for the cell at row `r`, column `col`."""
         if r < 0 or r >= len(self._text) or col < 0 or col > len(self._names):
             return None
         if role == DISPLAY:
@@ -534,31 +559,28 @@ class RunMeasureTableModel(MatrixTableModel):
     def sign(self, run: str, measure: str) -> int:
         return int(self._sign[self._cell(run, measure)])
 
-    def data(self, index: Index, role: int = DISPLAY) -> Any:
+    def cell_data(self, r: int, col: int, role: int) -> Any:
         if role == FOREGROUND:
-            r, col = index.row(), index.column()
             if not (0 <= r < len(self._fg)):
                 return None
             self._prepared(r, col)
             return self._fg[r][col]
         if role == FONT:
-            r = index.row()
             is_base = 0 <= r < len(self._labels) and self._labels[r] == self.baseline
             return self._bold if is_base else None
         if role == TOOLTIP:
-            r, col = index.row(), index.column()
             if not (0 <= r < len(self._labels)):
                 return None
             if col == 0:
                 is_base = self._labels[r] == self.baseline
                 return "the baseline of the significance marks" if is_base else None
-            change = super().data(index, role)
+            change = super().cell_data(r, col, role)
             parts = [change, self._interval_tip(r, col - 1), self._bounds_tip(r, col - 1)]
             if self._sig is not None:
                 parts.append(self._sig.describe(col - 1, r))  # written when asked
             text = "\n".join(p for p in parts if p)
             return text or None
-        return super().data(index, role)
+        return super().cell_data(r, col, role)
 
     def _user_data(self, r: int, col: int, role: int) -> Any:
         if col > 0 and role == self.SignRole:

@@ -44,6 +44,7 @@ from judgeapp.ui.dashboard.models import (
 )
 from judgeapp.ui.dashboard.topic_plots import ApDifferencePlot, ProgressPlot
 from judgeapp.ui.flow_layout import FlowLayout
+from judgeapp.ui.item_style import paint_items_in_cpp
 
 
 def _compact(combo: QComboBox) -> None:
@@ -72,6 +73,17 @@ class MatrixSortProxy(QSortFilterProxyModel):
         if stamp != self._stamp:
             self._keys, self._stamp = model.sort_keys(left.column()), stamp
         return self._keys[left.row()] < self._keys[right.row()]
+
+    def multiData(self, index, roles) -> None:
+        """The roles a paint asks of a cell, from the model in one call (a proxy's own
+        `multiData` asks its `data()` once per role, each a call into the model's Python:
+        seven a cell, the most of a repaint of the table after every judgment)."""
+        model = self.sourceModel()
+        if not isinstance(model, MatrixTableModel):
+            super().multiData(index, roles)
+            return
+        source = self.mapToSource(index)
+        model.fill_roles(source.row(), source.column(), roles)
 
 
 class ColumnFitter(QObject):
@@ -178,6 +190,7 @@ def _table(model, parent=None) -> tuple[QTableView, QSortFilterProxyModel]:
     header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
     if isinstance(model, MatrixTableModel):
         table.fitter = ColumnFitter(table, model)  # type: ignore[attr-defined]
+    paint_items_in_cpp(table)  # repainted after every judgment: no Python per cell
     return table, proxy
 
 
