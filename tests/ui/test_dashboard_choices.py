@@ -146,8 +146,11 @@ def test_intervals_legend_line_and_comparison_panel(qtbot, opened):  # noqa: F81
     base = dashboard.baseline
     assert f"significantly better/worse than {base}" in view.marks_legend.text()
     assert "paired t-test" in view.marks_legend.text()
-    # the comparison panel: every other run and measure with Δ, p and d, as the marks have them
+    # the comparison panel: every other run and measure with Δ, p and d, as the marks have
+    # them; filled when its tab comes to the front (out of sight it is not kept sorted)
     panel = view.comparison_model
+    assert view.tables.currentWidget() is not view.comparison_table and panel.rowCount() == 0
+    view.tables.setCurrentWidget(view.comparison_table)
     marks = oracle_t_marks(per_topic, base, qids)
     rows = {
         (panel.index(r, panel.RUN).data(), panel.index(r, panel.MEASURE).data()): r

@@ -40,7 +40,9 @@ def view(qtbot):
 def _pixels(view) -> bytes:
     """The table as drawn (its frame, header, cells and scroll bar; the plots beside it
     come from the plot child whenever they come)."""
-    image = view.table.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
+    # 32 bits a pixel: no padding at the rows' ends (RGB888's rows are padded to 4 bytes
+    # with whatever the memory held, and the grabs then differed where the pixels did not)
+    image = view.table.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
     return bytes(image.constBits())
 
 
