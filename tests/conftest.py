@@ -176,6 +176,26 @@ def new_pg_project(server) -> str:
     return server.url(name)
 
 
+def pg_project_at(server, revision: str, statements: list[str]) -> str:
+    """A new project database on `server` at schema `revision` (an old one, to test the
+    upgrades from it), holding what `statements` write; returns its URL."""
+    from alembic import command
+
+    from judgeapp.store.locking import begin_write
+    from judgeapp.store.schema import _alembic_config, create_project_engine
+
+    url = server.url(server.create_database())
+    engine = create_project_engine(url)
+    try:
+        with begin_write(engine, lock="advisory") as conn:
+            command.upgrade(_alembic_config(conn), revision)
+            for sql in statements:
+                conn.exec_driver_sql(sql)
+    finally:
+        engine.dispose()
+    return url
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def project_db(request, tmp_path) -> str:
     """Where a test's new project lives: a file (SQLite), or a database on the session's

@@ -228,34 +228,22 @@ def test_the_upgrade_to_0006_repairs_what_it_can_and_reports_the_rest(tmp_path, 
 def test_the_upgrade_to_0006_on_postgresql_repairs_and_validates(pg_server):
     """The same on PostgreSQL, with what only it can hold (a NaN time spent): rules whose
     rows are all valid become validated constraints; the others bind new rows only."""
-    from alembic import command
+    from tests.conftest import pg_project_at
 
-    from judgeapp.store.schema import _alembic_config
-
-    name = pg_server.create_database()
-    url = pg_server.url(name)
-    engine = create_project_engine(url)
-    try:
-        with begin_write(engine, lock="advisory") as conn:
-            command.upgrade(_alembic_config(conn), "0005")
-            conn.exec_driver_sql(
-                "INSERT INTO topics (qid, title, description, narrative, fields, imported_at) "
-                "VALUES ('1', 't', '', '', '{}', now())"
-            )
-            conn.exec_driver_sql(
-                "INSERT INTO scale (grade, label, key, definition) VALUES (1, 'r', '1', '')"
-            )
-            conn.exec_driver_sql("INSERT INTO docnos (docno) VALUES ('d1')")
-            conn.exec_driver_sql(
-                "INSERT INTO assessors (name, kind, created_at) VALUES ('eve', 'person', now())"
-            )
-            conn.exec_driver_sql(
-                "INSERT INTO judgments (qid, doc_id, assessor_id, grade, note, flagged, "
-                "time_spent, created_at, updated_at) VALUES ('1', 1, 1, 1, '', false, "
-                "'NaN', now(), '3000-01-01')"
-            )
-    finally:
-        engine.dispose()
+    url = pg_project_at(
+        pg_server,
+        "0005",
+        [
+            "INSERT INTO topics (qid, title, description, narrative, fields, imported_at) "
+            "VALUES ('1', 't', '', '', '{}', now())",
+            "INSERT INTO scale (grade, label, key, definition) VALUES (1, 'r', '1', '')",
+            "INSERT INTO docnos (docno) VALUES ('d1')",
+            "INSERT INTO assessors (name, kind, created_at) VALUES ('eve', 'person', now())",
+            "INSERT INTO judgments (qid, doc_id, assessor_id, grade, note, flagged, "
+            "time_spent, created_at, updated_at) VALUES ('1', 1, 1, 1, '', false, "
+            "'NaN', now(), '3000-01-01')",
+        ],
+    )
     with Store.open(url) as store:
         report = store.settings.get("checks.0006")
         [row] = store.judgments.all()

@@ -341,26 +341,18 @@ def test_a_project_copied_to_postgresql_has_its_postings(tmp_path, pg_server):
 
 @pytest.mark.postgres
 def test_the_upgrade_to_0008_fills_the_postings_of_the_documents_there(pg_server):
-    from alembic import command
+    from tests.conftest import pg_project_at
 
-    from judgeapp.store.locking import begin_write
-    from judgeapp.store.schema import _alembic_config, create_project_engine
-
-    url = pg_server.url(pg_server.create_database())
-    engine = create_project_engine(url)
-    try:
-        with begin_write(engine, lock="advisory") as conn:
-            command.upgrade(_alembic_config(conn), "0007")
-            conn.exec_driver_sql(
-                "INSERT INTO docnos (docno) SELECT 'd' || i FROM generate_series(1, 2500) i"
-            )
-            conn.exec_driver_sql(
-                "INSERT INTO documents (doc_id, title, text, fields, source) SELECT id, "
-                "'Title ' || id, 'wing number ' || id || repeat(' flow', mod(id, 7)), '{}', 'x' "
-                "FROM docnos"
-            )
-    finally:
-        engine.dispose()
+    url = pg_project_at(
+        pg_server,
+        "0007",
+        [
+            "INSERT INTO docnos (docno) SELECT 'd' || i FROM generate_series(1, 2500) i",
+            "INSERT INTO documents (doc_id, title, text, fields, source) SELECT id, "
+            "'Title ' || id, 'wing number ' || id || repeat(' flow', mod(id, 7)), '{}', 'x' "
+            "FROM docnos",
+        ],
+    )
     with Store.open(url) as store:
         assert postings(store) == expected_postings(store)
         assert len(postings(store)[1]) == 2500
