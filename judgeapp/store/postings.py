@@ -357,12 +357,7 @@ def bm25(
     terms: Sequence[Term], documents: int, mean_length: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each document holding any of `terms`, ascending, and its BM25 score over them."""
-    merged = np.sort(
-        np.concatenate([t.docs for t in terms] + [np.zeros(0, np.int64)]), kind="stable"
-    )
-    universe = (
-        merged[np.concatenate(([True], merged[1:] != merged[:-1]))] if len(merged) else merged
-    )
+    universe = np.unique(np.concatenate([t.docs for t in terms] + [np.zeros(0, np.int64)]))
     scores = np.zeros(len(universe))
     for t in terms:
         n = len(t.docs)
