@@ -131,6 +131,68 @@ class Highlighter:
         return found[0], found[1], truncated
 
 
+class SpanScan:
+    """The spans of several patterns in `text`, found a stretch at a time, so that a viewer
+    can mark the first screen of a long document at once and the rest in short steps.
+
+    `advance(upto)` returns, per pattern, the matches that start before `upto` and were not
+    returned before, in order, with the same caps as `Highlighter.spans` (`max_chars` of
+    text, `max_spans` matches a pattern). Each step reads the text up to `upto` plus
+    `OVERLAP` characters, never to its end, and a match reaching that bound is matched again
+    without it: the spans are those one pass over the text finds, except for a phrase whose
+    words are more than OVERLAP characters of white space apart (not found)."""
+
+    OVERLAP = 4096
+
+    def __init__(
+        self,
+        text: str,
+        patterns: Iterable[re.Pattern[str] | None],
+        *,
+        max_spans: int = MAX_SPANS,
+        max_chars: int = MAX_CHARS,
+    ) -> None:
+        self.text = text
+        self.patterns = list(patterns)
+        self.max_spans = max_spans
+        self.limit = min(len(text), max_chars)
+        self.position = 0  # every match starting before it has been returned
+        self.counts = [0] * len(self.patterns)
+        self.truncated = len(text) > max_chars  # the caps stopped a pattern before the end
+        self._resume = [0] * len(self.patterns)  # where each pattern's next search starts
+
+    @property
+    def done(self) -> bool:
+        return self.position >= self.limit
+
+    def advance(self, upto: int) -> list[list[tuple[int, int]]]:
+        stop = min(max(upto, self.position), self.limit)
+        window = min(stop + self.OVERLAP, self.limit)
+        found: list[list[tuple[int, int]]] = []
+        for k, pattern in enumerate(self.patterns):
+            spans: list[tuple[int, int]] = []
+            start = self._resume[k]
+            if pattern is not None and start < stop:
+                for match in pattern.finditer(self.text, start, window):
+                    a, b = match.span()
+                    if a >= stop:
+                        break
+                    if self.counts[k] >= self.max_spans:
+                        self.truncated = True  # one match more than the cap: stop here
+                        start = self.limit
+                        break
+                    if b == window < self.limit:  # perhaps cut short by the window
+                        whole = pattern.match(self.text, a, self.limit)
+                        b = whole.end() if whole else b
+                    spans.append((a, b))
+                    self.counts[k] += 1
+                    start = b  # patterns match at least one character
+                self._resume[k] = max(start, stop)
+            found.append(spans)
+        self.position = stop
+        return found
+
+
 def break_long_lines(text: str, max_line: int = MAX_LINE) -> str:
     """`text` with a space turned into a newline wherever a line would run past `max_line`
     characters; the length, and so every offset into it, stays the same."""

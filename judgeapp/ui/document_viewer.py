@@ -1,20 +1,26 @@
 """The document viewer: docno and title above, the text below with terms highlighted.
 
 QPlainTextEdit lays text out lazily (only what is on screen), so long documents open
-quickly; highlights are spans from `Highlighter.spans` (which caps its work) painted per
-paragraph by a QSyntaxHighlighter; a
-paragraph of megabytes is split at spaces first (`break_long_lines`, offsets unchanged).
-Hard-wrapped text (Cranfield's 60-column lines) is reflowed to the viewer's width
-(`reflow`, offsets unchanged). Scroll position: a document seen for the first time opens at its top; one seen before in
-this session opens where the assessor left it.
+quickly. Highlights are spans of the topic's terms, the assessor's and the pool search's
+words (`SpanScan`, which caps its work), set as formats on the paragraphs that hold them
+(`SpanMarks`): those in the first screens before the document is first painted, the rest in
+steps of a few milliseconds after, so that the time from a key to the next document does not
+grow with its length (a QSyntaxHighlighter called Python for every paragraph of the text
+before the first paint: 80 ms for a document of 1 MB). A paragraph of megabytes is split at
+spaces first (`break_long_lines`, offsets unchanged). Hard-wrapped text (Cranfield's
+60-column lines) is reflowed to the viewer's width (`reflow`, offsets unchanged). Scroll
+position: a document seen for the first time opens at its top; one seen before in this
+session opens where the assessor left it.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
+import time
 
-from PySide6.QtCore import QPoint
-from PySide6.QtGui import QSyntaxHighlighter, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QObject, QPoint, QTimer
+from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument, QTextLayout
 from PySide6.QtWidgets import (
     QFrame,
     QPlainTextEdit,
@@ -23,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from judgeapp.records import DocumentRecord
-from judgeapp.services.highlight import Highlighter, break_long_lines, reflow
+from judgeapp.services.highlight import Highlighter, SpanScan, break_long_lines, reflow
 from judgeapp.ui import theme
 from judgeapp.ui.plain import tooltip
 from judgeapp.ui.text_line import TextLine
@@ -60,9 +66,6 @@ class DocumentViewer(QWidget):
         self.loading = False  # its text is being read (show_loading)
         self.highlighter = Highlighter(None, None)
         self.search_highlighter = Highlighter(None, None)  # the words searched for (/)
-        self.truncated_highlights = False
-        self.n_highlights = 0
-        self.n_search_highlights = 0
         self._scroll: dict[int, int] = {}
         self._topic_format = QTextCharFormat()
         self._topic_format.setBackground(theme.TOPIC_TERM)
@@ -75,8 +78,8 @@ class DocumentViewer(QWidget):
         self._search_format.setBackground(theme.SEARCH_TERM)
         self._search_format.setForeground(theme.HIGHLIGHT_TEXT)
         self._search_format.setFontWeight(700)
-        self._painter = SpanHighlighter(
-            self.text.document(), (self._topic_format, self._user_format, self._search_format)
+        self._marks = SpanMarks(
+            self.text, (self._topic_format, self._user_format, self._search_format)
         )
 
     def set_highlighter(self, highlighter: Highlighter) -> None:
@@ -103,7 +106,7 @@ class DocumentViewer(QWidget):
         self.has_text = False
         self.loading = True
         self.set_header(docno, "")
-        self._painter.set_spans([], [], [])
+        self._marks.stop()
         self.text.setPlainText("")
 
     def show_document(self, doc_id: int, docno: str, record: DocumentRecord | None) -> None:
@@ -129,8 +132,9 @@ class DocumentViewer(QWidget):
             self.set_header(f"{docno}  ·  {title}" if title else docno, str(authors or ""))
             body = record.text
         text = break_long_lines(reflow(body))
-        self._compute_spans(text)  # before the text goes in: its layout applies them
+        self._marks.stop()
         self.text.setPlainText(text)
+        self._marks.start(self._scan(text))  # the first screens' marks, before it is painted
         self._scroll_to(self._scroll.get(doc_id, 0))
 
     def set_header(self, header: str, meta: str = "") -> None:
@@ -147,7 +151,7 @@ class DocumentViewer(QWidget):
         self.loading = False
         self.header.setText("")
         self.meta.setText("")
-        self._painter.set_spans([], [], [])
+        self._marks.stop()
         self.text.setPlainText("")
 
     def top_position(self) -> int:
@@ -183,63 +187,156 @@ class DocumentViewer(QWidget):
             else:
                 break
 
+    @property
+    def n_highlights(self) -> int:
+        """The topic's and the assessor's terms marked so far."""
+        return self._marks.counts[0] + self._marks.counts[1]
+
+    @property
+    def n_search_highlights(self) -> int:
+        return self._marks.counts[2]
+
+    @property
+    def truncated_highlights(self) -> bool:
+        """The caps stopped the marking before the end of the text."""
+        return self._marks.truncated
+
+    @property
+    def marking(self) -> bool:
+        """Marks are still being set on the text further down."""
+        return self._marks.busy
+
     def _apply_highlights(self) -> None:
         """New terms for the document on screen."""
-        self._compute_spans(self.text.toPlainText())
-        self._painter.rehighlight()
+        self._marks.clear()
+        self._marks.start(self._scan(self.text.toPlainText()))
 
-    def _compute_spans(self, text: str) -> None:
+    def _scan(self, text: str) -> SpanScan | None:
         if not self.has_text:
-            self.truncated_highlights = False
-            self.n_highlights = 0
-            self._painter.set_spans([], [], [])
-            return
-        topic_spans, user_spans, truncated = self.highlighter.spans(text)
-        _none, search_spans, cut = self.search_highlighter.spans(text)
-        truncated = truncated or cut
-        if not text.isascii() and len(text.encode("utf-16-le")) != 2 * len(text):
-            # characters beyond the BMP take two positions in Qt's text, one in Python's
-            topic_spans, user_spans, search_spans = _utf16_spans(
-                text, topic_spans, user_spans, search_spans
-            )
-        self.truncated_highlights = truncated
-        self.n_highlights = len(topic_spans) + len(user_spans)
-        self.n_search_highlights = len(search_spans)
-        self._painter.set_spans(topic_spans, user_spans, search_spans)
+            return None
+        patterns = (
+            self.highlighter.pattern,
+            self.highlighter.user_pattern,
+            self.search_highlighter.user_pattern,
+        )
+        if all(pattern is None for pattern in patterns):
+            return None
+        return SpanScan(text, patterns)
 
 
-class SpanHighlighter(QSyntaxHighlighter):
-    """Paints precomputed spans (document positions) block by block. Qt keeps the formats
-    in each block's layout, so the document itself is not edited."""
+class SpanMarks(QObject):
+    """Sets the spans a `SpanScan` finds as formats on the paragraphs (blocks) of an
+    editor's document that hold them: the first HEAD characters' at `start`, the rest in
+    steps of STEP_S seconds from a zero timer. The formats go into each block's layout, as a
+    QSyntaxHighlighter's do, so the document itself is not edited; unlike one, nothing runs
+    for a paragraph without a mark. Later formats paint over earlier ones."""
 
-    def __init__(self, document, formats: tuple[QTextCharFormat, ...]) -> None:
-        super().__init__(document)
+    HEAD = 20_000  # characters: more than a maximised window shows of a document's top
+    SLICE = 20_000  # characters scanned at a time after it
+    STEP_S = 0.004
+
+    def __init__(self, editor, formats: tuple[QTextCharFormat, ...]) -> None:
+        super().__init__(editor)
+        self.editor = editor
         self.formats = formats
-        self._spans: list[list[tuple[int, int]]] = [[] for _ in formats]
-        self._ends: list[list[int]] = [[] for _ in formats]
+        self.counts = [0] * len(formats)
+        self.truncated = False
+        self._scan: SpanScan | None = None
+        self._wide: list[int] = []  # positions of characters beyond the BMP (two in Qt)
+        # by block number: (the format's rank, the mark)
+        self._marked: dict[int, list[tuple[int, QTextLayout.FormatRange]]] = {}
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._step)
 
-    def set_spans(self, *span_lists: list[tuple[int, int]]) -> None:
-        """Spans per format (topic terms, user terms, search words), each list sorted and
-        non-overlapping (regex matches); later formats paint over earlier ones."""
-        self._spans = [list(spans) for spans in span_lists]
-        self._ends = [[end for _, end in spans] for spans in span_lists]
+    @property
+    def busy(self) -> bool:
+        return self._scan is not None and not self._scan.done
 
-    def highlightBlock(self, text: str) -> None:
-        block = self.currentBlock()
-        start, stop = block.position(), block.position() + block.length()
-        for spans, ends, fmt in zip(self._spans, self._ends, self.formats, strict=True):
-            i = bisect.bisect_right(ends, start)
-            while i < len(spans) and spans[i][0] < stop:
-                a, b = spans[i]
-                a, b = max(a, start), min(b, stop)
-                self.setFormat(a - start, b - a, fmt)
-                i += 1
+    def stop(self) -> None:
+        """Forget the marking in progress (the document's text is about to be replaced, and
+        its blocks with it)."""
+        self._timer.stop()
+        self._scan = None
+        self._marked = {}
+        self.counts = [0] * len(self.formats)
+        self.truncated = False
+
+    def start(self, scan: SpanScan | None) -> None:
+        """Mark what `scan` finds in the editor's text, which it was made from: the head
+        now, the rest in later steps."""
+        self.stop()
+        self._scan = scan
+        if scan is None:
+            return
+        text = scan.text
+        self._wide = []
+        if not text.isascii() and len(text.encode("utf-16-le")) != 2 * len(text):
+            self._wide = [m.start() for m in _BEYOND_BMP.finditer(text)]
+        self._mark(scan.advance(self.HEAD))
+        if not scan.done:
+            self._timer.start()
+
+    def clear(self) -> None:
+        """Take every mark off the editor's document (new terms for the same text)."""
+        document: QTextDocument = self.editor.document()
+        numbers = sorted(self._marked)
+        for number in numbers:
+            block = document.findBlockByNumber(number)
+            if block.isValid():
+                block.layout().clearFormats()
+        self.stop()
+        if numbers:
+            self._dirty(document, numbers[0], numbers[-1])
+
+    def _step(self) -> None:
+        scan = self._scan
+        if scan is None:
+            return
+        began = time.perf_counter()
+        while not scan.done and time.perf_counter() - began < self.STEP_S:
+            self._mark(scan.advance(scan.position + self.SLICE))
+        if not scan.done:
+            self._timer.start()
+
+    def _mark(self, found: list[list[tuple[int, int]]]) -> None:
+        scan = self._scan
+        assert scan is not None
+        self.counts = list(scan.counts)
+        self.truncated = scan.truncated
+        if not any(found):
+            return
+        document: QTextDocument = self.editor.document()
+        touched: set[int] = set()
+        for rank, (fmt, spans) in enumerate(zip(self.formats, found, strict=True)):
+            for a, b in spans:
+                if self._wide:
+                    a += bisect.bisect_left(self._wide, a)
+                    b += bisect.bisect_left(self._wide, b)
+                block = document.findBlock(a)
+                while block.isValid() and a < b:  # a phrase may run over a line's end
+                    start, length = block.position(), block.length()
+                    end = min(b, start + length)
+                    if end > a:
+                        mark = QTextLayout.FormatRange()
+                        mark.start, mark.length, mark.format = a - start, end - a, fmt
+                        self._marked.setdefault(block.blockNumber(), []).append((rank, mark))
+                        touched.add(block.blockNumber())
+                    a = end
+                    block = block.next()
+        for number in touched:
+            marks = self._marked[number]
+            marks.sort(key=lambda ranked: ranked[0])  # stable: in order within a format
+            document.findBlockByNumber(number).layout().setFormats([m for _, m in marks])
+        self._dirty(document, min(touched), max(touched))
+
+    @staticmethod
+    def _dirty(document: QTextDocument, first: int, last: int) -> None:
+        """Lay out again the blocks from number `first` to `last` (their formats changed)."""
+        start = document.findBlockByNumber(first).position()
+        end_block = document.findBlockByNumber(last)
+        document.markContentsDirty(start, end_block.position() + end_block.length() - start)
 
 
-def _utf16_spans(text: str, *span_lists: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
-    wide = [i for i, ch in enumerate(text) if ord(ch) > 0xFFFF]
-
-    def shift(pos: int) -> int:
-        return pos + bisect.bisect_left(wide, pos)
-
-    return [[(shift(a), shift(b)) for a, b in spans] for spans in span_lists]
+_BEYOND_BMP = re.compile("[\U00010000-\U0010FFFF]")

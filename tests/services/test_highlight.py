@@ -84,3 +84,35 @@ def test_breaking_long_lines_keeps_every_offset():
     assert max(len(line) for line in lines[:-3]) <= 100
     assert "x" * 9000 in lines  # no space to break at: left whole
     assert break_long_lines("short\ntext", max_line=100) == "short\ntext"
+
+
+def test_a_scan_in_stretches_finds_what_one_pass_finds():
+    """SpanScan, which the viewer runs a few thousand characters at a time, returns the same
+    spans as one pass of Highlighter.spans over the whole text, caps included, however the
+    text is cut into stretches: matches that run over a stretch's end (a word's tail, a
+    phrase over a line break) are whole, none is returned twice."""
+    import random
+
+    from judgeapp.services.highlight import SpanScan
+
+    rng = random.Random(7)
+    vocabulary = "flow flows boundary layer layers pressure the of and wing shock wave".split()
+    separators = [" ", " ", "\n", "  ", "\n\n", ", ", "-"]
+    highlighter = Highlighter.build(["flow", "pressure"], ["boundary layer", "shock wave"])
+    patterns = [highlighter.pattern, highlighter.user_pattern]
+    for _ in range(200):
+        text = "".join(
+            rng.choice(vocabulary) + rng.choice(separators) for _ in range(rng.randint(0, 4000))
+        )
+        max_spans = rng.choice([5, 200, 3000])
+        max_chars = rng.choice([len(text) + 1, max(1, len(text) // 2)])
+        topic, user, truncated = highlighter.spans(text, max_spans=max_spans, max_chars=max_chars)
+        scan = SpanScan(text, patterns, max_spans=max_spans, max_chars=max_chars)
+        scan.OVERLAP = rng.choice([40, 4096])  # a stretch's end often inside a phrase
+        found: list[list[tuple[int, int]]] = [[], []]
+        while not scan.done:
+            for k, spans in enumerate(scan.advance(scan.position + rng.randint(1, 2000))):
+                found[k] += spans
+        assert found == [topic, user]
+        assert scan.truncated == truncated
+        assert scan.counts == [len(topic), len(user)]

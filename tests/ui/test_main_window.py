@@ -428,6 +428,8 @@ def test_very_long_document_is_shown_with_capped_highlighting(qtbot, project):
     judging.show_document(judging.current)
     from judgeapp.services.highlight import MAX_SPANS
 
+    assert view.viewer.marking  # the first screens are marked, the rest follows in steps
+    qtbot.waitUntil(lambda: not view.viewer.marking, timeout=10_000)
     assert view.viewer.truncated_highlights
     assert 0 < view.viewer.n_highlights <= MAX_SPANS
     document = view.viewer.text.document()
