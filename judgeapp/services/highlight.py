@@ -14,7 +14,7 @@ thousand characters of a paragraph that has none, keeping every character offset
 
 from __future__ import annotations
 
-import itertools
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -221,19 +221,18 @@ def break_long_lines(text: str, max_line: int = MAX_LINE) -> str:
 def reflow(text: str) -> str:
     """Undo hard wrapping: a line break after a line that fills most of the typical line
     width becomes a space, so the viewer can wrap to its own width. Breaks after short lines
-    (paragraph ends, headings, lists) stay. Same length, same offsets."""
-    lines = text.split("\n")
-    if len(lines) < 3:
+    (paragraph ends, headings, lists) stay. Same length, same offsets.
+
+    The typical width is the 90th percentile of the lines' lengths; a break is joined when
+    its line is at least 0.6 of it long and the next line is not blank. One regular
+    expression does the joining, so a text of megabytes takes milliseconds."""
+    if text.count("\n") < 2:
         return text
-    lengths = sorted(len(line) for line in lines)
+    lengths = sorted(map(len, text.split("\n")))
     width = lengths[int(0.9 * (len(lengths) - 1))]
     if not 40 <= width <= 120:
         return text  # not a hard-wrapped text (or already long lines)
-    threshold = 0.6 * width
-    out = []
-    for line, following in itertools.pairwise(lines):
-        out.append(line)
-        joined = len(line) >= threshold and following.strip() != ""
-        out.append(" " if joined else "\n")
-    out.append(lines[-1])
-    return "".join(out)
+    shortest = math.ceil(0.6 * width)  # a line this long or longer is joined to the next
+    # the break first: a search for it is quick, then what comes before and after is checked
+    joinable = re.compile(rf"\n(?<=[^\n]{{{shortest}}}\n)(?=[^\n]*\S)")
+    return joinable.sub(" ", text)

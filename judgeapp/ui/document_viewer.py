@@ -81,6 +81,8 @@ class DocumentViewer(QWidget):
         self._marks = SpanMarks(
             self.text, (self._topic_format, self._user_format, self._search_format)
         )
+        self.text.document().setUndoRedoEnabled(False)  # read only: nothing to undo
+        self._feed = TextFeed(self.text, self._marks)
 
     def set_highlighter(self, highlighter: Highlighter) -> None:
         self.highlighter = highlighter
@@ -106,8 +108,7 @@ class DocumentViewer(QWidget):
         self.has_text = False
         self.loading = True
         self.set_header(docno, "")
-        self._marks.stop()
-        self.text.setPlainText("")
+        self._feed.begin("")
 
     def show_document(self, doc_id: int, docno: str, record: DocumentRecord | None) -> None:
         if self.doc_id is not None and not self.loading:
@@ -132,10 +133,10 @@ class DocumentViewer(QWidget):
             self.set_header(f"{docno}  ·  {title}" if title else docno, str(authors or ""))
             body = record.text
         text = break_long_lines(reflow(body))
-        self._marks.stop()
-        self.text.setPlainText(text)
-        self._marks.start(self._scan(text))  # the first screens' marks, before it is painted
-        self._scroll_to(self._scroll.get(doc_id, 0))
+        position = self._scroll.get(doc_id, 0)
+        held = self._feed.begin(text, position)
+        self._marks.start(self._scan(text), held)  # the first screens' marks, before the paint
+        self._scroll_to(position)
 
     def set_header(self, header: str, meta: str = "") -> None:
         self.header.setText(header)
@@ -151,8 +152,7 @@ class DocumentViewer(QWidget):
         self.loading = False
         self.header.setText("")
         self.meta.setText("")
-        self._marks.stop()
-        self.text.setPlainText("")
+        self._feed.begin("")
 
     def top_position(self) -> int:
         """Where the text on screen starts (a document position): what is remembered, as
@@ -203,13 +203,17 @@ class DocumentViewer(QWidget):
 
     @property
     def marking(self) -> bool:
-        """Marks are still being set on the text further down."""
-        return self._marks.busy
+        """The text further down is still being given to the editor, or marked."""
+        return self._feed.busy or self._marks.busy
+
+    def hold_all(self) -> None:
+        """Give the editor the rest of a long text now (before going to its end)."""
+        self._feed.finish()
 
     def _apply_highlights(self) -> None:
         """New terms for the document on screen."""
         self._marks.clear()
-        self._marks.start(self._scan(self.text.toPlainText()))
+        self._marks.start(self._scan(self._feed.text), self._feed.held)
 
     def _scan(self, text: str) -> SpanScan | None:
         if not self.has_text:
@@ -222,6 +226,56 @@ class DocumentViewer(QWidget):
         if all(pattern is None for pattern in patterns):
             return None
         return SpanScan(text, patterns)
+
+
+class TextFeed(QObject):
+    """Gives an editor a text: one of up to 1.5 x FIRST characters at once, a longer one's
+    first FIRST characters (or as far as a remembered scroll position needs) at once and
+    the rest STEP characters at a time from a zero timer, so that the key that shows a
+    document of megabytes does not wait for Qt to take in all of it (6 MB: 56 ms)."""
+
+    FIRST = 100_000
+    STEP = 100_000
+
+    def __init__(self, editor, marks: SpanMarks) -> None:
+        super().__init__(editor)
+        self.editor, self.marks = editor, marks
+        self.text = ""
+        self.held = 0  # characters of `text` the editor holds
+        self._timer = _step_timer(self, self._step)
+
+    @property
+    def busy(self) -> bool:
+        return self.held < len(self.text)
+
+    def begin(self, text: str, position: int = 0) -> int:
+        """Show `text` (its start, and up to `position` past it); returns the characters
+        the editor holds. Any marking of the text before is stopped."""
+        self._timer.stop()
+        self.marks.stop()
+        held = len(text)
+        if held > self.FIRST * 3 // 2:
+            held = min(held, max(self.FIRST, position + self.FIRST))
+        self.text, self.held = text, held
+        self.editor.setPlainText(text[:held] if held < len(text) else text)
+        if self.busy:
+            self._timer.start()
+        return held
+
+    def finish(self) -> None:
+        while self.busy:
+            self._step()
+
+    def _step(self) -> None:
+        if not self.busy:
+            return
+        cursor = QTextCursor(self.editor.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(self.text[self.held : self.held + self.STEP])
+        self.held = min(len(self.text), self.held + self.STEP)
+        self.marks.more_held(self.held)
+        if self.busy:
+            self._timer.start()
 
 
 class SpanMarks(QObject):
@@ -245,10 +299,8 @@ class SpanMarks(QObject):
         self._wide: list[int] = []  # positions of characters beyond the BMP (two in Qt)
         # by block number: (the format's rank, the mark)
         self._marked: dict[int, list[tuple[int, QTextLayout.FormatRange]]] = {}
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(0)
-        self._timer.timeout.connect(self._step)
+        self.held = 0  # characters of the scan's text the editor holds (see TextFeed)
+        self._timer = _step_timer(self, self._step)
 
     @property
     def busy(self) -> bool:
@@ -263,20 +315,35 @@ class SpanMarks(QObject):
         self.counts = [0] * len(self.formats)
         self.truncated = False
 
-    def start(self, scan: SpanScan | None) -> None:
-        """Mark what `scan` finds in the editor's text, which it was made from: the head
-        now, the rest in later steps."""
+    def start(self, scan: SpanScan | None, held: int | None = None) -> None:
+        """Mark what `scan` finds in the editor's text, which it was made from and of which
+        the editor holds the first `held` characters (all by default): the head now, the
+        rest in later steps."""
         self.stop()
         self._scan = scan
         if scan is None:
             return
+        self.held = len(scan.text) if held is None else held
         text = scan.text
         self._wide = []
         if not text.isascii() and len(text.encode("utf-16-le")) != 2 * len(text):
             self._wide = [m.start() for m in _BEYOND_BMP.finditer(text)]
-        self._mark(scan.advance(self.HEAD))
-        if not scan.done:
+        self._mark(scan.advance(min(self.HEAD, self._markable())))
+        self.more_held(self.held)
+
+    def more_held(self, held: int) -> None:
+        """The editor now holds `held` characters of the text: mark on."""
+        self.held = held
+        if self._scan is not None and not self._scan.done:
             self._timer.start()
+
+    def _markable(self) -> int:
+        """Where marking may go up to: the text's end once the editor holds it all, else
+        short of what it holds by as much as a match may reach past its start."""
+        assert self._scan is not None
+        if self.held >= len(self._scan.text):
+            return len(self._scan.text)
+        return self.held - SpanScan.OVERLAP
 
     def clear(self) -> None:
         """Take every mark off the editor's document (new terms for the same text)."""
@@ -296,7 +363,10 @@ class SpanMarks(QObject):
             return
         began = time.perf_counter()
         while not scan.done and time.perf_counter() - began < self.STEP_S:
-            self._mark(scan.advance(scan.position + self.SLICE))
+            upto = min(scan.position + self.SLICE, self._markable())
+            if upto <= scan.position:
+                return  # until the editor holds more (more_held)
+            self._mark(scan.advance(upto))
         if not scan.done:
             self._timer.start()
 
@@ -337,6 +407,15 @@ class SpanMarks(QObject):
         start = document.findBlockByNumber(first).position()
         end_block = document.findBlockByNumber(last)
         document.markContentsDirty(start, end_block.position() + end_block.length() - start)
+
+
+def _step_timer(owner: QObject, step) -> QTimer:
+    """A single-shot zero timer calling `step`: the next step after the events waiting."""
+    timer = QTimer(owner)
+    timer.setSingleShot(True)
+    timer.setInterval(0)
+    timer.timeout.connect(step)
+    return timer
 
 
 _BEYOND_BMP = re.compile("[\U00010000-\U0010FFFF]")

@@ -698,6 +698,8 @@ class JudgingController(QObject):
 
     # -- the document and the topic ---------------------------------------------------------------
     def _on_document_edge_triggered(self, direction: int) -> None:
+        if direction > 0:
+            self.view.viewer.hold_all()  # the end of a long text, not of what has come so far
         bar = self.view.viewer.text.verticalScrollBar()
         bar.setValue(bar.maximum() if direction > 0 else bar.minimum())
 

@@ -116,3 +116,49 @@ def test_a_scan_in_stretches_finds_what_one_pass_finds():
         assert found == [topic, user]
         assert scan.truncated == truncated
         assert scan.counts == [len(topic), len(user)]
+
+
+def _reflow_line_by_line(text: str) -> str:
+    """The rule reflow follows, line by line: a break after a line of at least 0.6 of the
+    typical width (the 90th percentile of line lengths, 40-120 characters) becomes a space
+    when the next line is not blank."""
+    lines = text.split("\n")
+    if len(lines) < 3:
+        return text
+    lengths = sorted(len(line) for line in lines)
+    width = lengths[int(0.9 * (len(lengths) - 1))]
+    if not 40 <= width <= 120:
+        return text
+    out = []
+    for line, following in zip(lines, lines[1:]):
+        out.append(line)
+        out.append(" " if len(line) >= 0.6 * width and following.strip() != "" else "\n")
+    out.append(lines[-1])
+    return "".join(out)
+
+
+def test_reflow_joins_hard_wrapped_lines_by_its_rule():
+    import random
+
+    from judgeapp.services.highlight import reflow
+
+    rng = random.Random(11)
+    pieces = ["flow", "boundary", "the", "a", "layer", "x" * 30, " ", " ", "\t", "\u00a0", "\r", "é"]
+    for _ in range(400):
+        width = rng.choice([30, 60, 72, 100, 150])
+        lines = []
+        for _ in range(rng.randint(0, 60)):
+            kind = rng.random()
+            if kind < 0.15:
+                lines.append(rng.choice(["", " ", "\u00a0\t", "\r"]))  # blank lines
+            else:
+                line = ""
+                target = rng.randint(1, width) if kind < 0.4 else width - rng.randint(0, 8)
+                while len(line) < target:
+                    line += rng.choice(pieces) + " "
+                lines.append(line[:target])
+        text = "\n".join(lines)
+        assert reflow(text) == _reflow_line_by_line(text)
+        assert len(reflow(text)) == len(text)
+    cranfield = "boundary layer flow over a flat plate at high mach number and low\n" * 20
+    assert "\n" not in reflow(cranfield)[:-1]  # hard-wrapped lines joined

@@ -84,10 +84,11 @@ def test_a_long_document_is_marked_first_on_screen_then_to_its_end(qtbot):
     from judgeapp.ui.document_viewer import SpanMarks
 
     viewer = _viewer(qtbot)
-    text = _text(60_000)  # some 300 KB, thousands of paragraphs
+    text = _text(25_000)  # some 125 KB, thousands of paragraphs, given to the editor whole
     _show(viewer, text)
     first = _marks(viewer)
     shown = viewer.text.toPlainText()
+    assert len(shown) == len(text)
     head = len(shown[: SpanMarks.HEAD].encode("utf-16-le")) // 2
     assert viewer.marking  # more to mark: not done before the first paint
     assert first and all(start < head + 4096 for start, _, _ in first)
@@ -117,3 +118,49 @@ def test_new_terms_and_a_new_document_replace_the_marks(qtbot):
     _show(viewer, short, doc_id=2)
     assert not viewer.marking  # a short document is marked whole before it is painted
     assert _marks(viewer) == _expected(viewer)
+
+
+def test_a_text_of_megabytes_is_given_to_the_editor_in_pieces(qtbot):
+    """The key that shows it waits for the first piece only; the rest follows, marked, and
+    in the end the editor holds the text exactly."""
+    from judgeapp.ui.document_viewer import TextFeed
+
+    viewer = _viewer(qtbot)
+    text = _text(400_000, seed=4)  # some 2 MB
+    _show(viewer, text)
+    held = viewer._feed.held
+    assert held < len(text) // 4
+    assert viewer.text.toPlainText() == viewer._feed.text[:held]
+    assert held <= 2 * TextFeed.FIRST
+    qtbot.waitUntil(lambda: not viewer.marking, timeout=20_000)
+    shown = viewer.text.toPlainText()
+    assert shown == viewer._feed.text and len(shown) == len(text)
+    assert _marks(viewer) == _expected(viewer)
+
+
+def test_going_to_the_end_of_a_long_text_goes_to_its_real_end(qtbot):
+    viewer = _viewer(qtbot)
+    _show(viewer, _text(400_000, seed=5) + "THE END")
+    assert viewer.marking
+    viewer.hold_all()
+    assert viewer.text.toPlainText().endswith("THE END")
+
+
+def test_a_long_text_seen_before_opens_where_it_was_left(qtbot):
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
+    viewer = _viewer(qtbot)
+    long_text = _text(400_000, seed=6)
+    _show(viewer, long_text)
+    qtbot.waitUntil(lambda: not viewer.marking, timeout=20_000)
+    bar = viewer.text.verticalScrollBar()
+    bar.setValue(bar.maximum() * 3 // 4)
+    QApplication.processEvents()
+    where = viewer.top_position()
+    assert where > 4 * 100_000  # far beyond the first piece
+    _show(viewer, _text(100, seed=7), doc_id=2)
+    _show(viewer, long_text)
+    top = viewer.top_position()
+    below = viewer.text.cursorForPosition(QPoint(0, viewer.text.fontMetrics().lineSpacing() + 1))
+    assert top <= where < max(below.position(), top + 1)
