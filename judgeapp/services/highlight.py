@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 MAX_SPANS = 3000
@@ -226,13 +226,52 @@ def reflow(text: str) -> str:
     The typical width is the 90th percentile of the lines' lengths; a break is joined when
     its line is at least 0.6 of it long and the next line is not blank. One regular
     expression does the joining, so a text of megabytes takes milliseconds."""
+    joinable = _joinable_breaks(text)
+    return text if joinable is None else joinable.sub(" ", text)
+
+
+def _joinable_breaks(text: str) -> re.Pattern[str] | None:
+    """What matches the line breaks `reflow` joins in `text` (None: it joins none)."""
     if text.count("\n") < 2:
-        return text
+        return None
     lengths = sorted(map(len, text.split("\n")))
     width = lengths[int(0.9 * (len(lengths) - 1))]
     if not 40 <= width <= 120:
-        return text  # not a hard-wrapped text (or already long lines)
+        return None  # not a hard-wrapped text (or already long lines)
     shortest = math.ceil(0.6 * width)  # a line this long or longer is joined to the next
     # the break first: a search for it is quick, then what comes before and after is checked
-    joinable = re.compile(rf"\n(?<=[^\n]{{{shortest}}}\n)(?=[^\n]*\S)")
-    return joinable.sub(" ", text)
+    return re.compile(rf"\n(?<=[^\n]{{{shortest}}}\n)(?=[^\n]*\S)")
+
+
+def shown_pieces(text: str, size: int) -> Iterator[str]:
+    """`break_long_lines(reflow(text))` in consecutive pieces, made as they are asked for,
+    each ending at a line's end and, but for the last, at least half of `size` characters
+    long: a viewer shows the first at once and takes the rest in later steps. Only finding
+    the typical line width reads the whole text first.
+
+    A piece is a stretch of the text reflowed with the line after it in view (whether that
+    is blank decides the stretch's last break) and the line before it (the lookbehind),
+    then broken, and cut at its last line end; every break in it is then final, as both
+    rules decide a break from the start of its line (or of the piece broken off before) and
+    what follows, so the next piece starts where a line does."""
+    joinable = _joinable_breaks(text)
+    start, n = 0, len(text)
+    while start < n:
+        want = start + size
+        while True:
+            end = text.find("\n", want)
+            end = n if end == -1 else end + 1
+            if joinable is None:
+                joined = text[start:end]
+            else:
+                following = text.find("\n", end)
+                lo = max(0, start - MAX_LINE)  # the lookbehind reaches back at most a line
+                hi = n if following == -1 else following
+                joined = joinable.sub(" ", text[lo:hi])[start - lo : end - lo]
+            shown = break_long_lines(joined)
+            cut = len(shown) if end == n else shown.rfind("\n") + 1
+            if (cut and cut >= size // 2) or end == n:
+                break
+            want = start + 2 * (end - start)  # too few lines end here: take more
+        yield shown[:cut]
+        start += cut

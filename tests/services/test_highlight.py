@@ -162,3 +162,45 @@ def test_reflow_joins_hard_wrapped_lines_by_its_rule():
         assert len(reflow(text)) == len(text)
     cranfield = "boundary layer flow over a flat plate at high mach number and low\n" * 20
     assert "\n" not in reflow(cranfield)[:-1]  # hard-wrapped lines joined
+
+
+def test_the_shown_text_in_pieces_is_the_whole_shown_text():
+    """shown_pieces, which the viewer feeds to its editor a piece at a time, gives the same
+    text as reflowing and breaking the whole at once, each piece ending at a line's end."""
+    import random
+
+    from judgeapp.services.highlight import reflow, shown_pieces
+
+    rng = random.Random(13)
+    words = ["flow", "boundary", "layer", "of", "the", "x" * 50, "pressure"]
+    for _ in range(300):
+        width = rng.choice([50, 72, 200])
+        lines = []
+        for _ in range(rng.randint(0, 200)):
+            if rng.random() < 0.1:
+                lines.append(rng.choice(["", "  "]))
+                continue
+            line = ""
+            target = rng.choice([rng.randint(1, width), width, width - 3, 5000])
+            while len(line) < target:
+                line += rng.choice(words) + " "
+            lines.append(line[:target])
+        text = "\n".join(lines)
+        size = rng.choice([1, 50, 700, 5000, 10**6])
+        pieces = list(shown_pieces(text, size))
+        assert "".join(pieces) == break_long_lines(reflow(text))
+        assert all(p.endswith("\n") for p in pieces[:-1])
+        assert all(len(p) >= size // 2 for p in pieces[:-1])
+    # one paragraph of many hard-wrapped lines: joined, it is broken every few thousand
+    # characters, and the pieces end at those breaks
+    for seed in range(20):
+        rng = random.Random(seed)
+        lines = [
+            " ".join(rng.choice(words[:5]) for _ in range(rng.randint(12, 16)))[:72]
+            for _ in range(rng.randint(100, 3000))
+        ]
+        text = "\n".join(lines)
+        size = rng.choice([300, 5000, 20_000])
+        pieces = list(shown_pieces(text, size))
+        assert "".join(pieces) == break_long_lines(reflow(text))
+        assert len(pieces) > 1 or len(text) < size
