@@ -228,7 +228,7 @@ def run_judgments(args, mode: str, n: int) -> dict[str, list[float]]:
     table = PaintWatch(view.table.viewport())
 
     def visible(cell: tuple[int, int]) -> bool:
-        index = view.proxy.mapFromSource(view.model.index(cell[0], cell[1] + 1))
+        index = view.model.index(view.model.shown_row(cell[0]), cell[1] + 1)
         return view.table.visualRect(index).intersects(view.table.viewport().rect())
 
     committed = [0.0]

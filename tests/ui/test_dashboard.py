@@ -323,14 +323,14 @@ def test_drill_down_per_run_and_per_topic(qtbot, opened):
     view = dashboard.view
     window.show_view(view)
     per_topic, _ = oracle_ap(project, qrels_dict(qrels_rows(controller.workbench.store)))
-    row = view.proxy.mapFromSource(view.model.index(view.model.row_of("run3"), 0))
+    row = view.model.index(view.model.row_of("run3"), 0)
     view.table.doubleClicked.emit(row)
     drill = view.drill_model
     assert view.tables.currentIndex() == 1 and drill.mode == "run" and drill.key == "run3"
     assert drill.labels() == ("1", "2", "3", "4")
     for qid in drill.labels():
         assert drill.value(qid, "AP") == pytest.approx(per_topic["run3"][qid], abs=1e-12)
-    topic_row = view.drill_proxy.mapFromSource(drill.index(drill.row_of("3"), 0))
+    topic_row = drill.index(drill.row_of("3"), 0)
     view.drill_table.doubleClicked.emit(topic_row)
     assert drill.mode == "topic" and drill.key == "3"
     assert drill.labels() == tuple(project.runs)

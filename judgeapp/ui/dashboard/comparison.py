@@ -2,10 +2,14 @@
 difference, the test's p-value (corrected across runs) and the paired effect size in
 plain columns (the table's tooltips say the same cell by cell). Filled from the
 `Significance` the background analysis works out; emptied while it is being redone.
+Its rows are shown sorted by the model itself (judgeapp.ui.dashboard.sorting): `items` are
+in the model's own order, Qt's row r shows `items[source_row(r)]`.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -13,6 +17,7 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from judgeapp.services.baseline import TESTS, Significance
 from judgeapp.services.dashboard_tables import DOWN, UP
+from judgeapp.ui.dashboard.sorting import SortedRows
 from judgeapp.ui.models import FixedColumnsTableModel
 
 Index = QModelIndex | QPersistentModelIndex
@@ -20,7 +25,7 @@ ROLE = Qt.ItemDataRole
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
-class ComparisonTableModel(FixedColumnsTableModel):
+class ComparisonTableModel(SortedRows, FixedColumnsTableModel):
     RUN, MEASURE, MEAN, DELTA, P, EFFECT, VERDICT = range(7)
     HEADERS = ("Run", "Measure", "Mean", "Δ vs baseline", "p (corrected)", "Effect d", "")
     SortRole = int(ROLE.UserRole) + 1
@@ -28,8 +33,17 @@ class ComparisonTableModel(FixedColumnsTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)  # items: one per (run, measure), the values shown
         self.significance: Significance | None = None
-        self.version = 0  # counts the changes of what the rows sort by (MatrixSortProxy)
         self.resets = 0  # new rows (other runs or measures), counted for the tests
+        self._init_sorting()
+
+    def set_items(self, items: Sequence[Any]) -> None:
+        self.beginResetModel()
+        self.items = list(items)
+        self._sort_now()
+        self.endResetModel()
+
+    def _source_count(self) -> int:
+        return len(self.items)
 
     def set_significance(self, sig: Significance | None, means: np.ndarray | None) -> None:
         """Rows for `sig` (None empties the panel); `means` [measure, run] of its table."""
@@ -51,7 +65,6 @@ class ComparisonTableModel(FixedColumnsTableModel):
                             int(sig.sign[m, r]),
                         )
                     )
-        self.version += 1
         same_rows = len(rows) == len(self.items) and all(
             new[:2] == old[:2] for new, old in zip(rows, self.items, strict=True)
         )
@@ -66,14 +79,17 @@ class ComparisonTableModel(FixedColumnsTableModel):
             i for i, (new, old) in enumerate(zip(rows, self.items, strict=True)) if new != old
         ]
         self.items = rows
+        self.resort()  # rows that move: one layout change
         if changed:
+            shown = [self._shown[i] for i in changed]
             self.dataChanged.emit(
-                self.index(changed[0], self.MEAN), self.index(changed[-1], self.VERDICT)
+                self.index(min(shown), self.MEAN), self.index(max(shown), self.VERDICT)
             )
 
     def sort_keys(self, col: int) -> list[Any]:
-        """What each row sorts by in column `col` (its SortRole), for MatrixSortProxy."""
-        return [item[col] for item in self.items]
+        """What each row sorts by in column `col` (its SortRole; a missing number first
+        in ascending order)."""
+        return [_key(item[col]) for item in self.items]
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = ROLE.DisplayRole):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
@@ -101,9 +117,9 @@ class ComparisonTableModel(FixedColumnsTableModel):
         )[column]
 
     def data(self, index: Index, role: int = ROLE.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.items):
+        if not index.isValid() or not 0 <= index.row() < len(self._order):
             return None
-        row, col = self.items[index.row()], index.column()
+        row, col = self.items[self._order[index.row()]], index.column()
         if role == ROLE.DisplayRole:
             return self.cell(row, col)
         if role == self.SortRole:
@@ -111,3 +127,8 @@ class ComparisonTableModel(FixedColumnsTableModel):
         if role == ROLE.TextAlignmentRole and col not in (self.RUN, self.MEASURE, self.VERDICT):
             return RIGHT
         return None
+
+
+def _key(value: Any) -> Any:
+    """A sort key: NaN (no test) as minus infinity, which sorts consistently."""
+    return -math.inf if isinstance(value, float) and math.isnan(value) else value

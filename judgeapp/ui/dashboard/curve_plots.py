@@ -33,10 +33,6 @@ class _RunLinesPlot(LivePlot):
         kept background like any update: nothing else of the figure names them."""
         self.runs = tuple(runs)
         colours = [COLOURS[i % len(COLOURS)] for i in range(len(self.runs))]
-        self.handles = [
-            Line2D([], [], color=c, linewidth=1.5, label=run)
-            for c, run in zip(colours, self.runs, strict=True)
-        ]
         x_new = np.asarray(x, dtype=np.float64)
         if self.curves is not None and np.array_equal(x_new, self.x):
             self.curves.set_color(colours)
@@ -47,6 +43,15 @@ class _RunLinesPlot(LivePlot):
         self.ax.add_collection(self.curves, autolim=False)
         self._animate(self.curves)
         return True
+
+    @property
+    def handles(self) -> list[Line2D]:
+        """The runs' lines for a saved picture's legend (made when saved: a judgment that
+        reorders the best runs recolours the curves, and making these then took 3 ms)."""
+        return [
+            Line2D([], [], color=COLOURS[i % len(COLOURS)], linewidth=1.5, label=run)
+            for i, run in enumerate(self.runs)
+        ]
 
     def show_values(
         self, snapshot: Snapshot, per_topic: np.ndarray, mean: np.ndarray, topic: str | None

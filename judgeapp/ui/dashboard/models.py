@@ -11,6 +11,10 @@ A repaint asks `data()` for some ten roles of every visible cell, so what it ret
 prepared when the values change (texts, brushes, tooltips per cell) and `data()` only looks
 it up: the table repaints after every judgment. The change of a cell shows in its text,
 "0.3005  +.0120", and as a green or red tint.
+
+The rows are shown sorted by the model itself (judgeapp.ui.dashboard.sorting): Qt's row r
+is the model's own row `source_row(r)` (the order of `labels()`, the snapshot's); the
+arrays here are in that own order, and `data()` maps Qt's rows onto it.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from judgeapp.measures import Measure
 from judgeapp.services.baseline import Significance
 from judgeapp.services.dashboard_tables import DOWN, UP
 from judgeapp.ui import theme
+from judgeapp.ui.dashboard.sorting import SortedRows
 
 Index = QModelIndex | QPersistentModelIndex
 ROLE = Qt.ItemDataRole
@@ -47,6 +52,7 @@ FOREGROUND = int(ROLE.ForegroundRole)
 FONT = int(ROLE.FontRole)
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 CENTRE = int(Qt.AlignmentFlag.AlignCenter)
+UNKEPT = {TOOLTIP, int(ROLE.StatusTipRole), int(ROLE.WhatsThisRole)}  # asked, not kept
 CELL_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable  # made once: an enum's
 NO_FLAGS = Qt.ItemFlag.NoItemFlags  # "|" is Python code, and Qt asks for every cell painted
 
@@ -94,8 +100,9 @@ def _delta_text(delta: float) -> str:
     return sign + f"{size:.4f}"[1:]
 
 
-class MatrixTableModel(QAbstractTableModel):
-    """Rows named by `labels`, column 0 the label, then one column per measure."""
+class MatrixTableModel(SortedRows, QAbstractTableModel):
+    """Rows named by `labels`, column 0 the label, then one column per measure; shown
+    sorted by the column the view's header chose (`sort`)."""
 
     ValueRole = USER + 1  # the float value (sorting, tests)
     DeltaRole = USER + 2  # change at the last update, or None
@@ -115,8 +122,12 @@ class MatrixTableModel(QAbstractTableModel):
         self._text: list[list[str | None]] = []  # None: to be prepared when asked
         self._tint: list[list[QBrush | None]] = []
         self._tip: list[list[str | None]] = []
+        # per cell, what a paint asked of it and got, by role (None: to be asked again):
+        # a paint asks seven roles of each cell on screen, and the table repaints after
+        # every judgment
+        self._painted: list[list[dict[int, Any] | None]] = []
         self.resets = 0  # model resets (new rows or columns), counted for the tests
-        self.version = 0  # counts the changes of what the rows sort by (MatrixSortProxy)
+        self._init_sorting()
 
     # -- filling ----------------------------------------------------------------------------------
     def set_matrix(
@@ -131,7 +142,6 @@ class MatrixTableModel(QAbstractTableModel):
         `fresh`: other data under the same labels (no change to highlight): a reset."""
         labels, measures = tuple(labels), tuple(measures)
         values = np.asarray(values, dtype=np.float64)
-        self.version += 1
         if fresh or labels != self._labels or measures != self._measures:
             self.beginResetModel()
             self._labels, self._measures = labels, measures
@@ -143,8 +153,10 @@ class MatrixTableModel(QAbstractTableModel):
             self._text = [[label, *([""] * len(measures))] for label in labels]
             self._tint = [[None] * n_cols for _ in labels]
             self._tip = [[None] * n_cols for _ in labels]
+            self._painted = [[None] * n_cols for _ in labels]
             self._refresh_cells(np.ones(values.shape, dtype=bool))
             self.resets += 1
+            self._sort_now()
             self.endResetModel()
             return []
         old = self._values
@@ -156,6 +168,7 @@ class MatrixTableModel(QAbstractTableModel):
         self._values = values.copy()
         touched = changed | was_highlighted
         self._refresh_cells(touched)
+        self.resort()  # rows that move: one layout change
         self._emit_cells(touched)
         rows, cols = np.nonzero(changed)
         return list(zip(rows.tolist(), cols.tolist(), strict=True))
@@ -172,8 +185,16 @@ class MatrixTableModel(QAbstractTableModel):
         """Forget the prepared text, tint and tooltip of the cells in `mask` (rows x
         measures): they are prepared again when the view asks for them, so only the cells
         on screen are ever formatted."""
-        for r, c in zip(*np.nonzero(mask), strict=True):
+        rows, cols = np.nonzero(mask)
+        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
             self._text[r][c + 1] = None
+            self._painted[r][c + 1] = None
+
+    def _forget_rows(self, rows: list[int]) -> None:
+        """Forget what the paints were given for these rows (the model's own) in every
+        column: the roles that are not prepared per cell (the baseline's font) changed."""
+        for r in rows:
+            self._painted[r] = [None] * len(self._painted[r])
 
     def _prepared(self, r: int, col: int) -> None:
         if col and self._text[r][col] is None:
@@ -239,9 +260,11 @@ class MatrixTableModel(QAbstractTableModel):
         return []
 
     def _emit_cells(self, mask: np.ndarray) -> None:
-        """One dataChanged for the block that holds the changed cells: a signal per row
-        costs the sorting proxy a pass each (a judgment changes most runs' AP)."""
-        rows = np.flatnonzero(mask.any(axis=1))
+        """One dataChanged for the block of shown rows that holds the changed cells
+        (`mask`: the model's own rows x measures): a judgment changes most runs' AP."""
+        if not self._order:
+            return
+        rows = np.flatnonzero(mask.any(axis=1)[self._order])
         if not rows.size:
             return
         cols = np.flatnonzero(mask.any(axis=0))
@@ -251,8 +274,9 @@ class MatrixTableModel(QAbstractTableModel):
         )
 
     def sort_keys(self, col: int) -> list[Any]:
-        """What each row sorts by in column `col`, as its SortRole gives it: the label as
-        natural text, or the value (a missing one last in ascending order)."""
+        """What each of the model's own rows sorts by in column `col`, as its SortRole
+        gives it: the label as natural text, or the value (a missing one first in
+        ascending order, last in descending)."""
         if col <= 0:
             return list(self._sort_labels)
         values = self._values[:, col - 1]
@@ -265,11 +289,23 @@ class MatrixTableModel(QAbstractTableModel):
     def measures(self) -> tuple[Measure, ...]:
         return self._measures
 
+    def _source_count(self) -> int:
+        return len(self._labels)
+
     def row_of(self, label: str) -> int | None:
+        """The row (as shown, Qt's) of `label`."""
         try:
-            return self._labels.index(label)
+            return self._shown[self._labels.index(label)]
         except ValueError:
             return None
+
+    def labels_shown(self) -> list[str]:
+        """The labels in the order the rows are shown."""
+        return [self._labels[s] for s in self._order]
+
+    def label_at(self, row: int) -> str | None:
+        """The label of the row shown at `row` (Qt's)."""
+        return self._labels[self._order[row]] if 0 <= row < len(self._order) else None
 
     def _cell(self, label: str, measure: str) -> tuple[int, int]:
         return self._labels.index(label), self._names.index(measure)
@@ -289,6 +325,15 @@ class MatrixTableModel(QAbstractTableModel):
         ]
 
     # -- Qt ----------------------------------------------------------------------------------------
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        """One call into Python per cell a paint asks for (Qt's own asks `rowCount()` and
+        `columnCount()` here, two)."""
+        if parent.isValid() or not (
+            0 <= row < len(self._labels) and 0 <= column <= len(self._measures)
+        ):
+            return QModelIndex()
+        return self.createIndex(row, column)
+
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._labels)
 
@@ -311,23 +356,53 @@ class MatrixTableModel(QAbstractTableModel):
         return CELL_FLAGS if index.isValid() else NO_FLAGS
 
     def data(self, index: Index, role: int = DISPLAY) -> Any:
-        return self.cell_data(index.row(), index.column(), role)
+        row = index.row()
+        if not 0 <= row < len(self._order):
+            return None
+        return self.cell_data(self._order[row], index.column(), role)
 
     def multiData(self, index: Index, roles: QModelRoleDataSpan | QModelRoleData) -> None:
-        self.fill_roles(index.row(), index.column(), roles)
+        row = index.row()
+        if 0 <= row < len(self._order):
+            self.fill_roles(self._order[row], index.column(), roles)
 
     def fill_roles(self, r: int, col: int, roles: Any) -> None:
-        """Every role a paint asks of a cell in one call from Qt (`multiData`), instead of
-        one call into Python per role: a repaint of the table after a judgment asks seven
-        roles of each cell on screen (MatrixSortProxy forwards its calls here)."""
+        """Every role a paint asks of a cell (the model's own row `r`) in one call from Qt
+        (`multiData`), instead of one call into Python per role: a repaint of the table
+        after a judgment asks seven roles of each cell on screen. What a cell gave is kept
+        until it changes (`_refresh_cells`, `_forget_rows`): most cells a repaint asks
+        for did not (the tooltip, written when asked, is never kept)."""
+        if not (0 <= r < len(self._painted) and 0 <= col < len(self._painted[r])):
+            return
+        given = self._painted[r][col]
+        if given is None:
+            given = self._painted[r][col] = self._paint_roles(r, col)
         for i in range(len(roles)):
             wanted = roles[i]
-            value = self.cell_data(r, col, wanted.role())
+            role = wanted.role()
+            if role in given:
+                value = given[role]
+            else:
+                value = self.cell_data(r, col, role)
+                if role < USER and role not in UNKEPT:
+                    given[role] = value
             if value is not None:
                 wanted.setData(value)
+            else:  # Qt hands the same roles on from cell to cell: a brush left in would
+                wanted.clearData()  # colour every cell painted after a marked one
+
+    def _paint_roles(self, r: int, col: int) -> dict[int, Any]:
+        """What a paint asks of a cell, made at once (as `cell_data` gives it role by role,
+        each a few calls in Python)."""
+        self._prepared(r, col)
+        return {
+            DISPLAY: self._text[r][col],
+            ALIGN: RIGHT if col else None,
+            BACKGROUND: self._tint[r][col],
+        }
 
     def cell_data(self, r: int, col: int, role: int) -> Any:
-        """What `data()` gives for the cell at row `r`, column `col`."""
+        """What `data()` gives for the cell of the model's own row `r`, column `col`."""
         if r < 0 or r >= len(self._text) or col < 0 or col > len(self._names):
             return None
         if role == DISPLAY:
@@ -530,24 +605,25 @@ class RunMeasureTableModel(MatrixTableModel):
     def set_baseline(self, run: str | None) -> None:
         if run == self.baseline:
             return
-        rows = [self.row_of(x) for x in (self.baseline, run) if x is not None]
+        own = [self._labels.index(x) for x in (self.baseline, run) if x in self._labels]
         self.baseline = run
-        for r in rows:
-            if r is not None:
-                self.dataChanged.emit(self.index(r, 0), self.index(r, len(self._measures)))
+        self._forget_rows(own)  # the baseline's row is in bold
+        for r in own:
+            row = self._shown[r]
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self._measures)))
 
     def set_significance(self, sig: Significance | None) -> None:
-        """Show the marks of `sig` (None removes them); cells whose mark or p-value
-        changed are signalled."""
+        """Show the marks of `sig` (None removes them); cells whose mark changed are
+        signalled. The p-values and the tooltips' test lines are read when asked: new
+        p-values alone (every run's, after every judgment) repaint nothing, where they
+        repainted the whole table a second time per judgment."""
         usable = (
             sig is not None and sig.run_names == self._labels and sig.measures == tuple(self._names)
         )
         shape = self._values.shape
         new_sign = sig.sign.T.copy() if sig is not None and usable else np.zeros(shape)
         new_p = sig.p.T.copy() if sig is not None and usable else np.ones(shape)
-        changed = (new_sign != self._sign) | (new_p != self._p)
-        if (self._sig is None) != (not usable):
-            changed[:] = True  # the tooltips gain or lose their test lines
+        changed = new_sign != self._sign
         self._sig = sig if usable else None
         self._sign, self._p = new_sign, new_p
         self._refresh_cells(changed)
@@ -558,6 +634,12 @@ class RunMeasureTableModel(MatrixTableModel):
 
     def sign(self, run: str, measure: str) -> int:
         return int(self._sign[self._cell(run, measure)])
+
+    def _paint_roles(self, r: int, col: int) -> dict[int, Any]:
+        given = super()._paint_roles(r, col)
+        given[FOREGROUND] = self._fg[r][col]
+        given[FONT] = self._bold if self._labels[r] == self.baseline else None
+        return given
 
     def cell_data(self, r: int, col: int, role: int) -> Any:
         if role == FOREGROUND:

@@ -55,7 +55,7 @@ class ApDifferencePlot(LivePlot):
         self.limit = 0.0
         self.key: tuple = ()
         self.pair = ""
-        self._better, self._worse = to_rgba(BETTER), to_rgba(WORSE)
+        self._better, self._worse = np.array(to_rgba(BETTER)), np.array(to_rgba(WORSE))
 
     def configure(self, run: str | None, baseline: str | None, n_topics: int) -> None:
         self._forget_live()
@@ -101,7 +101,8 @@ class ApDifferencePlot(LivePlot):
                 axis=1,
             )
             self.bars.set_verts(list(verts))
-            self.bars.set_facecolor([self._better if d >= 0 else self._worse for d in diffs])
+            better = (diffs >= 0)[:, None]  # an RGBA row per bar: no colour parsed per bar
+            self.bars.set_facecolor(np.where(better, self._better, self._worse))
         self._data(diffs)
         better, worse = int((diffs > 0).sum()), int((diffs < 0).sum())
         mean = float(diffs.mean()) if diffs.size else 0.0

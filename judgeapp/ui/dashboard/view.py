@@ -5,7 +5,7 @@ job) connect everything.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -54,38 +54,6 @@ def _compact(combo: QComboBox) -> None:
     combo.setMinimumContentsLength(4)
 
 
-class MatrixSortProxy(QSortFilterProxyModel):
-    """Sorts a matrix model's rows by keys it takes from the model once per change
-    (`sort_keys`, `version`) instead of asking `data()` twice per comparison: a judgment
-    changes most runs' means, and re-sorting 115 rows through Python's `data()` took some
-    1,600 calls, 10-20 ms of the GUI thread for every update of the dashboard's table."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self._stamp: tuple[int, int] | None = None
-        self._keys: list = []
-
-    def lessThan(self, left, right) -> bool:
-        model = self.sourceModel()
-        if not isinstance(model, MatrixTableModel | ComparisonTableModel):
-            return super().lessThan(left, right)
-        stamp = (model.version, left.column())
-        if stamp != self._stamp:
-            self._keys, self._stamp = model.sort_keys(left.column()), stamp
-        return self._keys[left.row()] < self._keys[right.row()]
-
-    def multiData(self, index, roles) -> None:
-        """The roles a paint asks of a cell, from the model in one call (a proxy's own
-        `multiData` asks its `data()` once per role, each a call into the model's Python:
-        seven a cell, the most of a repaint of the table after every judgment)."""
-        model = self.sourceModel()
-        if not isinstance(model, MatrixTableModel):
-            super().multiData(index, roles)
-            return
-        source = self.mapToSource(index)
-        model.fill_roles(source.row(), source.column(), roles)
-
-
 class ColumnFitter(QObject):
     """Keeps a matrix table's columns as wide as their header and their widest text need
     (never elided: at 2x "nDCG@10" read "DCG@1"), sharing any room left over evenly; when
@@ -104,8 +72,9 @@ class ColumnFitter(QObject):
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
         self.timer.timeout.connect(self.fit)
-        for signal in (model.modelReset, model.headerDataChanged, model.layoutChanged):
+        for signal in (model.modelReset, model.headerDataChanged):
             signal.connect(self.timer.start)
+        # rows that change values or move (the model keeps them sorted) keep their widths
         model.dataChanged.connect(self._on_data_changed)
         table.viewport().installEventFilter(self)
         self.widths: list[int] = []
@@ -166,13 +135,11 @@ def change_legend_text() -> str:
     return f"{swatch(c['up_tint'])} rose {swatch(c['down_tint'])} fell at the last judgment"
 
 
-def _table(model, parent=None) -> tuple[QTableView, QSortFilterProxyModel]:
-    proxy = MatrixSortProxy(parent)
-    proxy.setSourceModel(model)
-    proxy.setSortRole(model.SortRole)
-    proxy.setDynamicSortFilter(True)
+def _table(model) -> QTableView:
+    """A table of one of the dashboard's models, which keep their rows sorted themselves
+    (judgeapp.ui.dashboard.sorting): the header's clicks sort the model, no proxy."""
     table = QTableView()
-    table.setModel(proxy)
+    table.setModel(model)
     table.setSortingEnabled(True)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -191,7 +158,7 @@ def _table(model, parent=None) -> tuple[QTableView, QSortFilterProxyModel]:
     if isinstance(model, MatrixTableModel):
         table.fitter = ColumnFitter(table, model)  # type: ignore[attr-defined]
     paint_items_in_cpp(table)  # repainted after every judgment: no Python per cell
-    return table, proxy
+    return table
 
 
 class DashboardView(QWidget):
@@ -286,11 +253,11 @@ class DashboardView(QWidget):
 
         # -- tables -----------------------------------------------------------------------------
         self.model = RunMeasureTableModel(self)
-        self.table, self.proxy = _table(self.model, self)
+        self.table = _table(self.model)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # best first
         self.drill_model = DrillDownTableModel(self)
-        self.drill_table, self.drill_proxy = _table(self.drill_model, self)
+        self.drill_table = _table(self.drill_model)
         self.drill_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.drill_table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.drill_kind = QComboBox()
@@ -352,7 +319,7 @@ class DashboardView(QWidget):
         runs_layout.addLayout(legend_row)
         # each run against the baseline: difference, p-value and effect size, per measure
         self.comparison_model = ComparisonTableModel(self)
-        self.comparison_table, self.comparison_proxy = _table(self.comparison_model, self)
+        self.comparison_table = _table(self.comparison_model)
         self.comparison_table.setAccessibleName("Runs compared with the baseline")
         self.comparison_table.horizontalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.Interactive
@@ -441,8 +408,9 @@ class DashboardView(QWidget):
 
     # -- helpers the controller uses -------------------------------------------------------------
     def selected_runs(self) -> list[str]:
-        rows = sorted({self.proxy.mapToSource(i).row() for i in self.table.selectedIndexes()})
-        labels = self.model.labels()
+        model = self.model
+        rows = sorted({model.source_row(i.row()) for i in self.table.selectedIndexes()})
+        labels = model.labels()
         return [labels[r] for r in rows if 0 <= r < len(labels)]
 
     def showEvent(self, event) -> None:
