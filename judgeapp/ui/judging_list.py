@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from judgeapp.services.queue import JudgingQueue
 from judgeapp.services.search import PoolIndex
 from judgeapp.services.workbench import Workbench
+from judgeapp.ui.item_style import paint_items_in_cpp
 from judgeapp.ui.judging_view import JudgingView
 from judgeapp.ui.ops import Ops
 
@@ -37,6 +38,9 @@ class DocumentList:
         document shown, the topic's full-text index and the project; `show(doc)` shows a
         document; `flags`: the flags waiting for their document's grade (shown flagged)."""
         self.view = view
+        # its cells painted by Fusion itself, with no call into Python per cell (the window's
+        # style draws nothing of them): the rows of a judgment repaint at every grade key
+        paint_items_in_cpp(view.list)
         self.ops = ops
         self.queue = queue
         self.current = current

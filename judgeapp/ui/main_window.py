@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from judgeapp.ui.delegates import ProgressDelegate
+from judgeapp.ui.delegates import ProgressPictures
+from judgeapp.ui.item_style import paint_items_in_cpp
 from judgeapp.ui.judging_view import JudgingView
 from judgeapp.ui.menu_keys import MenuKeysFirst
 from judgeapp.ui.models import TopicFilterProxyModel, TopicTableModel
@@ -183,8 +184,10 @@ class TopicsView(QWidget):
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(26)
-        self.progress_delegate = ProgressDelegate(TopicTableModel.ProgressRole, self.table)
-        self.table.setItemDelegateForColumn(TopicTableModel.PROGRESS, self.progress_delegate)
+        # painted with no Python per cell: Fusion itself, the progress bars as pictures
+        paint_items_in_cpp(self.table)
+        self.progress_pictures = ProgressPictures(self.table, TopicTableModel.PROGRESS)
+        self.model.progress_pictures = self.progress_pictures.picture
         header = self.table.horizontalHeader()
         header.setHighlightSections(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -200,6 +203,7 @@ class TopicsView(QWidget):
             (TopicTableModel.ASSIGNED, 100),
         ):
             header.resizeSection(col, width)
+        self.progress_pictures.follow_column()
         self.show_assignments(False)
         header.moveSection(
             header.visualIndex(TopicTableModel.IMPORTED),

@@ -6,7 +6,7 @@ row and emits `dataChanged` for it, never a reset.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import (
@@ -16,7 +16,7 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QBrush, QFont
+from PySide6.QtGui import QBrush, QFont, QIcon
 
 from judgeapp.records import GradeInfo
 from judgeapp.services.rows import QueueItem, TopicRow, natural_key
@@ -26,6 +26,48 @@ from judgeapp.ui.plain import tooltip
 Index = QModelIndex | QPersistentModelIndex
 ROLE = Qt.ItemDataRole
 USER = int(ROLE.UserRole)
+
+
+_DISPLAY = int(ROLE.DisplayRole)
+_FOREGROUND = int(ROLE.ForegroundRole)
+_FONT = int(ROLE.FontRole)
+_TOOLTIP = int(ROLE.ToolTipRole)
+_ALIGN = int(ROLE.TextAlignmentRole)
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_DECORATION = int(ROLE.DecorationRole)
+_ACCESSIBLE = int(ROLE.AccessibleTextRole)
+_QID, _SORT, _PROGRESS = USER + 1, USER + 2, USER + 3  # TopicTableModel's roles
+
+
+def fill_roles(cell_data: Callable[[int, int, int], Any], row: int, col: int, roles: Any) -> None:
+    """Every role a paint asks of a cell, in one call from Qt (`multiData`): a model's own
+    `multiData` asks its `data()` once per role, each a call into Python (seven a cell).
+    Every role is set, those without a value cleared: Qt's delegate hands the same roles
+    to every cell, holding what the cell before it was given."""
+    for i in range(len(roles)):
+        wanted = roles[i]
+        value = cell_data(row, col, wanted.role())
+        if value is None:
+            wanted.clearData()
+        else:
+            wanted.setData(value)
+
+
+class CellTableModel(QAbstractTableModel):
+    """A table whose cells say what they hold by row, column and role (`cell_data`), asked
+    once per cell for all the roles a paint wants (`multiData`)."""
+
+    def data(self, index: Index, role: int = ROLE.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        return self.cell_data(index.row(), index.column(), int(role))
+
+    def multiData(self, index: Index, roles: Any) -> None:
+        if index.isValid():
+            fill_roles(self.cell_data, index.row(), index.column(), roles)
+
+    def cell_data(self, row: int, col: int, role: int) -> Any:
+        raise NotImplementedError
 
 
 class FixedColumnsTableModel(QAbstractTableModel):
@@ -67,7 +109,7 @@ class FixedColumnsTableModel(QAbstractTableModel):
         raise NotImplementedError
 
 
-class TopicTableModel(QAbstractTableModel):
+class TopicTableModel(CellTableModel):
     # IMPORTED is last in the model, shown after JUDGED (TopicsView moves it there)
     ID, TITLE, POOL, JUDGED, RELEVANT, PROGRESS, MISSING, ASSIGNED, IMPORTED = range(9)
     HEADERS = (
@@ -81,21 +123,30 @@ class TopicTableModel(QAbstractTableModel):
         "Assigned",
         "Imported",
     )
-    QidRole = USER + 1
-    SortRole = USER + 2
-    ProgressRole = USER + 3  # fraction judged, 0..1, for the progress delegate
+    QidRole = _QID
+    # a row's place in the column's order (0, 1, ...): the column's own order, ties by topic
+    # id (numbers as numbers), so that the sort proxy compares plain integers in C++
+    SortRole = _SORT
+    ProgressRole = _PROGRESS  # fraction judged, 0..1
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._rows: list[TopicRow] = []
         self._row_of: dict[str, int] = {}
+        self._natural: dict[str, tuple] = {}  # natural_key of each topic id
+        self._ranks: dict[int, list[int]] = {}  # column -> each row's place (made on demand)
         self.show_estimates = False
+        # the progress column's pictures (judgeapp.ui.delegates.ProgressPictures), drawn as
+        # the cells' decoration; without them the column shows the percentage as text
+        self.progress_pictures: Callable[[float], QIcon] | None = None
 
     # -- filling ------------------------------------------------------------------------
     def set_rows(self, rows: Sequence[TopicRow]) -> None:
         self.beginResetModel()
         self._rows = list(rows)
         self._row_of = {r.qid: i for i, r in enumerate(self._rows)}
+        self._natural = {r.qid: natural_key(r.qid) for r in self._rows}
+        self._ranks = {}
         self.show_estimates = any(r.missing is not None for r in self._rows)
         self.endResetModel()
 
@@ -109,10 +160,26 @@ class TopicTableModel(QAbstractTableModel):
         if i is None:
             return
         self._rows[i] = row
+        self._ranks = {}  # the other rows keep their order among themselves
         self.dataChanged.emit(self.index(i, 0), self.index(i, self.columnCount() - 1))
 
     def row_of(self, qid: str) -> int | None:
         return self._row_of.get(qid)
+
+    def rank(self, row: int, col: int) -> int:
+        """Row `row`'s place in column `col`'s order (SortRole)."""
+        ranks = self._ranks.get(col)
+        if ranks is None:
+            rows, natural = self._rows, self._natural
+            order = sorted(
+                range(len(rows)),
+                key=lambda i: (self._sort_key(rows[i], col), natural[rows[i].qid]),
+            )
+            ranks = [0] * len(rows)
+            for place, i in enumerate(order):
+                ranks[i] = place
+            self._ranks[col] = ranks
+        return ranks[row]
 
     def topic(self, row: int) -> TopicRow:
         return self._rows[row]
@@ -143,25 +210,33 @@ class TopicTableModel(QAbstractTableModel):
             )
         return None
 
-    def data(self, index: Index, role: int = ROLE.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+    def cell_data(self, r: int, col: int, role: int) -> Any:
+        """What `data()` gives for the cell at row `r`, column `col`."""
+        if not 0 <= r < len(self._rows):
             return None
-        row, col = self._rows[index.row()], index.column()
-        if role == ROLE.DisplayRole:
+        if role == _SORT:  # asked twice per comparison of a sort
+            return self.rank(r, col)
+        row = self._rows[r]
+        if col == self.PROGRESS and self.progress_pictures is not None:
+            if role == _DECORATION:
+                return self.progress_pictures(row.progress)
+            if role == _DISPLAY:
+                return None  # the picture holds the percentage
+            if role == _ACCESSIBLE:
+                return self._display(row, col)
+        if role == _DISPLAY:
             return self._display(row, col)
-        if role == self.QidRole:
+        if role == _QID:
             return row.qid
-        if role == self.ProgressRole:
+        if role == _PROGRESS:
             return row.progress
-        if role == self.SortRole:
-            return self._sort_key(row, col)
-        if role == ROLE.TextAlignmentRole and col not in (self.ID, self.TITLE):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == ROLE.ToolTipRole and col == self.TITLE:
+        if role == _ALIGN and col not in (self.ID, self.TITLE):
+            return _RIGHT
+        if role == _TOOLTIP and col == self.TITLE:
             return tooltip(row.title)
-        if role == ROLE.ToolTipRole and col == self.MISSING and row.missing is not None:
+        if role == _TOOLTIP and col == self.MISSING and row.missing is not None:
             return f"{row.missing:.1f} (interval {row.missing_low:.1f} - {row.missing_high:.1f})"
-        if role == ROLE.ForegroundRole and col == self.RELEVANT and row.relevant:
+        if role == _FOREGROUND and col == self.RELEVANT and row.relevant:
             return QBrush(theme.grade_colour(2))
         return None
 
@@ -188,7 +263,7 @@ class TopicTableModel(QAbstractTableModel):
 
     def _sort_key(self, row: TopicRow, col: int) -> Any:
         if col in (self.ID, self.ASSIGNED):  # the assessor's own topics first
-            return (not row.assigned, natural_key(row.qid))
+            return (not row.assigned, self._natural[row.qid])
         if col == self.TITLE:
             return row.title.lower()
         return {
@@ -203,13 +278,24 @@ class TopicTableModel(QAbstractTableModel):
 
 class TopicFilterProxyModel(QSortFilterProxyModel):
     """Filter on topic id and title (case-insensitive words, all must match), and sort by
-    each column's natural order (topic ids as numbers where they are numbers)."""
+    each column's natural order (topic ids as numbers where they are numbers): by the
+    model's places in that order (SortRole), compared by Qt, with no Python comparison."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._words: list[str] = []
         self.pooled_only = False
         self.setSortRole(TopicTableModel.SortRole)
+
+    def multiData(self, index: Index, roles: Any) -> None:
+        """The roles a paint asks of a cell, from the model in one call (a proxy's own
+        `multiData` asks its `data()` once per role, each a call into the model's Python)."""
+        model = self.sourceModel()
+        if not isinstance(model, TopicTableModel) or not index.isValid():
+            super().multiData(index, roles)
+            return
+        source = self.mapToSource(index)
+        fill_roles(model.cell_data, source.row(), source.column(), roles)
 
     def set_pooled_only(self, on: bool) -> None:
         """Show only the topics of the pool being judged (a topic no run retrieved for has
@@ -244,28 +330,13 @@ class TopicFilterProxyModel(QSortFilterProxyModel):
         hay = f"{row.qid} {row.title}".lower()
         return all(word in hay for word in self._words)
 
-    def lessThan(self, left: Index, right: Index) -> bool:
-        role = TopicTableModel.SortRole
-        a, b = left.data(role), right.data(role)
-        if a == b:
-            return natural_key(left.data(TopicTableModel.QidRole)) < natural_key(
-                right.data(TopicTableModel.QidRole)
-            )
-        return a < b
 
-
-_DISPLAY = int(ROLE.DisplayRole)
-_FOREGROUND = int(ROLE.ForegroundRole)
-_FONT = int(ROLE.FontRole)
-_TOOLTIP = int(ROLE.ToolTipRole)
-_ALIGN = int(ROLE.TextAlignmentRole)
-_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _POOL_ROLES = frozenset(
     {_DISPLAY, _FOREGROUND, _FONT, _TOOLTIP, _ALIGN, USER + 1, USER + 2, USER + 3}
 )
 
 
-class PoolTableModel(QAbstractTableModel):
+class PoolTableModel(CellTableModel):
     """The pooled documents of one topic in judging order. In blind mode the rank and run
     columns do not exist at all (and their roles return nothing)."""
 
@@ -373,14 +444,13 @@ class PoolTableModel(QAbstractTableModel):
             text += f"  · also judged by {item.others} other{'s' * (item.others > 1)}"
         return text
 
-    def data(self, index: Index, role: int = ROLE.DisplayRole) -> Any:
-        # called for every role of every visible cell on each repaint: the roles this
+    def cell_data(self, row: int, col: int, role: int) -> Any:
+        """What `data()` gives for the cell at row `row`, column `col`."""
+        # asked for every role of every visible cell on each repaint: the roles this
         # model never answers leave first, and per-item values are built once and cached
-        role = int(role)
-        if role not in _POOL_ROLES or not index.isValid():
+        if role not in _POOL_ROLES:
             return None
-        row, col = index.row(), index.column()
-        if not 0 <= row < len(self._items) or col >= self.columnCount():
+        if not 0 <= row < len(self._items) or col >= (4 if self.blind else 6):
             return None
         if self._scheme != theme.COLOURS["base"]:  # light <-> dark: new colours
             self._cells, self._scheme = {}, theme.COLOURS["base"]
