@@ -4,11 +4,20 @@ the rest of the window then hears of every judgment, in order."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication
 
 from tests.ui.test_judging_keys import judging, press  # noqa: F401 (the fixture)
 from tests.ui.waiting import settled
+
+
+@pytest.fixture(autouse=True)
+def _paint_comes(monkeypatch):
+    """The order of frames is what these tests check, not the fallback that runs the work
+    waiting for a paint when none comes within PAINT_WAIT_MS (on a loaded machine the
+    paint itself may come later than that, and the work then runs before it)."""
+    monkeypatch.setattr("judgeapp.ui.ops.PAINT_WAIT_MS", 10_000)
 
 
 class PaintLog(QObject):
