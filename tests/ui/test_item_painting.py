@@ -262,7 +262,9 @@ def test_the_judging_list_paints_no_cell_through_python_and_looks_the_same(qtbot
 
     def grab() -> bytes:
         qtbot.wait(50)
-        return bytes(table.grab().toImage().convertToFormat(QImage.Format.Format_RGB32).constBits())
+        # the image held while its bits are copied (a temporary's memory is freed at once)
+        image = table.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+        return bytes(image.constBits())
 
     ours = grab()
     table.removeEventFilter(table.frame_painter)
