@@ -44,10 +44,13 @@ class Drawn(Protocol):
 
 class PlotRenderer(QObject):
     _answered = Signal(object)  # a Picture, or None when the child ended (its reader thread)
+    _spawned = Signal(object)  # the child's Popen once started, or None if it could not be
 
     def __init__(self, parent: QObject | None = None, in_process: bool = IN_PROCESS) -> None:
         super().__init__(parent)
         self._answered.connect(self._on_answered)
+        self._spawned.connect(self._on_spawned)
+        self._starting = False  # the child is being started (by its reader thread)
         self._plots: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
         self._waiting: OrderedDict[int, None] = OrderedDict()  # plots to draw, in order
         self._out: int | None = None  # the plot whose request is with the child
@@ -61,38 +64,52 @@ class PlotRenderer(QObject):
 
     # -- the child -----------------------------------------------------------------------------
     def start(self) -> None:
-        """Start the child (it loads matplotlib and its fonts meanwhile); nothing if it runs."""
-        if self._child is not None or self._failed:
+        """Start the child (it loads matplotlib and its fonts meanwhile); nothing if it runs.
+        It is started by its reader thread: a process started from the GUI thread held it
+        until the new process had run up to its exec (`_fork_exec`: 0.25-0.3 s of wall time
+        under load, tests/ui/test_trec_scale.py's watchdog); requests wait for it meanwhile."""
+        if self._child is not None or self._failed or self._starting:
             return
+        self._starting = True
+        self._ready.clear()
+        threading.Thread(target=self._run, name="plot child", daemon=True).start()
+        atexit.register(self.stop)
+
+    def _run(self) -> None:
+        """The reader thread: starts the child, then reads its answers."""
         try:
-            self._child = subprocess.Popen(
+            child = subprocess.Popen(
                 [sys.executable, "-m", "judgeapp.ui.plot_child"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 env={**os.environ, "PYTHONPATH": _import_path()},
             )
         except OSError:
-            self._failed = True
+            self._spawned.emit(None)
             return
-        self._ready.clear()
-        threading.Thread(
-            target=self._read, args=(self._child,), name="plot child", daemon=True
-        ).start()
-        atexit.register(self.stop)
+        self._spawned.emit(child)
+        self._read(child)
+
+    def _on_spawned(self, child: subprocess.Popen[bytes] | None) -> None:
+        self._starting = False
+        if child is None:  # it cannot run: the plots are drawn here
+            self._gone()
+            return
+        if self._failed:  # stopped while it started
+            _end(child)
+            return
+        self._child = child
+        self._next()
 
     def stop(self) -> None:
         """End the child (its input closed, it leaves; killed if it does not within 2 s)."""
         child, self._child = self._child, None
         if child is None:
+            if self._starting:
+                self._failed = True  # the child that comes is ended (`_on_spawned`)
             return
         self._failed = True  # what is asked later is drawn here
-        try:
-            if child.stdin is not None:
-                child.stdin.close()
-            child.wait(2)
-        except (OSError, subprocess.TimeoutExpired):
-            child.kill()
-            child.wait()
+        _end(child)
 
     def _read(self, child: subprocess.Popen[bytes]) -> None:
         """The child's answers, handed to the GUI thread (a queued signal)."""
@@ -178,6 +195,17 @@ class PlotRenderer(QObject):
 
     def wait_ready(self, timeout: float) -> bool:
         return self._ready.wait(timeout)
+
+
+def _end(child: subprocess.Popen[bytes]) -> None:
+    """Close the child's input (it leaves); kill it if it does not within 2 s."""
+    try:
+        if child.stdin is not None:
+            child.stdin.close()
+        child.wait(2)
+    except (OSError, subprocess.TimeoutExpired):
+        child.kill()
+        child.wait()
 
 
 def shared(start: bool = True) -> PlotRenderer:

@@ -1,9 +1,15 @@
 """The GUI-thread watchdog of the TREC-scale scenarios (tests/ui/watchdog.py) catches what
-it is there to catch: a GUI thread busy past the limit, and SQL sent from the GUI thread;
-and it does not blame the window for the test's own paused work."""
+it is there to catch: a GUI thread busy past the limit, a worker holding the interpreter lock
+the GUI thread waits for, and SQL sent from the GUI thread; and it does not blame the window
+for the test's own paused work, nor for time the GUI thread spent waiting for a CPU."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+import threading
 import time
 
 import pytest
@@ -68,3 +74,91 @@ def test_paused_work_is_not_the_window_s(qtbot, dog, tmp_path):
     qtbot.wait(40)
     assert not dog.stalls and not dog.statements
     dog.check()
+
+
+def test_a_60_ms_block_of_the_gui_thread_fails_at_the_target(qtbot):
+    dog = GuiWatchdog(fail_ms=50)
+    dog.start()
+    try:
+        qtbot.wait(50)
+        busy(60)
+        qtbot.wait(40)
+    finally:
+        dog.stop()
+    assert [round(s.cpu_ms) >= 55 for s in dog.stalls] == [True]
+    with pytest.raises(AssertionError, match="1 over 50 ms"):
+        dog.check()
+
+
+def lock_holder(ms: float):
+    """A pattern match that holds the interpreter lock for at least `ms` milliseconds of
+    CPU in one call (Python's regular expressions never let go of it: as a long C call of
+    a worker does), and its subject."""
+    pattern = re.compile(r"(a*)*b")
+    for n in range(12, 30):
+        start = time.thread_time()
+        pattern.fullmatch("a" * n)
+        if (time.thread_time() - start) * 1000 >= ms / 4:  # the time doubles and more a step
+            return pattern, "a" * (n + 2)
+    raise AssertionError("no subject long enough")
+
+
+def test_a_worker_holding_the_interpreter_lock_stalls_the_window(qtbot):
+    """The GUI thread waiting for the lock a worker holds while that worker runs is the
+    window's stall, though the GUI thread itself hardly runs (as a big fetch or sort in a
+    worker would be)."""
+    dog = GuiWatchdog(fail_ms=50)
+    pattern, subject = lock_holder(100)
+    dog.start()
+    held: list[float] = []
+
+    def hold() -> None:
+        start = time.thread_time()
+        pattern.fullmatch(subject)
+        held.append((time.thread_time() - start) * 1000)
+
+    try:
+        qtbot.wait(50)
+        worker = threading.Thread(target=hold)
+        worker.start()
+        qtbot.waitUntil(lambda: bool(held), timeout=10_000)
+        worker.join()
+        qtbot.wait(40)
+    finally:
+        dog.stop()
+    assert held[0] >= 100
+    stall = max(dog.stalls, key=lambda s: s.ms)
+    assert stall.ms > 60 and stall.cpu_ms < 20  # the GUI thread waited, not ran
+    assert "[" in stall.threads and "on a CPU" in stall.threads  # the worker is named
+    with pytest.raises(AssertionError, match="over 50 ms"):
+        dog.check()
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="Linux only")
+def test_waiting_for_a_cpu_is_not_the_window_s(qtbot):
+    """The GUI thread sharing its core with a busy process (a loaded machine): the time it
+    waits in the run queue is taken off, its own time on the CPU is not. 40 ms of its CPU
+    stretched to 80 ms and more of wall time is no stall; 60 ms of it is."""
+    cpu = min(os.sched_getaffinity(0))
+    spinner = subprocess.Popen([sys.executable, "-c", "while 1: pass"])
+    before = os.sched_getaffinity(0)
+    dog = GuiWatchdog(fail_ms=50)
+    try:
+        os.sched_setaffinity(spinner.pid, {cpu})
+        os.sched_setaffinity(0, {cpu})  # the calling thread, the GUI thread, only
+        dog.start()
+        qtbot.wait(50)
+        start = time.perf_counter()
+        busy(40)
+        stretched = (time.perf_counter() - start) * 1000
+        qtbot.wait(40)
+        assert stretched > 60  # it waited for the CPU
+        assert not dog.stalls, dog.report()
+        busy(60)
+        qtbot.wait(40)
+        assert len(dog.stalls) == 1 and dog.stalls[0].queued_ms > 20, dog.report()
+    finally:
+        dog.stop()
+        os.sched_setaffinity(0, before)
+        spinner.kill()
+        spinner.wait()

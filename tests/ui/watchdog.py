@@ -6,16 +6,25 @@ A gap is the window's fault only for the time nobody in the process was waiting 
 CPU: what the GUI thread spent in the run queue during the gap (Linux's
 /proc/self/task/TID/schedstat, its second field) is taken off, and what the other threads
 spent there while the GUI thread was neither on a CPU nor in the run queue (it waited for
-the interpreter lock a worker held while that worker waited for a CPU), so that a machine
-busy with other processes does not fail the test; the GUI thread's own time on a CPU (the
-first field) always counts, as does time spent waiting for a lock, for the interpreter
-lock a worker holds while it runs, or for the disk. The GUI thread reads only its own figure at each beat; a thread beside it reads
-the others' every 5 ms (a beat that read every thread's file cost the GUI thread 1-2 ms),
-and notes every thread's Python stack once a gap grows past the limit, so that a failure
-names the code that stalled. It needs the interpreter lock for that, so a gap in which
-something held the lock the whole time is "not seen". With JUDGEAPP_WATCHDOG_STACKS=1
-Python's faulthandler (a C thread, which needs no lock) writes them instead: for diagnosis
-only, as reading the stacks of running threads without the lock can crash the process.
+the interpreter lock a worker held while that worker waited for a CPU, or for a thread just
+started that waited for one), so that a machine busy with other processes does not fail the
+test; the GUI thread's own time on a CPU (the first field) always counts, as does time spent
+waiting for a lock, for the interpreter lock a worker holds while it runs (never taken off:
+as much of the wait as the busiest other thread ran), or for the disk.
+
+At each beat the GUI thread reads its own figures and every other thread's, through file
+descriptors kept open (`_Schedstats`: 20-40 us a beat for 15 threads; opening each thread's
+file took 270 us of CPU, and a thread beside the GUI thread that did so every 5 ms ran
+1.7-3.5 ms in each grade key's 20-30 ms, taking turns with the GUI thread for the
+interpreter lock). A stall's report names the other threads that ran or waited for a CPU in
+it, and their time: the worker that held the interpreter lock is the one that ran. A thread
+beside the GUI thread sleeps until a gap would pass the limit and then notes every thread's
+Python stack (raw frames; their source lines are read when reported), so that a failure
+names the code that stalled. It needs the interpreter lock for that: when something held it
+the whole gap, the stacks are taken as it comes free, and marked so. With
+JUDGEAPP_WATCHDOG_STACKS=1 Python's faulthandler (a C thread, which needs no lock) writes them
+instead: for diagnosis only, as reading the stacks of running threads without the lock can
+crash the process (it did in 2 of 6 runs of the scenarios, 28 November).
 
 It also notes every SQL statement the GUI thread itself sends to a project (an SQLAlchemy
 engine event): the window runs its queries in workers (judgeapp.ui.ops), and a statement on
@@ -24,7 +33,6 @@ the GUI thread is a stall waiting to happen at a larger size.
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import faulthandler
 import os
@@ -33,7 +41,6 @@ import tempfile
 import threading
 import time
 import traceback
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -42,7 +49,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 BEAT_MS = 10
-SAMPLE_S = 0.005
+SAMPLE_S = 0.005  # the stack sampler sleeps at least this long
 LIMIT_MS = 50.0  # the issue's target: a gap over it is a stall, counted and reported
 # what fails a scenario of the test suite: twice the target, which is not met in every run
 # on a shared 2-core machine (at 50 ms, 6 of 20 scenario runs failed at load 4-7 on 28
@@ -52,31 +59,124 @@ LIMIT_MS = 50.0  # the issue's target: a gap over it is a stall, counted and rep
 SUITE_FAIL_MS = float(os.environ.get("JUDGEAPP_SUITE_FAIL_MS", 2 * LIMIT_MS))
 FAULTHANDLER = os.environ.get("JUDGEAPP_WATCHDOG_STACKS") == "1"
 LOG = os.environ.get("JUDGEAPP_WATCHDOG_LOG")  # a file each scenario's summary is added to
+TASKS = "/proc/self/task"
 
 
-def _schedstat(tid: int) -> tuple[int, int]:
-    """Nanoseconds thread `tid` of this process has run on a CPU and waited in the run
-    queue ((0, 0) when unknown: off Linux, or the thread is gone)."""
+Figures = dict[int, bytes]  # thread id -> its schedstat line, parsed only when needed
+
+
+class _Schedstats:
+    """Every thread's /proc/self/task/TID/schedstat, read through a file descriptor kept
+    open per thread (`os.pread` at 0 makes the kernel write the figures anew), listed again
+    only when the number of threads changed or one ended; parsed only for a long gap. Each
+    beat reads 15 threads in 20-30 us of CPU, where opening each one's file took 270 us."""
+
+    def __init__(self) -> None:
+        self._fds: dict[int, int] = {}
+        self._links = -1  # /proc/self/task's link count (threads + 2) when last listed
+
+    def one(self, tid: int) -> tuple[int, int]:
+        """Nanoseconds thread `tid` has run on a CPU and waited in the run queue ((0, 0)
+        when unknown: off Linux, or the thread is gone)."""
+        try:
+            fd = self._fds.get(tid)
+            if fd is None:
+                fd = self._fds[tid] = os.open(f"{TASKS}/{tid}/schedstat", os.O_RDONLY)
+            return _parse(os.pread(fd, 64, 0))
+        except OSError:
+            self._forget(tid)
+            return 0, 0
+
+    def others(self, skip: int) -> Figures:
+        """Every thread's figures but `skip`'s, unparsed."""
+        try:
+            links = os.stat(TASKS).st_nlink
+            if links != self._links:
+                self._links = links
+                tids = {int(t) for t in os.listdir(TASKS)}
+                for gone in self._fds.keys() - tids:
+                    self._forget(gone)
+                for tid in tids - self._fds.keys():
+                    self._fds[tid] = os.open(f"{TASKS}/{tid}/schedstat", os.O_RDONLY)
+        except OSError:
+            return {}
+        read = os.pread
+        figures = {}
+        for tid, fd in self._fds.items():
+            if tid != skip:
+                try:
+                    figures[tid] = read(fd, 64, 0)
+                except OSError:  # it ended (another may have begun): listed again next time
+                    self._links = -1
+        return figures
+
+    def _forget(self, tid: int) -> None:
+        fd = self._fds.pop(tid, None)
+        if fd is not None:
+            os.close(fd)
+
+    def close(self) -> None:
+        for tid in list(self._fds):
+            self._forget(tid)
+        self._links = -1
+
+
+def _parse(line: bytes) -> tuple[int, int]:
+    """(nanoseconds on a CPU, nanoseconds in the run queue) of a schedstat line."""
     try:
-        with open(f"/proc/self/task/{tid}/schedstat") as fh:
-            ran, queued = fh.read().split()[:2]
+        ran, queued = line.split()[:2]
         return int(ran), int(queued)
-    except (OSError, ValueError):
+    except ValueError:
         return 0, 0
 
 
-def _queued(tid: int) -> int:
-    """Nanoseconds thread `tid` of this process has waited in the run queue."""
-    return _schedstat(tid)[1]
+def _deltas(before: Figures, after: Figures) -> dict[int, tuple[int, int]]:
+    """Each thread's nanoseconds on a CPU and in the run queue between two readings; a
+    thread that began between them counts all it has (its whole life is in between), one
+    that ended counts nothing (its last figures are gone)."""
+    deltas = {}
+    for tid, line in after.items():
+        ran, queued = _parse(line)
+        ran0, queued0 = _parse(before[tid]) if tid in before else (0, 0)
+        deltas[tid] = (ran - ran0, queued - queued0)
+    return deltas
 
 
-def _others_queued(gui: int) -> dict[int, int]:
-    """Every other thread's run-queue wait so far, by thread id."""
-    try:
-        tasks = os.listdir("/proc/self/task")
-    except OSError:
-        return {}
-    return {int(t): _queued(int(t)) for t in tasks if int(t) != gui}
+def _excused(off: float, before: Figures, after: Figures) -> float:
+    """Of `off` milliseconds in which the GUI thread was neither on a CPU nor waiting for
+    one, those the machine is to blame for: the other threads waited for a CPU (one held
+    the interpreter lock the GUI thread wanted), but never the part the busiest of them
+    spent on a CPU (a worker holding the lock while it runs is the window's stall, even
+    while other threads of it wait in the run queue meanwhile)."""
+    deltas = _deltas(before, after).values()
+    waited = sum(max(0, queued) for _, queued in deltas) / 1e6
+    ran = max((ran for ran, _ in deltas), default=0) / 1e6
+    return min(waited, max(0.0, off - ran))
+
+
+def _threads_in(before: Figures, after: Figures) -> str:
+    """The other threads' time on a CPU and in the run queue between two beats, the busiest
+    first (a worker that held the interpreter lock shows as the one that ran)."""
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    rows = []
+    for tid, (ran, queued) in _deltas(before, after).items():
+        if ran >= 1e6 or queued >= 1e6:
+            new = "" if tid in before else ", began in the gap"
+            name = f"{names.get(tid, 'a thread')} [{tid}{new}]"
+            rows.append((ran / 1e6, queued / 1e6, name))
+    return "; ".join(
+        f"{name} {ran:.0f} ms on a CPU, {q:.0f} ms waiting"
+        for ran, q, name in sorted(rows, reverse=True)
+    )
+
+
+def _stack(frame, limit: int = 8) -> traceback.StackSummary:
+    """The innermost `limit` frames from `frame`, outermost first, lines not read yet."""
+    summary = traceback.StackSummary.extract(
+        traceback.walk_stack(frame), limit=limit, lookup_lines=False
+    )
+    summary.reverse()
+    return summary
 
 
 @dataclass
@@ -85,6 +185,9 @@ class Stall:
     queued_ms: float  # of which the process's threads waited for a CPU
     where: str  # the threads' stacks seen during the gap ("" if not seen)
     cpu_ms: float = 0.0  # of which the GUI thread was on a CPU (the rest: it waited)
+    threads: str = ""  # the other threads' time on a CPU and in the run queue in the gap
+    beat: int = -1  # the beat the gap began with
+    at: float = 0.0  # when it ended (time.perf_counter(), CLOCK_MONOTONIC on Linux)
 
     @property
     def ms(self) -> float:
@@ -104,16 +207,19 @@ class GuiWatchdog:
 
     def __post_init__(self) -> None:
         self._timer: QTimer | None = None
+        self._stats = _Schedstats()
         self._last = 0.0
         self._last_queued = 0
         self._last_ran = 0
+        self._last_others: Figures = {}
+        self._beat_no = 0  # the beats since start, paused ones too
         self._paused = 0
         self._gui = threading.main_thread().ident
         self._gui_tid = threading.main_thread().native_id or 0
-        # (time, the other threads' run-queue waits) every SAMPLE_S, from the sampler
-        self._samples: deque[tuple[float, dict[int, int]]] = deque(maxlen=4000)
-        self._lock = threading.Lock()
-        self._sampled = ""  # the sampler's stacks of the gap going on
+        # the sampler's stacks of a gap past the limit (thread name, the GUI thread's?,
+        # frames), by the beat it began with, and whether they were taken after the gap had
+        # ended (the interpreter lock came free)
+        self._stacks: dict[int, tuple[list[tuple[str, bool, traceback.StackSummary]], bool]] = {}
         self._stop = threading.Event()
         self._sampler: threading.Thread | None = None
         self._dumps = tempfile.TemporaryFile("w+")  # faulthandler's stacks, on request
@@ -124,12 +230,12 @@ class GuiWatchdog:
     def start(self) -> None:
         assert threading.current_thread() is threading.main_thread()
         self._stop.clear()
-        self._sampler = threading.Thread(target=self._sample, name="watchdog", daemon=True)
-        self._sampler.start()
         self._timer = QTimer()
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._timer.setInterval(BEAT_MS)
         self._timer.timeout.connect(self._beat)
+        self._sampler = threading.Thread(target=self._sample, name="watchdog", daemon=True)
+        self._sampler.start()
         self._reset_beat()
         self._timer.start()
         event.listen(Engine, "before_cursor_execute", self._on_statement)
@@ -144,6 +250,7 @@ class GuiWatchdog:
         self._stop.set()
         if self._sampler is not None:
             self._sampler.join(1)
+        self._stats.close()
         with contextlib.suppress(Exception):
             event.remove(Engine, "before_cursor_execute", self._on_statement)
         if LOG:
@@ -152,6 +259,12 @@ class GuiWatchdog:
                 summary = self.report().replace("\n", " | ")
                 checked = "not checked" if self.checked is None else f"{self.checked} checked"
                 fh.write(f"{scenario}\t{checked}\t{summary}\n")
+                for k, stall in enumerate(self.stalls):  # when, to line up with others
+                    after = "" if self.checked is None or k < self.checked else " after check"
+                    fh.write(
+                        f"  stall {stall.ms:.1f} ms of {stall.wall_ms:.1f} ms wall, "
+                        f"ended at {stall.at:.4f} (monotonic){after}\n"
+                    )
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
@@ -165,53 +278,52 @@ class GuiWatchdog:
             self._reset_beat()
 
     def _sample(self) -> None:
-        """The other threads' run-queue waits, and the stacks of a gap past the limit."""
-        while not self._stop.wait(SAMPLE_S):
-            now = time.perf_counter()
-            others = _others_queued(self._gui_tid)
-            with self._lock:
-                self._samples.append((now, others))
-            if FAULTHANDLER or self._paused or self._sampled:
+        """Notes every thread's Python stack once a gap grows past the limit. Asleep until
+        the moment the gap going on would pass it (a beat moves that moment on), so it
+        costs next to nothing while the GUI thread beats. It needs the interpreter lock:
+        when a worker held it all along, the stacks are taken as it comes free, marked so
+        (the worker then is at the Python line that called what held it)."""
+        while True:
+            beat, last = self._beat_no, self._last
+            delay = last + self.limit_ms / 1000 - time.perf_counter()
+            if self._stop.wait(max(delay, SAMPLE_S)):
+                return
+            if FAULTHANDLER or self._paused or beat in self._stacks:
                 continue
-            if (now - self._last) * 1000 > self.limit_ms:
-                names = {t.ident: t.name for t in threading.enumerate()}
-                seen = []
-                for ident, frame in sys._current_frames().items():
-                    if ident != threading.get_ident():
-                        gui = " (the GUI thread)" if ident == self._gui else ""
-                        seen.append(f"Thread {names.get(ident, ident)}{gui}:\n")
-                        seen.extend(traceback.format_stack(frame, limit=8))
-                self._sampled = "".join(seen)
-
-    def _others_waited(self, start: float, end: float) -> float:
-        """Milliseconds the other threads waited for a CPU between `start` and `end` (from
-        the samples around them; a thread that came or went meanwhile counts what it has
-        in both)."""
-        with self._lock:
-            samples = list(self._samples)
-        if len(samples) < 2:
-            return 0.0
-        times = [t for t, _ in samples]
-        first = samples[max(0, bisect.bisect_right(times, start) - 1)][1]
-        last = samples[min(len(samples) - 1, bisect.bisect_left(times, end))][1]
-        return sum(max(0, last[t] - first[t]) for t in last if t in first) / 1e6
+            ended = self._beat_no != beat
+            if not ended and (time.perf_counter() - self._last) * 1000 <= self.limit_ms:
+                continue
+            if ended and not any(s.beat == beat for s in self.stalls[-3:]):
+                continue  # the gap ended in time: the beat moved the moment on
+            # what the threads run, without their source lines (read when reported): as
+            # little as can be of the interpreter lock while the gap goes on
+            names = {t.ident: t.name for t in threading.enumerate()}
+            me = threading.get_ident()
+            frames = [
+                (names.get(ident, str(ident)), ident == self._gui, _stack(frame))
+                for ident, frame in sys._current_frames().items()
+                if ident != me
+            ]
+            self._stacks[beat] = (frames, ended)
 
     def _reset_beat(self) -> None:
         self._last = time.perf_counter()
-        self._last_ran, self._last_queued = _schedstat(self._gui_tid)
+        self._last_ran, self._last_queued = self._stats.one(self._gui_tid)
+        self._last_others = self._stats.others(self._gui_tid)
+        self._beat_no += 1
         self._arm()
 
     def _arm(self) -> None:
-        self._sampled = ""
         if FAULTHANDLER:
             faulthandler.cancel_dump_traceback_later()
             if not self._paused:
                 faulthandler.dump_traceback_later(self.limit_ms / 1000, file=self._dumps)
 
     def _seen(self) -> str:
-        """The stacks seen during the gap that ends."""
+        """faulthandler's stacks of the gap that ends ("" without it: the sampler's are
+        looked up by the gap's first beat when reported)."""
         if not FAULTHANDLER:
-            return self._sampled
+            return ""
         self._dumps.flush()
         self._dumps.seek(self._read)
         text = self._dumps.read()
@@ -220,27 +332,32 @@ class GuiWatchdog:
 
     def _beat(self) -> None:
         now = time.perf_counter()
-        ran, queued = _schedstat(self._gui_tid)
+        ran, queued = self._stats.one(self._gui_tid)
+        # every other thread's figures at every beat (the gap that ends now may be long):
+        # 20-40 us of the GUI thread a beat
+        others = self._stats.others(self._gui_tid)
         if not self._paused:
             wall = (now - self._last) * 1000
             gap = wall
+            own_cpu = max(0, ran - self._last_ran) / 1e6
             if wall > BEAT_MS * 3:
                 # taken off: what the GUI thread waited for a CPU, and what the others
                 # waited while the GUI thread was neither running nor waiting for a CPU
                 # (waiting for the interpreter lock a thread waiting for a CPU holds);
-                # never the GUI thread's own time on a CPU
+                # never the GUI thread's own time on a CPU, nor a worker's (`_excused`)
                 own_queue = max(0, queued - self._last_queued) / 1e6
-                own_cpu = max(0, ran - self._last_ran) / 1e6
                 off = max(0.0, wall - own_cpu - own_queue)
-                others = min(off, self._others_waited(self._last, now))
-                gap = max(own_cpu, wall - own_queue - others)
+                gap = wall - own_queue - _excused(off, self._last_others, others)
             self.beats += 1
             self.gaps.append(gap)
             self.worst = max(self.worst, gap)
             if gap > self.limit_ms:
-                cpu = max(0, ran - self._last_ran) / 1e6
-                self.stalls.append(Stall(wall, wall - gap, self._seen(), cpu))
+                threads = _threads_in(self._last_others, others)
+                stall = Stall(wall, wall - gap, self._seen(), own_cpu, threads, self._beat_no, now)
+                self.stalls.append(stall)
         self._last, self._last_ran, self._last_queued = now, ran, queued
+        self._last_others = others
+        self._beat_no += 1
         self._arm()
 
     def _on_statement(self, _conn, _cursor, statement, *_args) -> None:
@@ -271,13 +388,27 @@ class GuiWatchdog:
             lines.append(
                 f"-- a stall of {stall.ms:.0f} ms ({stall.wall_ms:.0f} ms of wall time, the "
                 f"process's threads {stall.queued_ms:.0f} ms waiting for a CPU, the GUI "
-                f"thread {stall.cpu_ms:.0f} ms on one), the threads at:\n"
-                + ("".join(stall.where.splitlines(keepends=True)[:60]) or "(not seen)")
+                f"thread {stall.cpu_ms:.0f} ms on one; the others: "
+                f"{stall.threads or 'none busy'}), the threads at:\n"
+                + ("".join(self.where(stall).splitlines(keepends=True)[:60]) or "(not seen)")
             )
         if self.statements:
             lines.append(f"-- {len(self.statements)} SQL statements on the GUI thread, first:")
             lines.extend(f"   {s}" for s in self.statements[:10])
         return "\n".join(lines)
+
+    def where(self, stall: Stall) -> str:
+        """The threads' stacks in `stall`: faulthandler's, or the sampler's."""
+        if stall.where:
+            return stall.where
+        frames, after = self._stacks.get(stall.beat, ([], False))
+        text = "".join(
+            f"Thread {name}{' (the GUI thread)' if gui else ''}:\n" + "".join(stack.format())
+            for name, gui, stack in frames
+        )
+        if text and after:
+            return "(taken as the interpreter lock came free, the gap over)\n" + text
+        return text
 
     def failing(self) -> list[Stall]:
         limit = self.limit_ms if self.fail_ms is None else self.fail_ms
