@@ -51,12 +51,12 @@ from sqlalchemy.engine import Engine
 BEAT_MS = 10
 SAMPLE_S = 0.005  # the stack sampler sleeps at least this long
 LIMIT_MS = 50.0  # the issue's target: a gap over it is a stall, counted and reported
-# what fails a scenario of the test suite: twice the target, which is not met in every run
-# on a shared 2-core machine (at 50 ms, 6 of 20 scenario runs failed at load 4-7 on 28
-# November, with gaps of 50-62 ms of the GUI thread's own CPU and of 55-128 ms in which a
-# worker held the interpreter lock: docs/performance.md); the stalls over the target are
-# printed. JUDGEAPP_SUITE_FAIL_MS=50 holds a run to the target.
-SUITE_FAIL_MS = float(os.environ.get("JUDGEAPP_SUITE_FAIL_MS", 2 * LIMIT_MS))
+# what fails a scenario of the test suite: the target (28 November, branch i28w: 18 of 18
+# runs of the scenarios green at 50 ms with a busy loop beside them and other helpers'
+# work, load average 3.9-10; 16 of 18 more with perf or a /proc sampler at 1 kHz beside
+# them, load 1.4-6.2, the 3 scenario runs that failed the GUI thread's own work on a CPU,
+# 34-76 ms: docs/performance.md). JUDGEAPP_SUITE_FAIL_MS=100 gives a run twice the room.
+SUITE_FAIL_MS = float(os.environ.get("JUDGEAPP_SUITE_FAIL_MS", LIMIT_MS))
 FAULTHANDLER = os.environ.get("JUDGEAPP_WATCHDOG_STACKS") == "1"
 LOG = os.environ.get("JUDGEAPP_WATCHDOG_LOG")  # a file each scenario's summary is added to
 TASKS = "/proc/self/task"
@@ -204,6 +204,7 @@ class GuiWatchdog:
     statements: list[str] = field(default_factory=list)  # SQL sent from the GUI thread
     worst: float = 0.0
     checked: int | None = None  # stalls seen when check() ran (later ones: the test's end)
+    worst_checked: float = 0.0  # the worst gap when check() ran
 
     def __post_init__(self) -> None:
         self._timer: QTimer | None = None
@@ -257,7 +258,11 @@ class GuiWatchdog:
             scenario = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
             with open(LOG, "a") as fh:
                 summary = self.report().replace("\n", " | ")
-                checked = "not checked" if self.checked is None else f"{self.checked} checked"
+                checked = (
+                    "not checked"
+                    if self.checked is None
+                    else f"{self.checked} checked, worst {self.worst_checked:.1f} ms by then"
+                )
                 fh.write(f"{scenario}\t{checked}\t{summary}\n")
                 for k, stall in enumerate(self.stalls):  # when, to line up with others
                     after = "" if self.checked is None or k < self.checked else " after check"
@@ -275,7 +280,8 @@ class GuiWatchdog:
             yield
         finally:
             self._paused -= 1
-            self._reset_beat()
+            if self._timer is not None:  # still watching
+                self._reset_beat()
 
     def _sample(self) -> None:
         """Notes every thread's Python stack once a gap grows past the limit. Asleep until
@@ -418,6 +424,7 @@ class GuiWatchdog:
         """Fail when the GUI thread stalled over the failing limit or sent SQL itself;
         the stalls over the target are printed either way."""
         self.checked = len(self.stalls)
+        self.worst_checked = self.worst
         if self.stalls:
             print(self.report())
         assert not self.failing() and not self.statements, self.report()
