@@ -99,16 +99,16 @@ def lock_holder(ms: float):
         start = time.thread_time()
         pattern.fullmatch("a" * n)
         if (time.thread_time() - start) * 1000 >= ms / 4:  # the time doubles and more a step
-            return pattern, "a" * (n + 2)
+            return pattern, "a" * (n + 3)  # 8 times and more: room for a busy machine
     raise AssertionError("no subject long enough")
 
 
 def test_a_worker_holding_the_interpreter_lock_stalls_the_window(qtbot):
-    """The GUI thread waiting for the lock a worker holds while that worker runs is the
-    window's stall, though the GUI thread itself hardly runs (as a big fetch or sort in a
-    worker would be)."""
+    """The GUI thread waiting for the lock a worker holds while that worker runs (here
+    60 ms of its CPU and more) is the window's stall, though the GUI thread itself hardly
+    runs (as a big fetch or sort in a worker would be)."""
     dog = GuiWatchdog(fail_ms=50)
-    pattern, subject = lock_holder(100)
+    pattern, subject = lock_holder(60)
     dog.start()
     held: list[float] = []
 
@@ -126,9 +126,9 @@ def test_a_worker_holding_the_interpreter_lock_stalls_the_window(qtbot):
         qtbot.wait(40)
     finally:
         dog.stop()
-    assert held[0] >= 100
+    assert held[0] >= 60
     stall = max(dog.stalls, key=lambda s: s.ms)
-    assert stall.ms > 60 and stall.cpu_ms < 20  # the GUI thread waited, not ran
+    assert stall.ms > 55 and stall.cpu_ms < 20, dog.report()  # the GUI thread waited
     assert "[" in stall.threads and "on a CPU" in stall.threads  # the worker is named
     with pytest.raises(AssertionError, match="over 50 ms"):
         dog.check()
