@@ -429,4 +429,4 @@ def _step_timer(owner: QObject, step) -> QTimer:
     return timer
 
 
-_BEYOND_BMP = re.compile("[\U00010000-\U0010FFFF]")
+_BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")

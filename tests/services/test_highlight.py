@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from judgeapp.services.highlight import (
     Highlighter,
     break_long_lines,
@@ -130,7 +132,7 @@ def _reflow_line_by_line(text: str) -> str:
     if not 40 <= width <= 120:
         return text
     out = []
-    for line, following in zip(lines, lines[1:]):
+    for line, following in itertools.pairwise(lines):
         out.append(line)
         out.append(" " if len(line) >= 0.6 * width and following.strip() != "" else "\n")
     out.append(lines[-1])
@@ -143,7 +145,20 @@ def test_reflow_joins_hard_wrapped_lines_by_its_rule():
     from judgeapp.services.highlight import reflow
 
     rng = random.Random(11)
-    pieces = ["flow", "boundary", "the", "a", "layer", "x" * 30, " ", " ", "\t", "\u00a0", "\r", "é"]
+    pieces = [
+        "flow",
+        "boundary",
+        "the",
+        "a",
+        "layer",
+        "x" * 30,
+        " ",
+        " ",
+        "\t",
+        "\u00a0",
+        "\r",
+        "é",
+    ]
     for _ in range(400):
         width = rng.choice([30, 60, 72, 100, 150])
         lines = []

@@ -6,6 +6,7 @@ in its format, whatever the length of the text and wherever its lines break."""
 from __future__ import annotations
 
 import bisect
+import itertools
 import random
 
 import pytest
@@ -45,7 +46,9 @@ def _marks(viewer) -> list[tuple[int, int, int]]:
     while block.isValid():
         for mark in block.layout().formats():
             start = block.position() + mark.start
-            found.append((start, start + mark.length, formats[mark.format.background().color().name()]))
+            found.append(
+                (start, start + mark.length, formats[mark.format.background().color().name()])
+            )
         block = block.next()
     return sorted(found)
 
@@ -69,7 +72,7 @@ def _expected(viewer) -> list[tuple[int, int, int]]:
         for a, b in spans:
             inside = breaks[bisect.bisect_left(breaks, a) : bisect.bisect_left(breaks, b - 1)]
             cuts = [a] + [i + 1 for i in inside] + [b]
-            for x, y in zip(cuts, cuts[1:]):
+            for x, y in itertools.pairwise(cuts):
                 expected.append((utf16(x), utf16(y), k))
     return sorted(expected)
 
@@ -77,7 +80,9 @@ def _expected(viewer) -> list[tuple[int, int, int]]:
 def _show(viewer, text: str, doc_id: int = 1) -> None:
     from judgeapp.records import DocumentRecord
 
-    viewer.show_document(doc_id, f"D{doc_id}", DocumentRecord(doc_id, f"D{doc_id}", "", text, {}, ""))
+    viewer.show_document(
+        doc_id, f"D{doc_id}", DocumentRecord(doc_id, f"D{doc_id}", "", text, {}, "")
+    )
 
 
 def test_a_long_document_is_marked_first_on_screen_then_to_its_end(qtbot):

@@ -264,7 +264,8 @@ class MatrixTableModel(SortedRows, QAbstractTableModel):
         (`mask`: the model's own rows x measures): a judgment changes most runs' AP."""
         if not self._order:
             return
-        rows = np.flatnonzero(mask.any(axis=1)[self._order])
+        changed_rows = np.asarray(mask.any(axis=1))
+        rows = np.flatnonzero(changed_rows[self._order])
         if not rows.size:
             return
         cols = np.flatnonzero(mask.any(axis=0))

@@ -5,7 +5,7 @@ estimate of the total (see `judgeapp.ui.dashboard.plots` for how they update in 
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from matplotlib.collections import PolyCollection
@@ -101,8 +101,9 @@ class ApDifferencePlot(LivePlot):
                 axis=1,
             )
             self.bars.set_verts(list(verts))
-            better = (diffs >= 0)[:, None]  # an RGBA row per bar: no colour parsed per bar
-            self.bars.set_facecolor(np.where(better, self._better, self._worse))
+            up = (diffs >= 0)[:, None]  # an RGBA row per bar: no colour parsed per bar
+            # an (n, 4) array is what matplotlib takes as n colours (its stubs say sequences)
+            self.bars.set_facecolor(cast(Any, np.where(up, self._better, self._worse)))
         self._data(diffs)
         better, worse = int((diffs > 0).sum()), int((diffs < 0).sum())
         mean = float(diffs.mean()) if diffs.size else 0.0
