@@ -40,6 +40,7 @@ from judgeapp.services.baseline import Significance
 from judgeapp.services.dashboard_tables import DOWN, UP
 from judgeapp.ui import theme
 from judgeapp.ui.dashboard.sorting import SortedRows
+from judgeapp.ui.models import fill_roles as fill_cell_roles
 
 Index = QModelIndex | QPersistentModelIndex
 ROLE = Qt.ItemDataRole
@@ -378,19 +379,16 @@ class MatrixTableModel(SortedRows, QAbstractTableModel):
         given = self._painted[r][col]
         if given is None:
             given = self._painted[r][col] = self._paint_roles(r, col)
-        for i in range(len(roles)):
-            wanted = roles[i]
-            role = wanted.role()
+
+        def kept(r: int, col: int, role: int) -> Any:
             if role in given:
-                value = given[role]
-            else:
-                value = self.cell_data(r, col, role)
-                if role < USER and role not in UNKEPT:
-                    given[role] = value
-            if value is not None:
-                wanted.setData(value)
-            else:  # Qt hands the same roles on from cell to cell: a brush left in would
-                wanted.clearData()  # colour every cell painted after a marked one
+                return given[role]
+            value = self.cell_data(r, col, role)
+            if role < USER and role not in UNKEPT:
+                given[role] = value
+            return value
+
+        fill_cell_roles(kept, r, col, roles)
 
     def _paint_roles(self, r: int, col: int) -> dict[int, Any]:
         """What a paint asks of a cell, made at once (as `cell_data` gives it role by role,
