@@ -5,11 +5,13 @@ the boilerplate of TREC narratives ("relevant documents must discuss ..."), plus
 assessor adds (single words or phrases). A term matches a word that starts with its stem, so
 `flow` also marks `flows` and `flowing`.
 
-Long documents must not stall the viewer: `find_spans` looks at the first `max_chars`
-characters only and stops after `max_spans` matches (one compiled regular expression, so the
-scan itself runs in C), and `break_long_lines` turns a space into a newline every few
-thousand characters of a paragraph that has none, keeping every character offset the same
-(text layout in Qt is per paragraph, and one paragraph of megabytes lays out slowly).
+Long documents must not stall the viewer: `SpanScan` looks at the first `max_chars`
+characters only and stops after `max_spans` matches a pattern (compiled regular
+expressions, so the scan itself runs in C), a stretch at a time; `break_long_lines` turns a
+space into a newline every few thousand characters of a paragraph that has none, keeping
+every character offset the same (text layout in Qt is per paragraph, and one paragraph of
+megabytes lays out slowly); `shown_pieces` gives the text as the viewer shows it (hard
+wrapping undone by `reflow`, long lines broken) a piece at a time.
 """
 
 from __future__ import annotations
@@ -114,21 +116,14 @@ class Highlighter:
     def spans(
         self, text: str, *, max_spans: int = MAX_SPANS, max_chars: int = MAX_CHARS
     ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], bool]:
-        """(topic-term spans, user-term spans, truncated). `truncated` is True when the
-        caps stopped the scan before the end of the text."""
-        head = text[:max_chars]
-        truncated = len(text) > max_chars
-        found: list[list[tuple[int, int]]] = []
-        for pattern in (self.pattern, self.user_pattern):
-            spans: list[tuple[int, int]] = []
-            if pattern is not None:
-                for match in pattern.finditer(head):
-                    if len(spans) >= max_spans:
-                        truncated = True
-                        break
-                    spans.append(match.span())
-            found.append(spans)
-        return found[0], found[1], truncated
+        """(topic-term spans, user-term spans, truncated), in one pass over the text (a
+        SpanScan taken to its end). `truncated` is True when the caps stopped the scan
+        before the end of the text."""
+        scan = SpanScan(
+            text, (self.pattern, self.user_pattern), max_spans=max_spans, max_chars=max_chars
+        )
+        topic, user = scan.advance(len(text))
+        return topic, user, scan.truncated
 
 
 class SpanScan:

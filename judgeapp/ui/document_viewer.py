@@ -6,9 +6,10 @@ words (`SpanScan`, which caps its work), set as formats on the paragraphs that h
 (`SpanMarks`): those in the first screens before the document is first painted, the rest in
 steps of a few milliseconds after, so that the time from a key to the next document does not
 grow with its length (a QSyntaxHighlighter called Python for every paragraph of the text
-before the first paint: 80 ms for a document of 1 MB). A paragraph of megabytes is split at
-spaces first (`break_long_lines`, offsets unchanged). Hard-wrapped text (Cranfield's
-60-column lines) is reflowed to the viewer's width (`reflow`, offsets unchanged). Scroll
+before the first paint: 80 ms for a document of 1 MB). The text is given to the editor a
+piece at a time too (`TextFeed`, `shown_pieces`): a paragraph of megabytes split at spaces
+(`break_long_lines`), hard-wrapped text (Cranfield's 60-column lines) reflowed to the
+viewer's width (`reflow`), every offset unchanged. Scroll
 position: a document seen for the first time opens at its top; one seen before in this
 session opens where the assessor left it.
 """

@@ -88,9 +88,16 @@ def test_breaking_long_lines_keeps_every_offset():
     assert break_long_lines("short\ntext", max_line=100) == "short\ntext"
 
 
+def _one_pass(pattern, text: str, max_spans: int, max_chars: int):
+    """The matches of `pattern` in the first `max_chars` characters, at most `max_spans` of
+    them, and whether there were more (or more text): the caps' rule, in one plain pass."""
+    matches = [m.span() for m in pattern.finditer(text[:max_chars])]
+    return matches[:max_spans], len(matches) > max_spans or len(text) > max_chars
+
+
 def test_a_scan_in_stretches_finds_what_one_pass_finds():
     """SpanScan, which the viewer runs a few thousand characters at a time, returns the same
-    spans as one pass of Highlighter.spans over the whole text, caps included, however the
+    spans as one plain pass over the whole text, caps included, however the
     text is cut into stretches: matches that run over a stretch's end (a word's tail, a
     phrase over a line break) are whole, none is returned twice."""
     import random
@@ -108,7 +115,14 @@ def test_a_scan_in_stretches_finds_what_one_pass_finds():
         )
         max_spans = rng.choice([5, 200, 3000])
         max_chars = rng.choice([len(text) + 1, max(1, len(text) // 2)])
-        topic, user, truncated = highlighter.spans(text, max_spans=max_spans, max_chars=max_chars)
+        topic, cut_topic = _one_pass(highlighter.pattern, text, max_spans, max_chars)
+        user, cut_user = _one_pass(highlighter.user_pattern, text, max_spans, max_chars)
+        truncated = cut_topic or cut_user
+        assert highlighter.spans(text, max_spans=max_spans, max_chars=max_chars) == (
+            topic,
+            user,
+            truncated,
+        )  # the one pass over the whole text the viewer no longer makes
         scan = SpanScan(text, patterns, max_spans=max_spans, max_chars=max_chars)
         scan.OVERLAP = rng.choice([40, 4096])  # a stretch's end often inside a phrase
         found: list[list[tuple[int, int]]] = [[], []]
