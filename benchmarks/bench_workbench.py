@@ -221,6 +221,15 @@ class Bench:
         gc.freeze()
         self.wait = EventWait(self.app)
         self.dog = GuiWatchdog()
+        self.steps: list[tuple[float, str]] = []  # (when it began, what the bench did)
+
+    def step(self, what: str) -> None:
+        """Note what the bench does from now on, to name the step a stall fell in."""
+        self.steps.append((time.perf_counter(), what))
+
+    def step_at(self, when: float) -> str:
+        """The step going on at `when` (time.perf_counter())."""
+        return next((what for t, what in reversed(self.steps) if t <= when), "setting up")
 
     def settle(self, seconds: float = 120) -> None:
         from judgeapp.ui.ops import Ops
@@ -248,6 +257,7 @@ class Bench:
             if k % 2 == 0:
                 with self.dog.paused():
                     out["peer"].append(raw_group_by(self.db))
+            self.step(f"open {k + 1}")
             c0, t0 = cpu(), time.perf_counter()
             self.controller.open_project(str(self.db))
             self.wait.until(
@@ -266,6 +276,7 @@ class Bench:
     def open_once(self) -> None:
         """The project opened once (when the open rounds are not measured)."""
         topics = self.window.topics_view.model
+        self.step("open")
         self.controller.open_project(str(self.db))
         self.wait.until(
             lambda: self.controller.projects.opening is None and topics.rowCount() > 0, 120
@@ -321,10 +332,12 @@ class Bench:
         search = c.search
         shown, engine = [], []
         for qid in qids:
+            self.step(f"topic {qid} opens")
             c.open_topic(qid)
             self.settle()
             title = c.judging.topic.title.split()
             for text in (" ".join(title), " ".join(title[:2]), f'"{title[0]}"'):
+                self.step(f"search {text!r}")
                 search.view.query.setText(text)
                 t0 = time.perf_counter()
                 search.search()
@@ -341,6 +354,7 @@ class Bench:
         from judgeapp.ui.dashboard import find_dashboard
 
         c = self.controller
+        self.step("the dashboard opens in its own window")
         dash = find_dashboard(c)
         dash.set_own_window(True)
         dash.own_window.resize(1280, 800)
@@ -369,8 +383,10 @@ class Bench:
         results, peer, gui, cycle, waits = {}, [], [], [], []
         updates_before = dash.updates
         for pool, qid in plan:
+            self.step(f"pool {pool} chosen")
             c.choose_pool(pool)
             self.settle()
+            self.step(f"topic {qid} opens")
             c.open_topic(qid)
             self.settle()
             self.window.show_view(self.window.judging_view)
@@ -385,6 +401,7 @@ class Bench:
                 if doc is None:
                     break
                 grade = str(int(rng.choice([0, 0, 0, 1, 2, 3])))
+                self.step(f"{pool}: key {k + 1} (grade {grade}) and the 0.5 s after it")
                 peer_first = k % 2 == 1
                 if peer_first:
                     with self.dog.paused():  # the peer's work is not the window's
@@ -533,10 +550,12 @@ def measure(db: Path | str, args, parts: set[str], server) -> int:
             + ", ".join(f"{st.ms:.0f} ({st.cpu_ms:.0f})" for st in dog.stalls)
         )
     for stall in sorted(dog.stalls, key=lambda st: -st.ms)[:3]:  # the worst, and where
-        where = "\n".join(stall.where.splitlines()[:40]) or "(not seen)"
+        where = "\n".join(dog.where(stall).splitlines()[:60]) or "(not seen)"
         print(
             f"   stall {stall.ms:.0f} ms ({stall.wall_ms:.0f} ms of wall time, the GUI thread "
-            f"{stall.cpu_ms:.0f} ms on a CPU) at:\n{where}"
+            f"{stall.cpu_ms:.0f} ms on a CPU) while: "
+            f"{bench.step_at(stall.at - stall.wall_ms / 1000)}; the other threads: "
+            f"{stall.threads or 'none busy'}; the threads at:\n{where}"
         )
     print(load())
     bench.window.close()

@@ -23,7 +23,7 @@ from judgeapp.services.baseline import Significance
 from judgeapp.ui import theme
 from judgeapp.ui.dashboard.models import RunMeasureTableModel
 from judgeapp.ui.dashboard.view import DashboardView, _table
-from judgeapp.ui.style import Style
+from tests.ui.themed import show_themed
 
 MEASURES = [parse_measure(m) for m in DEFAULT_GUI_MEASURES]
 RUNS = [f"run{i:03d}" for i in range(115)]
@@ -31,13 +31,7 @@ RUNS = [f"run{i:03d}" for i in range(115)]
 
 @pytest.fixture
 def view(qtbot):
-    theme.apply_theme(QApplication.instance())  # the window's look (as test_looks.py does)
-    assert isinstance(QApplication.style(), Style)
-    view = DashboardView()
-    qtbot.addWidget(view)
-    view.resize(1366, 768)
-    view.show()
-    qtbot.waitExposed(view)
+    view = show_themed(qtbot, DashboardView(), 1366, 768)
     values = np.random.default_rng(3).random((len(RUNS), len(MEASURES)))
     view.model.set_matrix(RUNS, MEASURES, values, fresh=True)
     qtbot.wait(20)

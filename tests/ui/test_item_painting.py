@@ -19,11 +19,10 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate
 
 from judgeapp.services.rows import QueueItem, TopicRow, natural_key
-from judgeapp.ui import theme
 from judgeapp.ui.delegates import draw_progress
 from judgeapp.ui.main_window import TopicsView
 from judgeapp.ui.models import TopicTableModel
-from judgeapp.ui.style import Style
+from tests.ui.themed import show_themed
 
 UI = Path(__file__).resolve().parents[2] / "judgeapp" / "ui"
 JUDGED = [0, 1, 3, 37, 50, 120, 199, 200, 7, 0, 150, 64]
@@ -51,13 +50,7 @@ def _rows() -> list[TopicRow]:
 
 @pytest.fixture
 def topics(qtbot):
-    theme.apply_theme(QApplication.instance())  # the window's look (as test_looks.py does)
-    assert isinstance(QApplication.style(), Style)
-    view = TopicsView()
-    qtbot.addWidget(view)
-    view.resize(1200, 600)
-    view.show()
-    qtbot.waitExposed(view)
+    view = show_themed(qtbot, TopicsView(), 1200, 600)
     view.model.set_rows(_rows())
     for shown in (view.show_estimates, view.show_imported, view.show_assignments):
         shown(True)
