@@ -19,6 +19,12 @@ up no key.
   painted: what follows a grade key (the dashboard, the topic list, the estimates and the
   workers they start) waits until the frame with the next document is on screen, instead
   of delaying it. It counts as running for `idle()`.
+- `ops.when_quiet(fn)` runs `fn` on the GUI thread once the foreground is quiet: no read or
+  write running outside the BACKGROUND lanes, no paint awaited. Work that nobody waits for
+  (the dashboard's full evaluation, the pool's text index) starts there, so that its Python
+  does not share the interpreter lock with the GUI thread while the GUI thread takes a
+  result in and paints it (a project's opening: its topic list, then its last topic). A
+  callback waiting counts as running for `idle()`.
 - `forget()` drops every result still to come (another project is opened); `idle()` says
   whether anything is still running or waiting to be delivered (tests, screenshots, closing).
 
@@ -69,6 +75,8 @@ class Ops(QObject):
         self.dropped = 0  # stale results not delivered
         self.done = 0  # results delivered
         self._painting: dict[QWidget, _AfterPaint] = {}  # work waiting for a widget's paint
+        self._quiet_waiting: list[Callable[[], None]] = []  # work waiting for `when_quiet`
+        self._quiet_posted = False  # a check of `when_quiet`'s callbacks is posted
 
     # -- running -------------------------------------------------------------------------------
     def read(
@@ -161,6 +169,7 @@ class Ops(QObject):
                     after()
             finally:
                 self._running.pop(worker, None)
+                self._maybe_quiet()
                 if not self._running:
                     self.settled.emit()
 
@@ -181,8 +190,35 @@ class Ops(QObject):
         waiter.add(fn)
 
     def _painted(self) -> None:
+        self._maybe_quiet()
         if not self._running and not self.waiting_for_paint():
             self.settled.emit()
+
+    def when_quiet(self, fn: Callable[[], None]) -> None:
+        """Run `fn` on the GUI thread once nothing runs outside the BACKGROUND lanes, no
+        paint is awaited and the events already posted (the repaints that follow a frame)
+        are handled: soon if so now, else after the last of them (callbacks in the order
+        asked for). Until then the ops are not idle."""
+        self._quiet_waiting.append(fn)
+        self._maybe_quiet()
+
+    def _maybe_quiet(self) -> None:
+        if self._quiet_waiting and not self._quiet_posted and self._foreground_quiet():
+            self._quiet_posted = True  # after the events posted before now
+            QTimer.singleShot(0, self, self._run_quiet)
+
+    def _run_quiet(self) -> None:
+        self._quiet_posted = False
+        if self._closed or not self._foreground_quiet():
+            return  # what runs now calls _maybe_quiet again when it is done
+        waiting, self._quiet_waiting = self._quiet_waiting, []
+        for fn in waiting:
+            fn()
+
+    def _foreground_quiet(self) -> bool:
+        return not self.waiting_for_paint() and all(
+            lane in BACKGROUND for lane in self._running.values()
+        )
 
     def waiting_for_paint(self) -> bool:
         return any(waiter.waiting for waiter in self._painting.values())
@@ -206,7 +242,7 @@ class Ops(QObject):
     def idle(self, background: bool = True) -> bool:
         """Nothing running, nothing waiting to be delivered (`background`: in the lanes
         of BACKGROUND too)."""
-        if self.waiting_for_paint():
+        if self.waiting_for_paint() or self._quiet_waiting:
             return False
         if background:
             return not self._running
@@ -223,6 +259,7 @@ class Ops(QObject):
         writes asked for are committed) and start none any more."""
         self._closed = True
         self.forget()
+        self._quiet_waiting.clear()
         for waiter in self._painting.values():  # the window that would paint is going
             waiter.timer.stop()
             waiter.waiting.clear()

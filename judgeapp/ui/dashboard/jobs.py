@@ -115,7 +115,18 @@ class EvaluationJobs(QObject):
             live = wb.live_evaluation(config, generation=gen, pool=wb.pool_name())
             return live, live.snapshot(topic)
 
-        self.submit(work, lambda result: self._on_loaded(gen, result))
+        def start() -> None:
+            if gen == self.generation:  # else a newer reload (or a stop) came meanwhile
+                self.submit(work, lambda result: self._on_loaded(gen, result))
+
+        if not self.threaded:
+            start()
+            return
+        # once the window has taken in and painted what it asked for (a project's opening:
+        # the topic list, then its last topic): reading every run's ranked lists is some
+        # 200 ms of Python, which took turns for the interpreter lock with the GUI thread
+        # painting them, stretching its 20-40 ms into stalls of 50-120 ms on PostgreSQL
+        self.dash.ops.when_quiet(start)
 
     def _on_loaded(self, gen: int, result: tuple[LiveEvaluation, Snapshot]) -> None:
         if gen != self.generation:
