@@ -193,6 +193,24 @@ def test_reflow_joins_hard_wrapped_lines_by_its_rule():
     assert "\n" not in reflow(cranfield)[:-1]  # hard-wrapped lines joined
 
 
+def test_the_typical_width_is_the_90th_percentile_of_the_line_lengths():
+    import random
+
+    from judgeapp.services.highlight import typical_width
+
+    rng = random.Random(17)
+    pieces = ["a", "flow ", "\r", "\t", "é", "\u00a0", "\U0001f600", "\u4e2d", "x" * 40, "\n"]
+    for _ in range(500):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 120)))
+        lengths = sorted(len(line) for line in text.split("\n"))
+        assert typical_width(text) == lengths[int(0.9 * (len(lengths) - 1))], repr(text)
+    assert typical_width("") == 0
+    assert typical_width("\n\n") == 0
+    assert typical_width("abc") == 3
+    astral = "\U0001f600" * 50 + "\n"
+    assert typical_width(astral * 2 + "b" * 10) == 50  # characters, not code units
+
+
 def test_the_shown_text_in_pieces_is_the_whole_shown_text():
     """shown_pieces, which the viewer feeds to its editor a piece at a time, gives the same
     text as reflowing and breaking the whole at once, each piece ending at a line's end."""
