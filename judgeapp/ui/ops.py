@@ -35,6 +35,7 @@ watch.
 
 from __future__ import annotations
 
+import sys
 import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -213,7 +214,10 @@ class Ops(QObject):
             return  # what runs now calls _maybe_quiet again when it is done
         waiting, self._quiet_waiting = self._quiet_waiting, []
         for fn in waiting:
-            fn()
+            try:
+                fn()
+            except Exception:  # reported as a slot's error is; the others still start
+                sys.excepthook(*sys.exc_info())
 
     def _foreground_quiet(self) -> bool:
         return not self.waiting_for_paint() and all(

@@ -69,6 +69,16 @@ def test_quiet_waits_for_the_foreground_and_its_paint_not_for_the_background(qtb
     ops.when_quiet(lambda: log.append("quiet 3"))
     assert log[-1] == "quiet 2"
     qtbot.waitUntil(lambda: log[-1] == "quiet 3", timeout=10_000)
+
+    # a callback that fails is reported, and the ones after it still run
+    def fails() -> None:
+        raise RuntimeError("a callback that fails")
+
+    with qtbot.capture_exceptions() as raised:
+        ops.when_quiet(fails)
+        ops.when_quiet(lambda: log.append("after a failure"))
+        qtbot.waitUntil(lambda: log[-1] == "after a failure", timeout=10_000)
+    assert [str(exc[1]) for exc in raised] == ["a callback that fails"]
     release_background.set()
     qtbot.waitUntil(lambda: ops.idle(), timeout=10_000)
     # a window that closes runs no callback any more
