@@ -19,12 +19,13 @@ up no key.
   painted: what follows a grade key (the dashboard, the topic list, the estimates and the
   workers they start) waits until the frame with the next document is on screen, instead
   of delaying it. It counts as running for `idle()`.
-- `ops.when_quiet(fn)` runs `fn` on the GUI thread once the foreground is quiet: no read or
-  write running outside the BACKGROUND lanes, no paint awaited. Work that nobody waits for
-  (the dashboard's full evaluation, the pool's text index) starts there, so that its Python
-  does not share the interpreter lock with the GUI thread while the GUI thread takes a
-  result in and paints it (a project's opening: its topic list, then its last topic). A
-  callback waiting counts as running for `idle()`.
+- `ops.when_quiet(fn)` runs `fn` on the GUI thread once the window is quiet: no read or
+  write running outside the BACKGROUND lanes, no paint awaited, and what the callback before
+  it started done. Work that nobody waits for (the dashboard's full evaluation, the topic
+  list's estimates, the pool's text index) starts there, one after another, so that its
+  Python does not share the interpreter lock with the GUI thread while the GUI thread takes
+  a result in and paints it (a project's opening: its topic list, then its last topic; then
+  each of these results). A callback waiting counts as running for `idle()`.
 - `forget()` drops every result still to come (another project is opened); `idle()` says
   whether anything is still running or waiting to be delivered (tests, screenshots, closing).
 
@@ -78,6 +79,8 @@ class Ops(QObject):
         self._painting: dict[QWidget, _AfterPaint] = {}  # work waiting for a widget's paint
         self._quiet_waiting: list[Callable[[], None]] = []  # work waiting for `when_quiet`
         self._quiet_posted = False  # a check of `when_quiet`'s callbacks is posted
+        self._in_quiet_callback = False
+        self._quiet_jobs: set[Worker] = set()  # started by a `when_quiet` callback, running
 
     # -- running -------------------------------------------------------------------------------
     def read(
@@ -170,6 +173,7 @@ class Ops(QObject):
                     after()
             finally:
                 self._running.pop(worker, None)
+                self._quiet_jobs.discard(worker)
                 self._maybe_quiet()
                 if not self._running:
                     self.settled.emit()
@@ -178,6 +182,8 @@ class Ops(QObject):
         worker.signals.failed.connect(errored)
         worker.signals.finished.connect(finished)
         self._running[worker] = lane
+        if self._in_quiet_callback:
+            self._quiet_jobs.add(worker)
         worker.start(pool)
         return worker
 
@@ -197,9 +203,10 @@ class Ops(QObject):
 
     def when_quiet(self, fn: Callable[[], None]) -> None:
         """Run `fn` on the GUI thread once nothing runs outside the BACKGROUND lanes, no
-        paint is awaited and the events already posted (the repaints that follow a frame)
-        are handled: soon if so now, else after the last of them (callbacks in the order
-        asked for). Until then the ops are not idle."""
+        paint is awaited, the events already posted (the repaints that follow a frame) are
+        handled and the ops the callback before it started are done: soon if so now, else
+        after the last of them. Callbacks run one at a time, in the order asked for. Until
+        then the ops are not idle."""
         self._quiet_waiting.append(fn)
         self._maybe_quiet()
 
@@ -212,16 +219,21 @@ class Ops(QObject):
         self._quiet_posted = False
         if self._closed or not self._foreground_quiet():
             return  # what runs now calls _maybe_quiet again when it is done
-        waiting, self._quiet_waiting = self._quiet_waiting, []
-        for fn in waiting:
-            try:
-                fn()
-            except Exception:  # reported as a slot's error is; the others still start
-                sys.excepthook(*sys.exc_info())
+        fn = self._quiet_waiting.pop(0)
+        self._in_quiet_callback = True  # the ops it starts: the next callback waits for them
+        try:
+            fn()
+        except Exception:  # reported as a slot's error is; the others still start
+            sys.excepthook(*sys.exc_info())
+        finally:
+            self._in_quiet_callback = False
+        self._maybe_quiet()  # the next, once what this one started is done
 
     def _foreground_quiet(self) -> bool:
-        return not self.waiting_for_paint() and all(
-            lane in BACKGROUND for lane in self._running.values()
+        return (
+            not self._quiet_jobs
+            and not self.waiting_for_paint()
+            and all(lane in BACKGROUND for lane in self._running.values())
         )
 
     def waiting_for_paint(self) -> bool:
@@ -264,6 +276,7 @@ class Ops(QObject):
         self._closed = True
         self.forget()
         self._quiet_waiting.clear()
+        self._quiet_jobs.clear()
         for waiter in self._painting.values():  # the window that would paint is going
             waiter.timer.stop()
             waiter.waiting.clear()

@@ -35,6 +35,7 @@ class TopicEstimates(QObject):
         self.pending: set[str] | None = set()  # None: every judged topic
         self.worker: Worker | None = None
         self.generation = 0
+        self.starting = 0  # starts waiting for the window to be quiet (Ops.when_quiet)
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(ESTIMATE_DELAY_MS)
@@ -82,7 +83,7 @@ class TopicEstimates(QObject):
 
     def settled(self) -> bool:
         """No estimate running or waiting (screenshots, tests)."""
-        return self.worker is None and not self.timer.isActive()
+        return self.worker is None and not self.timer.isActive() and not self.starting
 
     def stop(self) -> None:
         self.timer.stop()
@@ -91,9 +92,18 @@ class TopicEstimates(QObject):
             self.worker.cancel()  # its result is for the project closing
 
     def _run(self) -> None:
+        """Start once the window is quiet: not while it takes in and paints what it asked
+        for (a project's opening: its last topic), as the first estimates of a process take
+        100-130 ms of Python, which would share the interpreter lock with that painting."""
+        self.starting += 1
+        gen = self.generation
+        self.ctx.ops.when_quiet(lambda: self._start(gen))
+
+    def _start(self, asked: int) -> None:
+        self.starting -= 1
         wb = self.ctx.workbench
-        if wb is None:
-            return
+        if wb is None or asked != self.generation:
+            return  # stopped meanwhile (a reset asks again for itself)
         if self.worker is not None:
             return  # started again when the running one is done
         qids, self.pending = self.pending, set()

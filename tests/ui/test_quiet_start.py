@@ -1,8 +1,9 @@
-"""Work nobody waits for starts once the window is quiet (judgeapp.ui.ops.when_quiet): the
-pool's text index and the dashboard's full evaluation begin after the topic's document is
-painted, not while the GUI thread takes the topic in and paints it (issue 28: at TREC size
-on PostgreSQL their Python, sharing the interpreter lock with the GUI thread, stretched its
-20-40 ms of painting into stalls of 50-120 ms)."""
+"""Work nobody waits for starts once the window is quiet (judgeapp.ui.ops.when_quiet), one
+job at a time: the pool's text index, the topic list's estimates and the dashboard's full
+evaluation begin after the topic's document is painted, not while the GUI thread takes the
+topic in and paints it (issue 28: at TREC size on PostgreSQL their Python, sharing the
+interpreter lock with the GUI thread, stretched its 20-40 ms of painting into stalls of
+50-120 ms)."""
 
 from __future__ import annotations
 
@@ -70,6 +71,23 @@ def test_quiet_waits_for_the_foreground_and_its_paint_not_for_the_background(qtb
     assert log[-1] == "quiet 2"
     qtbot.waitUntil(lambda: log[-1] == "quiet 3", timeout=10_000)
 
+    # one at a time: what a callback starts, even in a background lane, is done before the
+    # next callback runs
+    release_first = threading.Event()
+    ops.when_quiet(
+        lambda: ops.read(
+            lambda: release_first.wait(10),
+            lambda _r: log.append("first's job done"),
+            lane="estimates",
+        )
+    )
+    ops.when_quiet(lambda: log.append("second"))
+    qtbot.wait(100)
+    assert "second" not in log
+    release_first.set()
+    qtbot.waitUntil(lambda: "second" in log, timeout=10_000)
+    assert log.index("first's job done") < log.index("second")
+
     # a callback that fails is reported, and the ones after it still run
     def fails() -> None:
         raise RuntimeError("a callback that fails")
@@ -100,8 +118,15 @@ def test_a_topics_text_index_and_the_dashboards_evaluation_start_after_its_frame
     real_read = ops.read
 
     def logged_read(fn, done=None, **kw):
-        log.append(("read", kw.get("key") or kw.get("lane") or kw.get("what")))
-        return real_read(fn, done, **kw)
+        name = kw.get("key") or kw.get("lane") or kw.get("what")
+        log.append(("read", name))
+
+        def logged_done(result):
+            log.append(("done", name))
+            if done is not None:
+                done(result)
+
+        return real_read(fn, logged_done, **kw)
 
     ops.read = logged_read  # type: ignore[method-assign]
     viewport = window.judging_view.viewer.text.viewport()
@@ -120,6 +145,11 @@ def test_a_topics_text_index_and_the_dashboards_evaluation_start_after_its_frame
             texts = log.index(("read", "texts"))
             evaluation = log.index(("read", "dashboard"))
             assert frame < texts and frame < evaluation, log
+            # one after the other: the second starts once the first has been taken in
+            first, second = sorted(
+                [("texts", texts), ("dashboard", evaluation)], key=lambda x: x[1]
+            )
+            assert log.index(("done", first[0])) < second[1], log
             assert log.count(("read", "texts")) == 1
             assert controller.judging.texts_loaded and controller.judging.pool_index is not None
     finally:
