@@ -287,6 +287,7 @@ class Bench:
     def pool_search(self, qid: str) -> dict:
         c = self.controller
         judging, view = c.judging, self.window.judging_view
+        listing = judging.list  # the list under the search box (judgeapp.ui.judging_list)
         t0 = time.perf_counter()
         c.open_topic(qid)
         self.settle()
@@ -295,14 +296,14 @@ class Bench:
         self.wait.idle(0.3)
         # the GUI thread's time in the key's handler and in taking the matches
         applied: list[tuple[float, float]] = []  # (when shown, GUI seconds taking them)
-        real = judging._on_matches
+        real = listing._on_matches
 
         def timed(matches) -> None:  # on the GUI thread
             g0 = time.thread_time()
             real(matches)
             applied.append((time.perf_counter(), time.thread_time() - g0))
 
-        judging._on_matches = timed
+        listing._on_matches = timed
         first, later, gui = [], [], []
         words = [w for w in judging.topic.title.split() if len(w) >= 4][:3]
         for word in words:
@@ -321,7 +322,7 @@ class Bench:
                 gui.append(handler + taking)
                 self.wait.idle(0.15)  # typing speed
             self.key("Escape")
-        judging._on_matches = real
+        listing._on_matches = real
         view.search.clear()
         self.settle()
         return {"texts": texts, "first": first, "later": later, "gui": gui, "words": words}
