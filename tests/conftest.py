@@ -156,15 +156,18 @@ def pg_server():
             pytest.fail(f"CI needs PostgreSQL for the shared-project tests: {HOW_TO_GET}")
         pytest.skip(HOW_TO_GET)
     server = PgServer(bindir).start()
-    # a migrated template: each test's project is a copy, so tests do not pay for migrations
-    server.execute("CREATE DATABASE judgeapp_template")
-    from judgeapp.store.schema import create_project_engine, upgrade
+    try:
+        # a migrated template: each test's project is a copy, so tests do not pay for
+        # migrations
+        server.execute("CREATE DATABASE judgeapp_template")
+        from judgeapp.store.schema import create_project_engine, upgrade
 
-    engine = create_project_engine(server.url("judgeapp_template"))
-    upgrade(engine, server.url("judgeapp_template"))  # the schema only: `init` may still run
-    engine.dispose()
-    yield server
-    server.stop()
+        engine = create_project_engine(server.url("judgeapp_template"))
+        upgrade(engine, server.url("judgeapp_template"))  # the schema only: `init` may still run
+        engine.dispose()
+        yield server
+    finally:  # a set-up that failed stops it too: no server outlives the session
+        server.stop()
 
 
 def new_pg_project(server) -> str:

@@ -170,5 +170,9 @@ def _postgres_for_the_readme():
     if bindir is None:
         return None
     server = PgServer(bindir).start()
-    server.execute("CREATE ROLE owner LOGIN CREATEROLE", 'CREATE DATABASE robust OWNER "owner"')
+    try:
+        server.execute("CREATE ROLE owner LOGIN CREATEROLE", 'CREATE DATABASE robust OWNER "owner"')
+    except BaseException:
+        server.stop()  # the test never gets it to stop
+        raise
     return server
