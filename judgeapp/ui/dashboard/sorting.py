@@ -77,10 +77,6 @@ class SortedRows:
         """Where the model's own row `source` is shown."""
         return self._shown[source]
 
-    def shown_order(self) -> list[int]:
-        """The model's own rows in the order shown."""
-        return list(self._order)
-
     def _sorted_order(self) -> list[int]:
         n = self._source_count()
         column = self._sort_column
