@@ -31,6 +31,15 @@ def demo_inputs() -> dict[str, list[str]]:
 
 
 @pytest.fixture
+def paint_comes(monkeypatch):
+    """For tests of the order of paints and the work that follows them: the work waiting
+    for a paint (judgeapp.ui.ops.after_paint) waits 10 s for it, not PAINT_WAIT_MS (on a
+    loaded machine the paint itself may come later than that, and the work then runs
+    before it)."""
+    monkeypatch.setattr("judgeapp.ui.ops.PAINT_WAIT_MS", 10_000)
+
+
+@pytest.fixture
 def make_window(qtbot, settings):
     """Build the real main window and controller (as `run_gui` does), shown and active."""
     from judgeapp.app import build_main_window, ensure_app

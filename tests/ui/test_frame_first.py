@@ -9,26 +9,9 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication
 
 from tests.ui.test_judging_keys import judging, press  # noqa: F401 (the fixture)
-from tests.ui.waiting import settled
+from tests.ui.waiting import PaintLog, settled
 
-
-@pytest.fixture(autouse=True)
-def _paint_comes(monkeypatch):
-    """The order of frames is what these tests check, not the fallback that runs the work
-    waiting for a paint when none comes within PAINT_WAIT_MS (on a loaded machine the
-    paint itself may come later than that, and the work then runs before it)."""
-    monkeypatch.setattr("judgeapp.ui.ops.PAINT_WAIT_MS", 10_000)
-
-
-class PaintLog(QObject):
-    def __init__(self, log: list) -> None:
-        super().__init__()
-        self.log = log
-
-    def eventFilter(self, watched, event) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            self.log.append("painted")
-        return False
+pytestmark = pytest.mark.usefixtures("paint_comes")  # tests/ui/conftest.py
 
 
 def test_the_next_document_is_painted_before_the_judgment_is_broadcast(

@@ -10,31 +10,14 @@ from __future__ import annotations
 import threading
 
 import pytest
-from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QLabel
 
 from judgeapp.ui.dashboard import find_dashboard
 from judgeapp.ui.ops import Ops
 from tests.ui.test_judging_keys import judging  # noqa: F401 (the fixture)
-from tests.ui.waiting import settled
+from tests.ui.waiting import PaintLog, settled
 
-
-@pytest.fixture(autouse=True)
-def _paint_comes(monkeypatch):
-    """What is checked is the order of paints and starts, not the fallback that runs work
-    waiting for a paint when none comes within PAINT_WAIT_MS (a loaded machine)."""
-    monkeypatch.setattr("judgeapp.ui.ops.PAINT_WAIT_MS", 10_000)
-
-
-class PaintLog(QObject):
-    def __init__(self, log: list, what: str) -> None:
-        super().__init__()
-        self.log, self.what = log, what
-
-    def eventFilter(self, watched, event) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            self.log.append(self.what)
-        return False
+pytestmark = pytest.mark.usefixtures("paint_comes")  # tests/ui/conftest.py
 
 
 def test_quiet_waits_for_the_foreground_and_its_paint_not_for_the_background(qtbot):
@@ -44,7 +27,7 @@ def test_quiet_waits_for_the_foreground_and_its_paint_not_for_the_background(qtb
     label.show()
     qtbot.waitExposed(label)
     log: list[str] = []
-    painted = PaintLog(log, "painted")
+    painted = PaintLog(log)
     label.installEventFilter(painted)
     release_read, release_background = threading.Event(), threading.Event()
     # a background lane's job holds nothing up
@@ -130,7 +113,7 @@ def test_a_topics_text_index_and_the_dashboards_evaluation_start_after_its_frame
 
     ops.read = logged_read  # type: ignore[method-assign]
     viewport = window.judging_view.viewer.text.viewport()
-    painted = PaintLog(log, "painted")
+    painted = PaintLog(log)
     viewport.installEventFilter(painted)
     controller.judging.document_shown.connect(lambda doc: log.append(("shown", doc)))
     try:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import time
 
+from PySide6.QtCore import QEvent, QObject
+
 
 def settled(timeout: float = 60.0) -> None:
     """Wait until the window's ops are done (judgeapp.ui.ops): what was asked of the
@@ -28,3 +30,17 @@ def open_project(controller, db, timeout: float = 60.0, create: bool = False) ->
     a new project where nothing is yet (as Project ▸ New project… does)."""
     controller.open_project(str(db), create=create)
     settled(timeout)
+
+
+class PaintLog(QObject):
+    """An event filter that appends "painted" to `log` at each paint of the widgets it is
+    installed on (keep it referenced while it is installed)."""
+
+    def __init__(self, log: list) -> None:
+        super().__init__()
+        self.log = log
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.log.append("painted")
+        return False
