@@ -111,20 +111,25 @@ def test_a_worker_holding_the_interpreter_lock_stalls_the_window(qtbot):
     pattern, subject = lock_holder(60)
     dog.start()
     held: list[float] = []
+    done = threading.Event()
 
     def hold() -> None:
         start = time.thread_time()
         pattern.fullmatch(subject)
         held.append((time.thread_time() - start) * 1000)
+        # alive until the beats after the gap have read its figures, as a pool's worker
+        # is (a thread's figures go with it: one that ended is named by no beat)
+        done.wait(10)
 
+    worker = threading.Thread(target=hold)
     try:
         qtbot.wait(50)
-        worker = threading.Thread(target=hold)
         worker.start()
         qtbot.waitUntil(lambda: bool(held), timeout=10_000)
-        worker.join()
         qtbot.wait(40)
     finally:
+        done.set()
+        worker.join()
         dog.stop()
     assert held[0] >= 60
     stall = max(dog.stalls, key=lambda s: s.ms)
