@@ -551,13 +551,8 @@ def measure(db: Path | str, args, parts: set[str], server) -> int:
             + ", ".join(f"{st.ms:.0f} ({st.cpu_ms:.0f})" for st in dog.stalls)
         )
     for stall in sorted(dog.stalls, key=lambda st: -st.ms)[:3]:  # the worst, and where
-        where = "\n".join(dog.where(stall).splitlines()[:60]) or "(not seen)"
-        print(
-            f"   stall {stall.ms:.0f} ms ({stall.wall_ms:.0f} ms of wall time, the GUI thread "
-            f"{stall.cpu_ms:.0f} ms on a CPU) while: "
-            f"{bench.step_at(stall.at - stall.wall_ms / 1000)}; the other threads: "
-            f"{stall.threads or 'none busy'}; the threads at:\n{where}"
-        )
+        step = bench.step_at(stall.at - stall.wall_ms / 1000)
+        print(f"   while: {step}; {dog.describe(stall)}")
     print(load())
     bench.window.close()
     if server is not None:

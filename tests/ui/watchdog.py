@@ -391,17 +391,23 @@ class GuiWatchdog:
             + f"; load {os.getloadavg()[0]:.2f}"
         ]
         for stall in sorted(self.stalls, key=lambda s: -s.ms)[:3]:
-            lines.append(
-                f"-- a stall of {stall.ms:.0f} ms ({stall.wall_ms:.0f} ms of wall time, the "
-                f"process's threads {stall.queued_ms:.0f} ms waiting for a CPU, the GUI "
-                f"thread {stall.cpu_ms:.0f} ms on one; the others: "
-                f"{stall.threads or 'none busy'}), the threads at:\n"
-                + ("".join(self.where(stall).splitlines(keepends=True)[:60]) or "(not seen)")
-            )
+            lines.append("-- " + self.describe(stall))
         if self.statements:
             lines.append(f"-- {len(self.statements)} SQL statements on the GUI thread, first:")
             lines.extend(f"   {s}" for s in self.statements[:10])
         return "\n".join(lines)
+
+    def describe(self, stall: Stall) -> str:
+        """`stall` in words: its length, its wall time, what the process's threads waited
+        for a CPU and the GUI thread ran, the other threads' time, and the threads' stacks
+        (their first 60 lines)."""
+        return (
+            f"a stall of {stall.ms:.0f} ms ({stall.wall_ms:.0f} ms of wall time, the "
+            f"process's threads {stall.queued_ms:.0f} ms waiting for a CPU, the GUI "
+            f"thread {stall.cpu_ms:.0f} ms on one; the others: "
+            f"{stall.threads or 'none busy'}), the threads at:\n"
+            + ("".join(self.where(stall).splitlines(keepends=True)[:60]) or "(not seen)")
+        )
 
     def where(self, stall: Stall) -> str:
         """The threads' stacks in `stall`: faulthandler's, or the sampler's."""
