@@ -9,8 +9,9 @@ whole time.
                                          [--project PATH_OR_URL] [--parts open,search]
 
 `--project` measures a project made apart, of the same shape (50 topics; topics 401-405
-pooled in blind-100 and hedge-100): a file (copied first), or a PostgreSQL database that
-`python benchmarks/trec_scale.py URL --docs N` filled on a server (no copy, which takes 20
+pooled in trec_scale's blind-D and hedge-D, whatever its --depth D): a file (copied first),
+or a PostgreSQL database that `python benchmarks/trec_scale.py URL --docs N` filled on a
+server (no copy, which takes 20
 minutes at 500,000 documents). `--parts` picks what is measured (default: all of it).
 
 1. Open: from `open_project` until the topic list shows its 50 rows (model filled, window
@@ -514,14 +515,23 @@ def measure(db: Path | str, args, parts: set[str], server) -> int:
     conn = _pg(db) if isinstance(db, str) else sqlite3.connect(db)
     n_docs = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
     n_runs = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+    # trec_scale's two pools, blind-D and hedge-D (D: the depth it was built with)
+    pools = {
+        name.split("-")[0]: (i, name) for i, name in conn.execute("SELECT id, name FROM pools")
+    }
+    (blind_id, blind), (_, hedge) = pools["blind"], pools["hedge"]
     sizes = [
-        n for (n,) in conn.execute("SELECT count(*) FROM pool_docs WHERE pool_id = 1 GROUP BY qid")
+        n
+        for (n,) in conn.execute(
+            f"SELECT count(*) FROM pool_docs WHERE pool_id = {int(blind_id)} GROUP BY qid"
+        )
     ]
     conn.close()
     print(
         f"project ({back_end}): {n_docs:,} documents, {n_runs} runs x {len(sizes)} topics x "
-        f"1000, depth-100 pool {sum(sizes):,} documents ({min(sizes)}-{max(sizes)} a topic)"
+        f"1000, pool {blind} {sum(sizes):,} documents ({min(sizes)}-{max(sizes)} a topic)"
     )
+    args.pools = (blind, hedge)
 
     bench = Bench(db, args)
     bench.dog.start()
@@ -594,7 +604,8 @@ def report_search(bench: Bench) -> None:
 
 
 def report_keys(bench: Bench, args, on_server: bool) -> None:
-    keyed = bench.keys([("blind-100", "404"), ("hedge-100", "405")])
+    blind, hedge = args.pools
+    keyed = bench.keys([(blind, "404"), (hedge, "405")])
     print(
         f"\n4. grade key -> next document shown, {args.keys} keys a topic, {args.gap} s apart, "
         "dashboard in its own window (target median <= 16.7 ms, p95 < 33 ms)"
